@@ -1,0 +1,5 @@
+// Examples of the messaging area. Placeholder until the area's spec lands.
+import type { AreaBuilder } from './world.js';
+
+const build: AreaBuilder = () => ({});
+export default build;
