@@ -1,0 +1,124 @@
+// Lint rules of this API that configurable rules cannot express (they relate two places of an operation).
+// Loaded by redocly.yaml (`plugins`), enabled there as `engagement/<rule>`. Each rule looks only at routes
+// (`paths`), never at `webhooks`.
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
+
+/** Resolves a `$ref` (relative to `from`, the absolute ref of the file holding it) to {node, from}. */
+function deref(ctx, node, from) {
+  let current = node;
+  let source = from;
+  for (let depth = 0; depth < 20 && current && typeof current === 'object' && '$ref' in current; depth += 1) {
+    const resolved = ctx.resolve(current, source);
+    if (!resolved || resolved.node === undefined) return { node: undefined, from: source };
+    current = resolved.node;
+    source = resolved.location ? resolved.location.source.absoluteRef : source;
+  }
+  return { node: current, from: source };
+}
+
+/** Calls `fn(operation, method, location, from)` for each operation of a path item. */
+function eachOperation(pathItem, ctx, fn) {
+  const from = ctx.location.source.absoluteRef;
+  for (const method of METHODS) {
+    if (!pathItem[method]) continue;
+    const { node: operation, from: opFrom } = deref(ctx, pathItem[method], from);
+    if (operation) fn(operation, method, ctx.location.child([method]), opFrom);
+  }
+}
+
+/** `x-idempotency` agrees with the `Idempotency-Key` header parameter of the operation. */
+function IdempotencyHeader() {
+  return {
+    Paths: {
+      PathItem: {
+        enter(pathItem, ctx) {
+          const from = ctx.location.source.absoluteRef;
+          const shared = (pathItem.parameters || []).map((p) => deref(ctx, p, from).node);
+          eachOperation(pathItem, ctx, (operation, method, location, opFrom) => {
+            const own = (operation.parameters || []).map((p) => deref(ctx, p, opFrom).node);
+            const header = [...own, ...shared].find(
+              (p) => p && p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key',
+            );
+            const rule = operation['x-idempotency'];
+            const report = (message) => ctx.report({ message, location: location.child(['x-idempotency']) });
+            if (rule === 'required' && !(header && header.required === true)) {
+              report('x-idempotency is `required`: declare the Idempotency-Key header parameter with `required: true`.');
+            } else if (rule === 'optional' && !(header && header.required !== true)) {
+              report('x-idempotency is `optional`: declare the Idempotency-Key header parameter, not required.');
+            } else if (rule === 'none' && header) {
+              report('x-idempotency is `none` but the operation declares an Idempotency-Key header.');
+            }
+            if (method === 'get' && rule !== undefined && rule !== 'none') report('A GET route has x-idempotency `none`.');
+          });
+        },
+      },
+    },
+  };
+}
+
+/** Every success response carrying a workflow (schema `Workflow`) declares the `ETag` header. */
+function WorkflowEtag() {
+  return {
+    Paths: {
+      PathItem: {
+        enter(pathItem, ctx) {
+          eachOperation(pathItem, ctx, (operation, _method, location, opFrom) => {
+            for (const [status, raw] of Object.entries(operation.responses || {})) {
+              if (!/^2\d\d$/.test(status)) continue;
+              const { node: response, from } = deref(ctx, raw, opFrom);
+              const schema = response && response.content && response.content['application/json']?.schema;
+              if (!schema) continue;
+              const ref = typeof schema.$ref === 'string' ? schema.$ref : '';
+              const resolved = deref(ctx, schema, from).node;
+              const isWorkflow = /(^|\/)Workflow\.ya?ml$/.test(ref) || (resolved && resolved.title === 'Workflow');
+              if (isWorkflow && !(response.headers && response.headers.ETag)) {
+                ctx.report({
+                  message: `Response ${status} carries a workflow: declare the ETag header (its revision).`,
+                  location: location.child(['responses', status]),
+                });
+              }
+            }
+          });
+        },
+      },
+    },
+  };
+}
+
+/** Every error response of a route (4xx, 5xx, default) has a JSON body with a schema. */
+function JsonErrorEnvelope() {
+  return {
+    Paths: {
+      PathItem: {
+        enter(pathItem, ctx) {
+          eachOperation(pathItem, ctx, (operation, _method, location, opFrom) => {
+            for (const [status, raw] of Object.entries(operation.responses || {})) {
+              if (!/^[45]\d\d$/.test(status) && status !== 'default') continue;
+              const { node: response } = deref(ctx, raw, opFrom);
+              if (!response?.content?.['application/json']?.schema) {
+                ctx.report({
+                  message: `Error response ${status} must have an application/json body with a schema (the error envelope).`,
+                  location: location.child(['responses', status]),
+                });
+              }
+            }
+          });
+        },
+      },
+    },
+  };
+}
+
+export default function engagementPlugin() {
+  return {
+    id: 'engagement',
+    rules: {
+      oas3: {
+        'idempotency-header': IdempotencyHeader,
+        'workflow-etag': WorkflowEtag,
+        'json-error-envelope': JsonErrorEnvelope,
+      },
+    },
+  };
+}

@@ -1,0 +1,168 @@
+// The generation pipeline of `npm run generate`, also run by `npm run check:generated` into a temporary
+// directory. Everything it writes is deterministic and prettier-formatted, so a re-run gives identical bytes.
+//
+//   spec/components/examples/   named examples (scripts/examples, seeded faker)
+//   generated/openapi.yaml      the bundled spec: one file read by the server validator, Prism, openapi-typescript and Redoc
+//   generated/openapi.json      the same, as JSON (fast to load)
+//   generated/api.ts            TypeScript types (openapi-typescript, --default-non-nullable false, --root-types)
+//   generated/operations.ts     operationId → method, path, scope, rate kind, idempotency (`as const`)
+//   generated/block-catalog.schema.json   the automation block catalog (JSON Schema 2020-12)
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { format, resolveConfig, type Options } from 'prettier';
+import { parse } from 'yaml';
+import { buildExamples } from '../examples/build.js';
+import { buildCatalog } from './catalog.js';
+import { renderOperations } from './operations.js';
+import type { JsonObject } from './openapi.js';
+
+const run = promisify(execFile);
+
+export const GENERATED_FILES = [
+  'generated/openapi.yaml',
+  'generated/openapi.json',
+  'generated/api.ts',
+  'generated/operations.ts',
+  'generated/block-catalog.schema.json',
+] as const;
+
+/** The folders the pipeline owns entirely (a file there that it does not write is stale). */
+export const GENERATED_DIRS = ['generated', 'spec/components/examples'] as const;
+
+export interface GenerateOptions {
+  /** The repository root (holds spec/, redocly.yaml, node_modules/). */
+  root: string;
+  /** Where to write; `root` by default. Another folder gets a copy of spec/ first. */
+  out?: string;
+  log?: (line: string) => void;
+}
+
+async function pretty(root: string, file: string, text: string, parser: Options['parser']): Promise<string> {
+  const config = (await resolveConfig(join(root, file))) ?? {};
+  return format(text, { ...config, parser, filepath: undefined });
+}
+
+function write(out: string, file: string, text: string): void {
+  const target = join(out, file);
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, text);
+}
+
+/** `redocly bundle` of spec/openapi.yaml (components named after their files; a name clash fails). */
+async function bundle(root: string, specRoot: string, target: string): Promise<void> {
+  const redocly = join(root, 'node_modules/.bin/redocly');
+  try {
+    await run(
+      redocly,
+      [
+        'bundle',
+        join(specRoot, 'spec/openapi.yaml'),
+        '--output',
+        target,
+        '--ext',
+        'yaml',
+        '--config',
+        join(root, 'redocly.yaml'),
+        '--component-renaming-conflicts-severity',
+        'error',
+        '--lint-config',
+        'off',
+      ],
+      { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+    );
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string };
+    const output = `${e.stdout ?? ''}${e.stderr ?? ''}`
+      .split('\n')
+      .filter((l) => !/[║╔╚]/.test(l))
+      .join('\n')
+      .trim();
+    throw new Error(`redocly bundle failed:\n${output || e.message}`);
+  }
+}
+
+export async function generate(options: GenerateOptions): Promise<string[]> {
+  const root = options.root;
+  const out = options.out ?? root;
+  const log = options.log ?? (() => {});
+  const written: string[] = [];
+
+  if (out !== root) {
+    // Work on a copy of the hand-written spec, so the examples and the bundle are what this run produces.
+    rmSync(join(out, 'spec'), { recursive: true, force: true });
+    cpSync(join(root, 'spec'), join(out, 'spec'), {
+      recursive: true,
+      filter: (src) => !relative(join(root, 'spec'), src).startsWith(join('components', 'examples')),
+    });
+  }
+
+  // 1. Named examples.
+  const examples = await buildExamples(out);
+  written.push(...examples.map((f) => relative(out, f)));
+  log(`examples: ${examples.length} files`);
+
+  // 2. Bundle.
+  const rawBundle = join(out, 'generated/.bundle.tmp.yaml');
+  mkdirSync(dirname(rawBundle), { recursive: true });
+  await bundle(root, out, rawBundle);
+  const bundledText = readFileSync(rawBundle, 'utf8');
+  rmSync(rawBundle);
+  const bundled = parse(bundledText) as JsonObject;
+  write(out, 'generated/openapi.yaml', await pretty(root, 'generated/openapi.yaml', bundledText, 'yaml'));
+  write(out, 'generated/openapi.json', await pretty(root, 'generated/openapi.json', JSON.stringify(bundled), 'json'));
+  written.push('generated/openapi.yaml', 'generated/openapi.json');
+  log('bundle: generated/openapi.yaml, generated/openapi.json');
+
+  // 3. TypeScript types.
+  const ast = await openapiTS(structuredClone(bundled) as Parameters<typeof openapiTS>[0], {
+    defaultNonNullable: false,
+    rootTypes: true,
+    silent: true,
+  });
+  const header = [
+    '// GENERATED by `npm run generate` (openapi-typescript 7, --default-non-nullable false, --root-types)',
+    '// from generated/openapi.yaml. Do not edit: change spec/ and run `npm run generate`.',
+    '',
+  ].join('\n');
+  write(out, 'generated/api.ts', await pretty(root, 'generated/api.ts', header + astToString(ast), 'typescript'));
+  written.push('generated/api.ts');
+  log('types: generated/api.ts');
+
+  // 4. Operations table.
+  write(out, 'generated/operations.ts', await pretty(root, 'generated/operations.ts', renderOperations(bundled), 'typescript'));
+  written.push('generated/operations.ts');
+  log('operations: generated/operations.ts');
+
+  // 5. Block catalog.
+  const catalog = await buildCatalog(out);
+  write(
+    out,
+    'generated/block-catalog.schema.json',
+    await pretty(root, 'generated/block-catalog.schema.json', JSON.stringify(catalog), 'json'),
+  );
+  written.push('generated/block-catalog.schema.json');
+  log('catalog: generated/block-catalog.schema.json');
+
+  return written;
+}
+
+/** Lists the files under `dirs` of `base`, relative to `base`, sorted. */
+export function listFiles(base: string, dirs: readonly string[]): string[] {
+  const files: string[] = [];
+  for (const dir of dirs) {
+    let entries: string[];
+    try {
+      entries = readdirSync(join(base, dir), { recursive: true, encoding: 'utf8' });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const file = join(dir, entry);
+      if (statSync(join(base, file)).isFile()) files.push(file);
+    }
+  }
+  return files.sort();
+}

@@ -1,0 +1,184 @@
+// Renders generated/operations.ts: the typed table the server binds handlers with (operationId → method,
+// path, scope, rate kind, idempotency), read from the bundled spec. A scope lives in the spec only.
+import { deref, isObject, listOperations, operationScopes, type JsonObject } from './openapi.js';
+
+export interface OperationRow {
+  operationId: string;
+  method: string;
+  path: string;
+  expressPath: string;
+  tag: string | null;
+  scope: string | null;
+  scopeWhenPublished?: string;
+  rateKind: string;
+  idempotency: string;
+  successStatuses: number[];
+}
+
+export interface EventRow {
+  type: string;
+  operationId: string;
+  scope: string | null;
+}
+
+function fail(message: string): never {
+  throw new Error(`operations table: ${message}`);
+}
+
+export function operationRows(doc: JsonObject): OperationRow[] {
+  const rows: OperationRow[] = [];
+  const seen = new Set<string>();
+  for (const op of listOperations(doc)) {
+    if (op.section !== 'paths') continue;
+    const where = `${op.method.toUpperCase()} ${op.key}`;
+    const operationId = op.operation.operationId;
+    if (typeof operationId !== 'string') fail(`${where} has no operationId`);
+    if (seen.has(operationId)) fail(`operationId ${operationId} is used twice`);
+    seen.add(operationId);
+    const scopes = operationScopes(doc, op.operation);
+    if (scopes.length > 1) fail(`${where} lists several scopes (${scopes.join(', ')}); the table holds one`);
+    const rateKind = op.operation['x-rate-kind'];
+    if (rateKind !== 'read' && rateKind !== 'write' && rateKind !== 'send') fail(`${where} has no valid x-rate-kind`);
+    const idempotency = op.operation['x-idempotency'];
+    if (idempotency !== 'none' && idempotency !== 'optional' && idempotency !== 'required')
+      fail(`${where} has no valid x-idempotency`);
+    const responses = isObject(op.operation.responses) ? op.operation.responses : {};
+    const successStatuses = Object.keys(responses)
+      .filter((s) => /^2\d\d$/.test(s))
+      .map(Number)
+      .sort((a, b) => a - b);
+    const tags = Array.isArray(op.operation.tags) ? op.operation.tags : [];
+    const whenPublished = op.operation['x-scope-when-published'];
+    rows.push({
+      operationId,
+      method: op.method,
+      path: op.key,
+      expressPath: op.key.replace(/\{([^}]+)\}/g, ':$1'),
+      tag: typeof tags[0] === 'string' ? tags[0] : null,
+      scope: scopes[0] ?? null,
+      ...(typeof whenPublished === 'string' ? { scopeWhenPublished: whenPublished } : {}),
+      rateKind,
+      idempotency,
+      successStatuses,
+    });
+  }
+  return rows;
+}
+
+/** The event's `type` const, read from the body schema of the webhook. */
+function eventTypeOf(doc: JsonObject, operation: JsonObject): string | undefined {
+  const body = deref<JsonObject>(doc, operation.requestBody);
+  const content = isObject(body?.content) ? body.content : {};
+  const media = content['application/json'];
+  if (!isObject(media)) return undefined;
+  const visit = (node: unknown, depth: number): string | undefined => {
+    if (depth > 10 || !isObject(node)) return undefined;
+    const schema = deref<JsonObject>(doc, node);
+    const props = isObject(schema.properties) ? schema.properties : {};
+    const type = isObject(props.type) ? deref<JsonObject>(doc, props.type) : undefined;
+    if (type && typeof type.const === 'string') return type.const;
+    for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
+      const list = schema[key];
+      if (Array.isArray(list))
+        for (const item of list) {
+          const found = visit(item, depth + 1);
+          if (found) return found;
+        }
+    }
+    return undefined;
+  };
+  return visit(media.schema, 0);
+}
+
+export function eventRows(doc: JsonObject): EventRow[] {
+  const rows: EventRow[] = [];
+  for (const op of listOperations(doc)) {
+    if (op.section !== 'webhooks') continue;
+    const operationId = op.operation.operationId;
+    if (typeof operationId !== 'string') fail(`webhook ${op.key} has no operationId`);
+    const scope = op.operation['x-event-scope'] ?? op.operation['x-scope'];
+    rows.push({
+      type: eventTypeOf(doc, op.operation) ?? op.key,
+      operationId,
+      scope: typeof scope === 'string' ? scope : null,
+    });
+  }
+  return rows;
+}
+
+function scopeNames(doc: JsonObject, rows: OperationRow[]): string[] {
+  const names = new Set<string>();
+  const components = isObject(doc.components) ? doc.components : {};
+  const schemas = isObject(components.schemas) ? components.schemas : {};
+  const scope = isObject(schemas.Scope) ? schemas.Scope : undefined;
+  if (scope && Array.isArray(scope.enum)) for (const s of scope.enum) if (typeof s === 'string') names.add(s);
+  for (const r of rows) {
+    if (r.scope) names.add(r.scope);
+    if (r.scopeWhenPublished) names.add(r.scopeWhenPublished);
+  }
+  return [...names];
+}
+
+// JSON literals; prettier (run on the output) turns them into the project's quote style.
+const lit = (value: unknown) => JSON.stringify(value);
+
+export function renderOperations(doc: JsonObject): string {
+  const rows = operationRows(doc);
+  const events = eventRows(doc);
+  const scopes = scopeNames(doc, rows);
+  const union = (values: string[]) => (values.length ? values.map(lit).join(' | ') : 'never');
+  const lines: string[] = [
+    '// GENERATED by `npm run generate` from the bundled spec (generated/openapi.yaml). Do not edit: change',
+    "// spec/ (an operation's `security`, `x-rate-kind`, `x-idempotency`) and run `npm run generate`.",
+    '//',
+    '// The server binds one handler per operationId of this table; the scope, the rate-limit kind and the',
+    '// idempotency rule of a route are read from here, so they live in one place: the spec.',
+    '',
+    `export type Scope = ${union(scopes)};`,
+    "export type RateKind = 'read' | 'write' | 'send';",
+    "export type Idempotency = 'none' | 'optional' | 'required';",
+    "export type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';",
+    '',
+    'export interface OperationInfo {',
+    '  /** HTTP method, lowercase as in the spec. */',
+    '  readonly method: Method;',
+    '  /** OpenAPI path template (`/v1/contacts/{contactId}`). */',
+    '  readonly path: string;',
+    '  /** The same path for Express (`/v1/contacts/:contactId`). */',
+    '  readonly expressPath: string;',
+    '  readonly tag: string | null;',
+    '  /** The scope the key needs; null when the route needs none (`GET /v1/me`). */',
+    '  readonly scope: Scope | null;',
+    '  /** A further scope needed when the target is published (`x-scope-when-published`). */',
+    '  readonly scopeWhenPublished?: Scope;',
+    '  /** Which rate-limit bucket the call counts against (`x-rate-kind`). */',
+    '  readonly rateKind: RateKind;',
+    '  /** Whether `Idempotency-Key` applies (`x-idempotency`). */',
+    '  readonly idempotency: Idempotency;',
+    '  /** The success statuses the spec declares. */',
+    '  readonly successStatuses: readonly number[];',
+    '}',
+    '',
+    'export const operations = {',
+    ...rows.map((r) => {
+      const { operationId, ...info } = r;
+      return `  ${operationId}: ${lit(info)},`;
+    }),
+    '} as const satisfies Record<string, OperationInfo>;',
+    '',
+    'export type OperationId = keyof typeof operations;',
+    '',
+    'export const operationIds = Object.keys(operations) as OperationId[];',
+    '',
+    '/** Webhook event types (the `webhooks` section), with the operationId of their description. */',
+    'export const events = {',
+    ...events.map((e) => `  ${lit(e.type)}: ${lit({ operationId: e.operationId, scope: e.scope })},`),
+    '} as const;',
+    '',
+    'export type EventType = keyof typeof events;',
+    '',
+    'export const eventTypes = Object.keys(events) as EventType[];',
+    '',
+  ];
+  return lines.join('\n');
+}
