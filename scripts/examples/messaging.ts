@@ -53,7 +53,8 @@ export interface Message {
   conversation_id: string;
   contact_id: string;
   channel: { type: ChannelType; connection_id: string };
-  type: 'message' | 'comment' | 'comment_reply' | 'comment_dm_reply' | 'story_message' | 'story_mention' | 'live_comment';
+  type:
+    'message' | 'comment' | 'comment_reply' | 'comment_dm_reply' | 'story_message' | 'story_mention' | 'live_comment';
   direction: 'inbound' | 'outbound';
   sender: MessageSender;
   text: string | null;
@@ -93,7 +94,9 @@ interface SendCard {
 interface SendMessageRequest {
   text?: string;
   buttons?: SendButton[];
-  attachments?: ({ type: 'image' | 'video' | 'audio' | 'file'; media_id: string } | { type: 'cards'; cards: SendCard[] })[];
+  attachments?: (
+    { type: 'image' | 'video' | 'audio' | 'file'; media_id: string } | { type: 'cards'; cards: SendCard[] }
+  )[];
   template?: { name: string; language: string; body_variables?: string[] };
 }
 
@@ -151,9 +154,27 @@ export function messagingFixtures(w: World) {
   const mentionStoryId = igMediaId();
 
   const senders = {
-    contact: (c: WorldContact): MessageSender => ({ type: 'contact', user_id: null, name: c.name, workflow_id: null, api_key_id: null }),
-    api: { type: 'api', user_id: null, name: w.apiKey.name, workflow_id: null, api_key_id: w.apiKey.id } as MessageSender,
-    workflow: (id: string, title: string): MessageSender => ({ type: 'workflow', user_id: null, name: title, workflow_id: id, api_key_id: null }),
+    contact: (c: WorldContact): MessageSender => ({
+      type: 'contact',
+      user_id: null,
+      name: c.name,
+      workflow_id: null,
+      api_key_id: null,
+    }),
+    api: {
+      type: 'api',
+      user_id: null,
+      name: w.apiKey.name,
+      workflow_id: null,
+      api_key_id: w.apiKey.id,
+    } as MessageSender,
+    workflow: (id: string, title: string): MessageSender => ({
+      type: 'workflow',
+      user_id: null,
+      name: title,
+      workflow_id: id,
+      api_key_id: null,
+    }),
   };
   const channelOf = (c: WorldContact) => ({ type: c.channel, connection_id: c.connection_id });
 
@@ -188,14 +209,25 @@ export function messagingFixtures(w: World) {
     ...rest,
   });
   /** What a send returns: the request as the service stores and reads it back. */
-  const sent = (c: WorldContact, id: string, created_at: string, req: SendMessageRequest, extraFields: Partial<Message> = {}): Message => {
+  const sent = (
+    c: WorldContact,
+    id: string,
+    created_at: string,
+    req: SendMessageRequest,
+    extraFields: Partial<Message> = {},
+  ): Message => {
     const msg = base(c, id, created_at);
     const att = req.attachments?.[0];
     if (req.template) {
       msg.template = { name: req.template.name, language: req.template.language };
     } else if (req.buttons) {
       msg.attachments = [
-        { type: 'cards', cards: [{ title: `${req.text ?? ''}${SIGNATURE}`, subtitle: null, image: null, buttons: readButtons(req.buttons) }] },
+        {
+          type: 'cards',
+          cards: [
+            { title: `${req.text ?? ''}${SIGNATURE}`, subtitle: null, image: null, buttons: readButtons(req.buttons) },
+          ],
+        },
       ];
     } else if (att && att.type === 'cards') {
       msg.text = req.text ?? null;
@@ -205,7 +237,9 @@ export function messagingFixtures(w: World) {
           cards: att.cards.map((card) => ({
             title: card.title,
             subtitle: card.subtitle ?? null,
-            image: card.media_id ? { media_id: card.media_id, url: mediaUrl(card.media_id), content_type: 'image/jpeg' } : null,
+            image: card.media_id
+              ? { media_id: card.media_id, url: mediaUrl(card.media_id), content_type: 'image/jpeg' }
+              : null,
             buttons: readButtons(card.buttons),
           })),
         },
@@ -238,7 +272,9 @@ export function messagingFixtures(w: World) {
   // ----- Requests: every form, for both channels -----
   const requests = {
     textInstagram: { text: `Temos sim, ${first(ana)}! O Runner 38 está disponível em preto e em azul.` },
-    textWhatsapp: { text: `Oi ${first(anaWa)}! Sua troca foi aprovada. Pode postar o par na agência mais próxima com o código TRC-4821.` },
+    textWhatsapp: {
+      text: `Oi ${first(anaWa)}! Sua troca foi aprovada. Pode postar o par na agência mais próxima com o código TRC-4821.`,
+    },
     buttonsInstagram: {
       text: 'Qual cor você prefere?',
       buttons: [
@@ -260,8 +296,14 @@ export function messagingFixtures(w: World) {
       buttons: [{ type: 'open_url', title: 'Rastrear pedido', url: 'https://loja.example.com/pedidos/4821/rastreio' }],
     },
     imageInstagram: { attachments: [{ type: 'image', media_id: media.photo }] },
-    imageWithCaptionWhatsapp: { text: 'Segue a foto do modelo azul.', attachments: [{ type: 'image', media_id: media.photo }] },
-    documentWhatsapp: { text: 'Sua nota fiscal do pedido #4821.', attachments: [{ type: 'file', media_id: media.invoice }] },
+    imageWithCaptionWhatsapp: {
+      text: 'Segue a foto do modelo azul.',
+      attachments: [{ type: 'image', media_id: media.photo }],
+    },
+    documentWhatsapp: {
+      text: 'Sua nota fiscal do pedido #4821.',
+      attachments: [{ type: 'file', media_id: media.invoice }],
+    },
     cardsInstagram: {
       attachments: [
         {
@@ -317,7 +359,9 @@ export function messagingFixtures(w: World) {
         },
       ],
     },
-    templateWhatsapp: { template: { name: 'order_shipped', language: 'pt_BR', body_variables: [first(carla), '4821'] } },
+    templateWhatsapp: {
+      template: { name: 'order_shipped', language: 'pt_BR', body_variables: [first(carla), '4821'] },
+    },
   } satisfies Record<string, SendMessageRequest>;
 
   // ----- Messages -----
@@ -439,7 +483,12 @@ export function messagingFixtures(w: World) {
   };
 
   // ----- Conversations -----
-  const conversation = (c: WorldContact, last: string | null, unread: boolean, lastInbound: number | null): Conversation => ({
+  const conversation = (
+    c: WorldContact,
+    last: string | null,
+    unread: boolean,
+    lastInbound: number | null,
+  ): Conversation => ({
     id: c.conversation_id,
     contact: { id: c.id, name: c.name },
     person_id: c.person_id,
@@ -459,23 +508,22 @@ export function messagingFixtures(w: World) {
     bruno: conversation(bruno, brunoIg.publicReply.created_at, false, null),
   };
 
+  /** A media as `POST /v1/media` returns it: a pre-signed upload address valid 5 minutes. */
+  const created = (id: string, content_type: string, filename: string | null, minutes: number, micros: number) => {
+    const expires = at(minutes + 5, micros);
+    const signature = f.string.hexadecimal({ length: 40, casing: 'lower', prefix: '' });
+    return {
+      id,
+      content_type,
+      filename,
+      upload_url: `${UPLOAD_BASE}/u/${id}?expires=${Math.floor(Date.parse(expires) / 1000)}&signature=${signature}`,
+      upload_expires_at: expires,
+      created_at: at(minutes, micros),
+    };
+  };
   const mediaCreated = {
-    image: {
-      id: media.photo,
-      content_type: 'image/jpeg',
-      filename: null,
-      upload_url: `${UPLOAD_BASE}/u/${media.photo}?expires=1795186020&signature=${f.string.hexadecimal({ length: 40, casing: 'lower', prefix: '' })}`,
-      upload_expires_at: at(-3 * 60 - 5 + 5, 0),
-      created_at: at(-3 * 60 - 5, 0),
-    },
-    invoice: {
-      id: media.invoice,
-      content_type: 'application/pdf',
-      filename: 'nota-fiscal-4821.pdf',
-      upload_url: `${UPLOAD_BASE}/u/${media.invoice}?expires=1795190460&signature=${f.string.hexadecimal({ length: 40, casing: 'lower', prefix: '' })}`,
-      upload_expires_at: at(-62 + 5, 318),
-      created_at: at(-62, 318),
-    },
+    image: created(media.photo, 'image/jpeg', null, -3 * 60 - 5, 0),
+    invoice: created(media.invoice, 'application/pdf', 'nota-fiscal-4821.pdf', -62, 318),
   };
 
   return {
@@ -540,7 +588,8 @@ const build: AreaBuilder = (w) => {
     IncomingDirectMessage: { summary: 'instagram direct message', value: anaIg.dm },
     IncomingWhatsappImage: {
       summary: 'whatsapp photo with caption, unread',
-      description: 'Received media is kept 90 days (`expires_at`). Its `url` can answer 404 for a few seconds after the message arrives.',
+      description:
+        'Received media is kept 90 days (`expires_at`). Its `url` can answer 404 for a few seconds after the message arrives.',
       value: anaWa.photo,
     },
     IncomingComment: { summary: 'Comment on a post', value: brunoIg.comment },
@@ -556,7 +605,11 @@ const build: AreaBuilder = (w) => {
     },
     WorkflowMessageWithReaction: { summary: 'Automation message the contact reacted to', value: anaIg.greeting },
     RemovedMessage: { summary: 'Removed by the contact', value: anaIg.removed },
-    UnsupportedMessage: { summary: 'A kind the service cannot show', description: 'For example a shared location on whatsapp.', value: anaWa.unsupported },
+    UnsupportedMessage: {
+      summary: 'A kind the service cannot show',
+      description: 'For example a shared location on whatsapp.',
+      value: anaWa.unsupported,
+    },
     FailedWhatsappSend: {
       summary: 'whatsapp send that failed later',
       description: 'whatsapp accepted the send, then reported non-delivery: `message.failed` went out.',
@@ -569,7 +622,8 @@ const build: AreaBuilder = (w) => {
     },
     MessageListLastPage: {
       summary: 'Last page',
-      description: '`GET /v1/conversations/{conversationId}/messages?limit=50&cursor=…`: every type of message, `next_cursor` null.',
+      description:
+        '`GET /v1/conversations/{conversationId}/messages?limit=50&cursor=…`: every type of message, `next_cursor` null.',
       value: { data: anaIgAll.slice(3), next_cursor: null },
     },
 
@@ -594,7 +648,8 @@ const build: AreaBuilder = (w) => {
     SentTextWhatsapp: { summary: 'Text sent on whatsapp', value: anaWa.sentText },
     SentButtonsReadBack: {
       summary: 'Text with buttons, read back as cards',
-      description: 'One `cards` attachment with a single card whose `title` is the text; `text` is null. Reply buttons read as `postback`.',
+      description:
+        'One `cards` attachment with a single card whose `title` is the text; `text` is null. Reply buttons read as `postback`.',
       value: anaIg.sentButtons,
     },
     SentReplyButtonsWhatsapp: { summary: 'Reply buttons sent on whatsapp', value: anaWa.sentReplyButtons },
@@ -603,7 +658,11 @@ const build: AreaBuilder = (w) => {
     SentImageWithCaptionWhatsapp: { summary: 'Image with caption sent on whatsapp', value: anaWa.sentImage },
     SentDocumentWhatsapp: { summary: 'PDF sent on whatsapp', value: anaWa.sentDocument },
     SentCardsInstagram: { summary: 'Cards sent on instagram', value: anaIg.sentCards },
-    SentCardsWhatsapp: { summary: 'Cards sent on whatsapp', description: 'The text above the cards is `text`.', value: anaWa.sentCards },
+    SentCardsWhatsapp: {
+      summary: 'Cards sent on whatsapp',
+      description: 'The text above the cards is `text`.',
+      value: anaWa.sentCards,
+    },
     SentTemplateWhatsapp: {
       summary: 'Template sent, body filled into text',
       value: carla.template,
@@ -611,7 +670,10 @@ const build: AreaBuilder = (w) => {
 
     // ----- Media -----
     CreateMediaImage: { summary: 'An image', value: { content_type: 'image/jpeg' } },
-    CreateMediaDocument: { summary: 'A PDF with its file name', value: { content_type: 'application/pdf', filename: 'nota-fiscal-4821.pdf' } },
+    CreateMediaDocument: {
+      summary: 'A PDF with its file name',
+      value: { content_type: 'application/pdf', filename: 'nota-fiscal-4821.pdf' },
+    },
     MediaCreatedImage: { summary: 'Image waiting for its file', value: fx.mediaCreated.image },
     MediaCreatedDocument: { summary: 'PDF waiting for its file', value: fx.mediaCreated.invoice },
 
@@ -621,7 +683,9 @@ const build: AreaBuilder = (w) => {
       value: {
         type: 'error',
         message: 'The request does not follow the API format.',
-        context: { details: [{ location: 'body', path: '/buttons/0/title', message: 'must NOT have more than 20 characters' }] },
+        context: {
+          details: [{ location: 'body', path: '/buttons/0/title', message: 'must NOT have more than 20 characters' }],
+        },
       },
     },
     ValidationErrorIdempotencyKeyMissing: {
@@ -629,13 +693,20 @@ const build: AreaBuilder = (w) => {
       value: {
         type: 'error',
         message: 'The request does not follow the API format.',
-        context: { details: [{ location: 'header', path: 'idempotency-key', message: "must have required property 'idempotency-key'" }] },
+        context: {
+          details: [
+            { location: 'header', path: 'idempotency-key', message: "must have required property 'idempotency-key'" },
+          ],
+        },
       },
     },
     ConversationNotFound: { summary: 'No such conversation', value: e('not_found', 'No conversation with this id.') },
     SendInterruptedOutcomeUnknown: {
       summary: 'First request stopped before answering',
-      value: e('outcome_unknown', 'The first request with this Idempotency-Key stopped before answering. Check the conversation, then send with a new key.'),
+      value: e(
+        'outcome_unknown',
+        'The first request with this Idempotency-Key stopped before answering. Check the conversation, then send with a new key.',
+      ),
     },
     InvalidMessageEmpty: {
       summary: 'Nothing to send',
@@ -643,11 +714,17 @@ const build: AreaBuilder = (w) => {
     },
     InvalidMessageTemplateWithContent: {
       summary: 'Template with text',
-      value: e('invalid_message', 'A template goes alone, without text, attachments or buttons.', { reason: 'template_with_content', field: 'text' }),
+      value: e('invalid_message', 'A template goes alone, without text, attachments or buttons.', {
+        reason: 'template_with_content',
+        field: 'text',
+      }),
     },
     InvalidMessageButtonsWithoutText: {
       summary: 'Buttons without text',
-      value: e('invalid_message', 'Buttons need a text above them.', { reason: 'buttons_without_text', field: 'buttons' }),
+      value: e('invalid_message', 'Buttons need a text above them.', {
+        reason: 'buttons_without_text',
+        field: 'buttons',
+      }),
     },
     InvalidMessageButtonsWithAttachment: {
       summary: 'Buttons with an attachment',
@@ -658,15 +735,24 @@ const build: AreaBuilder = (w) => {
     },
     InvalidMessageInvalidUrl: {
       summary: 'Link that is not https',
-      value: e('invalid_message', 'A link button needs an absolute https address.', { reason: 'invalid_url', field: 'buttons[2].url' }),
+      value: e('invalid_message', 'A link button needs an absolute https address.', {
+        reason: 'invalid_url',
+        field: 'buttons[2].url',
+      }),
     },
     ContentNotSupportedCaptionOnAudio: {
       summary: 'Caption on audio (whatsapp)',
-      value: e('content_not_supported', 'whatsapp does not carry a caption on audio.', { channel: 'whatsapp', field: 'text' }),
+      value: e('content_not_supported', 'whatsapp does not carry a caption on audio.', {
+        channel: 'whatsapp',
+        field: 'text',
+      }),
     },
     ContentNotSupportedMixedButtons: {
       summary: 'Link and reply buttons together (whatsapp)',
-      value: e('content_not_supported', 'whatsapp sends either one link button or 1 to 3 reply buttons.', { channel: 'whatsapp', field: 'buttons' }),
+      value: e('content_not_supported', 'whatsapp sends either one link button or 1 to 3 reply buttons.', {
+        channel: 'whatsapp',
+        field: 'buttons',
+      }),
     },
     ContentNotSupportedCardsDifferentButtons: {
       summary: 'Cards with different buttons (whatsapp)',
@@ -677,11 +763,18 @@ const build: AreaBuilder = (w) => {
     },
     ContentNotSupportedSingleCardWhatsapp: {
       summary: 'One card on whatsapp',
-      value: e('content_not_supported', 'whatsapp sends 2 to 10 cards.', { channel: 'whatsapp', field: 'attachments[0].cards' }),
+      value: e('content_not_supported', 'whatsapp sends 2 to 10 cards.', {
+        channel: 'whatsapp',
+        field: 'attachments[0].cards',
+      }),
     },
     TextTooLongButtonsWhatsapp: {
       summary: 'Text above buttons over 1024 characters (whatsapp)',
-      value: e('text_too_long', 'whatsapp delivers at most 1024 characters above buttons.', { channel: 'whatsapp', field: 'text', max_length: 1024 }),
+      value: e('text_too_long', 'whatsapp delivers at most 1024 characters above buttons.', {
+        channel: 'whatsapp',
+        field: 'text',
+        max_length: 1024,
+      }),
     },
     MediaNotSupportedContentType: {
       summary: 'WebP image on instagram',
@@ -709,11 +802,15 @@ const build: AreaBuilder = (w) => {
     },
     TemplateNotSupportedNamedVariables: {
       summary: 'Template with named variables',
-      value: e('template_not_supported', 'This template uses named variables, which the API does not send.', { reason: 'named_variables' }),
+      value: e('template_not_supported', 'This template uses named variables, which the API does not send.', {
+        reason: 'named_variables',
+      }),
     },
     ChannelDisconnectedWhatsapp: {
       summary: 'whatsapp number disconnected',
-      value: e('channel_disconnected', 'The whatsapp number of this conversation is disconnected.', { channel: 'whatsapp' }),
+      value: e('channel_disconnected', 'The whatsapp number of this conversation is disconnected.', {
+        channel: 'whatsapp',
+      }),
     },
     SendRateLimited: {
       summary: 'Send calls used up',
@@ -721,9 +818,13 @@ const build: AreaBuilder = (w) => {
     },
     SendOutcomeUnknownAccepted: {
       summary: 'instagram video: accepted, not confirmed',
-      value: e('outcome_unknown', 'instagram accepted the video but did not confirm it. Check the conversation before sending again.', {
-        provider_accepted: true,
-      }),
+      value: e(
+        'outcome_unknown',
+        'instagram accepted the video but did not confirm it. Check the conversation before sending again.',
+        {
+          provider_accepted: true,
+        },
+      ),
     },
     MediaStorageUnavailable: {
       summary: 'Media storage did not answer',

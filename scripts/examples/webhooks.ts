@@ -6,6 +6,7 @@ import type { Faker } from '@faker-js/faker';
 import type { AreaBuilder, ExampleSet, World } from './world.js';
 import { at } from './world.js';
 import { connectionOf, contactOf, fieldValue, tagSummary } from './contacts.js';
+import { messagingFixtures, type Message } from './messaging.js';
 
 type EventType =
   | 'message.received'
@@ -49,7 +50,6 @@ const build: AreaBuilder = (w: World, f: Faker) => {
   const domain = `${w.account.alias}.com`;
   const webhookId = (i: number) => pick(w.ids.webhooks, i);
   const eventId = (i: number) => pick(w.ids.events, i);
-  const messageId = (i: number) => pick(w.ids.messages, i);
   const deliveryId = (i: number) => pick(w.ids.deliveries, i);
 
   // ---------------------------------------------------------------- endpoints
@@ -71,7 +71,8 @@ const build: AreaBuilder = (w: World, f: Faker) => {
     status: 'enabled',
     disabled_reason: null,
     disabled_at: null,
-    failing_since: null,
+    // every attempt since the one 25 minutes ago failed (see the pending delivery)
+    failing_since: at(-25, 830),
     previous_secret_expires_at: null,
     created_at: crmCreatedAt,
     updated_at: at(-60 * 24 * 6, 87),
@@ -120,20 +121,25 @@ const build: AreaBuilder = (w: World, f: Faker) => {
     'The endpoint list is one page and takes no `limit` or `cursor`.',
   );
 
-  add('CreateWebhookRequest', 'Messages and contacts for a CRM', {
-    url: crm.url,
-    description: crm.description,
-    event_types: [
-      'message.received',
-      'message.sent',
-      'comment.received',
-      'contact.created',
-      'contact.tagged',
-      'contact.untagged',
-      'contact.custom_fields_updated',
-      'message.received',
-    ],
-  }, 'Repeats are stored once and the list is stored in alphabetical order (see the response).');
+  add(
+    'CreateWebhookRequest',
+    'Messages and contacts for a CRM',
+    {
+      url: crm.url,
+      description: crm.description,
+      event_types: [
+        'message.received',
+        'message.sent',
+        'comment.received',
+        'contact.created',
+        'contact.tagged',
+        'contact.untagged',
+        'contact.custom_fields_updated',
+        'message.received',
+      ],
+    },
+    'Repeats are stored once and the list is stored in alphabetical order (see the response).',
+  );
   add('CreateWebhookRequestAutomations', 'Automation events, no description', {
     url: analytics.url,
     event_types: ['workflow_run.ended', 'link.clicked'],
@@ -141,10 +147,16 @@ const build: AreaBuilder = (w: World, f: Faker) => {
   const crmSecret = secret();
   add('WebhookCreated', 'Registered, with its secret', {
     ...crm,
+    failing_since: null,
     updated_at: crmCreatedAt,
     secret: crmSecret,
   });
-  add('WebhookEndpoint', 'An enabled endpoint', crm);
+  add(
+    'WebhookEndpoint',
+    'An enabled endpoint whose attempts fail',
+    crm,
+    'Every attempt has failed since `failing_since` (the receiver answers 503). If that lasts 3 days the service disables the endpoint.',
+  );
   add(
     'WebhookEndpointDisabledFailing',
     'Disabled by the service after 3 days of failures',
@@ -194,60 +206,78 @@ const build: AreaBuilder = (w: World, f: Faker) => {
   });
 
   // ---------------------------------------------------------------- errors
-  add('WebhookEventScopeMissing', 'Key lacks the read scope of an event type', err(
-    'insufficient_scope',
-    'Subscribing to contact.created needs the scope contacts:read, which this key lacks.',
-    { required_scope: 'contacts:read' },
-  ));
-  add('WebhookWriteScopeMissing', 'Key lacks webhooks:write', err(
-    'insufficient_scope',
-    'This key lacks the scope webhooks:write.',
-    { required_scope: 'webhooks:write' },
-  ));
-  add('WebhookReplayDeleted', 'Endpoint of this Idempotency-Key deleted since', err(
-    'not_found',
-    'The endpoint created with this Idempotency-Key has been deleted.',
-  ));
+  add(
+    'WebhookEventScopeMissing',
+    'Key lacks the read scope of an event type',
+    err('insufficient_scope', 'Subscribing to contact.created needs the scope contacts:read, which this key lacks.', {
+      required_scope: 'contacts:read',
+    }),
+  );
+  add(
+    'WebhookWriteScopeMissing',
+    'Key lacks webhooks:write',
+    err('insufficient_scope', 'This key lacks the scope webhooks:write.', { required_scope: 'webhooks:write' }),
+  );
+  add(
+    'WebhookReplayDeleted',
+    'Endpoint of this Idempotency-Key deleted since',
+    err('not_found', 'The endpoint created with this Idempotency-Key has been deleted.'),
+  );
   add('WebhookUrlInvalid', 'Not a URL', err('invalid_webhook_url', 'This is not a URL.', { reason: 'invalid' }));
-  add('WebhookUrlCredentials', 'User and password in the URL', err(
-    'invalid_webhook_url',
-    'Webhook URLs cannot carry a user or password.',
-    { reason: 'credentials' },
-  ));
-  add('WebhookUrlPort', 'Port other than 443', err(
-    'invalid_webhook_url',
-    'Webhook URLs cannot use a port other than 443.',
-    { reason: 'port' },
-  ));
-  add('WebhookUrlUnreachable', 'Domain points to a private network', err(
-    'invalid_webhook_url',
-    'The domain does not point to a public address.',
-    { reason: 'unreachable' },
-  ));
-  add('WebhookWriteRateLimited', 'Write calls used up', err('rate_limited', 'Too many write calls this minute.', {
-    kind: 'write',
-    limit: 60,
-    retry_after: 23,
-  }));
-  add('WebhookSendRateLimited', 'Send calls used up', err('rate_limited', 'Too many send calls this minute.', {
-    kind: 'send',
-    limit: 20,
-    retry_after: 41,
-  }));
-  add('WebhookSubscriptionUnavailable', 'Webhooks cannot be subscribed now', err(
-    'service_unavailable',
-    'Webhooks cannot be subscribed right now. Nothing changed; retry.',
-  ));
-  add('WebhookSenderUnavailable', 'Webhook service did not answer', err(
-    'service_unavailable',
-    'The webhook service did not answer. Nothing was sent; retry.',
-  ));
-  add('WebhookDeliveryExpired', 'Delivery older than 7 days', err(
-    'not_found',
-    'No such delivery. Deliveries are kept 7 days.',
-  ));
+  add(
+    'WebhookUrlCredentials',
+    'User and password in the URL',
+    err('invalid_webhook_url', 'Webhook URLs cannot carry a user or password.', { reason: 'credentials' }),
+  );
+  add(
+    'WebhookUrlPort',
+    'Port other than 443',
+    err('invalid_webhook_url', 'Webhook URLs cannot use a port other than 443.', { reason: 'port' }),
+  );
+  add(
+    'WebhookUrlUnreachable',
+    'Domain points to a private network',
+    err('invalid_webhook_url', 'The domain does not point to a public address.', { reason: 'unreachable' }),
+  );
+  add(
+    'WebhookWriteRateLimited',
+    'Write calls used up',
+    err('rate_limited', 'Too many write calls this minute.', {
+      kind: 'write',
+      limit: 60,
+      retry_after: 23,
+    }),
+  );
+  add(
+    'WebhookSendRateLimited',
+    'Send calls used up',
+    err('rate_limited', 'Too many send calls this minute.', {
+      kind: 'send',
+      limit: 20,
+      retry_after: 41,
+    }),
+  );
+  add(
+    'WebhookSubscriptionUnavailable',
+    'Webhooks cannot be subscribed now',
+    err('service_unavailable', 'Webhooks cannot be subscribed right now. Nothing changed; retry.'),
+  );
+  add(
+    'WebhookSenderUnavailable',
+    'Webhook service did not answer',
+    err('service_unavailable', 'The webhook service did not answer. Nothing was sent; retry.'),
+  );
+  add(
+    'WebhookDeliveryExpired',
+    'Delivery older than 7 days',
+    err('not_found', 'No such delivery. Deliveries are kept 7 days.'),
+  );
 
   // ---------------------------------------------------------------- events
+  // The messages are the messaging area's (same ids, same texts); an inbound message is carried as it was
+  // when the event happened (not read yet).
+  const fx = messagingFixtures(w);
+  const { anaIg, brunoIg, anaWa } = fx;
   const envelope = (i: number, type: EventType, createdAt: string, data: unknown) => ({
     id: eventId(i),
     type,
@@ -255,309 +285,234 @@ const build: AreaBuilder = (w: World, f: Faker) => {
     created_at: createdAt,
     data,
   });
-  const { anaInstagram: ana, anaWhatsapp: anaWa, bruno, carla } = w.contacts;
+  const unread = (m: Message): Message => ({ ...m, read_at: null });
+  const { anaInstagram: ana, bruno, carla } = w.contacts;
   const ig = w.connections.instagram;
-  const wa = w.connections.whatsapp;
-  const contactSender = (name: string) => ({ type: 'contact', user_id: null, name, workflow_id: null, api_key_id: null });
-  const message = (o: {
-    id: string;
-    contact: World['contacts'][keyof World['contacts']];
-    type?: string;
-    direction?: 'inbound' | 'outbound';
-    sender?: unknown;
-    text: string | null;
-    createdAt: string;
-    [k: string]: unknown;
-  }) => {
-    const { id, contact, type, direction, sender, text, createdAt, ...rest } = o;
-    const dir = direction ?? 'inbound';
-    return {
-      id,
-      conversation_id: contact.conversation_id,
-      contact_id: contact.id,
-      channel: { type: contact.channel, connection_id: contact.connection_id },
-      type: type ?? 'message',
-      direction: dir,
-      sender: sender ?? contactSender(contact.name),
-      text,
-      attachments: [],
-      template: null,
-      reply_to_message_id: null,
-      button: null,
-      post: null,
-      status: dir === 'inbound' ? 'received' : 'sent',
-      failure: null,
-      is_unsupported: false,
-      is_removed: false,
-      is_edited: false,
-      reactions: [],
-      read_at: null,
-      created_at: createdAt,
-      ...rest,
-    };
-  };
-  const welcomeFlow = { id: pick(w.ids.workflows, 0), title: 'Black Friday: welcome and offer' };
-  const workflowSender = { type: 'workflow', user_id: null, name: welcomeFlow.title, workflow_id: welcomeFlow.id, api_key_id: null };
-  const post = pick(w.ids.posts, 0);
-  const live = pick(w.ids.posts, 1);
+  const commentFlow = { id: pick(w.ids.workflows, 0), title: 'Preço nos comentários' };
+  const welcomeFlow = { id: pick(w.ids.workflows, 1), title: 'Boas-vindas' };
+  const shopUrl = 'https://loja.example.com/tenis/runner';
 
   // message.received
-  const receivedAt = at(-5, 602);
-  const received = message({
-    id: messageId(0),
-    contact: ana,
-    text: 'Hi! Do you still have the running shoes in size 39?',
-    createdAt: receivedAt,
-  });
-  add('MessageReceivedEvent', 'A direct message on instagram', envelope(0, 'message.received', at(-5, 917), received));
+  add(
+    'MessageReceivedEvent',
+    'A direct message on instagram',
+    envelope(0, 'message.received', anaIg.dm.created_at, unread(anaIg.dm)),
+  );
   add(
     'MessageReceivedButtonTapEvent',
-    'A tap on a reply button sent through the API (whatsapp)',
-    envelope(1, 'message.received', at(-11, 340), message({
-      id: messageId(1),
-      contact: anaWa,
-      text: 'Track my order',
-      reply_to_message_id: messageId(2),
-      button: { id: 'track_order', title: 'Track my order', source: 'api' },
-      createdAt: at(-11, 122),
-    })),
-    'The tap arrives as a contact message whose `text` is the button title; it starts or resumes no automation.',
+    'A tap on a reply button sent through the API',
+    envelope(1, 'message.received', anaIg.tap.created_at, anaIg.tap),
+    'The tap arrives as a contact message whose `text` is the button title, with `button.source` `api` and `reply_to_message_id` the message that carried the button. It starts or resumes no automation.',
   );
-  const storyMedia = f.string.uuid();
   add(
     'MessageReceivedStoryMentionEvent',
     'The contact mentioned the account in a story',
-    envelope(2, 'message.received', at(-47, 805), message({
-      id: messageId(3),
-      contact: bruno,
-      type: 'story_mention',
-      text: null,
-      attachments: [
-        {
-          type: 'image',
-          media_id: storyMedia,
-          url: `https://api.engagement.example/v1/media/${storyMedia}/content`,
-          content_type: null,
-          size: null,
-          filename: null,
-          expires_at: at(-47 + 60 * 24 * 90, 511),
-        },
-      ],
-      post: { id: f.string.numeric({ length: 17, allowLeadingZeros: false }), type: 'story', url: null },
-      createdAt: at(-47, 511),
-    })),
-    'Story replies and mentions have no event type of their own. Media can answer 404 for a few seconds after the event while it is stored.',
+    envelope(2, 'message.received', anaIg.storyMention.created_at, unread(anaIg.storyMention)),
+    'Story replies and mentions have no event type of their own: `data.type` is `story_message` or `story_mention`. The media can answer 404 for a few seconds after the event while it is stored.',
   );
 
   // comment.received, live_comment.received
-  add('CommentReceivedEvent', 'A comment on a post', envelope(3, 'comment.received', at(-32, 418), message({
-    id: messageId(4),
-    contact: bruno,
-    type: 'comment',
-    text: 'PROMO',
-    post: { id: post, type: 'feed', url: `https://www.instagram.com/p/${f.string.alphanumeric(11)}/` },
-    createdAt: at(-32, 100),
-  })));
-  add('LiveCommentReceivedEvent', 'A comment on a live', envelope(4, 'live_comment.received', at(-90, 733), message({
-    id: messageId(5),
-    contact: bruno,
-    type: 'live_comment',
-    text: 'How much is the blue one?',
-    post: { id: live, type: 'live', url: null },
-    createdAt: at(-90, 520),
-  })));
+  add(
+    'CommentReceivedEvent',
+    'A comment on a post',
+    envelope(3, 'comment.received', brunoIg.comment.created_at, unread(brunoIg.comment)),
+  );
+  add(
+    'LiveCommentReceivedEvent',
+    'A comment on a live',
+    envelope(4, 'live_comment.received', brunoIg.live.created_at, brunoIg.live),
+  );
 
   // message.sent
-  const sentAt = at(-4, 250);
-  add('MessageSentEvent', 'An automation answered on instagram', envelope(5, 'message.sent', at(-4, 496), message({
-    id: messageId(6),
-    contact: ana,
-    direction: 'outbound',
-    sender: workflowSender,
-    text: 'Yes! Size 39 is in stock. Want the link to the Black Friday offer?',
-    createdAt: sentAt,
-  })));
+  add(
+    'MessageSentEvent',
+    'Your integration sent a message',
+    envelope(5, 'message.sent', anaIg.sentText.created_at, anaIg.sentText),
+    'Your own sends arrive too: recognize them by the message id the send returned.',
+  );
   add(
     'MessageSentCommentReplyEvent',
-    'A public reply under a comment',
-    envelope(6, 'message.sent', at(-31, 902), message({
-      id: messageId(7),
-      contact: bruno,
-      type: 'comment_reply',
-      direction: 'outbound',
-      sender: workflowSender,
-      text: 'Check your DMs! 📩',
-      reply_to_message_id: messageId(4),
-      post: { id: post, type: 'feed', url: null },
-      createdAt: at(-31, 640),
-    })),
+    'An automation replied publicly to a comment',
+    envelope(6, 'message.sent', brunoIg.publicReply.created_at, brunoIg.publicReply),
     'Public replies (`comment_reply`) and direct replies to comments (`comment_dm_reply`) are `message.sent` too.',
   );
+  const typedInApp: Message = {
+    ...anaWa.sentText,
+    id: f.string.uuid(),
+    sender: { type: 'unattributed', user_id: null, name: null, workflow_id: null, api_key_id: null },
+    text: 'Seu pedido saiu para entrega hoje! 🚚',
+    created_at: at(-90, 412),
+  };
   add(
     'MessageSentUnattributedEvent',
     'Typed in the native app',
-    envelope(7, 'message.sent', at(-2, 77), message({
-      id: messageId(8),
-      contact: anaWa,
-      direction: 'outbound',
-      sender: { type: 'unattributed', user_id: null, name: null, workflow_id: null, api_key_id: null },
-      text: 'Your order left the warehouse today.',
-      createdAt: at(-2, 15),
-    })),
-    'Recognize your own sends by the message id the send returned, not by `sender.type`.',
+    envelope(7, 'message.sent', typedInApp.created_at, typedInApp),
+    'The account sent it with no record of how (`unattributed`). Recognize your own sends by the message id the send returned, not by `sender.type`.',
   );
 
   // message.updated, message.deleted, message.failed
+  const reaction = anaIg.greeting.reactions[0];
   add(
     'MessageUpdatedEvent',
-    'The account reacted to a message',
-    envelope(8, 'message.updated', at(-3, 664), {
-      ...received,
-      reactions: [{ emoji: '❤️', by: 'account', created_at: at(-3, 590) }],
-    }),
+    'The contact reacted to a message',
+    envelope(8, 'message.updated', reaction ? reaction.created_at : anaIg.greeting.created_at, anaIg.greeting),
     '`data` is the message as it was at that change (instagram only).',
   );
   add(
     'MessageDeletedEvent',
     'The contact deleted a message',
-    envelope(9, 'message.deleted', at(-1, 48), { ...received, text: null, is_removed: true }),
-    'A removed message has `is_removed` true and `text` null. A message deleted before its other events were delivered also arrives this way in them.',
+    envelope(9, 'message.deleted', at(-345, 270), anaIg.removed),
+    'A removed message has `is_removed` true, `text` null and no attachments.',
   );
-  const failedAt = at(-60 * 5, 904);
-  add('MessageFailedEvent', 'whatsapp reported a template as not delivered', envelope(10, 'message.failed', failedAt, message({
-    id: messageId(9),
-    contact: carla,
-    direction: 'outbound',
-    sender: { type: 'api', user_id: null, name: w.apiKey.name, workflow_id: null, api_key_id: w.apiKey.id },
-    text: `Hi ${carla.name.split(' ')[0]}, your order #48213 has shipped. Track it in the app.`,
-    template: { name: 'order_shipped', language: 'pt_BR' },
-    status: 'failed',
-    failure: { failed_at: failedAt, provider_code: '131026', provider_message: 'Message undeliverable' },
-    createdAt: at(-60 * 5 - 2, 377),
-  })));
-  // contact events
-  const carlaCreated = contactOf(w, 'carla');
+  add(
+    'MessageFailedEvent',
+    'whatsapp reported a message as not delivered',
+    envelope(10, 'message.failed', anaWa.failed.failure?.failed_at ?? anaWa.failed.created_at, anaWa.failed),
+  );
+
+  // contact events: each contact ends in the state the contacts examples show
   add(
     'ContactCreatedEvent',
     'A whatsapp contact created with a tag and a value',
     envelope(11, 'contact.created', carla.created_at, {
-      ...carlaCreated,
+      ...contactOf(w, 'carla'),
       last_interaction_at: carla.created_at,
       updated_at: carla.created_at,
     }),
     'A contact created with tags or values yields this one event carrying them, not also tagged or updated events.',
   );
-  const taggedAt = at(-20, 143);
-  add('ContactTaggedEvent', 'A tag put on a contact', envelope(12, 'contact.tagged', taggedAt, {
-    contact: contactOf(w, 'anaWhatsapp', { tags: ['vip', 'blackFriday'] }),
-    tags: [tagSummary(w, 'blackFriday')],
-  }));
+  const anaWaTaggedAt = at(-60 * 24 * 19, 77);
+  add(
+    'ContactTaggedEvent',
+    'A tag put on a contact',
+    envelope(12, 'contact.tagged', anaWaTaggedAt, {
+      contact: {
+        ...contactOf(w, 'anaWhatsapp', { values: {} }),
+        last_interaction_at: at(-60 * 24 * 19 - 2),
+        updated_at: at(-60 * 24 * 19 - 2),
+      },
+      tags: [tagSummary(w, 'vip')],
+    }),
+  );
   add(
     'ContactUntaggedEvent',
     'A tag removed from a contact',
-    envelope(13, 'contact.untagged', at(-60 * 2, 561), {
-      contact: contactOf(w, 'bruno', { tags: [] }),
-      tags: [tagSummary(w, 'lead')],
+    envelope(13, 'contact.untagged', at(-60 * 4, 561), {
+      contact: contactOf(w, 'anaWhatsapp'),
+      tags: [tagSummary(w, 'newsletter')],
     }),
     'Removing a tag removes it from every contact of the same person; each contact that had it emits its own event.',
   );
+  const fieldsUpdatedAt = at(-25, 808);
   add(
     'ContactCustomFieldsUpdatedEvent',
     'One value written, one cleared',
-    envelope(14, 'contact.custom_fields_updated', at(-25, 808), {
-      contact: contactOf(w, 'anaInstagram', { values: { plan: 'pro', city: 'Campinas' } }),
-      custom_fields: [fieldValue(w, 'city', 'Campinas'), fieldValue(w, 'email', null)],
+    envelope(14, 'contact.custom_fields_updated', fieldsUpdatedAt, {
+      contact: contactOf(w, 'anaInstagram'),
+      custom_fields: [fieldValue(w, 'city', null), fieldValue(w, 'plan', 'pro')],
     }),
-    '`value` is null for a cleared field.',
+    '`value` is null for a cleared field; a dropdown value is the option `value`, also when it was written with its label.',
   );
 
   // automation events
-  const run = pick(w.ids.runs, 0);
-  const runStart = at(-32, 250);
-  const step = (node: string | null, type: string, start: number, end: number, output: number | null, msg: string | null = null) => ({
+  const step = (
+    node: string | null,
+    type: string,
+    start: string,
+    end: string,
+    output: number | null,
+    message: string | null = null,
+  ) => ({
     node_id: node,
     type,
     status: 'completed',
     output,
-    message_id: msg,
+    message_id: message,
     error: null,
-    started_at: at(start, 300),
-    ended_at: at(end, 650),
+    started_at: start,
+    ended_at: end,
   });
+  const greetingAt = anaIg.greeting.created_at;
   add(
     'WorkflowRunEndedEvent',
-    'A comment-started run completed',
-    envelope(15, 'workflow_run.ended', at(-31, 912), {
-      id: run,
+    'A run completed',
+    envelope(15, 'workflow_run.ended', at(-2 * 24 * 60, 1), {
+      id: pick(w.ids.runs, 0),
       workflow_id: welcomeFlow.id,
-      version_id: pick(w.ids.versions, 0),
-      contact_id: bruno.id,
+      version_id: pick(w.ids.versions, 1),
+      contact_id: ana.id,
       channel: { type: 'instagram', connection_id: ig.id },
       source: 'trigger',
       status: 'completed',
-      created_at: runStart,
-      updated_at: at(-31, 911),
-      ended_at: at(-31, 911),
+      created_at: at(-2 * 24 * 60 - 0.05, 640),
+      updated_at: at(-2 * 24 * 60, 1),
+      ended_at: at(-2 * 24 * 60, 1),
       steps: [
-        step('root', 'root', -32, -32, 0),
-        step('boas_vindas', 'message', -32, -32, 0, messageId(10)),
-        step('marcar_lead', 'tags', -32, -32, 0),
-        step(null, 'public_reply', -31, -31, null, messageId(7)),
+        step('root', 'root', at(-2 * 24 * 60 - 0.04, 12), at(-2 * 24 * 60 - 0.04, 15), 0),
+        step('boas_vindas', 'message', at(-2 * 24 * 60 - 0.04, 20), greetingAt, 0, anaIg.greeting.id),
       ],
       steps_truncated: false,
     }),
     '`data` is the run as `GET /v1/workflows/{workflowId}/runs/{runId}` returns it, with its steps.',
   );
+  const privateReplyId = f.string.uuid();
+  const clickedAt = at(-170, 180);
   add(
     'WorkflowRunEndedStoppedEvent',
-    'A run stopped because the 24-hour window was closed',
-    envelope(16, 'workflow_run.ended', at(-60 * 6, 402), {
+    'A run stopped after a link click (window closed)',
+    envelope(16, 'workflow_run.ended', at(-170, 260), {
       id: pick(w.ids.runs, 1),
-      workflow_id: welcomeFlow.id,
+      workflow_id: commentFlow.id,
       version_id: pick(w.ids.versions, 0),
-      contact_id: ana.id,
+      contact_id: bruno.id,
       channel: { type: 'instagram', connection_id: ig.id },
       source: 'trigger',
       status: 'stopped',
-      created_at: at(-60 * 30, 18),
-      updated_at: at(-60 * 6, 401),
-      ended_at: at(-60 * 6, 401),
+      created_at: at(-180.5, 540),
+      updated_at: at(-170, 260),
+      ended_at: at(-170, 260),
       steps: [
-        step('oferta_black_friday', 'buttons', -60 * 30, -60 * 6, 0, messageId(11)),
+        step('root', 'root', at(-180.5, 600), at(-180.5, 602), 0),
+        step('responder_preco', 'buttons', at(-180.5, 610), at(-170, 200), 0, privateReplyId),
+        step(null, 'public_reply', at(-180, 40), brunoIg.publicReply.created_at, null, brunoIg.publicReply.id),
         {
-          node_id: 'detalhes_oferta',
+          node_id: 'detalhes_produto',
           type: 'message',
           status: 'failed',
           output: null,
           message_id: null,
-          error: { code: 'messaging_window_closed', message: 'The 24-hour window is closed.' },
-          started_at: at(-60 * 6, 390),
-          ended_at: at(-60 * 6, 399),
+          error: { code: 'messaging_window_closed', message: 'The contact has not written in the last 24 hours.' },
+          started_at: at(-170, 210),
+          ended_at: at(-170, 258),
         },
       ],
-      steps_truncated: true,
+      steps_truncated: false,
     }),
-    'A link click on instagram does not open the 24-hour window: the message after it could not go out. `steps_truncated` is true: older steps were left out.',
+    'Started by a comment: the private reply carried a link button. On instagram a link click follows the button output but does not open the 24-hour window, so the next message could not go out and the run stopped.',
   );
-  add('LinkClickedEvent', 'A contact opened a link button', envelope(17, 'link.clicked', at(-60 * 6, 380), {
-    workflow_id: welcomeFlow.id,
-    run_id: pick(w.ids.runs, 1),
-    contact_id: ana.id,
-    node_id: 'oferta_black_friday',
-    button_id: 'ver_ofertas',
-    url: `https://www.${domain}/black-friday?utm_source=instagram`,
-    clicked_at: at(-60 * 6, 380),
-  }));
+  add(
+    'LinkClickedEvent',
+    'A contact opened a link button',
+    envelope(17, 'link.clicked', clickedAt, {
+      workflow_id: commentFlow.id,
+      run_id: pick(w.ids.runs, 1),
+      contact_id: bruno.id,
+      node_id: 'responder_preco',
+      button_id: 'ver_na_loja',
+      url: shopUrl,
+      clicked_at: clickedAt,
+    }),
+  );
   add(
     'LinkClickedUnknownEvent',
-    'A click on an old link of a contact since deleted',
+    'A click by a contact the account no longer has',
     envelope(18, 'link.clicked', at(-60 * 9, 14), {
-      workflow_id: pick(w.ids.workflows, 1),
+      workflow_id: commentFlow.id,
       run_id: null,
       contact_id: null,
       node_id: null,
       button_id: null,
-      url: `https://www.${domain}/catalog`,
+      url: shopUrl,
       clicked_at: at(-60 * 9, 14),
     }),
     'Each field is null when unknown; `contact_id` is null for a contact the account no longer has.',
@@ -573,7 +528,13 @@ const build: AreaBuilder = (w: World, f: Faker) => {
   add(
     'ConnectionDisconnectedEvent',
     'The channel withdrew access to a number',
-    { id: disconnectId, type: 'connection.disconnected', api_version: 'v1', created_at: at(-60 * 24 * 3, 640), data: connectionOf(w.connections.whatsappOld) },
+    {
+      id: disconnectId,
+      type: 'connection.disconnected',
+      api_version: 'v1',
+      created_at: at(-60 * 24 * 3, 640),
+      data: connectionOf(w.connections.whatsappOld),
+    },
     '`disconnect_reason` `authorization_lost`: reconnect in the console.',
   );
   // webhook.test
@@ -587,33 +548,36 @@ const build: AreaBuilder = (w: World, f: Faker) => {
   add('WebhookTestEvent', 'The test event', testEvent);
 
   // ---------------------------------------------------------------- deliveries (endpoint `crm`)
-  const attemptAt = (createdMin: number, n: number) => at(createdMin + pick(ATTEMPT_OFFSETS_MIN, n - 1), 0);
+  // The CRM endpoint has answered 503 since the contact.custom_fields_updated event 25 minutes ago (its
+  // `failing_since`): that delivery is pending, on its 4th attempt at the scheduled time.
+  const attemptAt = (createdMin: number, n: number, micros = 0) =>
+    at(createdMin + pick(ATTEMPT_OFFSETS_MIN, n - 1), micros);
+  const receivedAt = anaIg.dm.created_at;
   const dSucceeded = {
     id: deliveryId(0),
     webhook_id: crm.id,
-    event: { id: eventId(0), type: 'message.received', created_at: at(-5, 917) },
+    event: { id: eventId(0), type: 'message.received', created_at: receivedAt },
     status: 'succeeded',
     attempts: 1,
     next_attempt_at: null,
-    last_attempt_at: at(-5, 940),
+    last_attempt_at: at(-40, 950),
     last_response_status: 200,
     last_error: null,
-    delivered_at: at(-5, 940),
-    created_at: at(-5, 920),
+    delivered_at: at(-40, 950),
+    created_at: at(-40, 930),
   };
-  const taggedCreated = -20;
   const dPending = {
     id: deliveryId(1),
     webhook_id: crm.id,
-    event: { id: eventId(12), type: 'contact.tagged', created_at: taggedAt },
+    event: { id: eventId(14), type: 'contact.custom_fields_updated', created_at: fieldsUpdatedAt },
     status: 'pending',
     attempts: 3,
-    next_attempt_at: attemptAt(taggedCreated, 4),
-    last_attempt_at: attemptAt(taggedCreated, 3),
+    next_attempt_at: attemptAt(-25, 4, 830),
+    last_attempt_at: attemptAt(-25, 3, 830),
     last_response_status: 503,
     last_error: 'http_status',
     delivered_at: null,
-    created_at: at(taggedCreated, 150),
+    created_at: at(-25, 820),
   };
   const failedCreated = -60 * 24 * 3;
   const dFailed = {
@@ -623,7 +587,7 @@ const build: AreaBuilder = (w: World, f: Faker) => {
     status: 'failed',
     attempts: 10,
     next_attempt_at: null,
-    last_attempt_at: attemptAt(failedCreated, 10),
+    last_attempt_at: attemptAt(failedCreated, 10, 70),
     last_response_status: null,
     last_error: 'timeout',
     delivered_at: null,
@@ -636,14 +600,14 @@ const build: AreaBuilder = (w: World, f: Faker) => {
     status: 'succeeded',
     attempts: 2,
     next_attempt_at: null,
-    last_attempt_at: at(-60 * 24 * 2 + 1, 0),
+    last_attempt_at: attemptAt(-60 * 24 * 2, 2, 31),
     last_response_status: 204,
     last_error: null,
-    delivered_at: at(-60 * 24 * 2 + 1, 0),
+    delivered_at: attemptAt(-60 * 24 * 2, 2, 31),
     created_at: at(-60 * 24 * 2, 3),
   };
   add('WebhookDeliveryList', 'Recent deliveries, newest first', {
-    data: [dSucceeded, dPending, dRecovered, dFailed],
+    data: [dPending, dSucceeded, dRecovered, dFailed],
     next_cursor: `wdl_${f.string.alphanumeric(40)}`,
   });
   add('WebhookDeliveryListFailed', 'status=failed', { data: [dFailed], next_cursor: null });

@@ -1,69 +1,55 @@
 // Builds generated/block-catalog.schema.json from spec/catalog/: the automation block catalog, a JSON Schema
-// 2020-12 document describing `graph.nodes` (served by GET /v1/workflow-graph-schema).
+// 2020-12 document describing `graph.nodes` (served by GET /v1/workflow-graph-schema with its catalog_version).
 //
-// The catalog is one YAML or JSON file in spec/catalog/ (see spec/catalog/README.md). Relative file `$ref`s,
-// if the catalog is split, are inlined into `$defs` so the output is one self-contained document.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { basename, dirname, extname, join, resolve } from 'node:path';
-import { parse } from 'yaml';
+// spec/catalog/graph-nodes.schema.json is the catalog (built from graph-nodes.source.yaml by
+// spec/catalog/build.ts, see spec/catalog/README.md); spec/catalog/catalog-version.json holds
+// `{catalog_version}`. The catalog is self-contained (no `$ref` to other files); this step checks that and
+// normalises the formatting.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isObject, type Json, type JsonObject } from './openapi.js';
 
-const PREFERRED = ['block-catalog', 'catalog', 'graph-schema', 'workflow-graph-schema'];
+export const CATALOG_SOURCE = 'spec/catalog/graph-nodes.schema.json';
+export const CATALOG_VERSION_SOURCE = 'spec/catalog/catalog-version.json';
 
-/** The catalog source file in `<root>/spec/catalog`. */
-export function findCatalogFile(root: string): string {
-  const dir = join(root, 'spec/catalog');
-  if (!existsSync(dir)) throw new Error('spec/catalog/ does not exist');
-  const candidates = readdirSync(dir)
-    .filter((f) => /\.(ya?ml|json)$/.test(f))
-    .sort();
-  if (candidates.length === 1) return join(dir, candidates[0]!);
-  for (const name of PREFERRED) {
-    const match = candidates.find((f) => basename(f, extname(f)) === name || basename(f, extname(f)).startsWith(`${name}.`));
-    if (match) return join(dir, match);
-  }
-  if (candidates.length === 0) throw new Error('spec/catalog/ holds no catalog (a .yaml or .json JSON Schema) yet');
-  throw new Error(`spec/catalog/ holds several files; cannot tell the catalog: ${candidates.join(', ')}`);
-}
-
-function load(file: string): Json {
-  const text = readFileSync(file, 'utf8');
-  return file.endsWith('.json') ? (JSON.parse(text) as Json) : (parse(text) as Json);
-}
-
-/** Loads the catalog and inlines relative file `$ref`s into `$defs`. */
-export async function buildCatalog(root: string): Promise<JsonObject> {
-  const entry = findCatalogFile(root);
-  const doc = load(entry);
-  if (!isObject(doc)) throw new Error(`${entry}: the catalog is not an object`);
-  const defs: JsonObject = {};
-  const names = new Map<string, string>(); // absolute file → $defs name
-
-  const rewrite = (node: Json, file: string): Json => {
-    if (Array.isArray(node)) return node.map((n) => rewrite(n, file));
-    if (!isObject(node)) return node;
-    const out: JsonObject = {};
+function externalRefs(node: Json, at: string, found: string[]): string[] {
+  if (Array.isArray(node)) node.forEach((n, i) => externalRefs(n, `${at}/${i}`, found));
+  else if (isObject(node))
     for (const [key, value] of Object.entries(node)) {
-      if (key === '$ref' && typeof value === 'string' && !value.startsWith('#') && !/^[a-z]+:/i.test(value)) {
-        const [path = '', fragment = ''] = value.split('#');
-        const target = resolve(dirname(file), path);
-        let name = names.get(target);
-        if (!name) {
-          name = basename(target, extname(target));
-          if ([...names.values()].includes(name) || (isObject(doc.$defs) && name in doc.$defs))
-            throw new Error(`catalog: two files are named ${name}`);
-          names.set(target, name);
-          defs[name] = rewrite(load(target), target);
-        }
-        out.$ref = `#/$defs/${name}${fragment}`;
-      } else {
-        out[key] = rewrite(value, file);
-      }
+      if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) found.push(`${at}: ${value}`);
+      else externalRefs(value, `${at}/${key}`, found);
     }
-    return out;
-  };
+  return found;
+}
 
-  const result = rewrite(doc, entry) as JsonObject;
-  if (Object.keys(defs).length) result.$defs = { ...(isObject(result.$defs) ? result.$defs : {}), ...defs };
-  return result;
+export interface Catalog {
+  schema: JsonObject;
+  catalogVersion: string;
+}
+
+export function buildCatalog(root: string): Catalog {
+  const file = join(root, CATALOG_SOURCE);
+  if (!existsSync(file)) throw new Error(`${CATALOG_SOURCE} does not exist (run \`npx tsx spec/catalog/build.ts\`)`);
+  const schema = JSON.parse(readFileSync(file, 'utf8')) as Json;
+  if (!isObject(schema)) throw new Error(`${CATALOG_SOURCE}: not a JSON object`);
+  if (schema.$schema !== 'https://json-schema.org/draft/2020-12/schema')
+    throw new Error(`${CATALOG_SOURCE}: $schema must be https://json-schema.org/draft/2020-12/schema`);
+  const refs = externalRefs(schema, '', []);
+  if (refs.length) throw new Error(`${CATALOG_SOURCE}: the catalog must be self-contained; external $refs: ${refs.join(', ')}`);
+  const versionFile = join(root, CATALOG_VERSION_SOURCE);
+  if (!existsSync(versionFile)) throw new Error(`${CATALOG_VERSION_SOURCE} does not exist`);
+  const version = (JSON.parse(readFileSync(versionFile, 'utf8')) as { catalog_version?: unknown }).catalog_version;
+  if (typeof version !== 'string' || !version) throw new Error(`${CATALOG_VERSION_SOURCE}: catalog_version must be a string`);
+  return { schema, catalogVersion: version };
+}
+
+export function renderCatalogModule(catalog: Catalog): string {
+  return [
+    '// GENERATED by `npm run generate` from spec/catalog/. Do not edit.',
+    '// The block catalog itself is generated/block-catalog.schema.json (JSON Schema 2020-12 of `graph.nodes`).',
+    '',
+    '/** The `catalog_version` that GET /v1/workflow-graph-schema returns with the catalog. */',
+    `export const catalogVersion = ${JSON.stringify(catalog.catalogVersion)};`,
+    '',
+  ].join('\n');
 }

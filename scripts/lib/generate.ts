@@ -7,6 +7,7 @@
 //   generated/api.ts            TypeScript types (openapi-typescript, --default-non-nullable false, --root-types)
 //   generated/operations.ts     operationId → method, path, scope, rate kind, idempotency (`as const`)
 //   generated/block-catalog.schema.json   the automation block catalog (JSON Schema 2020-12)
+//   generated/block-catalog.ts  its catalog_version
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -15,7 +16,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { format, resolveConfig, type Options } from 'prettier';
 import { parse } from 'yaml';
 import { buildExamples } from '../examples/build.js';
-import { buildCatalog } from './catalog.js';
+import { buildCatalog, renderCatalogModule } from './catalog.js';
 import { renderOperations } from './operations.js';
 import type { JsonObject } from './openapi.js';
 
@@ -27,6 +28,7 @@ export const GENERATED_FILES = [
   'generated/api.ts',
   'generated/operations.ts',
   'generated/block-catalog.schema.json',
+  'generated/block-catalog.ts',
 ] as const;
 
 /** The folders the pipeline owns entirely (a file there that it does not write is stale). */
@@ -137,14 +139,15 @@ export async function generate(options: GenerateOptions): Promise<string[]> {
   log('operations: generated/operations.ts');
 
   // 5. Block catalog.
-  const catalog = await buildCatalog(out);
+  const catalog = buildCatalog(out);
   write(
     out,
     'generated/block-catalog.schema.json',
-    await pretty(root, 'generated/block-catalog.schema.json', JSON.stringify(catalog), 'json'),
+    await pretty(root, 'generated/block-catalog.schema.json', JSON.stringify(catalog.schema), 'json'),
   );
-  written.push('generated/block-catalog.schema.json');
-  log('catalog: generated/block-catalog.schema.json');
+  write(out, 'generated/block-catalog.ts', await pretty(root, 'generated/block-catalog.ts', renderCatalogModule(catalog), 'typescript'));
+  written.push('generated/block-catalog.schema.json', 'generated/block-catalog.ts');
+  log('catalog: generated/block-catalog.schema.json, generated/block-catalog.ts');
 
   return written;
 }

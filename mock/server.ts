@@ -1,0 +1,341 @@
+// `npm run mock`: the Prism mock of the bundled spec (generated/openapi.yaml), on port 4010 by default.
+//
+// Prism (node_modules/.bin/prism, static examples) serves every route with the named examples of the spec.
+// This wrapper sits in front of it and makes the mock answer like the API where Prism does not:
+// - an invalid request (wrong type, value out of limits, unknown body field, missing required header) gets the
+//   documented `400` envelope `{type: "error", message, context: {details}}`, built from Prism's violations
+//   (Prism itself answers the operation's first 422 example, or its 400 example, whatever the fault);
+// - an unknown query parameter gets `400` too (Prism ignores it; the API refuses it);
+// - a path the API does not have gets `404 not_found` in the envelope (Prism answers problem+json);
+// - `RateLimit-Limit` matches the route's rate kind (read 120, write 60, send 20).
+// Everything else is Prism's answer, unchanged. Choose an answer with `Prefer: code=404` or
+// `Prefer: example=<ExampleName>`; a missing bearer key gets the gateway 401.
+//
+// Usage: npm run mock [-- --port 4010] [--host 127.0.0.1]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+type JsonObject = Record<string, unknown>;
+
+interface RouteParam {
+  name: string;
+  in: string;
+}
+interface Route {
+  method: string;
+  template: string;
+  regex: RegExp;
+  literalSegments: number;
+  params: RouteParam[];
+  rateKind: string | undefined;
+}
+
+export interface MockOptions {
+  /** Port of the mock (0 picks a free one). Default 4010. */
+  port?: number;
+  host?: string;
+  /** The bundled spec; default generated/openapi.yaml. */
+  spec?: string;
+  /** Print Prism's output and one line per request. */
+  verbose?: boolean;
+}
+
+export interface RunningMock {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const RATE_LIMITS: Record<string, number> = { read: 120, write: 60, send: 20 };
+const VALIDATION_MESSAGE = 'The request does not follow the API format.';
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function resolveRef(doc: JsonObject, node: unknown): unknown {
+  let current = node;
+  for (let i = 0; i < 20 && isObject(current) && typeof current.$ref === 'string'; i += 1) {
+    let target: unknown = doc;
+    for (const token of current.$ref.slice(2).split('/')) {
+      target = isObject(target) ? target[token.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    }
+    current = target;
+  }
+  return current;
+}
+
+/** The routes of the spec, most specific first (literal segments before `{params}`). */
+export function loadRoutes(specJsonPath: string): Route[] {
+  const doc = JSON.parse(readFileSync(specJsonPath, 'utf8')) as JsonObject;
+  const routes: Route[] = [];
+  const paths = isObject(doc.paths) ? doc.paths : {};
+  for (const [template, rawItem] of Object.entries(paths)) {
+    const item = resolveRef(doc, rawItem);
+    if (!isObject(item)) continue;
+    const shared = Array.isArray(item.parameters) ? item.parameters : [];
+    for (const method of ['get', 'put', 'post', 'delete', 'patch']) {
+      const op = resolveRef(doc, item[method]);
+      if (!isObject(op)) continue;
+      const own = Array.isArray(op.parameters) ? op.parameters : [];
+      const params = [...own, ...shared]
+        .map((p) => resolveRef(doc, p))
+        .filter(isObject)
+        .map((p) => ({ name: String(p.name), in: String(p.in) }));
+      const segments = template.split('/').filter(Boolean);
+      const pattern = segments
+        .map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/');
+      routes.push({
+        method: method.toUpperCase(),
+        template,
+        regex: new RegExp(`^/${pattern}/?$`),
+        literalSegments: segments.filter((s) => !s.startsWith('{')).length,
+        params,
+        rateKind: typeof op['x-rate-kind'] === 'string' ? op['x-rate-kind'] : undefined,
+      });
+    }
+  }
+  return routes.sort((a, b) => b.literalSegments - a.literalSegments);
+}
+
+interface Violation {
+  location?: string[];
+  severity?: string;
+  code?: string | number;
+  message?: string;
+}
+
+interface Detail {
+  location: string;
+  path: string | null;
+  message: string;
+}
+
+/** Turns Prism's request violations into the `context.details` of the 400 envelope. */
+export function violationsToDetails(violations: Violation[], route: Route | undefined): Detail[] {
+  const details: Detail[] = [];
+  for (const v of violations) {
+    const [side, where, ...rest] = v.location ?? [];
+    if (side !== 'request' || v.severity !== 'Error') continue;
+    let message = String(v.message ?? 'invalid');
+    if (where === 'body') {
+      message = message.replace(/^Request body( property \S+)? /, '');
+      let pointer = rest.length ? `/${rest.join('/')}` : null;
+      const unknown = /must NOT have additional properties; found '(.+)'/.exec(message);
+      if (unknown) {
+        pointer = `${pointer ?? ''}/${unknown[1]}`;
+        message = `unknown field: ${unknown[1]}`;
+      }
+      details.push({ location: 'body', path: pointer, message });
+    } else if (where === 'query' || where === 'path' || where === 'header') {
+      const lower = (rest[0] ?? '').toLowerCase();
+      const declared = route?.params.find((p) => p.in === where && p.name.toLowerCase() === lower);
+      const name = declared?.name ?? rest[0] ?? null;
+      message = message.replace(/^Request (query|path|header) parameter \S+ /i, '');
+      details.push({ location: where, path: name, message });
+    } else {
+      details.push({ location: 'body', path: null, message });
+    }
+  }
+  return details;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+function startPrism(spec: string, host: string, port: number, verbose: boolean): Promise<ChildProcess> {
+  return new Promise((resolveChild, reject) => {
+    const prism = spawn(
+      join(repoRoot, 'node_modules/.bin/prism'),
+      ['mock', spec, '--host', host, '--port', String(port), '--cors=false', '--dynamic=false', '--errors=false'],
+      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } },
+    );
+    let output = '';
+    const timer = setTimeout(() => {
+      prism.kill();
+      reject(new Error(`Prism did not start within 60 s:\n${output.slice(-2000)}`));
+    }, 60_000);
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString();
+      if (verbose) process.stdout.write(text);
+      if (output.length < 100_000) output += text;
+      if (output.includes('Prism is listening')) {
+        clearTimeout(timer);
+        // From here on, drop Prism's own log (several lines a request); the wrapper logs one line a request.
+        prism.stdout?.off('data', onData);
+        prism.stderr?.off('data', onData);
+        prism.stdout?.resume();
+        prism.stderr?.resume();
+        resolveChild(prism);
+      }
+    };
+    prism.stdout?.on('data', onData);
+    prism.stderr?.on('data', onData);
+    prism.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Prism exited with ${code}:\n${output.slice(-2000)}`));
+    });
+  });
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolveBody(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
+  const host = options.host ?? '127.0.0.1';
+  const spec = resolve(repoRoot, options.spec ?? 'generated/openapi.yaml');
+  const routes = loadRoutes(spec.replace(/\.ya?ml$/, '.json'));
+  const verbose = options.verbose ?? false;
+  const prismPort = await freePort(host);
+  const prism = await startPrism(spec, host, prismPort, verbose);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://mock.local');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const route = routes.find((r) => r.method === method && r.regex.test(url.pathname));
+    const log = (status: number) => {
+      if (verbose) console.log(`${method} ${url.pathname}${url.search} → ${status}`);
+    };
+
+    if (!route) {
+      log(404);
+      sendJson(res, 404, { type: 'error', message: `No route ${method} ${url.pathname}.`, context: { code: 'not_found' } });
+      return;
+    }
+    const known = new Set(route.params.filter((p) => p.in === 'query').map((p) => p.name));
+    const unknown = [...new Set(url.searchParams.keys())].filter((k) => !known.has(k));
+    if (unknown.length) {
+      log(400);
+      sendJson(res, 400, {
+        type: 'error',
+        message: VALIDATION_MESSAGE,
+        context: { details: unknown.map((name) => ({ location: 'query', path: name, message: `unknown query parameter: ${name}` })) },
+      });
+      return;
+    }
+
+    const body = await readBody(req);
+    const upstream = httpRequest(
+      { host, port: prismPort, method, path: req.url, headers: { ...req.headers, host: `${host}:${prismPort}` } },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (c: Buffer) => chunks.push(c));
+        answer.on('end', () => {
+          const status = answer.statusCode ?? 500;
+          let violations: Violation[] = [];
+          const header = answer.headers['sl-violations'];
+          if (typeof header === 'string' && header.startsWith('[')) {
+            try {
+              violations = JSON.parse(header) as Violation[];
+            } catch {
+              violations = [];
+            }
+          }
+          const details = violationsToDetails(violations, route);
+          if ((status === 400 || status === 422) && details.length) {
+            log(400);
+            sendJson(res, 400, { type: 'error', message: VALIDATION_MESSAGE, context: { details } }, { 'sl-violations': header as string });
+            return;
+          }
+          const headers = { ...answer.headers };
+          delete headers['content-length'];
+          delete headers['transfer-encoding'];
+          delete headers.connection;
+          delete headers['keep-alive'];
+          const limit = route.rateKind ? RATE_LIMITS[route.rateKind] : undefined;
+          if (limit !== undefined && headers['ratelimit-limit'] !== undefined) {
+            headers['ratelimit-limit'] = String(limit);
+            const remaining = Number(headers['ratelimit-remaining']);
+            headers['ratelimit-remaining'] = String(Number.isFinite(remaining) ? Math.min(remaining, limit - 1) : limit - 1);
+          }
+          const payload = Buffer.concat(chunks);
+          log(status);
+          res.writeHead(status, { ...headers, 'content-length': payload.length });
+          res.end(payload);
+        });
+      },
+    );
+    upstream.on('error', (error) => {
+      log(502);
+      sendJson(res, 502, { type: 'error', message: `Prism did not answer: ${error.message}`, context: { code: 'mock_unavailable' } });
+    });
+    upstream.end(body);
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { type: 'error', message: String(error), context: { code: 'internal_error' } });
+    });
+  });
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4010, host, () => resolveListen());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await new Promise<void>((r) => server.close(() => r()));
+    server.closeAllConnections();
+    if (prism.exitCode === null) {
+      const exited = new Promise<void>((r) => prism.once('exit', () => r()));
+      prism.kill('SIGTERM');
+      const timer = setTimeout(() => prism.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  return { url: `http://${host}:${port}`, port, close };
+}
+
+function argValue(name: string): string | undefined {
+  const args = process.argv.slice(2);
+  const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return undefined;
+  const arg = args[i]!;
+  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[i + 1];
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const port = Number(argValue('port') ?? process.env.PORT ?? 4010);
+  const host = argValue('host') ?? '127.0.0.1';
+  const mock = await startMock({ port, host, verbose: true });
+  console.log(`\nMock of the Engagement Platform API on ${mock.url} (Prism, static examples). Try:`);
+  console.log(`  curl -H 'Authorization: Bearer test' ${mock.url}/v1/contacts`);
+  console.log(`  curl -H 'Authorization: Bearer test' -H 'Prefer: code=404' ${mock.url}/v1/me`);
+  const stop = () => {
+    mock.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
