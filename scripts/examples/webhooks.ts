@@ -2,6 +2,7 @@
 // type of the `webhooks` section. Drawn from the seeded world: the contacts, connections, tags and fields in
 // the events are the world's (through the contacts builder's helpers), and message, run and event ids are the
 // world's reserved ids.
+import { createHmac } from 'node:crypto';
 import type { Faker } from '@faker-js/faker';
 import type { AreaBuilder, ExampleSet, World } from './world.js';
 import { at } from './world.js';
@@ -28,6 +29,14 @@ type EventType =
 
 /** Minutes after attempt 1 at which attempts 1 to 10 go out (1 min, 5 min, 30 min, 2 h, 5 h, then 10 h each). */
 export const ATTEMPT_OFFSETS_MIN = [0, 1, 6, 36, 156, 456, 1056, 1656, 2256, 2856] as const;
+
+// The worked example of spec/webhooks/parameters/ServiceSignature.yaml signs the WebhookTestEvent example with
+// the secret of WebhookCreated: these values are fixed here (not drawn) so that example stays true. The build
+// fails if the signature below no longer matches them.
+const TEST_EVENT_ID = '01b78d2b-6fe1-4bc8-8a92-d07a6f69e916';
+const CRM_SECRET = 'whsec_KeDSJIiwaOQfesecYYJpC4oBrumhZOgm';
+const WORKED_T = 1795183201;
+const WORKED_V1 = '9203673dd3d50b7706e6f69ce4cf32140f16df879710bfc272b032f1ad975c0c';
 
 function pick<T>(list: readonly T[], i: number): T {
   const v = list[i];
@@ -144,7 +153,7 @@ const build: AreaBuilder = (w: World, f: Faker) => {
     url: analytics.url,
     event_types: ['workflow_run.ended', 'link.clicked'],
   });
-  const crmSecret = secret();
+  const crmSecret = CRM_SECRET;
   add('WebhookCreated', 'Registered, with its secret', {
     ...crm,
     failing_since: null,
@@ -539,12 +548,16 @@ const build: AreaBuilder = (w: World, f: Faker) => {
   );
   // webhook.test
   const testEvent = {
-    id: f.string.uuid(),
+    id: TEST_EVENT_ID,
     type: 'webhook.test',
     api_version: 'v1',
     created_at: at(0, 0),
     data: { webhook_id: crm.id },
   };
+  const v1 = createHmac('sha256', crmSecret)
+    .update(`${WORKED_T}.${JSON.stringify(testEvent)}`)
+    .digest('hex');
+  if (v1 !== WORKED_V1) throw new Error(`the worked signature example is stale: v1 is now ${v1}`);
   add('WebhookTestEvent', 'The test event', testEvent);
 
   // ---------------------------------------------------------------- deliveries (endpoint `crm`)

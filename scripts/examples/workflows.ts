@@ -18,33 +18,41 @@ function withoutPositions(nodes: Nodes): Nodes {
   return Object.fromEntries(Object.entries(nodes).map(([id, n]) => [id, { type: n.type, data: n.data }]));
 }
 
-const STORE_URL = 'https://shop.example.com/black-friday';
+const SHOP_URL = 'https://loja.example.com/tenis/runner';
 
-/** instagram: comment on the Black Friday post → DM with buttons, tag, e-mail capture, A/B coupon. */
+/** instagram: "preço" in a comment on the Runner post → private reply with buttons, tag, e-mail, A/B coupon. */
 function instagramCommentGraph(w: World): Nodes {
   return {
-    root: block('root', { next: ['boas_vindas'] }, [0, 0]),
-    boas_vindas: block(
+    root: block('root', { next: ['responder_preco'] }, [0, 0]),
+    responder_preco: block(
       'buttons',
       {
-        subtitle:
-          'Hi {contact.first_name}! 🖤 Our Black Friday opens early for people on the list. Want the early-access link?',
+        subtitle: 'Oi {contact.first_name}! O Runner sai por R$ 349,90 🏃 Quer ver na loja ou ganhar um cupom?',
         buttons: [
-          { id: 'quero_link', title: 'Yes, send it!' },
-          { id: 'ver_loja', title: 'Visit the store', url: STORE_URL },
+          { id: 'ver_na_loja', title: 'Ver na loja', url: SHOP_URL },
+          { id: 'quero_cupom', title: 'Quero um cupom' },
           {
             id: 'falar_whatsapp',
-            title: 'Chat on WhatsApp',
+            title: 'Falar no WhatsApp',
             whatsapp_connection_id: w.connections.whatsapp.id,
-            whatsapp_message: 'Hi! I came from Instagram and want the Black Friday link.',
+            whatsapp_message: 'Oi! Vim do Instagram e quero saber do Runner.',
           },
         ],
         // one entry per button slot, then the 4th right after the send
-        next: ['marcar_lead', null, 'boas_vindas_whatsapp', null],
+        next: ['detalhes_produto', 'marcar_lead', 'boas_vindas_whatsapp', null],
       },
       [1, 0],
     ),
-    marcar_lead: block('tags', { operation: 'add', tags: [w.tag.lead.name, w.tag.blackFriday.name], next: ['tem_email'] }, [2, 0]),
+    detalhes_produto: block(
+      'message',
+      { text: 'Temos o Runner do 34 ao 44, em preto e azul. Frete grátis acima de R$ 299!', next: [null] },
+      [2, -1],
+    ),
+    marcar_lead: block(
+      'tags',
+      { operation: 'add', tags: [w.tag.lead.name, w.tag.blackFriday.name], next: ['tem_email'] },
+      [2, 0],
+    ),
     tem_email: block(
       'conditional',
       {
@@ -57,7 +65,7 @@ function instagramCommentGraph(w: World): Nodes {
     pedir_email: block(
       'question',
       {
-        text: "Great! What's the best e-mail to send your coupon to? ✉️",
+        text: 'Perfeito! Qual é o seu melhor e-mail para receber o cupom? ✉️',
         answer_type: 'any',
         answer_field: w.fields.email.name,
         next: ['definir_plano'],
@@ -65,42 +73,55 @@ function instagramCommentGraph(w: World): Nodes {
       [4, 1],
     ),
     definir_plano: block('data', { name: w.fields.plan.name, value: 'basic', next: ['sorteio_cupom'] }, [5, 1]),
-    sorteio_cupom: block('randomizer', { options: [{ percentage: 50 }, { percentage: 50 }], next: ['cupom_desconto', 'cupom_frete'] }, [6, 0]),
+    sorteio_cupom: block(
+      'randomizer',
+      { options: [{ percentage: 50 }, { percentage: 50 }], next: ['cupom_desconto', 'cupom_frete'] },
+      [6, 0],
+    ),
     cupom_desconto: block(
       'message',
-      { text: `Here you go, {contact.first_name}: use BF26-EARLY for 20% off at ${STORE_URL} until Nov 30.`, next: [null] },
+      {
+        text: `Aqui está, {contact.first_name}: use RUNNER20 para 20% de desconto em ${SHOP_URL} até 30/11.`,
+        next: [null],
+      },
       [7, 0],
     ),
     cupom_frete: block(
       'message',
-      { text: `Here you go, {contact.first_name}: use BF26-FRETE for free shipping at ${STORE_URL} until Nov 30.`, next: [null] },
+      {
+        text: `Aqui está, {contact.first_name}: use FRETEGRATIS para frete grátis em ${SHOP_URL} até 30/11.`,
+        next: [null],
+      },
       [7, 1],
     ),
     boas_vindas_whatsapp: block(
       'message',
-      { text: 'Hi {contact.first_name}! Welcome to our WhatsApp 👋 Your early-access code is BF26-EARLY.', next: [null] },
+      { text: 'Oi {contact.first_name}! Que bom te ver por aqui 👋 Seu cupom é RUNNER20.', next: [null] },
       [2, 2],
     ),
     nota_ab: block(
       'comment',
-      { text: 'A/B test of the two coupons. Keep the option order: the randomizer counts choices by position.', next: [null] },
+      {
+        text: 'Teste A/B dos dois cupons. Não mude a ordem das opções: o sorteio conta as escolhas pela posição.',
+        next: [null],
+      },
       [6, 2],
     ),
   };
 }
 
-/** whatsapp: "menu" → order lookup through the ERP, handoff to the team, today's deals with a reminder. */
+/** whatsapp: "menu" → order lookup in the ERP, handoff to the team, today's deals with a reminder. */
 function whatsappMenuGraph(w: World): Nodes {
   return {
     root: block('root', { next: ['menu'] }, [0, 0]),
     menu: block(
       'buttons',
       {
-        subtitle: 'Hi {contact.first_name}! How can we help you today?',
+        subtitle: 'Oi {contact.first_name}! Como podemos ajudar hoje?',
         buttons: [
-          { id: 'status_pedido', title: 'Order status' },
-          { id: 'falar_equipe', title: 'Talk to our team' },
-          { id: 'ofertas_do_dia', title: "Today's deals" },
+          { id: 'status_pedido', title: 'Status do pedido' },
+          { id: 'falar_equipe', title: 'Falar com a equipe' },
+          { id: 'ofertas_do_dia', title: 'Ofertas do dia' },
         ],
         next: ['consultar_pedido', 'aviso_equipe', 'enviar_ofertas', null],
       },
@@ -123,7 +144,9 @@ function whatsappMenuGraph(w: World): Nodes {
     cliente_frequente: block(
       'conditional',
       {
-        conditions: [{ field_type: 'variable', field_name: w.fields.orders.name, operator: 'field_greater_or_equal', value: '5' }],
+        conditions: [
+          { field_type: 'variable', field_name: w.fields.orders.name, operator: 'field_greater_or_equal', value: '5' },
+        ],
         next: ['marcar_vip', 'status_pedido'],
       },
       [3, 0],
@@ -131,15 +154,19 @@ function whatsappMenuGraph(w: World): Nodes {
     marcar_vip: block('tags', { operation: 'add', tags: [w.tag.vip.name], next: ['status_pedido'] }, [4, 0]),
     status_pedido: block(
       'message',
-      { text: 'You have {pedidos} orders with us. Your latest one is on its way to {cidade} 🚚', next: [null] },
+      { text: 'Você já fez {pedidos} pedidos com a gente. O último está a caminho de {cidade} 🚚', next: [null] },
       [5, 0],
     ),
     erro_consulta: block(
       'message',
-      { text: "We couldn't look up your order right now. Let's try again:", next: ['menu'] },
+      { text: 'Não conseguimos consultar seu pedido agora. Vamos tentar de novo:', next: ['menu'] },
       [3, 1],
     ),
-    aviso_equipe: block('message', { text: 'Sure! A teammate will answer you here shortly.', next: ['pausar_automacoes'] }, [2, 2]),
+    aviso_equipe: block(
+      'message',
+      { text: 'Claro! Alguém da equipe vai te responder por aqui em instantes.', next: ['pausar_automacoes'] },
+      [2, 2],
+    ),
     pausar_automacoes: block('pause-automations', { minutes: 1440, next: [null] }, [3, 2]),
     enviar_ofertas: block('media', { upload_id: w.ids.uploads[0], next: ['esperar_uma_hora'] }, [2, 3]),
     esperar_uma_hora: block('sleep', { seconds: 3600, next: ['janela_aberta'] }, [3, 3]),
@@ -148,57 +175,85 @@ function whatsappMenuGraph(w: World): Nodes {
       { conditions: [{ field_type: 'messaging_window', operator: 'window_open' }], next: ['lembrete', null] },
       [4, 3],
     ),
-    lembrete: block('message', { text: 'Still thinking, {contact.first_name}? Today\'s deals end at midnight ⏰', next: [null] }, [5, 3]),
+    lembrete: block(
+      'message',
+      { text: 'Ainda pensando, {contact.first_name}? As ofertas de hoje acabam à meia-noite ⏰', next: [null] },
+      [5, 3],
+    ),
   };
 }
 
 const build: AreaBuilder = (w, f) => {
+  // Ids shared with the other areas: workflows[0] is the instagram comment automation "Preço nos
+  // comentários" (its live version is versions[0]), workflows[1] the instagram "Boas-vindas" automation.
   const wf = {
     comments: w.ids.workflows[0]!,
-    menu: w.ids.workflows[1]!,
+    welcome: w.ids.workflows[1]!,
     mentions: w.ids.workflows[2]!,
-    linkInBio: w.ids.workflows[3]!,
+    menu: w.ids.workflows[3]!,
+    giveaway: f.string.uuid(),
   };
-  const ver = { commentsV1: w.ids.versions[0]!, commentsV2: w.ids.versions[1]!, menuV1: w.ids.versions[2]! };
+  const ver = { commentsV2: w.ids.versions[0]!, menuV1: w.ids.versions[2]!, commentsV1: f.string.uuid() };
   const run = {
-    completed: w.ids.runs[0]!,
-    waiting: w.ids.runs[1]!,
     blocked: w.ids.runs[2]!,
     queued: w.ids.runs[3]!,
+    completed: f.string.uuid(),
+    waiting: f.string.uuid(),
     failed: f.string.uuid(),
     stopped: f.string.uuid(),
   };
+  const msgId = () => f.string.uuid();
   const folder = { blackFriday: w.ids.folders[0]!, support: w.ids.folders[1]!, comments: w.ids.folders[2]! };
-  const list = { blackFriday: w.ids.repliesLists[0]!, giveaway: w.ids.repliesLists[1]! };
-  const msg = w.ids.messages;
+  const list = { comments: w.ids.repliesLists[0]!, giveaway: w.ids.repliesLists[1]! };
+  const DAY = 24 * 60;
 
-  const e = (code: string, message: string, extra: Json = {}) => ({ type: 'error', message, context: { code, ...extra } });
+  const e = (code: string, message: string, extra: Json = {}) => ({
+    type: 'error',
+    message,
+    context: { code, ...extra },
+  });
 
   // ---- definitions ----------------------------------------------------------------------------
   const igGraph = instagramCommentGraph(w);
   const waGraph = whatsappMenuGraph(w);
-  const igTitle = 'Black Friday: link by DM from comments';
-  const igDescription = 'Answers comments asking for the link on the Black Friday post, tags the lead and collects their e-mail.';
+  const igTitle = 'Preço nos comentários';
+  const igDescription =
+    'Responde quem pergunta o preço nos comentários do post do Runner, marca o lead e coleta o e-mail.';
   const igChannel = { type: 'instagram', connection_id: w.connections.instagram.id };
   const igTrigger = {
     events: ['comment'],
     match: 'contains',
-    keywords: ['link', 'quero', 'preço', 'preco'],
+    keywords: ['preço', 'preco', 'quanto custa', 'link'],
     posts: [{ type: 'feed', id: w.ids.posts[0] }],
     next_post: false,
-    replies_list_id: list.blackFriday,
+    replies_list_id: list.comments,
   };
-  const igTriggerV1 = { ...igTrigger, keywords: ['link', 'quero'] };
-  const waTitle = 'WhatsApp support menu';
+  const igTriggerV1 = { ...igTrigger, keywords: ['preço', 'preco'] };
+  const waTitle = 'Menu de atendimento';
   const waChannel = { type: 'whatsapp', connection_id: w.connections.whatsapp.id };
-  const waTrigger = { events: ['message'], match: 'equals', keywords: ['menu', 'ajuda', 'help'], posts: null, next_post: false, replies_list_id: null };
-  const mentionsTrigger = { events: ['story_mention'], match: 'any', keywords: [], posts: null, next_post: false, replies_list_id: null };
+  const waTrigger = {
+    events: ['message'],
+    match: 'equals',
+    keywords: ['menu', 'ajuda', 'oi'],
+    posts: null,
+    next_post: false,
+    replies_list_id: null,
+  };
+  const mentionsTitle = 'Agradecer menções';
+  const mentionsTrigger = {
+    events: ['story_mention'],
+    match: 'any',
+    keywords: [],
+    posts: null,
+    next_post: false,
+    replies_list_id: null,
+  };
   const rootOnly: Nodes = { root: { type: 'root', data: { next: [null] }, position: { x: 0, y: 0 } } };
 
   // ---- automations as returned ----------------------------------------------------------------
-  const igCreatedAt = at(-60 * 24 * 6);
-  const igV1At = at(-60 * 24 * 5 + 42);
-  const igV2At = at(-60 * 24 * 2 + 15);
+  const igCreatedAt = at(-6 * DAY);
+  const igV1At = at(-5 * DAY + 42, 118);
+  const igV2At = at(-2 * DAY - 15, 604);
   const igPublished = {
     id: wf.comments,
     title: igTitle,
@@ -226,21 +281,21 @@ const build: AreaBuilder = (w, f) => {
   };
   const igUpdated = {
     ...igPublished,
-    title: 'Black Friday 2026: link by DM',
+    title: 'Preço nos comentários (Black Friday)',
     folder_id: folder.blackFriday,
     revision: 8,
     has_unpublished_changes: true,
-    updated_at: at(-20),
+    updated_at: at(-20, 733),
   };
   const igUnpublished = {
     ...igPublished,
     status: 'draft',
     published_version_id: null,
     published_at: null,
-    updated_at: at(-5),
+    updated_at: at(-5, 52),
   };
-  const waCreatedAt = at(-60 * 24 * 15);
-  const waPublishedAt = at(-60 * 24 * 14);
+  const waCreatedAt = at(-15 * DAY);
+  const waPublishedAt = at(-14 * DAY + 3, 271);
   const waPublished = {
     id: wf.menu,
     title: waTitle,
@@ -257,10 +312,10 @@ const build: AreaBuilder = (w, f) => {
     created_at: waCreatedAt,
     updated_at: waPublishedAt,
   };
-  const mentionsCreatedAt = at(-90);
+  const mentionsCreatedAt = at(-90, 415);
   const mentionsDraft = {
     id: wf.mentions,
-    title: 'Story mention thank-you',
+    title: mentionsTitle,
     description: null,
     status: 'draft',
     channel: { type: 'instagram', connection_id: null },
@@ -274,7 +329,7 @@ const build: AreaBuilder = (w, f) => {
     created_at: mentionsCreatedAt,
     updated_at: mentionsCreatedAt,
   };
-  const summary = (x: Json) => Object.fromEntries(Object.entries(x).filter(([k]) => k !== 'graph'));
+  const withoutGraph = (x: Json) => Object.fromEntries(Object.entries(x).filter(([k]) => k !== 'graph'));
 
   // ---- runs -----------------------------------------------------------------------------------
   const runChannelIg = { type: 'instagram', connection_id: w.connections.instagram.id };
@@ -289,6 +344,7 @@ const build: AreaBuilder = (w, f) => {
     started_at: string;
     ended_at: string | null;
   };
+  /** A step from `start` to `end` minutes after the reference date (`end` null: waiting for the contact). */
   const step = (
     node_id: string | null,
     type: string,
@@ -303,12 +359,12 @@ const build: AreaBuilder = (w, f) => {
     output,
     message_id: null,
     error: null,
-    started_at: at(start),
-    ended_at: end === null ? null : at(end),
+    started_at: at(start, 17),
+    ended_at: end === null ? null : at(end, 403),
     ...extra,
   });
 
-  const t0 = -60 * 26; // Bruno commented 26 hours ago
+  const t0 = -26 * 60; // Bruno asked the price 26 hours ago and tapped "Quero um cupom"
   const runCompleted = {
     id: run.completed,
     workflow_id: wf.comments,
@@ -317,65 +373,65 @@ const build: AreaBuilder = (w, f) => {
     channel: runChannelIg,
     source: 'trigger',
     status: 'completed',
-    created_at: at(t0),
-    updated_at: at(t0 + 7.5),
-    ended_at: at(t0 + 7.4),
+    created_at: at(t0, 2),
+    updated_at: at(t0 + 7.5, 403),
+    ended_at: at(t0 + 7.4, 403),
     steps: [
       step('root', 'root', t0 + 0.01, t0 + 0.01, 0),
-      step('boas_vindas', 'buttons', t0 + 0.02, t0 + 1.3, 0, { message_id: msg[4]! }),
+      step('responder_preco', 'buttons', t0 + 0.02, t0 + 1.3, 1, { message_id: msgId() }),
       step('marcar_lead', 'tags', t0 + 1.31, t0 + 1.31, 0),
       step('tem_email', 'conditional', t0 + 1.32, t0 + 1.32, 1),
-      step('pedir_email', 'question', t0 + 1.33, t0 + 7.35, 0, { message_id: msg[5]! }),
+      step('pedir_email', 'question', t0 + 1.33, t0 + 7.35, 0, { message_id: msgId() }),
       step('definir_plano', 'data', t0 + 7.36, t0 + 7.36, 0),
       step('sorteio_cupom', 'randomizer', t0 + 7.37, t0 + 7.37, 1),
-      step('cupom_frete', 'message', t0 + 7.38, t0 + 7.4, 0, { message_id: msg[6]! }),
-      step(null, 'public_reply', t0 + 7.45, t0 + 7.5, null, { message_id: msg[7]! }),
+      step('cupom_frete', 'message', t0 + 7.38, t0 + 7.4, 0, { message_id: msgId() }),
+      step(null, 'public_reply', t0 + 7.45, t0 + 7.5, null, { message_id: msgId() }),
     ],
     steps_truncated: false,
   };
-  const t1 = -35; // Ana commented 35 minutes ago
+  const t1 = -3 * DAY; // Ana asked the price 3 days ago, tapped "Quero um cupom", and has not sent her e-mail yet
   const runWaiting = {
     id: run.waiting,
     workflow_id: wf.comments,
-    version_id: ver.commentsV2,
+    version_id: ver.commentsV1,
     contact_id: w.contacts.anaInstagram.id,
     channel: runChannelIg,
     source: 'trigger',
     status: 'waiting',
-    created_at: at(t1),
-    updated_at: at(t1 + 2.5),
+    created_at: at(t1, 2),
+    updated_at: at(t1 + 2.43, 17),
     ended_at: null,
     steps: [
       step('root', 'root', t1 + 0.01, t1 + 0.01, 0),
-      step('boas_vindas', 'buttons', t1 + 0.02, t1 + 2.4, 0, { message_id: msg[8]! }),
+      step('responder_preco', 'buttons', t1 + 0.02, t1 + 2.4, 1, { message_id: msgId() }),
       step('marcar_lead', 'tags', t1 + 2.41, t1 + 2.41, 0),
       step('tem_email', 'conditional', t1 + 2.42, t1 + 2.42, 1),
-      step('pedir_email', 'question', t1 + 2.43, null, null, { message_id: msg[9]! }),
+      step('pedir_email', 'question', t1 + 2.43, null, null, { message_id: msgId() }),
     ],
     steps_truncated: false,
   };
-  const t2 = -60 * 50;
+  const t2 = -50 * 60;
   const runBlocked = {
     id: run.blocked,
     workflow_id: wf.comments,
-    version_id: ver.commentsV1,
+    version_id: ver.commentsV2,
     contact_id: w.contacts.bruno.id,
     channel: runChannelIg,
     source: 'trigger',
     status: 'blocked',
-    created_at: at(t2),
-    updated_at: at(t2 + 0.05),
-    ended_at: at(t2 + 0.05),
+    created_at: at(t2, 2),
+    updated_at: at(t2 + 0.05, 403),
+    ended_at: at(t2 + 0.05, 403),
     steps: [
       step('root', 'root', t2 + 0.01, t2 + 0.01, 0),
-      step('boas_vindas', 'buttons', t2 + 0.02, t2 + 0.05, null, {
+      step('responder_preco', 'buttons', t2 + 0.02, t2 + 0.05, null, {
         status: 'failed',
         error: { code: 'private_replies_refused', message: 'instagram refused private replies on this post.' },
       }),
     ],
     steps_truncated: false,
   };
-  const t3 = -60 * 3;
+  const t3 = -3 * 60;
   const runFailed = {
     id: run.failed,
     workflow_id: wf.menu,
@@ -384,19 +440,22 @@ const build: AreaBuilder = (w, f) => {
     channel: runChannelWa,
     source: 'trigger',
     status: 'failed',
-    created_at: at(t3),
-    updated_at: at(t3 + 0.2),
-    ended_at: at(t3 + 0.2),
+    created_at: at(t3, 2),
+    updated_at: at(t3 + 0.2, 403),
+    ended_at: at(t3 + 0.2, 403),
     steps: [
       step('root', 'root', t3 + 0.01, t3 + 0.01, 0),
       step('menu', 'buttons', t3 + 0.02, t3 + 0.2, null, {
         status: 'failed',
-        error: { code: 'provider_rejected', message: 'whatsapp refused the message for good: (#131026) Message undeliverable.' },
+        error: {
+          code: 'provider_rejected',
+          message: 'whatsapp refused the message for good: (#131026) Message undeliverable.',
+        },
       }),
     ],
     steps_truncated: false,
   };
-  const t4 = -60 * 20;
+  const t4 = -28 * 60;
   const runStopped = {
     id: run.stopped,
     workflow_id: wf.menu,
@@ -405,16 +464,16 @@ const build: AreaBuilder = (w, f) => {
     channel: runChannelWa,
     source: 'trigger',
     status: 'stopped',
-    created_at: at(t4),
-    updated_at: at(t4 + 31.2),
-    ended_at: at(t4 + 31.2),
+    created_at: at(t4, 2),
+    updated_at: at(t4 + 31.2, 403),
+    ended_at: at(t4 + 31.2, 403),
     steps: [
-      step('menu', 'buttons', t4 + 24.0, t4 + 25.1, 0, { message_id: msg[10]! }),
+      step('menu', 'buttons', t4 + 24.0, t4 + 25.1, 0, { message_id: msgId() }),
       step('consultar_pedido', 'invoke', t4 + 25.11, t4 + 28.2, 1),
-      step('erro_consulta', 'message', t4 + 28.21, t4 + 28.3, 0, { message_id: msg[11]! }),
-      step('menu', 'buttons', t4 + 28.31, t4 + 29.5, 0),
+      step('erro_consulta', 'message', t4 + 28.21, t4 + 28.3, 0, { message_id: msgId() }),
+      step('menu', 'buttons', t4 + 28.31, t4 + 29.5, 0, { message_id: msgId() }),
       step('consultar_pedido', 'invoke', t4 + 29.51, t4 + 31.1, 1),
-      step('erro_consulta', 'message', t4 + 31.11, t4 + 31.19, 0),
+      step('erro_consulta', 'message', t4 + 31.11, t4 + 31.19, 0, { message_id: msgId() }),
       step('menu', 'buttons', t4 + 31.2, t4 + 31.2, null, {
         status: 'failed',
         error: { code: 'block_run_limit', message: 'Block menu would run a 7th time in this run; the run stops.' },
@@ -422,7 +481,8 @@ const build: AreaBuilder = (w, f) => {
     ],
     steps_truncated: true,
   };
-  const runSummary = (r: Json) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'steps' && k !== 'steps_truncated'));
+  const runSummary = (r: Json) =>
+    Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'steps' && k !== 'steps_truncated'));
 
   // ---- folders and reply lists ----------------------------------------------------------------
   const folders = {
@@ -431,59 +491,71 @@ const build: AreaBuilder = (w, f) => {
       type: 'workflow',
       name: 'Black Friday 2026',
       parent_id: null,
-      created_at: at(-60 * 24 * 30),
-      updated_at: at(-60 * 24 * 30),
+      created_at: at(-30 * DAY, 880),
+      updated_at: at(-30 * DAY, 880),
     },
     support: {
       id: folder.support,
       type: 'workflow',
-      name: 'Support',
+      name: 'Atendimento',
       parent_id: null,
-      created_at: at(-60 * 24 * 16),
-      updated_at: at(-60 * 24 * 16),
+      created_at: at(-16 * DAY, 95),
+      updated_at: at(-16 * DAY, 95),
     },
     comments: {
       id: folder.comments,
       type: 'workflow',
-      name: 'Instagram comments',
+      name: 'Comentários do Instagram',
       parent_id: folder.blackFriday,
-      created_at: at(-60 * 24 * 7),
-      updated_at: at(-60 * 24 * 7),
+      created_at: at(-7 * DAY, 311),
+      updated_at: at(-7 * DAY, 311),
     },
   };
-  const bfReplies = [
-    'Sent you a DM, {contact.first_name}! 📩',
-    'Check your inbox 😉',
-    'Just messaged you, see you there!',
-    'Done! Look in your DMs 🖤',
+  const commentReplies = [
+    '@{contact.alias} te mandei no direct 😉',
+    'Te mandei no direct, {contact.first_name}! 📩',
+    'Dá uma olhada no seu direct 👀',
+    'Pronto! Confere sua DM 🖤',
+  ];
+  const newReplies = [
+    '@{contact.alias} te mandei no direct 😉',
+    'Respondi no seu direct, {contact.first_name}! 📩',
+    'O link está na sua DM 🖤',
   ];
   const repliesLists = {
-    blackFriday: {
-      id: list.blackFriday,
-      name: 'Black Friday replies',
-      replies: bfReplies,
-      created_at: at(-60 * 24 * 8),
-      updated_at: at(-60 * 24 * 8),
+    comments: {
+      id: list.comments,
+      name: 'Respostas de comentários',
+      replies: commentReplies,
+      created_at: at(-8 * DAY, 612),
+      updated_at: at(-8 * DAY, 612),
     },
     giveaway: {
       id: list.giveaway,
-      name: 'Giveaway replies',
-      replies: ['You are in, {contact.first_name}! 🍀', 'Entry confirmed, check your DMs!', 'Good luck! 🎁'],
-      created_at: at(-60 * 24 * 3),
-      updated_at: at(-60 * 24 * 3),
+      name: 'Respostas do sorteio',
+      replies: [
+        'Você está participando, {contact.first_name}! 🍀',
+        'Inscrição confirmada, confira seu direct!',
+        'Boa sorte! 🎁',
+      ],
+      created_at: at(-3 * DAY, 48),
+      updated_at: at(-3 * DAY, 48),
     },
   };
-  const listSummary = (l: { replies: string[] } & Json) => {
-    const { replies, ...rest } = l;
-    return { id: rest.id, name: rest.name, reply_count: replies.length, created_at: rest.created_at, updated_at: rest.updated_at };
-  };
+  const listSummary = (l: { id: string; name: string; replies: string[]; created_at: string; updated_at: string }) => ({
+    id: l.id,
+    name: l.name,
+    reply_count: l.replies.length,
+    created_at: l.created_at,
+    updated_at: l.updated_at,
+  });
 
   const set: ExampleSet = {
     // ---- requests -----------------------------------------------------------------------------
     CreateInstagramCommentWorkflow: {
       summary: 'instagram comment automation',
       description:
-        'Comments containing a keyword on the Black Friday post get a private reply with buttons; the contact is tagged, asked for an e-mail and sent one of two coupons. The reply list is posted under each comment.',
+        'A comment asking the price on the Runner post gets a private reply with three buttons (a link, a reply button, a hand-off to whatsapp). A tap on "Quero um cupom" tags the contact, asks for the e-mail when the contact has none, and sends one of two coupons (A/B). The reply list is posted under each comment.',
       value: {
         title: igTitle,
         description: igDescription,
@@ -495,10 +567,12 @@ const build: AreaBuilder = (w, f) => {
     },
     CreateWhatsappMenuWorkflow: {
       summary: 'whatsapp menu automation (positions left to the service)',
+      description:
+        'Answers "menu", "ajuda" or "oi": looks up the last order in the ERP (`invoke`), tags frequent buyers, hands the chat to the team (pausing automations for a day), or sends the deals with a reminder an hour later if the window is still open.',
       value: {
         title: waTitle,
         channel: waChannel,
-        trigger: { events: ['message'], match: 'equals', keywords: ['menu', 'ajuda', 'help'] },
+        trigger: { events: ['message'], match: 'equals', keywords: ['menu', 'ajuda', 'oi'] },
         graph: { nodes: withoutPositions(waGraph) },
         folder_id: folder.support,
       },
@@ -506,7 +580,11 @@ const build: AreaBuilder = (w, f) => {
     CreateEmptyDraftWorkflow: {
       summary: 'Only the root block',
       description: 'Without `graph` the automation is created with only the `root` block; build it later.',
-      value: { title: 'Story mention thank-you', channel: { type: 'instagram' }, trigger: { events: ['story_mention'], match: 'any' } },
+      value: {
+        title: mentionsTitle,
+        channel: { type: 'instagram' },
+        trigger: { events: ['story_mention'], match: 'any' },
+      },
     },
     ValidateInstagramDefinition: {
       summary: 'Check a definition before creating it',
@@ -514,7 +592,7 @@ const build: AreaBuilder = (w, f) => {
     },
     UpdateWorkflowTitleAndFolder: {
       summary: 'Rename and move to another folder',
-      value: { title: 'Black Friday 2026: link by DM', folder_id: folder.blackFriday },
+      value: { title: 'Preço nos comentários (Black Friday)', folder_id: folder.blackFriday },
     },
     UpdateWorkflowTrigger: {
       summary: 'Replace the trigger (stories too)',
@@ -523,28 +601,34 @@ const build: AreaBuilder = (w, f) => {
         trigger: {
           events: ['comment', 'story_message'],
           match: 'contains',
-          keywords: ['link', 'quero', 'preço', 'preco'],
+          keywords: ['preço', 'preco', 'quanto custa', 'link'],
           posts: [
             { type: 'feed', id: w.ids.posts[0] },
             { type: 'story', id: w.ids.posts[1] },
           ],
           next_post: false,
-          replies_list_id: list.blackFriday,
+          replies_list_id: list.comments,
         },
       },
     },
     UpdateWorkflowRemoveFromFolder: { summary: 'Take out of its folder', value: { folder_id: null } },
     StartRunForContact: { summary: 'Start for a whatsapp contact', value: { contact_id: w.contacts.anaWhatsapp.id } },
     CreateFolderTopLevel: { summary: 'Top-level folder', value: { name: 'Black Friday 2026' } },
-    CreateSubfolder: { summary: 'Subfolder', value: { name: 'Instagram comments', parent_id: folder.blackFriday } },
-    RenameFolder: { summary: 'Rename', value: { name: 'Customer support' } },
-    MoveFolderToTop: { summary: 'Move to the top level', value: { parent_id: null } },
-    CreateRepliesList: { summary: 'Black Friday public replies', value: { name: 'Black Friday replies', replies: bfReplies } },
-    ReplaceReplies: {
-      summary: 'Replace all the replies',
-      value: { replies: ['Sent you a DM, {contact.first_name}! 📩', 'Check your inbox 😉', 'The link is in your DMs 🖤'] },
+    CreateSubfolder: {
+      summary: 'Subfolder',
+      value: { name: 'Comentários do Instagram', parent_id: folder.blackFriday },
     },
-    RenameRepliesListByCase: { summary: 'Change the letter case of its own name', value: { name: 'Black Friday Replies' } },
+    RenameFolder: { summary: 'Rename', value: { name: 'Suporte ao cliente' } },
+    MoveFolderToTop: { summary: 'Move to the top level', value: { parent_id: null } },
+    CreateRepliesList: {
+      summary: 'Public replies for comments',
+      value: { name: 'Respostas de comentários', replies: commentReplies },
+    },
+    ReplaceReplies: { summary: 'Replace all the replies', value: { replies: newReplies } },
+    RenameRepliesListByCase: {
+      summary: 'Change the letter case of its own name',
+      value: { name: 'Respostas de Comentários' },
+    },
 
     // ---- automations ----------------------------------------------------------------------------
     InstagramCommentWorkflow: { summary: 'Published instagram comment automation', value: igPublished },
@@ -560,7 +644,7 @@ const build: AreaBuilder = (w, f) => {
     WorkflowListPage: {
       summary: 'Automations, oldest first',
       value: {
-        data: [summary(waPublished), summary(igPublished), summary(mentionsDraft)],
+        data: [withoutGraph(waPublished), withoutGraph(igPublished), withoutGraph(mentionsDraft)],
         next_cursor: 'd2ZfMDFKQ1k3UjJaVjhNNEs2UTNYOVQ1Qg',
       },
     },
@@ -578,7 +662,7 @@ const build: AreaBuilder = (w, f) => {
             message: 'Another published automation on this instagram account answers comments with "link".',
             node_id: null,
             path: 'trigger.keywords',
-            workflow_ids: [wf.linkInBio],
+            workflow_ids: [wf.giveaway],
             keywords: ['link'],
           },
         ],
@@ -592,8 +676,8 @@ const build: AreaBuilder = (w, f) => {
           {
             code: 'next_arity_invalid',
             message: 'A buttons block has 4 outputs; next has 3 entries.',
-            node_id: 'boas_vindas',
-            path: 'nodes.boas_vindas.data.next',
+            node_id: 'responder_preco',
+            path: 'nodes.responder_preco.data.next',
           },
           {
             code: 'node_not_found',
@@ -610,8 +694,8 @@ const build: AreaBuilder = (w, f) => {
           {
             code: 'handoff_number_disconnected',
             message: 'The button leads to a whatsapp number that is not connected.',
-            node_id: 'boas_vindas',
-            path: 'nodes.boas_vindas.data.buttons[2].whatsapp_connection_id',
+            node_id: 'responder_preco',
+            path: 'nodes.responder_preco.data.buttons[2].whatsapp_connection_id',
             connection_id: w.connections.whatsappOld.id,
           },
         ],
@@ -619,16 +703,16 @@ const build: AreaBuilder = (w, f) => {
           {
             code: 'start_workflow_unpublished',
             message: 'The start block targets an automation that is not published; the run ends there.',
-            node_id: 'seguir_mencoes',
-            path: 'nodes.seguir_mencoes.data.workflow_id',
+            node_id: 'agradecer_mencao',
+            path: 'nodes.agradecer_mencao.data.workflow_id',
             workflow_ids: [wf.mentions],
-            workflows: [{ id: wf.mentions, title: 'Story mention thank-you' }],
+            workflows: [{ id: wf.mentions, title: mentionsTitle }],
           },
           {
             code: 'answer_type_deprecated',
             message: 'answer_type number is obsolete and runs as any.',
-            node_id: 'pedir_idade',
-            path: 'nodes.pedir_idade.data.answer_type',
+            node_id: 'pedir_tamanho',
+            path: 'nodes.pedir_tamanho.data.answer_type',
           },
         ],
       },
@@ -647,8 +731,8 @@ const build: AreaBuilder = (w, f) => {
           {
             code: 'schema_violation',
             message: 'title must have at most 20 characters.',
-            node_id: 'boas_vindas',
-            path: 'nodes.boas_vindas.data.buttons[0].title',
+            node_id: 'responder_preco',
+            path: 'nodes.responder_preco.data.buttons[1].title',
           },
           {
             code: 'schema_violation',
@@ -709,8 +793,8 @@ const build: AreaBuilder = (w, f) => {
           {
             code: 'link_button_url_empty',
             message: 'The link button has an empty url.',
-            node_id: 'boas_vindas',
-            path: 'nodes.boas_vindas.data.buttons[1].url',
+            node_id: 'responder_preco',
+            path: 'nodes.responder_preco.data.buttons[0].url',
           },
         ],
         warnings: [
@@ -730,8 +814,26 @@ const build: AreaBuilder = (w, f) => {
       summary: 'Versions, most recent first',
       value: {
         data: [
-          { id: ver.commentsV2, workflow_id: wf.comments, number: 2, revision: 7, title: igTitle, channel: igChannel, trigger: igTrigger, created_at: igV2At },
-          { id: ver.commentsV1, workflow_id: wf.comments, number: 1, revision: 4, title: igTitle, channel: igChannel, trigger: igTriggerV1, created_at: igV1At },
+          {
+            id: ver.commentsV2,
+            workflow_id: wf.comments,
+            number: 2,
+            revision: 7,
+            title: igTitle,
+            channel: igChannel,
+            trigger: igTrigger,
+            created_at: igV2At,
+          },
+          {
+            id: ver.commentsV1,
+            workflow_id: wf.comments,
+            number: 1,
+            revision: 4,
+            title: igTitle,
+            channel: igChannel,
+            trigger: igTriggerV1,
+            created_at: igV1At,
+          },
         ],
         next_cursor: null,
       },
@@ -754,22 +856,22 @@ const build: AreaBuilder = (w, f) => {
     // ---- runs -----------------------------------------------------------------------------------
     WorkflowRunQueued: {
       summary: 'Run queued',
-      value: { id: run.queued, workflow_id: wf.menu, contact_id: w.contacts.anaWhatsapp.id, status: 'queued', created_at: at(0, 318) },
+      value: {
+        id: run.queued,
+        workflow_id: wf.menu,
+        contact_id: w.contacts.anaWhatsapp.id,
+        status: 'queued',
+        created_at: at(0, 318),
+      },
     },
-    WorkflowRunCompleted: {
-      summary: 'Completed comment run, with the public reply',
-      value: runCompleted,
-    },
+    WorkflowRunCompleted: { summary: 'Completed comment run, with the public reply', value: runCompleted },
     WorkflowRunWaiting: { summary: 'Waiting for the e-mail answer', value: runWaiting },
     WorkflowRunBlocked: { summary: 'instagram refused private replies on the post', value: runBlocked },
     WorkflowRunFailed: { summary: 'Failed: the channel refused the send', value: runFailed },
-    WorkflowRunStopped: {
-      summary: 'Stopped by the loop guard (older steps left out)',
-      value: runStopped,
-    },
+    WorkflowRunStopped: { summary: 'Stopped by the loop guard (older steps left out)', value: runStopped },
     WorkflowRunsPage: {
       summary: 'Runs, most recent first',
-      value: { data: [runSummary(runWaiting), runSummary(runCompleted), runSummary(runBlocked)], next_cursor: null },
+      value: { data: [runSummary(runCompleted), runSummary(runBlocked), runSummary(runWaiting)], next_cursor: null },
     },
 
     // ---- folders and reply lists ----------------------------------------------------------------
@@ -779,23 +881,22 @@ const build: AreaBuilder = (w, f) => {
     },
     FolderBlackFriday: { summary: 'Top-level folder', value: folders.blackFriday },
     FolderComments: { summary: 'Subfolder', value: folders.comments },
-    FolderRenamed: { summary: 'Renamed', value: { ...folders.support, name: 'Customer support', updated_at: at(-2) } },
+    FolderRenamed: {
+      summary: 'Renamed',
+      value: { ...folders.support, name: 'Suporte ao cliente', updated_at: at(-2, 640) },
+    },
     FolderDeleted: {
       summary: 'Folder and its subfolder deleted',
       value: { id: folder.blackFriday, deleted: true, deleted_folder_ids: [folder.blackFriday, folder.comments] },
     },
     RepliesListsPage: {
       summary: 'Reply lists, oldest first',
-      value: { data: [listSummary(repliesLists.blackFriday), listSummary(repliesLists.giveaway)], next_cursor: null },
+      value: { data: [listSummary(repliesLists.comments), listSummary(repliesLists.giveaway)], next_cursor: null },
     },
-    RepliesListBlackFriday: { summary: 'Black Friday public replies', value: repliesLists.blackFriday },
+    RepliesListComments: { summary: 'Public replies for comments', value: repliesLists.comments },
     RepliesListUpdated: {
       summary: 'Replies replaced',
-      value: {
-        ...repliesLists.blackFriday,
-        replies: ['Sent you a DM, {contact.first_name}! 📩', 'Check your inbox 😉', 'The link is in your DMs 🖤'],
-        updated_at: at(-1),
-      },
+      value: { ...repliesLists.comments, replies: newReplies, updated_at: at(-1, 205) },
     },
     RepliesListDeleted: { summary: 'Deleted', value: { id: list.giveaway, deleted: true } },
 
@@ -841,8 +942,8 @@ const build: AreaBuilder = (w, f) => {
           {
             code: 'handoff_number_disconnected',
             message: 'The button leads to a whatsapp number that is not connected.',
-            node_id: 'boas_vindas',
-            path: 'nodes.boas_vindas.data.buttons[2].whatsapp_connection_id',
+            node_id: 'responder_preco',
+            path: 'nodes.responder_preco.data.buttons[2].whatsapp_connection_id',
             connection_id: w.connections.whatsappOld.id,
           },
         ],

@@ -119,7 +119,7 @@ export async function generate(options: GenerateOptions): Promise<string[]> {
   log('bundle: generated/openapi.yaml, generated/openapi.json');
 
   // 3. TypeScript types.
-  const ast = await openapiTS(structuredClone(bundled) as Parameters<typeof openapiTS>[0], {
+  const ast = await openapiTS(structuredClone(bundled) as unknown as Parameters<typeof openapiTS>[0], {
     defaultNonNullable: false,
     rootTypes: true,
     silent: true,

@@ -33,7 +33,7 @@ export function buildCatalog(): Json {
   const types = Object.keys(defs);
   block.properties.type.enum = types;
   block.allOf = types.map((type) => ({
-    if: { properties: { type: { const: type } }, required: ['type'] },
+    if: { type: 'object', properties: { type: { const: type } }, required: ['type'] },
     then: structuredClone(defs[type]),
   }));
   const version = readCatalogVersion();

@@ -1,0 +1,76 @@
+// Builds the reference: one HTML file (Redoc, rendered by `redocly build-docs --inlineBundle`) from the bundled
+// spec, with docs/getting-started.md as its first section ("Guides › Getting started", an `x-traitTag`).
+// The Redoc script is inlined: the page needs no network (no CDN script, no external stylesheet or font).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { isObject, type JsonObject } from './openapi.js';
+import { runRedocly } from './redocly.js';
+
+export const DOCS_OUTPUT = 'docs/index.html';
+export const GETTING_STARTED = 'docs/getting-started.md';
+const GUIDE_TAG = 'Getting started';
+
+/** The bundled spec with the getting-started guide added as the first section of the reference. */
+export function docsDefinition(root: string): JsonObject {
+  const doc = JSON.parse(readFileSync(join(root, 'generated/openapi.json'), 'utf8')) as JsonObject;
+  const guide = readFileSync(join(root, GETTING_STARTED), 'utf8')
+    // The page's own title becomes the section name.
+    .replace(/^# .*\n+/, '');
+  const tags = Array.isArray(doc.tags) ? doc.tags : [];
+  doc.tags = [{ name: GUIDE_TAG, 'x-traitTag': true, description: guide }, ...tags];
+  const groups = Array.isArray(doc['x-tagGroups']) ? doc['x-tagGroups'] : [];
+  doc['x-tagGroups'] = [{ name: 'Guides', tags: [GUIDE_TAG] }, ...groups.filter(isObject)];
+  return doc;
+}
+
+/** External resources the page would load: `<script src>`, stylesheets, fonts, CSS imports over http(s). */
+export function findExternalResources(html: string): string[] {
+  const found: string[] = [];
+  const patterns = [
+    /<script\b[^>]*\bsrc\s*=\s*["']?((?:https?:)?\/\/[^"'\s>]+)/gi,
+    /<link\b[^>]*\bhref\s*=\s*["']?((?:https?:)?\/\/[^"'\s>]+)/gi,
+    /@import\s+(?:url\()?\s*["']?((?:https?:)?\/\/[^"')\s]+)/gi,
+    /\bsrc\s*:\s*url\(\s*["']?((?:https?:)?\/\/[^"')\s]+)/gi, // @font-face src
+    /import\s*\{[^}]*\}\s*from\s*["']((?:https?:)?\/\/[^"']+)/gi, // a CDN ES module
+  ];
+  for (const pattern of patterns) for (const m of html.matchAll(pattern)) found.push(m[1]!);
+  return [...new Set(found)];
+}
+
+export interface BuildDocsOptions {
+  root: string;
+  /** Default docs/index.html. */
+  output?: string;
+}
+
+export async function buildDocs(options: BuildDocsOptions): Promise<string> {
+  const root = options.root;
+  const output = resolve(root, options.output ?? DOCS_OUTPUT);
+  const work = mkdtempSync(join(tmpdir(), 'docs-'));
+  try {
+    const definition = join(work, 'openapi.json');
+    writeFileSync(definition, JSON.stringify(docsDefinition(root)));
+    const doc = JSON.parse(readFileSync(definition, 'utf8')) as JsonObject;
+    const title = isObject(doc.info) && typeof doc.info.title === 'string' ? `${doc.info.title} reference` : 'API reference';
+    const result = await runRedocly(root, [
+      'build-docs',
+      definition,
+      '--inlineBundle',
+      '--output',
+      output,
+      '--title',
+      title,
+      '--config',
+      join(root, 'redocly.yaml'),
+      '--lint-config',
+      'off',
+    ]);
+    if (result.code !== 0) throw new Error(`redocly build-docs failed:\n${result.output}`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  const external = findExternalResources(readFileSync(output, 'utf8'));
+  if (external.length) throw new Error(`${output} loads external resources: ${external.join(', ')}`);
+  return output;
+}
