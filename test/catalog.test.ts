@@ -8,15 +8,15 @@ import addFormatsPlugin, { type FormatsPlugin } from 'ajv-formats';
 import { buildCatalog, readCatalogVersion } from '../spec/catalog/build.js';
 import catalogExamples, { catalogGraphs, type GraphNodes } from '../scripts/examples/catalog.js';
 import { buildWorld, makeFaker } from '../scripts/examples/world.js';
+import { seedList } from './helpers.js';
 
 type Json = Record<string, unknown>;
 type Block = { type: string; data: Json; [k: string]: unknown };
 
-const catalog = JSON.parse(readFileSync(new URL('../spec/catalog/graph-nodes.schema.json', import.meta.url), 'utf8')) as Json;
-const seedBlockTypes = readFileSync(new URL('../../shared/seed-lists/block-types.txt', import.meta.url), 'utf8')
-  .split('\n')
-  .map((l) => l.trim())
-  .filter(Boolean);
+const catalog = JSON.parse(
+  readFileSync(new URL('../spec/catalog/graph-nodes.schema.json', import.meta.url), 'utf8'),
+) as Json;
+const seedBlockTypes = seedList('block-types.txt');
 
 // ajv-formats is CommonJS (`module.exports = plugin`): under NodeNext its default import is the plugin itself.
 const addFormats = addFormatsPlugin as unknown as FormatsPlugin;
@@ -46,7 +46,10 @@ const clone = (b: Block | undefined): Block => structuredClone(b!);
 const valid: Record<string, Block> = {
   root: rootTo(),
   message: { type: 'message', data: { text: 'Hi {contact.first_name}!', next: [null] } },
-  question: { type: 'question', data: { text: 'Your e-mail?', answer_type: 'any', answer_field: 'email', next: [null] } },
+  question: {
+    type: 'question',
+    data: { text: 'Your e-mail?', answer_type: 'any', answer_field: 'email', next: [null] },
+  },
   media: { type: 'media', data: { upload_id: UUID, next: [null] } },
   buttons: {
     type: 'buttons',
@@ -64,7 +67,14 @@ const valid: Record<string, Block> = {
     type: 'cards',
     data: {
       caption: 'Best sellers',
-      cards: [{ title: 'Shoe', subtitle: 'R$ 299', upload_id: UUID, buttons: [{ id: 'c1', title: 'Buy', url: 'https://s.example' }] }],
+      cards: [
+        {
+          title: 'Shoe',
+          subtitle: 'R$ 299',
+          upload_id: UUID,
+          buttons: [{ id: 'c1', title: 'Buy', url: 'https://s.example' }],
+        },
+      ],
       next: nulls(31),
     },
   },
@@ -201,10 +211,23 @@ describe('graph.nodes', () => {
     for (const id of ['pedir_email', 'passo2', 'a', '2', 'passo_2_b', s(64)]) {
       expect(errorsOf({ root: rootTo(), [id]: clone(valid.message) }), id).toEqual([]);
     }
-    for (const id of ['pedirEmail', 'pedir-email', '_pedir', 'pedir__email', 'pedir_', 'Pedir', 'pedir email', '', s(65)]) {
+    for (const id of [
+      'pedirEmail',
+      'pedir-email',
+      '_pedir',
+      'pedir__email',
+      'pedir_',
+      'Pedir',
+      'pedir email',
+      '',
+      s(65),
+    ]) {
       const errors = errorsOf({ root: rootTo(), [id]: clone(valid.message) });
       expect(errors.length, id).toBeGreaterThan(0);
-      expect(errors.every((e) => e === ' pattern' || e === ' maxLength'), `${id}: ${errors.join(', ')}`).toBe(true);
+      expect(
+        errors.every((e) => e === ' pattern' || e === ' maxLength'),
+        `${id}: ${errors.join(', ')}`,
+      ).toBe(true);
     }
   });
 
@@ -225,6 +248,7 @@ describe('graph.nodes', () => {
   it('gives one error at <id>.type for an unknown type, whatever its data', () => {
     expect(errorsOf(withBlock({ type: 'gif', data: { anything: 1 } }))).toEqual(['/b/type enum']);
     expect(errorsOf(withBlock({ type: 'Message', data: { text: 1 } }))).toEqual(['/b/type enum']);
+    expect(errorsOf(withBlock({ type: 5 as unknown as string, data: {} }))).toEqual(['/b/type enum']);
   });
 
   it('checks a block only against the type it declares', () => {
@@ -289,27 +313,87 @@ describe('each block type', () => {
     ['media: neither source (validation rule)', 'media', (d) => delete d.upload_id, ''],
     ['media: upload_id not a uuid', 'media', (d) => (d.upload_id = 'file-1'), '/b/data/upload_id format'],
     ['buttons: no buttons', 'buttons', (d) => (d.buttons = []), ''],
-    ['buttons: 4 buttons', 'buttons', (d) => (d.buttons = [1, 2, 3, 4].map((i) => ({ title: `B${i}` }))), '/b/data/buttons maxItems'],
+    [
+      'buttons: 4 buttons',
+      'buttons',
+      (d) => (d.buttons = [1, 2, 3, 4].map((i) => ({ title: `B${i}` }))),
+      '/b/data/buttons maxItems',
+    ],
     ['buttons: subtitle 4097', 'buttons', (d) => (d.subtitle = s(4097)), '/b/data/subtitle maxLength'],
     ['buttons: empty title (minimum not checked)', 'buttons', (d) => ((d.buttons as Json[])[1]!.title = ''), ''],
-    ['buttons: title 21', 'buttons', (d) => ((d.buttons as Json[])[1]!.title = s(21)), '/b/data/buttons/1/title maxLength'],
-    ['buttons: button without title', 'buttons', (d) => delete (d.buttons as Json[])[1]!.title, '/b/data/buttons/1 required'],
-    ['buttons: url not http', 'buttons', (d) => ((d.buttons as Json[])[0]!.url = 'ftp://x.example'), '/b/data/buttons/0/url pattern'],
-    ['buttons: empty url (link_button_url_empty)', 'buttons', (d) => ((d.buttons as Json[])[0]!.url = ''), '/b/data/buttons/0/url pattern'],
+    [
+      'buttons: title 21',
+      'buttons',
+      (d) => ((d.buttons as Json[])[1]!.title = s(21)),
+      '/b/data/buttons/1/title maxLength',
+    ],
+    [
+      'buttons: button without title',
+      'buttons',
+      (d) => delete (d.buttons as Json[])[1]!.title,
+      '/b/data/buttons/1 required',
+    ],
+    [
+      'buttons: url not http',
+      'buttons',
+      (d) => ((d.buttons as Json[])[0]!.url = 'ftp://x.example'),
+      '/b/data/buttons/0/url pattern',
+    ],
+    [
+      'buttons: empty url (link_button_url_empty)',
+      'buttons',
+      (d) => ((d.buttons as Json[])[0]!.url = ''),
+      '/b/data/buttons/0/url pattern',
+    ],
     ['buttons: whatsapp_message 300', 'buttons', (d) => ((d.buttons as Json[])[2]!.whatsapp_message = s(300)), ''],
-    ['buttons: whatsapp_message 301', 'buttons', (d) => ((d.buttons as Json[])[2]!.whatsapp_message = s(301)), '/b/data/buttons/2/whatsapp_message maxLength'],
-    ['buttons: connection not a uuid', 'buttons', (d) => ((d.buttons as Json[])[2]!.whatsapp_connection_id = 'wa'), '/b/data/buttons/2/whatsapp_connection_id format'],
-    ['buttons: unknown button field', 'buttons', (d) => ((d.buttons as Json[])[0]!.color = 'red'), '/b/data/buttons/0 additionalProperties'],
+    [
+      'buttons: whatsapp_message 301',
+      'buttons',
+      (d) => ((d.buttons as Json[])[2]!.whatsapp_message = s(301)),
+      '/b/data/buttons/2/whatsapp_message maxLength',
+    ],
+    [
+      'buttons: connection not a uuid',
+      'buttons',
+      (d) => ((d.buttons as Json[])[2]!.whatsapp_connection_id = 'wa'),
+      '/b/data/buttons/2/whatsapp_connection_id format',
+    ],
+    [
+      'buttons: unknown button field',
+      'buttons',
+      (d) => ((d.buttons as Json[])[0]!.color = 'red'),
+      '/b/data/buttons/0 additionalProperties',
+    ],
     ['buttons: 3 next', 'buttons', (d) => (d.next = nulls(3)), '/b/data/next minItems'],
     ['buttons: 5 next', 'buttons', (d) => (d.next = nulls(5)), '/b/data/next maxItems'],
     ['cards: no caption', 'cards', (d) => delete d.caption, ''],
     ['cards: caption 4097', 'cards', (d) => (d.caption = s(4097)), '/b/data/caption maxLength'],
     ['cards: 0 cards', 'cards', (d) => (d.cards = []), '/b/data/cards minItems'],
-    ['cards: 10 cards', 'cards', (d) => (d.cards = nulls(10).map(() => ({ title: 't', subtitle: 's', buttons: [] }))), ''],
-    ['cards: 11 cards', 'cards', (d) => (d.cards = nulls(11).map(() => ({ title: 't', subtitle: 's', buttons: [] }))), '/b/data/cards maxItems'],
+    [
+      'cards: 10 cards',
+      'cards',
+      (d) => (d.cards = nulls(10).map(() => ({ title: 't', subtitle: 's', buttons: [] }))),
+      '',
+    ],
+    [
+      'cards: 11 cards',
+      'cards',
+      (d) => (d.cards = nulls(11).map(() => ({ title: 't', subtitle: 's', buttons: [] }))),
+      '/b/data/cards maxItems',
+    ],
     ['cards: title 81', 'cards', (d) => ((d.cards as Json[])[0]!.title = s(81)), '/b/data/cards/0/title maxLength'],
-    ['cards: subtitle 81', 'cards', (d) => ((d.cards as Json[])[0]!.subtitle = s(81)), '/b/data/cards/0/subtitle maxLength'],
-    ['cards: 4 buttons', 'cards', (d) => ((d.cards as Json[])[0]!.buttons = nulls(4).map(() => ({ title: 'b' }))), '/b/data/cards/0/buttons maxItems'],
+    [
+      'cards: subtitle 81',
+      'cards',
+      (d) => ((d.cards as Json[])[0]!.subtitle = s(81)),
+      '/b/data/cards/0/subtitle maxLength',
+    ],
+    [
+      'cards: 4 buttons',
+      'cards',
+      (d) => ((d.cards as Json[])[0]!.buttons = nulls(4).map(() => ({ title: 'b' }))),
+      '/b/data/cards/0/buttons maxItems',
+    ],
     ['cards: 30 next', 'cards', (d) => (d.next = nulls(30)), '/b/data/next minItems'],
     ['cards: 32 next', 'cards', (d) => (d.next = nulls(32)), '/b/data/next maxItems'],
     ['tags: remove', 'tags', (d) => (d.operation = 'remove'), ''],
@@ -320,23 +404,73 @@ describe('each block type', () => {
     ['data: value 100', 'data', (d) => (d.value = s(100)), ''],
     ['data: value 101', 'data', (d) => (d.value = s(101)), '/b/data/value maxLength'],
     ['math: unquoted number', 'math', (d) => ((d.operand_b as Json).value = 1.5), '/b/data/operand_b/value type'],
-    ['math: unknown operand type', 'math', (d) => ((d.operand_a as Json).type = 'number'), '/b/data/operand_a/type enum'],
+    [
+      'math: unknown operand type',
+      'math',
+      (d) => ((d.operand_a as Json).type = 'number'),
+      '/b/data/operand_a/type enum',
+    ],
     ['math: unknown operator', 'math', (d) => (d.operator = 'pow'), '/b/data/operator enum'],
     ['math: result_field 51', 'math', (d) => (d.result_field = s(51)), '/b/data/result_field maxLength'],
     ['math: no operand_b', 'math', (d) => delete d.operand_b, '/b/data required'],
     ['conditional: 1 next', 'conditional', (d) => (d.next = [null]), '/b/data/next minItems'],
     ['conditional: 3 next', 'conditional', (d) => (d.next = nulls(3)), '/b/data/next maxItems'],
     ['conditional: unknown combinator', 'conditional', (d) => (d.combinator = 'xor'), '/b/data/combinator enum'],
-    ['conditional: unknown field_type', 'conditional', (d) => ((d.conditions as Json[])[0]!.field_type = 'email'), '/b/data/conditions/0/field_type enum'],
-    ['conditional: operator of another field_type', 'conditional', (d) => ((d.conditions as Json[])[0]!.operator = 'field_equals'), '/b/data/conditions/0/operator enum'],
-    ['conditional: no operator (conditional_incomplete)', 'conditional', (d) => delete (d.conditions as Json[])[3]!.operator, '/b/data/conditions/3 required'],
-    ['conditional: tag without field_name', 'conditional', (d) => delete (d.conditions as Json[])[0]!.field_name, '/b/data/conditions/0 required'],
-    ['conditional: numeric value', 'conditional', (d) => ((d.conditions as Json[])[1]!.value = 10), '/b/data/conditions/1/value type'],
-    ['conditional: old one-condition form', 'conditional', (d) => (delete d.conditions, Object.assign(d, { field_type: 'tag', field_name: 'VIP', operator: 'has_tag' })), ''],
-    ['randomizer: 1 option', 'randomizer', (d) => ((d.options = [{ percentage: 100 }]), (d.next = [null])), '/b/data/options minItems'],
+    [
+      'conditional: unknown field_type',
+      'conditional',
+      (d) => ((d.conditions as Json[])[0]!.field_type = 'email'),
+      '/b/data/conditions/0/field_type enum',
+    ],
+    [
+      'conditional: operator of another field_type',
+      'conditional',
+      (d) => ((d.conditions as Json[])[0]!.operator = 'field_equals'),
+      '/b/data/conditions/0/operator enum',
+    ],
+    [
+      'conditional: no operator (conditional_incomplete)',
+      'conditional',
+      (d) => delete (d.conditions as Json[])[3]!.operator,
+      '/b/data/conditions/3 required',
+    ],
+    [
+      'conditional: tag without field_name',
+      'conditional',
+      (d) => delete (d.conditions as Json[])[0]!.field_name,
+      '/b/data/conditions/0 required',
+    ],
+    [
+      'conditional: numeric value',
+      'conditional',
+      (d) => ((d.conditions as Json[])[1]!.value = 10),
+      '/b/data/conditions/1/value type',
+    ],
+    [
+      'conditional: old one-condition form',
+      'conditional',
+      (d) => (delete d.conditions, Object.assign(d, { field_type: 'tag', field_name: 'VIP', operator: 'has_tag' })),
+      '',
+    ],
+    [
+      'randomizer: 1 option',
+      'randomizer',
+      (d) => ((d.options = [{ percentage: 100 }]), (d.next = [null])),
+      '/b/data/options minItems',
+    ],
     ['randomizer: 20 options', 'randomizer', (d) => (d.options = nulls(20).map(() => ({ percentage: 5 }))), ''],
-    ['randomizer: 21 options', 'randomizer', (d) => (d.options = nulls(21).map(() => ({ percentage: 1 }))), '/b/data/options maxItems'],
-    ['randomizer: negative percentage', 'randomizer', (d) => ((d.options as Json[])[0]!.percentage = -1), '/b/data/options/0/percentage minimum'],
+    [
+      'randomizer: 21 options',
+      'randomizer',
+      (d) => (d.options = nulls(21).map(() => ({ percentage: 1 }))),
+      '/b/data/options maxItems',
+    ],
+    [
+      'randomizer: negative percentage',
+      'randomizer',
+      (d) => ((d.options as Json[])[0]!.percentage = -1),
+      '/b/data/options/0/percentage minimum',
+    ],
     ['randomizer: sum not 100 (validation rule)', 'randomizer', (d) => ((d.options as Json[])[0]!.percentage = 10), ''],
     ['sleep: 0 seconds', 'sleep', (d) => (d.seconds = 0), '/b/data/seconds minimum'],
     ['sleep: 82801 seconds', 'sleep', (d) => (d.seconds = 82801), '/b/data/seconds maximum'],
@@ -348,13 +482,48 @@ describe('each block type', () => {
     ['start: no parallel', 'start', (d) => delete d.parallel, '/b/data required'],
     ['invoke: minimal', 'invoke', (d) => (delete d.headers, delete d.data, delete d.fields), ''],
     ['invoke: unknown method', 'invoke', (d) => (d.method = 'FETCH'), '/b/data/method enum'],
-    ['invoke: empty header name', 'invoke', (d) => ((d.headers as Json[])[0]!.name = ''), '/b/data/headers/0/name minLength'],
-    ['invoke: header name 101', 'invoke', (d) => ((d.headers as Json[])[0]!.name = s(101)), '/b/data/headers/0/name maxLength'],
-    ['invoke: empty header value', 'invoke', (d) => ((d.headers as Json[])[0]!.value = ''), '/b/data/headers/0/value minLength'],
-    ['invoke: header value 1001', 'invoke', (d) => ((d.headers as Json[])[0]!.value = s(1001)), '/b/data/headers/0/value maxLength'],
-    ['invoke: empty field path', 'invoke', (d) => ((d.fields as Json[])[0]!.path = ''), '/b/data/fields/0/path minLength'],
-    ['invoke: field path 501', 'invoke', (d) => ((d.fields as Json[])[0]!.path = s(501)), '/b/data/fields/0/path maxLength'],
-    ['invoke: field name 51', 'invoke', (d) => ((d.fields as Json[])[0]!.name = s(51)), '/b/data/fields/0/name maxLength'],
+    [
+      'invoke: empty header name',
+      'invoke',
+      (d) => ((d.headers as Json[])[0]!.name = ''),
+      '/b/data/headers/0/name minLength',
+    ],
+    [
+      'invoke: header name 101',
+      'invoke',
+      (d) => ((d.headers as Json[])[0]!.name = s(101)),
+      '/b/data/headers/0/name maxLength',
+    ],
+    [
+      'invoke: empty header value',
+      'invoke',
+      (d) => ((d.headers as Json[])[0]!.value = ''),
+      '/b/data/headers/0/value minLength',
+    ],
+    [
+      'invoke: header value 1001',
+      'invoke',
+      (d) => ((d.headers as Json[])[0]!.value = s(1001)),
+      '/b/data/headers/0/value maxLength',
+    ],
+    [
+      'invoke: empty field path',
+      'invoke',
+      (d) => ((d.fields as Json[])[0]!.path = ''),
+      '/b/data/fields/0/path minLength',
+    ],
+    [
+      'invoke: field path 501',
+      'invoke',
+      (d) => ((d.fields as Json[])[0]!.path = s(501)),
+      '/b/data/fields/0/path maxLength',
+    ],
+    [
+      'invoke: field name 51',
+      'invoke',
+      (d) => ((d.fields as Json[])[0]!.name = s(51)),
+      '/b/data/fields/0/name maxLength',
+    ],
     ['invoke: 1 next', 'invoke', (d) => (d.next = [null]), '/b/data/next minItems'],
     ['sheets: number value (fails at run time)', 'sheets', (d) => ((d.values as Json).Total = 10), ''],
     ['sheets: unknown operation', 'sheets', (d) => (d.operation = 'insert'), '/b/data/operation enum'],
@@ -363,11 +532,31 @@ describe('each block type', () => {
     ['multichannel: no mode', 'multichannel', (d) => delete d.mode, '/b/data required'],
     ['multichannel: unknown mode', 'multichannel', (d) => (d.mode = 'any'), '/b/data/mode enum'],
     ['multichannel: no channels', 'multichannel', (d) => (d.channels = []), '/b/data/channels minItems'],
-    ['multichannel: 11 channels', 'multichannel', (d) => (d.channels = nulls(11).map(() => ({ provider: 'whatsapp', connection_id: UUID }))), '/b/data/channels maxItems'],
-    ['multichannel: unknown provider', 'multichannel', (d) => ((d.channels as Json[])[0]!.provider = 'telegram'), '/b/data/channels/0/provider enum'],
-    ['multichannel: empty connection_id', 'multichannel', (d) => ((d.channels as Json[])[0]!.connection_id = ''), '/b/data/channels/0/connection_id minLength'],
+    [
+      'multichannel: 11 channels',
+      'multichannel',
+      (d) => (d.channels = nulls(11).map(() => ({ provider: 'whatsapp', connection_id: UUID }))),
+      '/b/data/channels maxItems',
+    ],
+    [
+      'multichannel: unknown provider',
+      'multichannel',
+      (d) => ((d.channels as Json[])[0]!.provider = 'telegram'),
+      '/b/data/channels/0/provider enum',
+    ],
+    [
+      'multichannel: empty connection_id',
+      'multichannel',
+      (d) => ((d.channels as Json[])[0]!.connection_id = ''),
+      '/b/data/channels/0/connection_id minLength',
+    ],
     ['pause-automations: 0 minutes', 'pause-automations', (d) => (d.minutes = 0), '/b/data/minutes minimum'],
-    ['pause-automations: 52034401 minutes', 'pause-automations', (d) => (d.minutes = 52034401), '/b/data/minutes maximum'],
+    [
+      'pause-automations: 52034401 minutes',
+      'pause-automations',
+      (d) => (d.minutes = 52034401),
+      '/b/data/minutes maximum',
+    ],
     ['pause-automations: a next block', 'pause-automations', (d) => (d.next = ['b']), '/b/data/next/0 type'],
     ['pause-automations: next []', 'pause-automations', (d) => (d.next = []), '/b/data/next minItems'],
     ['comment: no text', 'comment', (d) => delete d.text, ''],

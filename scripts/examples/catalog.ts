@@ -17,7 +17,10 @@ export function readCatalogVersion(): string {
   return (JSON.parse(readFileSync(versionUrl, 'utf8')) as { catalog_version: string }).catalog_version;
 }
 
-export type GraphNodes = Record<string, { type: string; data: Record<string, unknown>; position?: { x: number; y: number } }>;
+export type GraphNodes = Record<
+  string,
+  { type: string; data: Record<string, unknown>; position?: { x: number; y: number } }
+>;
 
 /** Places blocks on a grid: column c, row r. */
 const at = (c: number, r: number) => ({ x: c * 320, y: r * 200 });
@@ -69,7 +72,12 @@ export function catalogGraphs(w: World): { blackFriday: GraphNodes; whatsappWelc
     },
     pedir_email: {
       type: 'question',
-      data: { text: 'Qual é o seu e-mail?', answer_type: 'any', answer_field: w.fields.email.name, next: ['tem_email'] },
+      data: {
+        text: 'Qual é o seu e-mail?',
+        answer_type: 'any',
+        answer_field: w.fields.email.name,
+        next: ['tem_email'],
+      },
       position: at(3, 0),
     },
     tem_email: {

@@ -414,7 +414,7 @@ const build: AreaBuilder = (w, f) => {
   const runBlocked = {
     id: run.blocked,
     workflow_id: wf.comments,
-    version_id: ver.commentsV2,
+    version_id: ver.commentsV1,
     contact_id: w.contacts.bruno.id,
     channel: runChannelIg,
     source: 'trigger',

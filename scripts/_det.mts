@@ -1,3 +1,0 @@
-import { generate } from './lib/generate.ts';
-await generate({ root: '/work/main', out: '/tmp/det1' });
-await generate({ root: '/work/main', out: '/tmp/det2' });
