@@ -127,16 +127,22 @@ export function violationsToDetails(violations: Violation[], route: Route | unde
       message = message.replace(/^Request body( property \S+)? /, '');
       let pointer = rest.length ? `/${rest.join('/')}` : null;
       const unknown = /must NOT have additional properties; found '(.+)'/.exec(message);
+      const missing = /must have required property '(.+)'/.exec(message);
       if (unknown) {
         pointer = `${pointer ?? ''}/${unknown[1]}`;
         message = `unknown field: ${unknown[1]}`;
+      } else if (missing) {
+        pointer = `${pointer ?? ''}/${missing[1]}`;
+        message = 'is required';
       }
       details.push({ location: 'body', path: pointer, message });
     } else if (where === 'query' || where === 'path' || where === 'header') {
-      const lower = (rest[0] ?? '').toLowerCase();
-      const declared = route?.params.find((p) => p.in === where && p.name.toLowerCase() === lower);
-      const name = declared?.name ?? rest[0] ?? null;
-      message = message.replace(/^Request (query|path|header) parameter \S+ /i, '');
+      // A missing required parameter comes without a name in the location: it is in the message.
+      const missing = /must have required property '(.+)'/.exec(message);
+      const given = rest[0] ?? missing?.[1] ?? '';
+      const declared = route?.params.find((p) => p.in === where && p.name.toLowerCase() === given.toLowerCase());
+      const name = declared?.name ?? (given || null);
+      message = missing ? 'is required' : message.replace(/^Request (query|path|header) parameter \S+ /i, '');
       details.push({ location: where, path: name, message });
     } else {
       details.push({ location: 'body', path: null, message });

@@ -1,0 +1,114 @@
+// The mock (`npm run mock`: Prism on the bundled spec behind mock/server.ts) starts and answers like the API:
+// a list route, a 404 and 400s in the documented envelope. The typed client talks to it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, errorCode } from '../client/index.js';
+import { startMock, type RunningMock } from '../mock/server.js';
+
+let mock: RunningMock;
+const auth = { Authorization: 'Bearer epk_test0000000000000000000000000000000000000000000' };
+const CONTACT_ID = '3f1c2a9e-5b7d-4c8e-9a6f-1d2e3b4c5a6f';
+
+beforeAll(async () => {
+  mock = await startMock({ port: 0 });
+});
+
+afterAll(async () => {
+  await mock?.close();
+});
+
+async function get(path: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${mock.url}${path}`, { headers: { ...auth, ...headers } });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+}
+
+function expectValidationEnvelope(body: Record<string, unknown>, location: string, path: string) {
+  expect(body.type).toBe('error');
+  expect(typeof body.message).toBe('string');
+  const context = body.context as { code?: unknown; details: { location: string; path: string | null; message: string }[] };
+  expect(context.code).toBeUndefined();
+  expect(context.details).toEqual(expect.arrayContaining([expect.objectContaining({ location, path })]));
+}
+
+describe('mock', () => {
+  it('answers a list route with {data, next_cursor} and the success headers', async () => {
+    const { status, headers, body } = await get('/v1/contacts');
+    expect(status).toBe(200);
+    expect(Array.isArray(body.data)).toBe(true);
+    expect(body).toHaveProperty('next_cursor');
+    expect(headers.get('cache-control')).toBe('no-store');
+    expect(headers.get('ratelimit-limit')).toBe('120');
+    expect(headers.get('ratelimit-remaining')).not.toBeNull();
+    expect(headers.get('ratelimit-reset')).not.toBeNull();
+  });
+
+  it('answers a 404 in the envelope with context.code not_found', async () => {
+    const { status, body } = await get(`/v1/contacts/${CONTACT_ID}`, { Prefer: 'code=404' });
+    expect(status).toBe(404);
+    expect(body).toMatchObject({ type: 'error', context: { code: 'not_found' } });
+    expect(typeof body.message).toBe('string');
+  });
+
+  it('answers 400 in the envelope for a value out of limits (limit=500)', async () => {
+    const { status, body } = await get('/v1/contacts?limit=500');
+    expect(status).toBe(400);
+    expectValidationEnvelope(body, 'query', 'limit');
+  });
+
+  it('answers 400 for an unknown query parameter', async () => {
+    const { status, body } = await get('/v1/contacts?nickname=ana');
+    expect(status).toBe(400);
+    expectValidationEnvelope(body, 'query', 'nickname');
+  });
+
+  it('answers 400 for a malformed path id', async () => {
+    const { status, body } = await get('/v1/contacts/not-a-uuid');
+    expect(status).toBe(400);
+    expectValidationEnvelope(body, 'path', 'contactId');
+  });
+
+  it('answers 400 for an unknown body field and for a missing required Idempotency-Key', async () => {
+    const unknownField = await fetch(`${mock.url}/v1/tags`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'VIP', nickname: 'x' }),
+    });
+    expect(unknownField.status).toBe(400);
+    expectValidationEnvelope((await unknownField.json()) as Record<string, unknown>, 'body', '/nickname');
+
+    const noKey = await fetch(`${mock.url}/v1/conversations/${CONTACT_ID}/messages`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text: 'Hello' }),
+    });
+    expect(noKey.status).toBe(400);
+    expectValidationEnvelope((await noKey.json()) as Record<string, unknown>, 'header', 'Idempotency-Key');
+  });
+
+  it('answers the gateway 401 without a key', async () => {
+    const response = await fetch(`${mock.url}/v1/me`);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ message: expect.any(String) });
+  });
+
+  it('serves the typed client', async () => {
+    const api = createClient({ baseUrl: mock.url, apiKey: 'epk_test0000000000000000000000000000000000000000000' });
+    const me = await api.GET('/v1/me');
+    expect(me.response.status).toBe(200);
+    expect(me.data?.api_key.scopes.length).toBeGreaterThan(0);
+
+    const page = await api.GET('/v1/contacts', { params: { query: { limit: 10 } } });
+    expect(page.response.status).toBe(200);
+    expect(Array.isArray(page.data?.data)).toBe(true);
+
+    const missing = await api.GET('/v1/contacts/{contactId}', {
+      params: { path: { contactId: CONTACT_ID } },
+      headers: { Prefer: 'code=404' },
+    });
+    expect(missing.response.status).toBe(404);
+    expect(errorCode(missing.error)).toBe('not_found');
+
+    // A route that takes an optional Idempotency-Key gets one filled in.
+    const created = await api.POST('/v1/tags', { body: { name: 'VIP' } });
+    expect(created.response.status).toBe(201);
+  });
+});
