@@ -79,11 +79,12 @@ function toBuffer(payload: string | Buffer | Uint8Array): Buffer {
 }
 
 /** The hex `v1` signature of `payload` at `timestamp` (Unix seconds) with `secret`. */
-export function computeWebhookSignature(payload: string | Buffer | Uint8Array, timestamp: number, secret: string): string {
-  return createHmac('sha256', secret)
-    .update(`${timestamp}.`, 'utf8')
-    .update(toBuffer(payload))
-    .digest('hex');
+export function computeWebhookSignature(
+  payload: string | Buffer | Uint8Array,
+  timestamp: number,
+  secret: string,
+): string {
+  return createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(toBuffer(payload)).digest('hex');
 }
 
 /**
@@ -102,7 +103,10 @@ export function verifyWebhookSignature(options: VerifyWebhookSignatureOptions): 
     throw new WebhookSignatureError('timestamp_too_old', `The signature is more than ${tolerance} seconds old.`);
   }
   if (parsed.timestamp > now + tolerance) {
-    throw new WebhookSignatureError('timestamp_in_future', `The signature is more than ${tolerance} seconds in the future.`);
+    throw new WebhookSignatureError(
+      'timestamp_in_future',
+      `The signature is more than ${tolerance} seconds in the future.`,
+    );
   }
   const expected = Buffer.from(computeWebhookSignature(options.payload, parsed.timestamp, options.secret), 'hex');
   let matched = false;

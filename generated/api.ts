@@ -1442,13 +1442,13 @@ export interface paths {
     post?: never;
     /**
      * Delete a webhook endpoint
-     * @description Deletes the endpoint and answers `204` with no body. Its pending deliveries are dropped (an attempt
+     * @description Deletes the endpoint and answers `200` with `{id, deleted: true}`. Its pending deliveries are dropped (an attempt
      *     already in flight may still arrive), its delivery log goes with it, and the endpoint no longer counts
      *     toward the 10 of the account. A deleted endpoint cannot be restored: register a new one (it gets a new
      *     secret).
      *
      *     Deleting again gives `404 not_found`, unless the request repeats the first one's `Idempotency-Key`,
-     *     which answers `204` again. The deletion enters the account audit log with the key's owner as user and
+     *     which answers the same `200` again. The deletion enters the account audit log with the key's owner as user and
      *     `actor_type` `api_key`.
      */
     delete: operations['deleteWebhook'];
@@ -5488,6 +5488,19 @@ export interface components {
       };
     };
     /**
+     * DeletedWebhook
+     * @description The answer to a deletion.
+     */
+    DeletedWebhook: {
+      /**
+       * Format: uuid
+       * @description The deleted endpoint.
+       */
+      id: string;
+      /** @constant */
+      deleted: true;
+    };
+    /**
      * UpdateWebhookRequest
      * @description At least one field. Fields not sent are left as they are.
      */
@@ -6422,6 +6435,7 @@ export type SchemaWebhookEndpointWithSecret = components['schemas']['WebhookEndp
 export type SchemaApiDisabledError = components['schemas']['ApiDisabledError'];
 export type SchemaWebhookLimitReachedError = components['schemas']['WebhookLimitReachedError'];
 export type SchemaInvalidWebhookUrlError = components['schemas']['InvalidWebhookUrlError'];
+export type SchemaDeletedWebhook = components['schemas']['DeletedWebhook'];
 export type SchemaUpdateWebhookRequest = components['schemas']['UpdateWebhookRequest'];
 export type SchemaWebhookAttemptError = components['schemas']['WebhookAttemptError'];
 export type SchemaWebhookTestResult = components['schemas']['WebhookTestResult'];
@@ -9289,8 +9303,8 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Deleted. No body. */
-      204: {
+      /** @description Deleted. */
+      200: {
         headers: {
           'Cache-Control': components['headers']['CacheControl'];
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
@@ -9298,7 +9312,9 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['DeletedWebhook'];
+        };
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];

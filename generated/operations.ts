@@ -548,7 +548,7 @@ export const operations = {
     scope: 'webhooks:write',
     rateKind: 'write',
     idempotency: 'optional',
-    successStatuses: [204],
+    successStatuses: [200],
   },
   updateWebhook: {
     method: 'patch',

@@ -14,7 +14,13 @@
 // Usage: npm run mock [-- --port 4010] [--host 127.0.0.1]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -219,6 +225,8 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
   const verbose = options.verbose ?? false;
   const prismPort = await freePort(host);
   const prism = await startPrism(spec, host, prismPort, verbose);
+  const killPrism = () => prism.kill('SIGTERM');
+  process.once('exit', killPrism); // never leave Prism behind when this process ends
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://mock.local');
@@ -230,7 +238,11 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
 
     if (!route) {
       log(404);
-      sendJson(res, 404, { type: 'error', message: `No route ${method} ${url.pathname}.`, context: { code: 'not_found' } });
+      sendJson(res, 404, {
+        type: 'error',
+        message: `No route ${method} ${url.pathname}.`,
+        context: { code: 'not_found' },
+      });
       return;
     }
     const known = new Set(route.params.filter((p) => p.in === 'query').map((p) => p.name));
@@ -240,7 +252,13 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
       sendJson(res, 400, {
         type: 'error',
         message: VALIDATION_MESSAGE,
-        context: { details: unknown.map((name) => ({ location: 'query', path: name, message: `unknown query parameter: ${name}` })) },
+        context: {
+          details: unknown.map((name) => ({
+            location: 'query',
+            path: name,
+            message: `unknown query parameter: ${name}`,
+          })),
+        },
       });
       return;
     }
@@ -265,7 +283,12 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
           const details = violationsToDetails(violations, route);
           if ((status === 400 || status === 422) && details.length) {
             log(400);
-            sendJson(res, 400, { type: 'error', message: VALIDATION_MESSAGE, context: { details } }, { 'sl-violations': header as string });
+            sendJson(
+              res,
+              400,
+              { type: 'error', message: VALIDATION_MESSAGE, context: { details } },
+              { 'sl-violations': header as string },
+            );
             return;
           }
           const headers = { ...answer.headers };
@@ -277,7 +300,9 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
           if (limit !== undefined && headers['ratelimit-limit'] !== undefined) {
             headers['ratelimit-limit'] = String(limit);
             const remaining = Number(headers['ratelimit-remaining']);
-            headers['ratelimit-remaining'] = String(Number.isFinite(remaining) ? Math.min(remaining, limit - 1) : limit - 1);
+            headers['ratelimit-remaining'] = String(
+              Number.isFinite(remaining) ? Math.min(remaining, limit - 1) : limit - 1,
+            );
           }
           const payload = Buffer.concat(chunks);
           log(status);
@@ -288,14 +313,19 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     );
     upstream.on('error', (error) => {
       log(502);
-      sendJson(res, 502, { type: 'error', message: `Prism did not answer: ${error.message}`, context: { code: 'mock_unavailable' } });
+      sendJson(res, 502, {
+        type: 'error',
+        message: `Prism did not answer: ${error.message}`,
+        context: { code: 'mock_unavailable' },
+      });
     });
     upstream.end(body);
   };
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { type: 'error', message: String(error), context: { code: 'internal_error' } });
+      if (!res.headersSent)
+        sendJson(res, 500, { type: 'error', message: String(error), context: { code: 'internal_error' } });
     });
   });
   await new Promise<void>((resolveListen, reject) => {
@@ -308,6 +338,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
   const close = async () => {
     if (closed) return;
     closed = true;
+    process.off('exit', killPrism);
     await new Promise<void>((r) => server.close(() => r()));
     server.closeAllConnections();
     if (prism.exitCode === null) {

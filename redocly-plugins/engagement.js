@@ -43,13 +43,16 @@ function IdempotencyHeader() {
             const rule = operation['x-idempotency'];
             const report = (message) => ctx.report({ message, location: location.child(['x-idempotency']) });
             if (rule === 'required' && !(header && header.required === true)) {
-              report('x-idempotency is `required`: declare the Idempotency-Key header parameter with `required: true`.');
+              report(
+                'x-idempotency is `required`: declare the Idempotency-Key header parameter with `required: true`.',
+              );
             } else if (rule === 'optional' && !(header && header.required !== true)) {
               report('x-idempotency is `optional`: declare the Idempotency-Key header parameter, not required.');
             } else if (rule === 'none' && header) {
               report('x-idempotency is `none` but the operation declares an Idempotency-Key header.');
             }
-            if (method === 'get' && rule !== undefined && rule !== 'none') report('A GET route has x-idempotency `none`.');
+            if (method === 'get' && rule !== undefined && rule !== 'none')
+              report('A GET route has x-idempotency `none`.');
           });
         },
       },

@@ -56,7 +56,8 @@ function examplesOf(holder: JsonObject, holderPointer: string, where: string): E
   if (isObject(holder.examples)) {
     for (const [name, raw] of Object.entries(holder.examples)) {
       const example = deref<JsonObject>(doc, raw);
-      if (isObject(example) && 'value' in example) cases.push({ where: `${where} example ${name}`, schemaPointer, value: example.value! });
+      if (isObject(example) && 'value' in example)
+        cases.push({ where: `${where} example ${name}`, schemaPointer, value: example.value! });
     }
   }
   if ('example' in holder) cases.push({ where: `${where} example`, schemaPointer, value: holder.example! });
@@ -77,7 +78,9 @@ function refTarget(node: Json, fallback: string): { node: JsonObject; at: string
 function contentCases(content: Json, at: string, where: string): ExampleCase[] {
   if (!isObject(content)) return [];
   return Object.entries(content).flatMap(([type, media]) =>
-    isObject(media) ? examplesOf(media, `${at}/${pointer('content', type)}`.replace(/^\//, ''), `${where} ${type}`) : [],
+    isObject(media)
+      ? examplesOf(media, `${at}/${pointer('content', type)}`.replace(/^\//, ''), `${where} ${type}`)
+      : [],
   );
 }
 
@@ -87,7 +90,9 @@ function collectCases(): ExampleCase[] {
     const opAt = pointer(op.section, op.key, op.method);
     const name = `${op.method.toUpperCase()} ${op.key}`;
     const params = [
-      ...(Array.isArray(op.operation.parameters) ? op.operation.parameters.map((p, i) => [p, `${opAt}/parameters/${i}`] as const) : []),
+      ...(Array.isArray(op.operation.parameters)
+        ? op.operation.parameters.map((p, i) => [p, `${opAt}/parameters/${i}`] as const)
+        : []),
       ...(Array.isArray(op.pathItem.parameters)
         ? op.pathItem.parameters.map((p, i) => [p, `${pointer(op.section, op.key)}/parameters/${i}`] as const)
         : []),
@@ -126,7 +131,6 @@ const cases = collectCases();
 describe('named examples', () => {
   it('exist for requests, responses and events', () => {
     expect(cases.length).toBeGreaterThan(100);
-    console.log(`${cases.length} examples`);
   });
 
   it('each validate against their schema', () => {

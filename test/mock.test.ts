@@ -18,13 +18,20 @@ afterAll(async () => {
 
 async function get(path: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${mock.url}${path}`, { headers: { ...auth, ...headers } });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 function expectValidationEnvelope(body: Record<string, unknown>, location: string, path: string) {
   expect(body.type).toBe('error');
   expect(typeof body.message).toBe('string');
-  const context = body.context as { code?: unknown; details: { location: string; path: string | null; message: string }[] };
+  const context = body.context as {
+    code?: unknown;
+    details: { location: string; path: string | null; message: string }[];
+  };
   expect(context.code).toBeUndefined();
   expect(context.details).toEqual(expect.arrayContaining([expect.objectContaining({ location, path })]));
 }

@@ -95,8 +95,14 @@ function expectedRateKind(route: string): string {
 }
 
 /** Idempotency-Key: required on send and run start; not on test and resend (Part C); optional on other writes. */
-const IDEMPOTENCY_REQUIRED = new Set(['POST /v1/conversations/{conversationId}/messages', 'POST /v1/workflows/{workflowId}/runs']);
-const IDEMPOTENCY_NONE = new Set(['POST /v1/webhooks/{webhookId}/test', 'POST /v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry']);
+const IDEMPOTENCY_REQUIRED = new Set([
+  'POST /v1/conversations/{conversationId}/messages',
+  'POST /v1/workflows/{workflowId}/runs',
+]);
+const IDEMPOTENCY_NONE = new Set([
+  'POST /v1/webhooks/{webhookId}/test',
+  'POST /v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry',
+]);
 function expectedIdempotency(route: string): string[] {
   if (route.startsWith('GET ')) return ['none'];
   if (IDEMPOTENCY_REQUIRED.has(route)) return ['required'];
@@ -139,7 +145,13 @@ function expectedEventScope(type: string): string | undefined {
 
 const SUCCESS_HEADERS = ['Cache-Control', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 const COMMON_STATUSES = ['400', '401', '403', '429', 'default'];
-const DELIVERY_HEADERS = ['Service-Signature', 'Service-Event-Id', 'Service-Event-Type', 'Service-Delivery-Attempt', 'User-Agent'];
+const DELIVERY_HEADERS = [
+  'Service-Signature',
+  'Service-Event-Id',
+  'Service-Event-Type',
+  'Service-Delivery-Attempt',
+  'User-Agent',
+];
 
 function responsesOf(op: OperationRef): [string, JsonObject][] {
   const responses = isObject(op.operation.responses) ? op.operation.responses : {};
@@ -186,9 +198,13 @@ describe('routes', () => {
     const idempotency = String(op.operation['x-idempotency']);
     if (!expectedIdempotency(route).includes(idempotency))
       problems.push(`x-idempotency ${idempotency}, expected ${expectedIdempotency(route).join(' or ')}`);
-    const key = operationParameters(doc, op).find((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
-    if (idempotency === 'required' && key?.required !== true) problems.push('Idempotency-Key must be a required header');
-    if (idempotency === 'optional' && (!key || key.required === true)) problems.push('Idempotency-Key must be an optional header');
+    const key = operationParameters(doc, op).find(
+      (p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key',
+    );
+    if (idempotency === 'required' && key?.required !== true)
+      problems.push('Idempotency-Key must be a required header');
+    if (idempotency === 'optional' && (!key || key.required === true))
+      problems.push('Idempotency-Key must be an optional header');
     if (idempotency === 'none' && key) problems.push('declares Idempotency-Key but x-idempotency is none');
     if (idempotency !== 'none') {
       for (const [status, code] of [

@@ -31,7 +31,11 @@ export async function buildExamples(root: string): Promise<string[]> {
       if (other) throw new Error(`example ${name} is defined in ${other} and ${area}`);
       seen.set(name, area);
       const yaml = stringify(
-        { summary: example.summary, ...(example.description ? { description: example.description } : {}), value: example.value },
+        {
+          summary: example.summary,
+          ...(example.description ? { description: example.description } : {}),
+          value: example.value,
+        },
         { lineWidth: 0 },
       );
       const file = join(dir, `${name}.yaml`);

@@ -44,12 +44,18 @@ const build: AreaBuilder = (w) => {
         request_id: 'req_7Hq2LcV9sXbN4mPa',
       }),
     },
-    InvalidCursorError: { summary: 'Cursor from another list', value: e('invalid_cursor', 'The cursor was not issued by this list.') },
+    InvalidCursorError: {
+      summary: 'Cursor from another list',
+      value: e('invalid_cursor', 'The cursor was not issued by this list.'),
+    },
     InsufficientScopeError: {
       summary: 'Key lacks the scope',
       value: e('insufficient_scope', 'This key lacks the scope contacts:write.', { required_scope: 'contacts:write' }),
     },
-    ApiDisabledError: { summary: 'API off for the account', value: e('api_disabled', 'The API is switched off for this account.') },
+    ApiDisabledError: {
+      summary: 'API off for the account',
+      value: e('api_disabled', 'The API is switched off for this account.'),
+    },
     NotFoundError: { summary: 'Not found', value: e('not_found', 'No such resource.') },
     RateLimitedError: {
       summary: 'Read calls used up',
@@ -69,9 +75,13 @@ const build: AreaBuilder = (w) => {
     },
     SendOutcomeUnknownError: {
       summary: 'Channel did not confirm the send',
-      value: e('outcome_unknown', 'The channel did not confirm the message. Check the conversation before sending again.', {
-        provider_accepted: false,
-      }),
+      value: e(
+        'outcome_unknown',
+        'The channel did not confirm the message. Check the conversation before sending again.',
+        {
+          provider_accepted: false,
+        },
+      ),
     },
     ServiceUnavailableError: {
       summary: 'Try again',
@@ -85,16 +95,24 @@ const build: AreaBuilder = (w) => {
       summary: 'Automation changed since it was read',
       value: e('version_conflict', 'The automation changed since revision 3.', { current_revision: 4 }),
     },
-    InvalidPhoneError: { summary: 'Impossible phone', value: e('invalid_phone', 'No contact can have this phone number.') },
+    InvalidPhoneError: {
+      summary: 'Impossible phone',
+      value: e('invalid_phone', 'No contact can have this phone number.'),
+    },
     InvalidNameError: { summary: 'Blank name', value: e('invalid_name', 'The name cannot be blank.') },
     InvalidConnectionError: {
       summary: 'Not a connected whatsapp number',
       value: e('invalid_connection', 'connection_id is not a connected whatsapp number of the account.'),
     },
-    ConsentRequiredError: { summary: 'No consent', value: e('consent_required', 'Creating a contact needs consent: true.') },
+    ConsentRequiredError: {
+      summary: 'No consent',
+      value: e('consent_required', 'Creating a contact needs consent: true.'),
+    },
     TagNotFoundError: {
       summary: 'Unknown tag ids',
-      value: e('tag_not_found', 'Some tags are not in the account.', { tag_ids: ['6f1c2b9e-0d4a-4f3b-8e7c-5a9d1b2c3e4f'] }),
+      value: e('tag_not_found', 'Some tags are not in the account.', {
+        tag_ids: ['6f1c2b9e-0d4a-4f3b-8e7c-5a9d1b2c3e4f'],
+      }),
     },
     CustomFieldNotFoundError: {
       summary: 'Unknown field ids',
@@ -117,9 +135,15 @@ const build: AreaBuilder = (w) => {
     },
     TagInUseError: {
       summary: 'Automations name the tag',
-      value: e('tag_in_use', 'Automations name this tag.', { workflow_ids: [w.ids.workflows[0], w.ids.workflows[1]], workflow_count: 2 }),
+      value: e('tag_in_use', 'Automations name this tag.', {
+        workflow_ids: [w.ids.workflows[0], w.ids.workflows[1]],
+        workflow_count: 2,
+      }),
     },
-    MediaExpiredError: { summary: 'Media no longer stored', value: e('media_expired', 'This media is no longer stored.') },
+    MediaExpiredError: {
+      summary: 'Media no longer stored',
+      value: e('media_expired', 'This media is no longer stored.'),
+    },
     InvalidMessageError: {
       summary: 'Duplicate reply-button id',
       value: e('invalid_message', 'Reply button ids must be unique in a message.', {
@@ -161,7 +185,10 @@ const build: AreaBuilder = (w) => {
     },
     TemplateNotFoundError: {
       summary: 'No such template',
-      value: e('template_not_found', 'No template with this name and language.', { name: 'order_update', language: 'pt_BR' }),
+      value: e('template_not_found', 'No template with this name and language.', {
+        name: 'order_update',
+        language: 'pt_BR',
+      }),
     },
     TemplateNotApprovedError: {
       summary: 'Template pending',
@@ -169,11 +196,16 @@ const build: AreaBuilder = (w) => {
     },
     TemplateNotSupportedError: {
       summary: 'Header with media',
-      value: e('template_not_supported', 'This template needs a header media the API does not send.', { reason: 'header_media' }),
+      value: e('template_not_supported', 'This template needs a header media the API does not send.', {
+        reason: 'header_media',
+      }),
     },
     TemplateVariablesMismatchError: {
       summary: 'Missing body variable',
-      value: e('template_variables_mismatch', 'The template body has 2 placeholders; 1 value was sent.', { expected: 2, received: 1 }),
+      value: e('template_variables_mismatch', 'The template body has 2 placeholders; 1 value was sent.', {
+        expected: 2,
+        received: 1,
+      }),
     },
     ChannelDisconnectedError: {
       summary: 'Connection must be reconnected',
@@ -196,7 +228,10 @@ const build: AreaBuilder = (w) => {
         last_inbound_at: at(-60 * 26),
       }),
     },
-    ContactBlockedError: { summary: 'Contact blocked', value: e('contact_blocked', 'The account blocked this contact.') },
+    ContactBlockedError: {
+      summary: 'Contact blocked',
+      value: e('contact_blocked', 'The account blocked this contact.'),
+    },
     ConversationNotOwnedError: {
       summary: 'Another app controls the conversation',
       value: e('conversation_not_owned', 'Another app controls this conversation for now.'),
@@ -278,7 +313,9 @@ const build: AreaBuilder = (w) => {
     },
     RunChannelDisconnectedError: {
       summary: 'Channel disconnected',
-      value: e('channel_disconnected', 'The automation channel is disconnected.', { connection_id: w.connections.whatsappOld.id }),
+      value: e('channel_disconnected', 'The automation channel is disconnected.', {
+        connection_id: w.connections.whatsappOld.id,
+      }),
     },
     ContactNotOnChannelError: {
       summary: 'Contact never came through the channel',
@@ -298,7 +335,9 @@ const build: AreaBuilder = (w) => {
     },
     IntegrationDisconnectedError: {
       summary: 'Spreadsheet account disconnected',
-      value: e('integration_disconnected', 'The spreadsheet integration is not connected.', { integration_type: 'sheets' }),
+      value: e('integration_disconnected', 'The spreadsheet integration is not connected.', {
+        integration_type: 'sheets',
+      }),
     },
     RunInProgressError: {
       summary: 'Contact mid-run',
@@ -314,11 +353,16 @@ const build: AreaBuilder = (w) => {
     },
     RepliesListAlreadyExistsError: {
       summary: 'Name taken',
-      value: e('replies_list_already_exists', 'A reply list with this name exists.', { replies_list_id: w.ids.repliesLists[0] }),
+      value: e('replies_list_already_exists', 'A reply list with this name exists.', {
+        replies_list_id: w.ids.repliesLists[0],
+      }),
     },
     RepliesListInUseError: {
       summary: 'List in use',
-      value: e('replies_list_in_use', 'Automations use this list.', { workflow_ids: [w.ids.workflows[0]], workflow_count: 1 }),
+      value: e('replies_list_in_use', 'Automations use this list.', {
+        workflow_ids: [w.ids.workflows[0]],
+        workflow_count: 1,
+      }),
     },
     InvalidReplyError: { summary: 'Blank reply', value: e('invalid_reply', 'Replies cannot be blank.', { index: 2 }) },
     InvalidWebhookUrlError: {

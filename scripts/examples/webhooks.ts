@@ -248,6 +248,7 @@ const build: AreaBuilder = (w: World, f: Faker) => {
     'Domain points to a private network',
     err('invalid_webhook_url', 'The domain does not point to a public address.', { reason: 'unreachable' }),
   );
+  add('WebhookDeleted', 'Endpoint deleted', { id: webhookId(2), deleted: true });
   add(
     'WebhookWriteRateLimited',
     'Write calls used up',

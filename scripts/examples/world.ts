@@ -69,7 +69,11 @@ export function buildWorld() {
   const account = {
     id: uuid(),
     name: company,
-    alias: f.helpers.slugify(company).toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 32),
+    alias: f.helpers
+      .slugify(company)
+      .toLowerCase()
+      .replace(/[^a-z0-9-]/g, '')
+      .slice(0, 32),
   };
   const apiKey = {
     id: uuid(),

@@ -35,11 +35,13 @@ export function buildCatalog(root: string): Catalog {
   if (schema.$schema !== 'https://json-schema.org/draft/2020-12/schema')
     throw new Error(`${CATALOG_SOURCE}: $schema must be https://json-schema.org/draft/2020-12/schema`);
   const refs = externalRefs(schema, '', []);
-  if (refs.length) throw new Error(`${CATALOG_SOURCE}: the catalog must be self-contained; external $refs: ${refs.join(', ')}`);
+  if (refs.length)
+    throw new Error(`${CATALOG_SOURCE}: the catalog must be self-contained; external $refs: ${refs.join(', ')}`);
   const versionFile = join(root, CATALOG_VERSION_SOURCE);
   if (!existsSync(versionFile)) throw new Error(`${CATALOG_VERSION_SOURCE} does not exist`);
   const version = (JSON.parse(readFileSync(versionFile, 'utf8')) as { catalog_version?: unknown }).catalog_version;
-  if (typeof version !== 'string' || !version) throw new Error(`${CATALOG_VERSION_SOURCE}: catalog_version must be a string`);
+  if (typeof version !== 'string' || !version)
+    throw new Error(`${CATALOG_VERSION_SOURCE}: catalog_version must be a string`);
   return { schema, catalogVersion: version };
 }
 

@@ -52,7 +52,8 @@ export async function buildDocs(options: BuildDocsOptions): Promise<string> {
     const definition = join(work, 'openapi.json');
     writeFileSync(definition, JSON.stringify(docsDefinition(root)));
     const doc = JSON.parse(readFileSync(definition, 'utf8')) as JsonObject;
-    const title = isObject(doc.info) && typeof doc.info.title === 'string' ? `${doc.info.title} reference` : 'API reference';
+    const title =
+      isObject(doc.info) && typeof doc.info.title === 'string' ? `${doc.info.title} reference` : 'API reference';
     const result = await runRedocly(root, [
       'build-docs',
       definition,

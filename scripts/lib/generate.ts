@@ -9,7 +9,8 @@
 //   generated/block-catalog.schema.json   the automation block catalog (JSON Schema 2020-12)
 //   generated/block-catalog.ts  its catalog_version
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -107,11 +108,15 @@ export async function generate(options: GenerateOptions): Promise<string[]> {
   log(`examples: ${examples.length} files`);
 
   // 2. Bundle.
-  const rawBundle = join(out, 'generated/.bundle.tmp.yaml');
-  mkdirSync(dirname(rawBundle), { recursive: true });
-  await bundle(root, out, rawBundle);
-  const bundledText = readFileSync(rawBundle, 'utf8');
-  rmSync(rawBundle);
+  const scratch = mkdtempSync(join(tmpdir(), 'bundle-'));
+  let bundledText: string;
+  try {
+    const rawBundle = join(scratch, 'openapi.yaml');
+    await bundle(root, out, rawBundle);
+    bundledText = readFileSync(rawBundle, 'utf8');
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
   const bundled = parse(bundledText) as JsonObject;
   write(out, 'generated/openapi.yaml', await pretty(root, 'generated/openapi.yaml', bundledText, 'yaml'));
   write(out, 'generated/openapi.json', await pretty(root, 'generated/openapi.json', JSON.stringify(bundled), 'json'));
@@ -134,7 +139,11 @@ export async function generate(options: GenerateOptions): Promise<string[]> {
   log('types: generated/api.ts');
 
   // 4. Operations table.
-  write(out, 'generated/operations.ts', await pretty(root, 'generated/operations.ts', renderOperations(bundled), 'typescript'));
+  write(
+    out,
+    'generated/operations.ts',
+    await pretty(root, 'generated/operations.ts', renderOperations(bundled), 'typescript'),
+  );
   written.push('generated/operations.ts');
   log('operations: generated/operations.ts');
 
@@ -145,7 +154,11 @@ export async function generate(options: GenerateOptions): Promise<string[]> {
     'generated/block-catalog.schema.json',
     await pretty(root, 'generated/block-catalog.schema.json', JSON.stringify(catalog.schema), 'json'),
   );
-  write(out, 'generated/block-catalog.ts', await pretty(root, 'generated/block-catalog.ts', renderCatalogModule(catalog), 'typescript'));
+  write(
+    out,
+    'generated/block-catalog.ts',
+    await pretty(root, 'generated/block-catalog.ts', renderCatalogModule(catalog), 'typescript'),
+  );
   written.push('generated/block-catalog.schema.json', 'generated/block-catalog.ts');
   log('catalog: generated/block-catalog.schema.json, generated/block-catalog.ts');
 

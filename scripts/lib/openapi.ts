@@ -69,7 +69,8 @@ export function listOperations(doc: JsonObject): OperationRef[] {
       const pathItem = deref<JsonObject>(doc, raw);
       for (const method of HTTP_METHODS) {
         const operation = pathItem[method];
-        if (isObject(operation)) out.push({ section, key, method, operation: deref<JsonObject>(doc, operation), pathItem });
+        if (isObject(operation))
+          out.push({ section, key, method, operation: deref<JsonObject>(doc, operation), pathItem });
       }
     }
   }
@@ -78,7 +79,9 @@ export function listOperations(doc: JsonObject): OperationRef[] {
 
 /** The operation's parameters, path-level ones included (operation-level ones win), resolved. */
 export function operationParameters(doc: JsonObject, op: OperationRef): JsonObject[] {
-  const own = (Array.isArray(op.operation.parameters) ? op.operation.parameters : []).map((p) => deref<JsonObject>(doc, p));
+  const own = (Array.isArray(op.operation.parameters) ? op.operation.parameters : []).map((p) =>
+    deref<JsonObject>(doc, p),
+  );
   const shared = (Array.isArray(op.pathItem.parameters) ? op.pathItem.parameters : []).map((p) =>
     deref<JsonObject>(doc, p),
   );
@@ -89,7 +92,11 @@ export function operationParameters(doc: JsonObject, op: OperationRef): JsonObje
 
 /** The bearerAuth scopes of an operation (its own `security`, else the document's). */
 export function operationScopes(doc: JsonObject, operation: JsonObject): string[] {
-  const security = Array.isArray(operation.security) ? operation.security : Array.isArray(doc.security) ? doc.security : [];
+  const security = Array.isArray(operation.security)
+    ? operation.security
+    : Array.isArray(doc.security)
+      ? doc.security
+      : [];
   const scopes = new Set<string>();
   for (const requirement of security) {
     if (!isObject(requirement)) continue;

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 
 export interface RunResult {
   code: number;
+  /** stdout and stderr, banner dropped. */
   output: string;
+  stdout: string;
 }
 
 const BANNER = /[║╔╚]/;
@@ -22,7 +24,7 @@ export function runRedocly(root: string, args: string[]): Promise<RunResult> {
           .join('\n')
           .replace(/^\n+/, '');
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolvePromise({ code, output });
+        resolvePromise({ code, output, stdout });
       },
     );
   });
@@ -35,11 +37,47 @@ export interface LintResult extends RunResult {
 
 /** `redocly lint spec/openapi.yaml` with the repository's redocly.yaml; counts errors and warnings. */
 export async function lintSpec(root: string): Promise<LintResult> {
-  const result = await runRedocly(root, ['lint', 'spec/openapi.yaml', '--format', 'stylish', '--config', 'redocly.yaml']);
+  const result = await runRedocly(root, [
+    'lint',
+    'spec/openapi.yaml',
+    '--format',
+    'stylish',
+    '--config',
+    'redocly.yaml',
+  ]);
   // The summary line: "Validation failed with 3 errors and 1 warning." / "You have 2 warnings." / "Woohoo!…"
-  const summary = result.output.split('\n').filter((l) => /Validation failed with|You have \d+ warning|Woohoo/.test(l)).pop() ?? '';
+  const summary =
+    result.output
+      .split('\n')
+      .filter((l) => /Validation failed with|You have \d+ warning|Woohoo/.test(l))
+      .pop() ?? '';
   const count = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(summary)?.[1] ?? 0);
   const errors = Math.max(count('error'), result.code === 0 ? 0 : 1);
   const warnings = count('warning');
   return { ...result, errors, warnings };
+}
+
+export interface LintProblem {
+  ruleId: string;
+  severity: string;
+  message: string;
+  location: { source: { ref: string }; pointer: string }[];
+}
+
+/** `redocly lint --format json` of any root file with the repository's redocly.yaml: the problems found. */
+export async function lintProblems(root: string, specFile: string): Promise<LintProblem[]> {
+  const result = await runRedocly(root, [
+    'lint',
+    specFile,
+    '--format',
+    'json',
+    '--config',
+    'redocly.yaml',
+    '--max-problems',
+    '10000',
+  ]);
+  const start = result.stdout.indexOf('{');
+  if (start < 0) throw new Error(`redocly lint gave no JSON:\n${result.output}`);
+  const report = JSON.parse(result.stdout.slice(start)) as { problems: LintProblem[] };
+  return report.problems;
 }

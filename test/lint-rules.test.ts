@@ -1,0 +1,78 @@
+// Each rule of redocly.yaml fires: a copy of spec/ is broken in one place per rule, and lint must name the
+// rule. (The real spec passing every rule is test/spec-lint.test.ts.)
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
+import { lintProblems, type LintProblem } from '../scripts/lib/redocly.js';
+import { repoRoot } from './helpers.js';
+
+const work = mkdtempSync(join(tmpdir(), 'lint-rules-'));
+let problems: LintProblem[] = [];
+
+/** Edits one YAML file of the copy. */
+function edit(file: string, change: (doc: ReturnType<typeof parseDocument>) => void): void {
+  const path = join(work, 'spec', file);
+  const doc = parseDocument(readFileSync(path, 'utf8'));
+  change(doc);
+  writeFileSync(path, doc.toString());
+}
+
+beforeAll(async () => {
+  cpSync(join(repoRoot, 'spec'), join(work, 'spec'), { recursive: true });
+  edit('paths/v1_tags.yaml', (d) => {
+    d.deleteIn(['get', 'responses', '429']); // rule/operation-common-responses
+    d.deleteIn(['post', 'responses', '201', 'headers', 'RateLimit-Reset']); // rule/success-response-headers
+    d.setIn(['post', 'operationId'], 'tagsCreate'); // rule/route-operation-id-style
+    d.setIn(['post', 'responses', '409'], { description: 'Conflict.' }); // engagement/json-error-envelope
+  });
+  edit('paths/v1_me.yaml', (d) => {
+    d.setIn(['get', 'x-rate-kind'], 'fast'); // rule/operation-rate-kind
+    d.deleteIn(['get', 'x-idempotency']); // rule/operation-idempotency
+    d.deleteIn(['get', 'security']); // rule/operation-security
+  });
+  edit('paths/v1_conversations_{conversationId}_messages.yaml', (d) => {
+    d.setIn(['post', 'x-idempotency'], 'optional'); // engagement/idempotency-header (the key is required)
+  });
+  edit('paths/v1_workflows_{workflowId}.yaml', (d) => {
+    d.deleteIn(['get', 'responses', '200', 'headers', 'ETag']); // engagement/workflow-etag
+  });
+  edit('webhooks/contact.tagged.yaml', (d) => {
+    d.setIn(['post', 'operationId'], 'contactTagged'); // rule/webhook-operation-id-style
+  });
+  edit('components/responses/RateLimited.yaml', (d) => {
+    d.deleteIn(['headers', 'Retry-After']); // rule/rate-limited-headers
+  });
+  edit('components/examples/errors/NotFoundError.yaml', (d) => {
+    d.setIn(['value', 'context', 'code'], 404); // no-invalid-media-type-examples
+  });
+  problems = await lintProblems(repoRoot, join(work, 'spec/openapi.yaml'));
+});
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('lint rules', () => {
+  it.each([
+    'rule/operation-common-responses',
+    'rule/success-response-headers',
+    'rule/rate-limited-headers',
+    'rule/route-operation-id-style',
+    'rule/webhook-operation-id-style',
+    'rule/operation-rate-kind',
+    'rule/operation-idempotency',
+    'rule/operation-security',
+    'engagement/idempotency-header',
+    'engagement/workflow-etag',
+    'engagement/json-error-envelope',
+    'no-invalid-media-type-examples',
+  ])('%s fires on a broken copy of the spec', (rule) => {
+    expect(problems.map((p) => p.ruleId)).toContain(rule);
+  });
+
+  it('reports the route rules on routes only, never on webhooks', () => {
+    const routeRules = problems.filter((p) => p.ruleId === 'rule/route-operation-id-style');
+    expect(routeRules.length).toBe(1);
+    expect(routeRules.every((p) => p.location.every((l) => !l.source.ref.includes('/webhooks/')))).toBe(true);
+  });
+});
