@@ -2,7 +2,7 @@
 // 2020-12 document describing `graph.nodes` (served by GET /v1/workflow-graph-schema with its catalog_version).
 //
 // spec/catalog/graph-nodes.schema.json is the catalog (built from graph-nodes.source.yaml by
-// spec/catalog/build.ts, see spec/catalog/README.md); spec/catalog/catalog-version.json holds
+// scripts/build-catalog.ts, see spec/catalog/README.md); spec/catalog/catalog-version.json holds
 // `{catalog_version}`. The catalog is self-contained (no `$ref` to other files); this step checks that and
 // normalises the formatting.
 import { existsSync, readFileSync } from 'node:fs';
@@ -29,7 +29,7 @@ export interface Catalog {
 
 export function buildCatalog(root: string): Catalog {
   const file = join(root, CATALOG_SOURCE);
-  if (!existsSync(file)) throw new Error(`${CATALOG_SOURCE} does not exist (run \`npx tsx spec/catalog/build.ts\`)`);
+  if (!existsSync(file)) throw new Error(`${CATALOG_SOURCE} does not exist (run \`npm run generate\`)`);
   const schema = JSON.parse(readFileSync(file, 'utf8')) as Json;
   if (!isObject(schema)) throw new Error(`${CATALOG_SOURCE}: not a JSON object`);
   if (schema.$schema !== 'https://json-schema.org/draft/2020-12/schema')

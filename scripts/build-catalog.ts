@@ -1,5 +1,5 @@
 // Builds the automation block catalog: graph-nodes.source.yaml → graph-nodes.schema.json (committed).
-// Run `npx tsx spec/catalog/build.ts` after editing the source; test/catalog.test.ts fails when the JSON drifts.
+// Run `npm run generate` after editing the source; test/catalog.test.ts fails when the JSON drifts.
 //
 // What the build adds to the source:
 //   - drops `x-shared` (YAML anchors reused by the source; the catalog carries no `$ref`, see README.md);
@@ -13,9 +13,9 @@ import { parse } from 'yaml';
 
 const here = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 
-export const CATALOG_FILE = here('./graph-nodes.schema.json');
-export const CATALOG_VERSION_FILE = here('./catalog-version.json');
-const SOURCE_FILE = here('./graph-nodes.source.yaml');
+export const CATALOG_FILE = here('../spec/catalog/graph-nodes.schema.json');
+export const CATALOG_VERSION_FILE = here('../spec/catalog/catalog-version.json');
+const SOURCE_FILE = here('../spec/catalog/graph-nodes.source.yaml');
 
 type Json = Record<string, unknown>;
 
@@ -43,7 +43,7 @@ export function buildCatalog(): Json {
     JSON.stringify({
       $schema,
       $id,
-      $comment: `catalog_version ${version}. Built from spec/catalog/graph-nodes.source.yaml by spec/catalog/build.ts; served by GET /v1/workflow-graph-schema.`,
+      $comment: `catalog_version ${version}. Built from spec/catalog/graph-nodes.source.yaml by scripts/build-catalog.ts; served by GET /v1/workflow-graph-schema.`,
       title,
       description,
       ...rest,
