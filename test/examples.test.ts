@@ -129,8 +129,28 @@ function collectCases(): ExampleCase[] {
 const cases = collectCases();
 
 describe('named examples', () => {
-  it('exist for requests, responses and events', () => {
-    expect(cases.length).toBeGreaterThan(100);
+  it('exist for every request body, every response with a body and every event', () => {
+    const missing: string[] = [];
+    const needsExample = (content: Json, where: string) => {
+      if (!isObject(content)) return;
+      for (const [type, media] of Object.entries(content)) {
+        if (!isObject(media) || media.schema === undefined) continue;
+        const named = isObject(media.examples) && Object.keys(media.examples).length > 0;
+        if (!named && !('example' in media)) missing.push(`${where} ${type}`);
+      }
+    };
+    for (const op of listOperations(doc)) {
+      const name = `${op.method.toUpperCase()} ${op.key}`;
+      if (op.operation.requestBody !== undefined) {
+        needsExample(refTarget(op.operation.requestBody, '').node.content ?? null, `${name} request`);
+      }
+      const responses = isObject(op.operation.responses) ? op.operation.responses : {};
+      for (const [status, raw] of Object.entries(responses)) {
+        needsExample(refTarget(raw, '').node.content ?? null, `${name} ${status}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(cases.length).toBeGreaterThan(300);
   });
 
   it('each validate against their schema', () => {
