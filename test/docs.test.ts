@@ -29,6 +29,7 @@ describe('docs', () => {
     expect(html).not.toMatch(/<script[^>]+src=["']?https?:/i);
     expect(html).not.toMatch(/<link[^>]+href=["']?https?:/i);
     expect(html).not.toMatch(/fonts\.(googleapis|gstatic)\.com/);
+    expect(html).not.toContain('cdn.redoc.ly'); // Redoc's badge logo, inlined by the build
   });
 
   it('detects external resources when there are some', () => {

@@ -33,10 +33,19 @@ export function findExternalResources(html: string): string[] {
     /@import\s+(?:url\()?\s*["']?((?:https?:)?\/\/[^"')\s]+)/gi,
     /\bsrc\s*:\s*url\(\s*["']?((?:https?:)?\/\/[^"')\s]+)/gi, // @font-face src
     /import\s*\{[^}]*\}\s*from\s*["']((?:https?:)?\/\/[^"']+)/gi, // a CDN ES module
+    // A CDN address of the docs tooling anywhere in code (Redoc's logo badge was one). Redocly's icon-set base
+    // addresses (cdn.redocly.com/icons/…) are only fetched for icons the page uses, and it uses none.
+    /["'`]((?:https?:)?\/\/(?:cdn\.redoc\.ly|cdn\.jsdelivr\.net|unpkg\.com|fonts\.googleapis\.com|fonts\.gstatic\.com)\/[^"'`\s)]*)/gi,
   ];
   for (const pattern of patterns) for (const m of html.matchAll(pattern)) found.push(m[1]!);
   return [...new Set(found)];
 }
+
+const REDOCLY_BADGE =
+  'data:image/svg+xml,' +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="56" height="14"><text x="0" y="11" font-family="sans-serif" font-size="11" fill="#888">Redocly</text></svg>',
+  );
 
 export interface BuildDocsOptions {
   root: string;
@@ -71,7 +80,14 @@ export async function buildDocs(options: BuildDocsOptions): Promise<string> {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  const external = findExternalResources(readFileSync(output, 'utf8'));
+  // Redoc's "API docs by" badge loads its logo from Redocly's CDN; offline it would be a failed request.
+  // Keep the attribution, with the logo inlined as a small SVG text badge.
+  const page = readFileSync(output, 'utf8').replace(
+    /https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g,
+    REDOCLY_BADGE,
+  );
+  writeFileSync(output, page);
+  const external = findExternalResources(page);
   if (external.length) throw new Error(`${output} loads external resources: ${external.join(', ')}`);
   return output;
 }
