@@ -94,11 +94,21 @@ export function computeWebhookSignature(
  */
 export function verifyWebhookSignature(options: VerifyWebhookSignatureOptions): VerifiedWebhookSignature {
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  // A NaN or negative tolerance, or an invalid clock, would silently turn the timestamp check off or refuse
+  // every delivery: a programming error, not a bad delivery, so it throws a TypeError (not a 400 reason).
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
+    throw new TypeError('toleranceSeconds must be a finite number of seconds, 0 or more.');
+  }
+  const nowMs = (options.now ?? new Date()).getTime();
+  if (!Number.isFinite(nowMs)) throw new TypeError('now must be a valid Date.');
+  if (typeof options.secret !== 'string' || options.secret.length === 0) {
+    throw new TypeError('secret must be the endpoint secret (whsec_…), used whole.');
+  }
   const parsed = parseSignatureHeader(options.header);
   if (!parsed) {
     throw new WebhookSignatureError('malformed_header', 'Service-Signature is missing or not `t=<seconds>,v1=<hex>`.');
   }
-  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  const now = Math.floor(nowMs / 1000);
   if (parsed.timestamp < now - tolerance) {
     throw new WebhookSignatureError('timestamp_too_old', `The signature is more than ${tolerance} seconds old.`);
   }
@@ -121,7 +131,7 @@ export function verifyWebhookSignature(options: VerifyWebhookSignatureOptions): 
   return { timestamp: parsed.timestamp };
 }
 
-/** The same check, as a result instead of an exception. */
+/** The same check, as a result instead of an exception (a misconfiguration still throws a TypeError). */
 export function checkWebhookSignature(
   options: VerifyWebhookSignatureOptions,
 ): { ok: true; timestamp: number } | { ok: false; reason: WebhookSignatureFailure; message: string } {

@@ -216,7 +216,8 @@ export function catalogGraphs(w: World): { blackFriday: GraphNodes; whatsappWelc
     },
     pos_venda: {
       type: 'start',
-      data: { workflow_id: w.ids.workflows[1], parallel: false, delay_seconds: 3600, next: ['pausar'] },
+      // after `continuar_whatsapp` the run is on whatsapp: the target is published on that same number
+      data: { workflow_id: w.ids.workflows[3], parallel: false, delay_seconds: 3600, next: ['pausar'] },
       position: at(15, 0),
     },
     pausar: {

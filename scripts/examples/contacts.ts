@@ -34,7 +34,7 @@ export function contactState(
 
 /** When each contact got each of its tags (GET /v1/tags/{tagId}/contacts is ordered by it). */
 const TAGGED_AT: Record<ContactKey, Partial<Record<TagKey, string>>> = {
-  anaInstagram: { vip: at(-60 * 24 * 60, 118), lead: at(-60 * 24 * 89, 402) },
+  anaInstagram: { vip: at(-60 * 24 * 89, 118), lead: at(-60 * 24 * 60, 402) },
   anaWhatsapp: { vip: at(-60 * 24 * 19, 77) },
   bruno: { lead: at(-60 * 24 * 5, 930) },
   carla: { blackFriday: at(-60 * 24 * 2, 215) },
@@ -457,7 +457,7 @@ const build: AreaBuilder = (w, f) => {
     ConnectionsAll: {
       summary: 'All connections',
       description:
-        'Oldest first. The older whatsapp number lost its authorization and must be reconnected in the console.',
+        `Oldest first. The "${conn.whatsappOld.name}" whatsapp number lost its authorization and must be reconnected in the console.`,
       value: list(allConnections, null),
     },
     ConnectionsFirstPage: {

@@ -115,6 +115,9 @@ function readButtons(buttons: SendButton[] = []): CardButton[] {
 export function messagingFixtures(w: World) {
   const f = makeFaker(4242);
   const uuid = () => f.string.uuid();
+  // Ids added later come from their own faker, so the ids drawn from `f` (and the examples built on them) stay put.
+  const f2 = makeFaker(4243);
+  const laterUuid = () => f2.string.uuid();
   const igMediaId = () => f.string.numeric({ length: 17, allowLeadingZeros: false });
   const cursor = () => f.string.alphanumeric({ length: 64 });
 
@@ -134,6 +137,7 @@ export function messagingFixtures(w: World) {
     cardBlue: uuid(),
     receivedPhoto: uuid(),
     storyMention: uuid(),
+    webpPhoto: laterUuid(),
   };
   const extra = {
     anaComment: uuid(),
@@ -365,8 +369,15 @@ export function messagingFixtures(w: World) {
   } satisfies Record<string, SendMessageRequest>;
 
   // ----- Messages -----
-  // Ana on instagram: story reply, DM, three API sends, then she taps a button (her last message, 35 min ago).
+  // Ana on instagram: a comment answered in private, a DM that started the welcome automation, a story
+  // mention, a story reply, a DM, API sends, then she taps a button (her last message, 35 min ago).
   const anaIg = {
+    comment: inbound(ana, extra.anaComment, at(-3 * DAY - 2, 640), {
+      type: 'comment',
+      text: 'Quanto está o Runner? 👀',
+      post: { id: w.ids.posts[0]!, type: 'feed', url: 'https://www.instagram.com/p/DB3xK9aPq2L/' },
+      read_at: at(-3 * DAY + 25),
+    }),
     privateReply: {
       ...base(ana, extra.privateReply, at(-3 * DAY)),
       type: 'comment_dm_reply',
@@ -375,6 +386,10 @@ export function messagingFixtures(w: World) {
       reply_to_message_id: extra.anaComment,
       post: { id: w.ids.posts[0]!, type: 'feed', url: 'https://www.instagram.com/p/DB3xK9aPq2L/' },
     } satisfies Message,
+    comeback: inbound(ana, laterUuid(), at(-2 * DAY - 0.1, 530), {
+      text: 'Oi! Voltei 😊',
+      read_at: at(-2 * DAY + 47),
+    }),
     greeting: {
       ...base(ana, extra.workflowGreeting, at(-2 * DAY)),
       sender: senders.workflow(w.ids.workflows[1]!, 'Boas-vindas'),
@@ -781,7 +796,7 @@ const build: AreaBuilder = (w) => {
       value: e('media_not_supported', 'instagram accepts JPEG, PNG or GIF images.', {
         channel: 'instagram',
         field: 'attachments[0]',
-        media_id: w.ids.media[1],
+        media_id: fx.media.webpPhoto,
         reason: 'content_type',
         content_type: 'image/webp',
         size: 182_044,

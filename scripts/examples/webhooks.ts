@@ -223,6 +223,17 @@ const build: AreaBuilder = (w: World, f: Faker) => {
     }),
   );
   add(
+    'WebhookResendScopeMissing',
+    "Key lacks the read scope of the delivery's event type",
+    err(
+      'insufficient_scope',
+      'Resending a message.sent delivery needs the scope conversations:read, which this key lacks.',
+      {
+        required_scope: 'conversations:read',
+      },
+    ),
+  );
+  add(
     'WebhookWriteScopeMissing',
     'Key lacks webhooks:write',
     err('insufficient_scope', 'This key lacks the scope webhooks:write.', { required_scope: 'webhooks:write' }),
@@ -407,7 +418,7 @@ const build: AreaBuilder = (w: World, f: Faker) => {
   add(
     'ContactUntaggedEvent',
     'A tag removed from a contact',
-    envelope(13, 'contact.untagged', at(-60 * 4, 561), {
+    envelope(13, 'contact.untagged', at(-6, 561), {
       contact: contactOf(w, 'anaWhatsapp'),
       tags: [tagSummary(w, 'newsletter')],
     }),
@@ -532,7 +543,8 @@ const build: AreaBuilder = (w: World, f: Faker) => {
   add(
     'ConnectionConnectedEvent',
     'A whatsapp number finished its setup',
-    envelope(19, 'connection.connected', at(-60 * 24, 222), connectionOf(w.connections.whatsapp)),
+    envelope(19, 'connection.connected', at(-60 * 24 * 380 + 9, 222), connectionOf(w.connections.whatsapp)),
+    'The number was added 9 minutes earlier (`data.created_at`); the event goes out when its setup finishes.',
   );
   const disconnectId = f.string.uuid();
   add(
@@ -620,10 +632,15 @@ const build: AreaBuilder = (w: World, f: Faker) => {
     delivered_at: attemptAt(-60 * 24 * 2, 2, 31),
     created_at: at(-60 * 24 * 2, 3),
   };
-  add('WebhookDeliveryList', 'Recent deliveries, newest first', {
-    data: [dPending, dSucceeded, dRecovered, dFailed],
-    next_cursor: `wdl_${f.string.alphanumeric(40)}`,
-  });
+  const nextCursor = `${Buffer.from(
+    JSON.stringify({ l: 'webhook_deliveries', w: crm.id, c: dFailed.created_at, i: dFailed.id }),
+  ).toString('base64url')}.${f.string.alphanumeric(22)}`;
+  add(
+    'WebhookDeliveryList',
+    'First page (`limit=4`), newest first',
+    { data: [dPending, dSucceeded, dRecovered, dFailed], next_cursor: nextCursor },
+    'Pass `next_cursor` as `cursor` (with the same filters) for the next page.',
+  );
   add('WebhookDeliveryListFailed', 'status=failed', { data: [dFailed], next_cursor: null });
   add(
     'WebhookDeliveryRetried',

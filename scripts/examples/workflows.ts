@@ -374,18 +374,19 @@ const build: AreaBuilder = (w, f) => {
     source: 'trigger',
     status: 'completed',
     created_at: at(t0, 2),
-    updated_at: at(t0 + 7.5, 403),
+    updated_at: at(t0 + 7.4, 403),
     ended_at: at(t0 + 7.4, 403),
     steps: [
       step('root', 'root', t0 + 0.01, t0 + 0.01, 0),
       step('responder_preco', 'buttons', t0 + 0.02, t0 + 1.3, 1, { message_id: msgId() }),
+      // posted once the channel accepted the first message (the private reply)
+      step(null, 'public_reply', t0 + 0.04, t0 + 0.05, null, { message_id: msgId() }),
       step('marcar_lead', 'tags', t0 + 1.31, t0 + 1.31, 0),
       step('tem_email', 'conditional', t0 + 1.32, t0 + 1.32, 1),
       step('pedir_email', 'question', t0 + 1.33, t0 + 7.35, 0, { message_id: msgId() }),
       step('definir_plano', 'data', t0 + 7.36, t0 + 7.36, 0),
       step('sorteio_cupom', 'randomizer', t0 + 7.37, t0 + 7.37, 1),
       step('cupom_frete', 'message', t0 + 7.38, t0 + 7.4, 0, { message_id: msgId() }),
-      step(null, 'public_reply', t0 + 7.45, t0 + 7.5, null, { message_id: msgId() }),
     ],
     steps_truncated: false,
   };
@@ -404,6 +405,7 @@ const build: AreaBuilder = (w, f) => {
     steps: [
       step('root', 'root', t1 + 0.01, t1 + 0.01, 0),
       step('responder_preco', 'buttons', t1 + 0.02, t1 + 2.4, 1, { message_id: msgId() }),
+      step(null, 'public_reply', t1 + 0.04, t1 + 0.06, null, { message_id: msgId() }),
       step('marcar_lead', 'tags', t1 + 2.41, t1 + 2.41, 0),
       step('tem_email', 'conditional', t1 + 2.42, t1 + 2.42, 1),
       step('pedir_email', 'question', t1 + 2.43, null, null, { message_id: msgId() }),
@@ -801,8 +803,8 @@ const build: AreaBuilder = (w, f) => {
           {
             code: 'next_arity_invalid',
             message: 'The editor saved 5 next entries on a buttons block; remove the extra one before an update.',
-            node_id: 'menu',
-            path: 'nodes.menu.data.next',
+            node_id: 'responder_preco',
+            path: 'nodes.responder_preco.data.next',
           },
         ],
         revision: 12,
