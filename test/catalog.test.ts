@@ -195,6 +195,40 @@ describe('the catalog document', () => {
     expect(missing).toEqual([]);
   });
 
+  it('names every variable of Part B, with $input and $timestamp', () => {
+    const description = String(catalog.description);
+    const variables = [
+      'contact.id',
+      'contact.name',
+      'contact.first_name',
+      'contact.alias',
+      'contact.score',
+      'contact.is_verified',
+      'contact.follower_count',
+      'contact.picture_url',
+      'contact.picture_url_base64',
+      'contact.tags',
+      'message.trigger',
+      'message.last_contact',
+      'message.last_sender',
+      'message.interaction_type',
+      'message.post_id',
+      'message.post_url',
+      'message.collaborator_email',
+      'conversation.last_30m',
+      'conversation.last_1h',
+      'conversation.last_24h',
+      'system.current_date',
+      'system.current_time',
+      'system.current_datetime',
+      'account.<name>',
+      'secret.<name>',
+      '$input',
+      '$timestamp',
+    ];
+    expect(variables.filter((v) => !description.includes(`\`${v}\``))).toEqual([]);
+  });
+
   it('validates its own examples', () => {
     for (const example of catalog.examples as unknown[]) expect(errorsOf(example)).toEqual([]);
   });

@@ -73,6 +73,10 @@ const build: AreaBuilder = (w) => {
       summary: 'Outcome unknown',
       value: e('outcome_unknown', 'Whether the operation happened cannot be known. Check, then retry with a new key.'),
     },
+    OutcomeUnknownReplayed: {
+      summary: 'First request with this key stopped before answering',
+      value: e('outcome_unknown', 'The first request with this Idempotency-Key stopped before answering. Check, then retry with a new key.'),
+    },
     SendOutcomeUnknownError: {
       summary: 'Channel did not confirm the send',
       value: e(

@@ -287,9 +287,11 @@ const build: AreaBuilder = (w, f) => {
     has_unpublished_changes: true,
     updated_at: at(-20, 733),
   };
+  // unpublished after the update above: the draft (title, folder, revision 8) is kept
   const igUnpublished = {
-    ...igPublished,
+    ...igUpdated,
     status: 'draft',
+    has_unpublished_changes: false,
     published_version_id: null,
     published_at: null,
     updated_at: at(-5, 52),
