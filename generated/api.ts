@@ -15,7 +15,8 @@ export interface paths {
      *
      *     Use it to check a key: after creating a new key to rotate (same scopes), point your system at it, call
      *     this route, then revoke the old key in the console before it expires. A key that is revoked or expired
-     *     gets `401` from the gateway; a key whose account no longer exists gets `404 not_found`.
+     *     gets `401` from the gateway (a revocation takes effect within 1 minute, and calls may be accepted
+     *     meanwhile); a key whose account no longer exists gets `404 not_found`.
      */
     get: operations['getMe'];
     put?: never;
@@ -78,18 +79,23 @@ export interface paths {
      *     - Tags and values sent are added (a value sent replaces that field's value). Tags and values not sent are
      *       left alone: nothing is removed.
      *     - The contact history records the consent and the connection as `contact.imported`; the individual tags
-     *       and values are not recorded there.
+     *       and values are not recorded there. Contact changes do not enter the account audit log.
      *     - Events: `contact.created` (carrying the tags and values) for a new contact; for an existing one,
      *       `contact.tagged` and `contact.custom_fields_updated` for what actually changed, and nothing when
      *       nothing changed.
-     *     - It does not move `updated_at`, opens no messaging window, and the contact is not billed until its first
-     *       message is stored in either direction.
+     *     - A contact the account deleted comes back with its former `id` and answers `201`, but emits no
+     *       `contact.created`: only `contact.tagged` and `contact.custom_fields_updated` for the tags and values
+     *       given.
+     *     - It does not move an existing contact's `updated_at` (a new contact starts with its creation time), so
+     *       a copy kept by `updated_since` does not see the update. It opens no messaging window, and the contact
+     *       is not billed until its first message is stored in either direction.
      *     - Everything is checked before anything is written: an unknown tag or field, or one refused value, writes
      *       nothing.
      *
-     *     **Retries:** repeating the request is safe, with or without `Idempotency-Key` (the second call finds the
-     *     contact and answers `200` with the same `id`). After `outcome_unknown`, repeat with a **new**
-     *     `Idempotency-Key`: the old key keeps that answer.
+     *     **Retries:** repeating the request is safe. With the same `Idempotency-Key` (within 24 hours) the first
+     *     answer comes back, `201` included; without a key, or with a new one, the second call finds the contact
+     *     and answers `200` with the same `id`. After `outcome_unknown`, repeat with a **new** `Idempotency-Key`:
+     *     the old key keeps that answer.
      *
      *     Take `connection_id` from `GET /v1/connections` (a connected whatsapp number) and `tag_ids` and
      *     `field_id`s from `GET /v1/tags` and `GET /v1/custom-fields`.
@@ -144,8 +150,8 @@ export interface paths {
      *     returned, so the call is safe to repeat.
      *
      *     - Only this contact is tagged, not the person's other contacts.
-     *     - The contact history records the change, named after the key. A `contact.tagged` event goes out when
-     *       the contact did not have the tag.
+     *     - The contact history records the change, named after the key (the account audit log does not). A
+     *       `contact.tagged` event goes out when the contact did not have the tag.
      *     - It does not move the contact's `updated_at` (see the sync rules of `GET /v1/contacts`).
      *
      *     The answer holds the contact's own tags after the change.
@@ -158,8 +164,8 @@ export interface paths {
      *
      *     - It also runs when this contact no longer has the tag, so a retry finishes a removal that failed
      *       halfway. The answer is then `200` as well.
-     *     - The contact history records the change, named after the key. Each contact that had the tag emits a
-     *       `contact.untagged` event.
+     *     - The contact history records the change, named after the key (the account audit log does not). Each
+     *       contact that had the tag emits a `contact.untagged` event.
      *     - It does not move `updated_at`, on this contact or on the person's other contacts: a copy kept by
      *       `updated_since` does not see the removal (see the sync rules of `GET /v1/contacts`).
      *
@@ -202,8 +208,9 @@ export interface paths {
      *
      *     Side effects:
      *     - Only this contact changes, not the person's other contacts.
-     *     - The contact history records the values, named after the key. A `contact.custom_fields_updated` event
-     *       carries the fields whose value changed; writing the value a field already has emits nothing.
+     *     - The contact history records the values, named after the key (the account audit log does not). A
+     *       `contact.custom_fields_updated` event carries the fields whose value changed; writing the value a field
+     *       already has emits nothing.
      *     - It does not move the contact's `updated_at` (see the sync rules of `GET /v1/contacts`).
      *
      *     The answer holds every value of the contact after the change.
@@ -233,8 +240,8 @@ export interface paths {
      *
      *     - It also runs when this contact has no value for the field, so a retry finishes a clear that failed
      *       halfway. The answer is then `200` as well.
-     *     - The contact history records the change, named after the key. Each contact that had a value emits a
-     *       `contact.custom_fields_updated` event with the field's `value` null.
+     *     - The contact history records the change, named after the key (the account audit log does not). Each
+     *       contact that had a value emits a `contact.custom_fields_updated` event with the field's `value` null.
      *     - It does not move `updated_at`, on this contact or on the person's other contacts (see the sync rules
      *       of `GET /v1/contacts`).
      *
@@ -542,9 +549,11 @@ export interface paths {
      *     ## Template (whatsapp)
      *
      *     `name`, `language` (language code) and `body_variables` (one value for each numbered placeholder of the
-     *     body, in order). It goes alone, with no `text`, `attachments` or `buttons`. Templates that need media or
-     *     variables in the header, variables in buttons, a carousel, named variables or an authentication code
-     *     answer `422 template_not_supported`. The message reads back with its body filled into `text`.
+     *     body, in order). It goes alone, with no `text`, `attachments` or `buttons`. A count of values other than
+     *     the body's placeholders answers `422 template_variables_mismatch` (`expected`, `received`). Templates
+     *     that need media or variables in the header, variables in buttons, a carousel, named variables or an
+     *     authentication code answer `422 template_not_supported`. The message reads back with its body filled
+     *     into `text`.
      *
      *     ## Media
      *
@@ -598,26 +607,38 @@ export interface paths {
      *     ## Which error for what
      *
      *     The format check (`400`) covers structure, types and the limits every channel shares: unknown fields,
-     *     wrong types, a button title over 20 characters, a reply `id` outside its format, more than 3 buttons,
-     *     more than one attachment, more than 10 cards, a card title or subtitle over 80 characters, a missing
+     *     wrong types, a button title outside 1 to 20 characters, a reply `id` outside its format, an empty or
+     *     too long array (`buttons` 1 to 3, `attachments` exactly 1, `cards` 1 to 10, a card's `buttons` 0 to 3),
+     *     a card title or subtitle outside 1 to 80 characters, a `media_id` that is not a UUID, a missing
      *     `Idempotency-Key`. Everything else is checked by the service, content before the channel, and refused
-     *     with a `422` whose `context.field` names the place in the body (`buttons[1].url`,
+     *     with a `422`. The content errors (`invalid_message`, `content_not_supported`, `text_too_long`,
+     *     `media_not_supported`) name the place in the body in `context.field` (`buttons[1].url`,
      *     `attachments[0].cards[2].media_id`):
      *
      *     - `invalid_message` — fits no channel, with `reason`: `empty` (nothing to send), `template_with_content`,
      *       `buttons_without_text`, `buttons_with_attachment`, `invalid_url` (a link that is not absolute https),
      *       `duplicate_button_id`.
      *     - `content_not_supported` — this channel cannot carry it: a template on instagram; `text` with a media or
-     *       cards on instagram; a caption on audio; on whatsapp link and reply buttons together, two reply buttons
-     *       with the same title, fewer than 2 cards, a card without image or without buttons, cards with
-     *       different button kinds or counts, cards without `text`.
+     *       cards on instagram; a caption on audio; on whatsapp link and reply buttons together, more than one link
+     *       button, two reply buttons with the same title under one text, fewer than 2 cards, a card without image
+     *       or without buttons, cards with different button kinds or counts, cards without `text`.
      *     - `text_too_long` — over the channel's limit for that form (`max_length`).
      *     - `media_not_found`, `media_not_uploaded`, `media_not_supported` (`reason` `type_mismatch`,
      *       `content_type` or `too_large`); `410 media_expired` for a received media no longer stored.
      *     - `template_not_found`, `template_not_approved`, `template_not_supported`, `template_variables_mismatch`.
-     *     - Then the conversation and the channel: `channel_disconnected`, `messaging_window_closed`,
-     *       `template_required`, `contact_blocked`, `conversation_not_owned`, `recipient_unavailable`,
-     *       `provider_rejected`, `429 provider_throttled`, `503 provider_unavailable`, `502 outcome_unknown`.
+     *     - Then the conversation and the channel:
+     *       - `channel_disconnected`: the conversation's connection is disconnected (`reason` `authorization_lost`
+     *         when it must be reconnected in the console).
+     *       - `messaging_window_closed`, or `template_required` on whatsapp: the contact last wrote more than 24
+     *         hours ago (`last_inbound_at`).
+     *       - `contact_blocked`: the account blocked the contact from automations (its messages still arrive).
+     *       - `conversation_not_owned`: another app controls the instagram conversation for now; it comes back by
+     *         itself, so retry later.
+     *       - `recipient_unavailable`: the conversation or the contact no longer exists on the channel.
+     *       - `provider_rejected`: the channel refused for good without a specific code (`provider_message`).
+     *       - `429 provider_throttled`: the channel is holding the account's sends; back off.
+     *       - `503 provider_unavailable`: instagram failed without sending; retry.
+     *       - `502 outcome_unknown`: see above.
      */
     post: operations['sendMessage'];
     delete?: never;
@@ -750,6 +771,66 @@ export interface paths {
      *     error at `<id>.type`. The catalog's own `description` maps each kind of failure to the validation code the
      *     service reports (`node_id_invalid`, `graph_too_large`, `root_missing`, `next_arity_invalid`,
      *     `schema_violation`, …). Reading the catalog counts as a read for rate limits.
+     *
+     *     **The blocks at a glance** (the catalog has every field, limit and rule; "optional" fields may be
+     *     omitted, the others are required):
+     *
+     *     | Type | Data fields | Entries in `next` |
+     *     | --- | --- | --- |
+     *     | `root` | none: the start, id `root` | 1 |
+     *     | `message` | `text` (1 to 4096) | 1 |
+     *     | `question` | `text` (1 to 4096, maximum not checked), `answer_type` (`any`; `number` obsolete), `answer_field` (field key or `""`) | 1, after the answer (waits up to 90 days) |
+     *     | `media` | exactly one of `upload_id` and `media_url` (instagram only) | 1 |
+     *     | `buttons` | `subtitle` (1 to 4096), `buttons` (0 to 3: `id`, `title` 1 to 20, `url`, `whatsapp_connection_id`, `whatsapp_message` up to 300) | 4: buttons 1 to 3, then right after the send |
+     *     | `cards` | `caption` (optional, up to 4096), `cards` (1 to 10: `title`, `subtitle` up to 80, `upload_id` optional, `buttons` 0 to 3) | 31: card c, button b follows c × 3 + b; the 31st right after the send |
+     *     | `tags` | `operation` (`add`, `remove`), `tags` (names exactly as in the account) | 1 |
+     *     | `data` | `name` (field key, up to 50), `value` (optional, 1 to 100; without it the value is cleared) | 1 |
+     *     | `math` | `result_field`, `operand_a`, `operand_b` (`{type: field or constant, value: <string>}`), `operator` | 1 |
+     *     | `conditional` | `conditions` (`field_type`, `field_name`, `operator`, `value`), `combinator` (optional, `and` or `or`) | 2: true, false |
+     *     | `randomizer` | `options` (2 to 20 `{id?, percentage}`, summing to 100) | one per option |
+     *     | `sleep` | `seconds` (1 to 82800) | 1, after the wait |
+     *     | `start` | `workflow_id`, `parallel`, `delay_seconds` (optional, 0 to 82800) | 1 |
+     *     | `invoke` | `method`, `endpoint`, `headers`, `data`, `fields` (the last three optional) | 2: success (2xx), failure |
+     *     | `sheets` | `sheets_external_id`, `spreadsheet_id`, `tab_title`, `spreadsheet_name` (optional), `operation`, `match`, `values` (both optional) | 1 |
+     *     | `multichannel` | `mode` (`first`, `all`), `channels` (1 to 10 `{id?, provider, connection_id}`) | one per channel, plus one when none can receive |
+     *     | `pause-automations` | `minutes` (1 to 52034400); ends the run | 1, never followed: `[null]` |
+     *     | `comment` | `text` (optional): an editor note | 1 |
+     *     | `blank` | none | 1, or none (omit `next`; never `[]`) |
+     *     | `unsupported` | the original content of a step imported from another tool: send it back as read | 1 |
+     *
+     *     **Variables.** Text fields marked "variables allowed" in the catalog accept `{name}` variables,
+     *     substituted when the block runs. A name uses letters without accents, digits, `_`, `.` and `-`, with no
+     *     spaces; letter case matters, and text not shaped like a variable stays as is. An unknown variable becomes
+     *     empty text without an error (validation does not check variables). A known variable without a value
+     *     becomes the text `null`. A braced word cannot be written literally in such a field.
+     *
+     *     | Variable | Value |
+     *     | --- | --- |
+     *     | `contact.id` | The contact id. |
+     *     | `contact.name`, `contact.first_name` | Name, first name; they fall back to `contact.alias`. |
+     *     | `contact.alias` | instagram: the username without `@`. whatsapp: the phone digits with country code and no `+`. |
+     *     | `contact.score` | The contact score. |
+     *     | `contact.is_verified` | `true` when the instagram profile is verified; `false` otherwise (also when the profile is not yet seen, and on whatsapp). |
+     *     | `contact.follower_count` | The follower count from the last profile read, refreshed on interaction when older than a day; the text `null` when unknown or on whatsapp. |
+     *     | `contact.picture_url`, `contact.picture_url_base64` | The profile picture address, and its Base64 encoding; the text `null` on whatsapp or without a picture. |
+     *     | `contact.tags` | Tag names joined by comma and space, in character-code order, including tags the run itself added or removed. |
+     *     | `message.trigger` | The text of the message or comment that started the run; empty for runs started by the API, a bulk send or a mention; for a run started by a `start` block, the trigger text of the starting run. |
+     *     | `message.last_contact` | The text of the contact's last message; the text `null` when none or without text. |
+     *     | `message.last_sender` | `contact` or `user` (the account, by its team or an automation). |
+     *     | `message.interaction_type` | `dm`, `dm_sent`, `comment`, `story`, `live` or `mention`; empty for runs started by the API. |
+     *     | `message.post_id`, `message.post_url` | The commented post's id and link, when known. |
+     *     | `message.collaborator_email` | For `message_sent` runs, the team member who typed the message in the console; empty otherwise. |
+     *     | `conversation.last_30m`, `conversation.last_1h`, `conversation.last_24h` | The conversation of that window, oldest first, one message per line with a UTC timestamp and `Contact` or `Agent`, up to 50, 75 and 100 messages; messages without text are left out. |
+     *     | `system.current_date`, `system.current_time`, `system.current_datetime` | Now, in the account time zone (`dd/MM/yyyy`, `HH:mm:ss`, both). |
+     *     | `<field key>` | A custom field by its key. Values the run itself writes are available to later blocks. |
+     *     | `account.<name>` | A text variable the account defines in the console. |
+     *     | `contact.tag.<slug>` | In `sheets` values only: `true` or `false` by whether the contact has the tag (slug: lowercase, accents removed, other runs of characters replaced by a hyphen, up to 50 characters, with a possible numeric suffix). |
+     *     | `secret.<name>` | An account secret with an allowed domain. It works only in `invoke` `headers` and `data`, and only when the request host is exactly that domain; elsewhere it becomes empty. |
+     *
+     *     `$input` (the text of the current message) and `$timestamp` (milliseconds since 1970 UTC) work as the
+     *     entire value of a `data` block's `value` and, in the `sheets` block, of `values` and of each `match`
+     *     value. Any such value starting with `$` is read as a variable, so a price written with a leading dollar
+     *     becomes empty.
      */
     get: operations['getWorkflowGraphSchema'];
     put?: never;
@@ -1125,7 +1206,9 @@ export interface paths {
     /**
      * Start a run for a contact
      * @description Starts the published automation for one contact: `202` with the run `queued`. Follow it with
-     *     `GET .../runs/{runId}` or the `workflow_run.ended` event.
+     *     `GET .../runs/{runId}` or the `workflow_run.ended` event. The run appears in the run list and on
+     *     `GET .../runs/{runId}` some seconds later (longer when the account queue is full); until then that route
+     *     answers `404`.
      *
      *     - **Scopes.** `messages:send`; reading the automation and following its runs needs `workflows:read`.
      *     - **Rate.** Counts as a **send** (20 per minute per account).
@@ -1179,6 +1262,8 @@ export interface paths {
      *       after the run ended, and then shows among the steps.
      *     - A run waiting for the contact (`waiting`) has not ended. A `stopped` run the contact resumes by
      *       replying ends again and emits `workflow_run.ended` again.
+     *     - A run just started by `POST .../runs` appears some seconds later, or longer when the account queue is
+     *       full; until then this route answers `404`, so retry with a backoff.
      *     - Runs are kept 90 days; an older run answers `404`.
      */
     get: operations['getWorkflowRun'];
@@ -1207,7 +1292,7 @@ export interface paths {
     put?: never;
     /**
      * Create a folder
-     * @description Creates a workflow folder: `201` with the folder. `name` is trimmed at both ends; a name of only spaces
+     * @description Creates a workflow folder: `201` with the folder. `name` is trimmed at both ends; a blank name (empty or only spaces)
      *     gives `422 invalid_name`. Several folders may share a name. With `parent_id` the folder is created
      *     inside that folder; a `parent_id` that is not a workflow folder of the account gives `422
      *     folder_not_found` with `context.field` `parent_id`. Folder changes do not enter the audit log.
@@ -1236,19 +1321,23 @@ export interface paths {
      * Delete a folder
      * @description Deletes the folder and its subfolders of every level: `200` with the ids of every folder deleted. The
      *     automations in them are **not** deleted: they end up outside folders (`folder_id` null) and nothing
-     *     running changes. Deleting again gives `404` (repeat with the same `Idempotency-Key` to get the first
-     *     answer back).
+     *     running changes. Like any move between folders, this increases their `revision`, so an `If-Match` read
+     *     before the deletion gets `412 version_conflict`: read the automation again. Deleting again gives `404`
+     *     (repeat with the same `Idempotency-Key` to get the first answer back).
      */
     delete: operations['deleteFolder'];
     options?: never;
     head?: never;
     /**
      * Rename or move a folder
-     * @description Changes `name`, `parent_id` or both; only the fields sent change. Moving a folder moves its subfolders
-     *     and automations along. `parent_id` null moves it to the top level. A folder cannot go inside itself or
-     *     one of its subfolders (`422 invalid_parent`); a `parent_id` that is not a workflow folder of the account
-     *     gives `422 folder_not_found` with `context.field` `parent_id`. The automations inside keep running as
-     *     they are.
+     * @description Changes `name`, `parent_id` or both; only the fields sent change. `name` is trimmed at both ends; a name
+     *     that is blank (empty or only spaces) gives `422 invalid_name`. Several folders may share a name.
+     *
+     *     Moving a folder moves its subfolders and automations along: they stay in it, so their `folder_id` and
+     *     `revision` do not change, and nothing running changes. `parent_id` null moves it to the top level. A
+     *     folder cannot go inside itself or one of its subfolders (`422 invalid_parent`); a `parent_id` that is not
+     *     a workflow folder of the account gives `422 folder_not_found` with `context.field` `parent_id`. Folder
+     *     changes do not enter the audit log.
      */
     patch: operations['updateFolder'];
     trace?: never;
@@ -1278,8 +1367,8 @@ export interface paths {
      *     message is refused, or the run follows a path without a message, the comment gets no public reply.
      *
      *     - `name` is trimmed and unique in the account ignoring letter case: `409 replies_list_already_exists`
-     *       with the existing list's `replies_list_id`. Only spaces gives `422 invalid_name`.
-     *     - `replies` are stored as written; a reply of only spaces gives `422 invalid_reply` with its `index`.
+     *       with the existing list's `replies_list_id`. A blank name (empty or only spaces) gives `422 invalid_name`.
+     *     - `replies` are stored as written; a blank reply (empty or only spaces) gives `422 invalid_reply` with its `index`.
      *     - `503 service_unavailable`: the automation engine did not answer; nothing changed, retry.
      *
      *     Reply list changes do not enter the audit log.
@@ -1326,7 +1415,7 @@ export interface paths {
      *
      *     - `name` is trimmed and unique ignoring letter case (`409 replies_list_already_exists`), except that a
      *       list may change its own name by letter case only (`black friday` to `Black Friday`).
-     *     - A name of only spaces gives `422 invalid_name`; a reply of only spaces `422 invalid_reply` with its
+     *     - A blank name (empty or only spaces) gives `422 invalid_name`; a blank reply `422 invalid_reply` with its
      *       `index`.
      *     - `503 service_unavailable`: the automation engine did not answer; nothing changed, retry.
      */
@@ -1344,7 +1433,8 @@ export interface paths {
      * List webhook endpoints
      * @description Returns every webhook endpoint of the account (at most 10, disabled ones included), newest first, in one
      *     page: `next_cursor` is always null. This list takes no `limit` or `cursor`: like any unknown query
-     *     parameter they give `400`. The signing secrets are not included.
+     *     parameter they give `400`. The signing secrets are not included. Endpoints are also managed in the
+     *     console, by the account owner only (as for keys).
      */
     get: operations['listWebhooks'];
     put?: never;
@@ -1369,8 +1459,10 @@ export interface paths {
      *       since); `404 not_found` if it was deleted meanwhile.
      *     - Registering an endpoint is the account's instruction to send its data to that address: it enters the
      *       account audit log with the key's owner as user and `actor_type` `api_key`.
-     *     - `403 api_disabled`: the API is switched off for the account. `503 service_unavailable`: webhooks cannot
-     *       be subscribed right now, or the idempotency key could not be checked; nothing was created, retry.
+     *     - Webhooks need an account with API access. `403 api_disabled`: the API is switched off for the account.
+     *       `503 service_unavailable`: webhooks cannot be subscribed right now, or the idempotency key could not be
+     *       checked; nothing was created, retry.
+     *     - Endpoints are also managed in the console, by the account owner only (as for keys).
      *
      *     ### URL rules
      *     The service sends only to a URL that is `https`, has no port other than 443, has no user or password,
@@ -1426,7 +1518,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The webhook id. */
+        /** @description The webhook endpoint id. */
         webhookId: components['parameters']['WebhookId'];
       };
       cookie?: never;
@@ -1469,8 +1561,9 @@ export interface paths {
      *       `endpoint_disabled` (they can be resent within their 7 days once it is enabled). Events that happen
      *       while it is disabled are never sent to it.
      *     - `status` `enabled`: clears `disabled_reason`, `disabled_at` and `failing_since`; the endpoint
-     *       receives the events that happen from then on. It also re-enables an endpoint the service disabled as
-     *       `failing`.
+     *       receives the events that happen from then on (not those that happened while it was disabled). It also
+     *       re-enables an endpoint the service disabled as `failing`. Enabling does not check the URL again: it is
+     *       checked at every send (`last_error` `unsafe_target`).
      *     - Sending what the endpoint already has changes nothing and answers the same endpoint (a `disabled` to
      *       an endpoint disabled as `failing` keeps that reason).
      *     - Scopes: `webhooks:write`, plus the read scope of every type of the resulting `event_types` when the
@@ -1491,7 +1584,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The webhook id. */
+        /** @description The webhook endpoint id. */
         webhookId: components['parameters']['WebhookId'];
       };
       cookie?: never;
@@ -1527,7 +1620,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The webhook id. */
+        /** @description The webhook endpoint id. */
         webhookId: components['parameters']['WebhookId'];
       };
       cookie?: never;
@@ -1561,7 +1654,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The webhook id. */
+        /** @description The webhook endpoint id. */
         webhookId: components['parameters']['WebhookId'];
       };
       cookie?: never;
@@ -1592,7 +1685,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The webhook id. */
+        /** @description The webhook endpoint id. */
         webhookId: components['parameters']['WebhookId'];
         /** @description The delivery id. */
         deliveryId: components['parameters']['DeliveryId'];
@@ -1712,6 +1805,7 @@ export interface webhooks {
      * @description The contact commented on a live of the account. `data` is the comment as `GET /v1/messages/{messageId}`
      *     returns it: `type` `live_comment`, the live in `post`.
      *
+     *     - History is not sent: comments stored when an account is reconnected produce no event.
      *     - A message deleted before this event is delivered arrives deleted: the remaining attempts carry it as the API reads it now (`is_removed` true, `text` null).
      *
      *     Subscribe with `webhooks:write` and `conversations:read` on the key that registers or changes the endpoint. Answer
@@ -1886,6 +1980,7 @@ export interface webhooks {
      *     key. `data.contact` is the contact after the change; `data.tags` are the tags put on.
      *
      *     - Putting on a tag the contact already has yields no event.
+     *     - A contact created with tags yields one `contact.created` carrying them, not also this event.
      *     - Deleting or renaming a tag emits nothing on the contacts that had it.
      *     - A bulk action or import emits one event per changed contact, at about 100 per minute per endpoint (a
      *       5000-contact action takes about 50 minutes).
@@ -1918,8 +2013,8 @@ export interface webhooks {
      *
      *     - Removing a tag removes it from all contacts of the same person, and each one that had it emits its own
      *       event.
-     *     - Removing a tag the contact does not have yields no event. Deleting a tag emits nothing on the contacts
-     *       that had it.
+     *     - Removing a tag the contact does not have yields no event. Deleting or renaming a tag emits nothing on
+     *       the contacts that had it.
      *     - A bulk action emits one event per changed contact, at about 100 per minute per endpoint.
      *
      *     Subscribe with `webhooks:write` and `contacts:read` on the key that registers or changes the endpoint. Answer
@@ -1950,6 +2045,7 @@ export interface webhooks {
      *     cleared); `data.contact` is the contact after the change.
      *
      *     - Writing the value the contact already has yields no event.
+     *     - A contact created with values yields one `contact.created` carrying them, not also this event.
      *     - Deleting or renaming a custom field emits nothing on the contacts that had a value.
      *     - A bulk action or import emits one event per changed contact, at about 100 per minute per endpoint.
      *
@@ -2074,9 +2170,17 @@ export interface webhooks {
      * connection.disconnected: a connection became disconnected
      * @description A connection became disconnected: in the console, the channel withdrew access, a suspension, the service,
      *     or the account went unused in the days after connecting. `data` is the connection as `GET /v1/connections`
-     *     lists it after the change, with `disconnect_reason` (`authorization_lost`: reconnect;
-     *     `disconnected_by_user`; `account_suspended`; `activation_expired`; `setup_incomplete`). `created_at` is when
-     *     the connection changed.
+     *     lists it after the change, with its `disconnect_reason`; `created_at` is when the connection changed.
+     *
+     *     | `disconnect_reason` | Meaning |
+     *     | --- | --- |
+     *     | `authorization_lost` | The channel withdrew access (app removed, permission revoked, password changed): reconnect. |
+     *     | `disconnected_by_user` | Someone on the account disconnected it. |
+     *     | `account_suspended` | The account was suspended, or the service switched the connection off. |
+     *     | `activation_expired` | The account went unused in the days after connecting. |
+     *     | `setup_incomplete` | A whatsapp number whose setup is in progress, failed or waiting for the two-step PIN. |
+     *
+     *     Other values may appear within /v1.
      *
      *     - An event goes out each time the status really changes; the same change made twice, or twice at once, is one
      *       event.
@@ -2085,7 +2189,8 @@ export interface webhooks {
      *     - Removing a connection in the console disconnects it first, and that emits; the removal itself and swapping
      *       one number for another do not.
      *     - Disconnections caused by a suspension of the account are not delivered: nothing is recorded or delivered
-     *       while the account is suspended.
+     *       while the account is suspended, not even after it returns. (`account_suspended` still arrives when the
+     *       service switched one connection off.)
      *
      *     Subscribe with `webhooks:write` and `contacts:read` on the key that registers or changes the endpoint. Answer
      *     2xx within 10 seconds, then process; verify `Service-Signature` first. Delivery is at least once (drop
@@ -2390,8 +2495,9 @@ export interface components {
       created_at: components['schemas']['Timestamp'];
       /**
        * @description The contact's last **activity**: a message, or an edit made in the console. It is **not** the last data
-       *     change: changes made through the API (tags, values, `POST /v1/contacts`), imports, bulk actions and
-       *     automations do not move it. `GET /v1/contacts` is ordered by it; see the sync rules there.
+       *     change: changes made through the API (tags, values, `POST /v1/contacts`), imports and bulk actions do
+       *     not move it, nor do tags and values an automation sets. `GET /v1/contacts` is ordered by it; see the sync
+       *     rules there.
        */
       updated_at: components['schemas']['Timestamp'];
     };
@@ -2478,15 +2584,17 @@ export interface components {
      */
     ContactCreateRequest: {
       /**
-       * @description The contact's whatsapp phone, preferably in E.164 form (`+5511987654321`). A non-Brazilian number needs
-       *     its leading `+` and country code; a number without `+` is read as Brazilian. A Brazilian mobile is found
-       *     with or without its ninth digit. A phone no contact can have gives `422 invalid_phone`.
+       * @description The contact's whatsapp phone, up to 32 characters, preferably in E.164 form (`+5511987654321`). A
+       *     non-Brazilian number needs its leading `+` and country code; a number without `+` is read as Brazilian.
+       *     A Brazilian mobile is found with or without its ninth digit. A phone no contact can have (an empty one
+       *     included) gives `422 invalid_phone`.
        * @example +5511987654321
        */
       phone: string;
       /**
-       * @description The contact's name; overwrites the name of an existing contact. A blank name (only spaces) gives
-       *     `422 invalid_name`. The contact's next message carrying a profile name overwrites it again.
+       * @description The contact's name, up to 255 characters; overwrites the name of an existing contact. A blank name
+       *     (empty or only spaces) gives `422 invalid_name`. The contact's next message carrying a profile name
+       *     overwrites it again.
        * @example Ana Souza
        */
       name: string;
@@ -2750,8 +2858,9 @@ export interface components {
      */
     TagCreateRequest: {
       /**
-       * @description The tag name, unique ignoring letter case: `409 tag_already_exists` (with the existing `tag_id`) when a
-       *     tag has it in any letter case. A blank name (only spaces) gives `422 invalid_name`.
+       * @description The tag name, up to 100 characters. Unique ignoring letter case: `409 tag_already_exists` (with the
+       *     existing `tag_id`) when a tag has it in any letter case. A blank name (empty or only spaces) gives
+       *     `422 invalid_name`.
        * @example Black Friday 2026
        */
       name: string;
@@ -2799,9 +2908,9 @@ export interface components {
      */
     TagUpdateRequest: {
       /**
-       * @description The new name, unique ignoring letter case among the other tags (`409 tag_already_exists`). The tag may
-       *     change its own letter case (`vip` to `VIP`), unless automations name it (`409 tag_in_use`). A blank name
-       *     (only spaces) gives `422 invalid_name`.
+       * @description The new name, up to 100 characters, unique ignoring letter case among the other tags
+       *     (`409 tag_already_exists`). The tag may change its own letter case (`vip` to `VIP`), unless automations
+       *     name it (`409 tag_in_use`). A blank name (empty or only spaces) gives `422 invalid_name`.
        * @example Clientes VIP
        */
       name: string;
@@ -3423,7 +3532,10 @@ export interface components {
        * @example size_38
        */
       id: string;
-      /** @description The button title, 1 to 20 characters. On whatsapp the reply titles of a message must differ. */
+      /**
+       * @description The button title, 1 to 20 characters. On whatsapp the reply buttons under one `text` need different
+       *     titles (cards of a carousel may repeat the same titles).
+       */
       title: string;
     };
     /**
@@ -3502,7 +3614,8 @@ export interface components {
       language: string;
       /**
        * @description One value for each numbered placeholder of the body (`{{1}}`, `{{2}}`…), in order. Omit it, or send
-       *     `[]`, for a body without placeholders. A missing value answers `422 template_variables_mismatch`.
+       *     `[]`, for a body without placeholders. A count of values other than the body's placeholders answers
+       *     `422 template_variables_mismatch` with `expected` and `received`.
        * @example [
        *       "Ana",
        *       "4821"
@@ -3531,7 +3644,7 @@ export interface components {
       /**
        * @description The text; with `buttons`, the text above them; with one media, its caption (whatsapp: image, video or
        *     file); with cards, the text above them (whatsapp, required). The length limit depends on the channel
-       *     and the form; above it: `422 text_too_long` with `max_length`.
+       *     and the form; above it: `422 text_too_long` with `max_length`. An empty string counts as no text.
        */
       text?: string;
       /**
@@ -3586,7 +3699,7 @@ export interface components {
     };
     /**
      * content_not_supported
-     * @description `422` `content_not_supported`: The channel cannot carry the message or part of it (template on instagram, caption on audio; on whatsapp link and reply buttons together, two reply buttons with the same title, cards with different buttons).
+     * @description `422` `content_not_supported`: The channel cannot carry the message or part of it (template on instagram, caption on audio; on whatsapp link and reply buttons together, more than one link button, two reply buttons with the same title, cards with different buttons).
      */
     ContentNotSupportedError: {
       /** @constant */
@@ -4035,7 +4148,7 @@ export interface components {
      *     | `story_message` | A reply to a story | instagram |
      *     | `story_mention` | The account is mentioned in someone's story; uses no keywords | instagram |
      *     | `message` | A direct message from the contact | instagram and whatsapp |
-     *     | `message_sent` | A direct message the account itself sent | instagram |
+     *     | `message_sent` | A direct message the account itself sent (a message sent through the API does not start it) | instagram |
      *
      *     On whatsapp only `message` starts an automation; the others are accepted but never fire (validation
      *     warns `trigger_event_not_supported`). Other values may appear within /v1.
@@ -4217,36 +4330,39 @@ export interface components {
       /**
        * Format: uuid
        * @description A reply list of the account (`GET /v1/replies-lists`) whose replies are posted under each triggering
-       *     comment. Only on instagram (`replies_list_not_supported` on whatsapp) and only used with the `comment`
-       *     event; with other events it is accepted but never used.
+       *     comment on a post or reel. Only on instagram (`replies_list_not_supported` on whatsapp) and only used
+       *     with the `comment` event; with other events it is accepted but never used. A list the account lacks,
+       *     such as a template's list from another account, gives `replies_list_not_found`.
        */
       replies_list_id?: string | null;
     };
     /**
-     * WorkflowNodePosition
-     * @description Where the block sits in the console editor; editor-only, it changes nothing in a run. When a block has no
-     *     position the service computes one. Keep the positions you read when you send a graph back.
-     */
-    WorkflowNodePosition: {
-      x: number;
-      y: number;
-    };
-    /**
      * WorkflowNodeInput
-     * @description One block. `type` and `data` follow the block catalog (`GET /v1/workflow-graph-schema`); the service
-     *     checks them and answers `422 invalid_graph` (`schema_violation`) when they do not. Fields the editor keeps
-     *     (`group_id`, `media_kind`) and fields unknown to you are returned as read.
+     * @description One block: `{type, data, position?}`. The format check (400) only refuses a block that is not an object or
+     *     whose fields have the wrong JSON type. Everything else is checked by the service against the block catalog
+     *     (`GET /v1/workflow-graph-schema`): a missing `type` or `data`, an unknown type, a missing, extra or malformed
+     *     field or a malformed `position` is `schema_violation`, answered `422 invalid_graph` on create and update and
+     *     listed in the result of validation. Fields the editor keeps (`group_id`, `media_kind`) and fields unknown to
+     *     you are returned as read.
      */
     WorkflowNodeInput: {
       /**
        * @description The block type: `root`, `message`, `question`, `media`, `buttons`, `cards`, `tags`, `data`, `math`,
        *     `conditional`, `randomizer`, `sleep`, `start`, `invoke`, `sheets`, `multichannel`,
        *     `pause-automations`, `comment`, `blank`, `unsupported`, or a type added to the catalog later.
+       *     Required (`schema_violation` otherwise).
        */
-      type: string;
-      /** @description The block's fields as the catalog defines them for its `type`, with `next`. */
-      data: Record<string, never>;
-      position?: components['schemas']['WorkflowNodePosition'];
+      type?: string;
+      /** @description The block's fields as the catalog defines them for its `type`, with `next`. Required. */
+      data?: Record<string, never>;
+      /**
+       * @description Optional, editor-only: `{x, y}`, two numbers. When missing, the service computes one. Keep the positions
+       *     you read when you send a graph back; they count toward the 256 KiB graph size.
+       */
+      position?: {
+        x?: number;
+        y?: number;
+      };
     };
     /**
      * WorkflowGraphInput
@@ -4289,8 +4405,12 @@ export interface components {
      *     | all others | 1 |
      *
      *     Minimum lengths of 1 character are not enforced by validation except in headers and fields of `invoke`:
-     *     an empty text, subtitle or button title is accepted and the send fails when the run happens. On instagram
+     *     an empty text, subtitle or button title is accepted and the send fails when the run happens. With the
+     *     platform signature in the plan, an empty text or subtitle goes out as the signature alone. On instagram
      *     each card `title` needs at least 1 character.
+     *
+     *     Text fields accept `{name}` variables, substituted when the block runs. Validation does not check them: an
+     *     unknown variable becomes empty text. The variables are listed under `GET /v1/workflow-graph-schema`.
      */
     WorkflowGraphInput: {
       /** @description Maps each block id to its block. */
@@ -4316,6 +4436,15 @@ export interface components {
        *     folder gives `422 folder_not_found` with `context.field` `folder_id`.
        */
       folder_id?: string | null;
+    };
+    /**
+     * WorkflowNodePosition
+     * @description Where the block sits in the console editor; editor-only, it changes nothing in a run. When a block has no
+     *     position the service computes one. Keep the positions you read when you send a graph back.
+     */
+    WorkflowNodePosition: {
+      x: number;
+      y: number;
     };
     /**
      * WorkflowNode
@@ -4463,7 +4592,8 @@ export interface components {
       /** @description For humans; may change. Never branch on it. */
       message: string;
       /**
-       * @description The block the problem is in; null for problems of the channel, the trigger or the whole graph.
+       * @description The block the problem is in, as its id was sent (for `node_id_invalid`, the invalid id, which may be
+       *     longer than 64 characters); null for problems of the channel, the trigger or the whole graph.
        * @example pedir_email
        */
       node_id: string | null;
@@ -4823,8 +4953,9 @@ export interface components {
     };
     /**
      * WorkflowRunStarted
-     * @description The run was accepted and queued. It appears in the run list some seconds later (longer when the account
-     *     queue is full); follow it with `GET .../runs/{runId}` or the `workflow_run.ended` event.
+     * @description The run was accepted and queued. It appears in the run list and on `GET .../runs/{runId}` some seconds
+     *     later (longer when the account queue is full; that route answers `404` until then). Follow it there or
+     *     with the `workflow_run.ended` event.
      */
     WorkflowRunStarted: {
       /** Format: uuid */
@@ -5110,7 +5241,7 @@ export interface components {
      */
     FolderCreate: {
       /**
-       * @description Leading and trailing spaces are trimmed; a name of only spaces gives `422 invalid_name`. Several
+       * @description Leading and trailing spaces are trimmed; a blank name (empty or only spaces) gives `422 invalid_name`. Several
        *     folders may have the same name.
        */
       name: string;
@@ -5141,7 +5272,7 @@ export interface components {
      * @description The fields to change (`name`, `parent_id` or both).
      */
     FolderUpdate: {
-      /** @description Trimmed like on create; only spaces gives `422 invalid_name`. */
+      /** @description Trimmed like on create; a blank name (empty or only spaces) gives `422 invalid_name`. */
       name?: string;
       /**
        * Format: uuid
@@ -5192,13 +5323,13 @@ export interface components {
      */
     RepliesListCreate: {
       /**
-       * @description Leading and trailing spaces are trimmed; only spaces gives `422 invalid_name`. Unique in the account
+       * @description Leading and trailing spaces are trimmed; a blank name (empty or only spaces) gives `422 invalid_name`. Unique in the account
        *     ignoring letter case (`409 replies_list_already_exists` with the existing list's id).
        */
       name: string;
       /**
        * @description The replies, stored as written. Variables (`{contact.first_name}`, `{account.<name>}`) are filled in
-       *     when a reply is posted. A reply of only spaces gives `422 invalid_reply` with its `index`.
+       *     when a reply is posted. A blank reply (empty or only spaces) gives `422 invalid_reply` with its `index`.
        */
       replies: string[];
     };
@@ -5463,9 +5594,9 @@ export interface components {
         code: 'webhook_limit_reached';
         /**
          * @description The maximum.
-         * @constant
+         * @example 10
          */
-        limit: 10;
+        limit: number;
       };
     };
     /**
@@ -5481,7 +5612,7 @@ export interface components {
         /** @constant */
         code: 'invalid_webhook_url';
         /**
-         * @description `invalid`: not a URL; `https_required`: not https; `credentials`: has user or password; `port`: port other than 443; `unreachable`: the domain does not point only to public addresses.
+         * @description `invalid`: not a URL; `https_required`: not https; `credentials`: has user or password; `port`: port other than 443; `unreachable`: the domain does not point to a public address.
          * @enum {string}
          */
         reason: 'invalid' | 'https_required' | 'credentials' | 'port' | 'unreachable';
@@ -6093,13 +6224,18 @@ export interface components {
         'application/json': components['schemas']['NotFoundError'];
       };
     };
-    /** @description `idempotency_in_progress`: the first request with this `Idempotency-Key` is still running. */
+    /**
+     * @description `idempotency_in_progress`: the first request with this `Idempotency-Key` is still running; or
+     *     `outcome_unknown`: the first request with this key stopped before answering, so whether it took effect
+     *     cannot be known. The key keeps that answer: check the result, then retry with a new key.
+     */
     IdempotencyInProgress: {
       headers: {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['IdempotencyInProgressError'];
+        'application/json':
+          components['schemas']['IdempotencyInProgressError'] | components['schemas']['OutcomeUnknownError'];
       };
     };
     /** @description `idempotency_key_reused`: the `Idempotency-Key` was already used with another request. */
@@ -6188,7 +6324,7 @@ export interface components {
     FolderId: string;
     /** @description The reply list id. */
     RepliesListId: string;
-    /** @description The webhook id. */
+    /** @description The webhook endpoint id. */
     WebhookId: string;
     /** @description The delivery id. */
     DeliveryId: string;
@@ -6369,10 +6505,10 @@ export type SchemaWorkflowList = components['schemas']['WorkflowList'];
 export type SchemaFolderNotFoundError = components['schemas']['FolderNotFoundError'];
 export type SchemaWorkflowChannelInput = components['schemas']['WorkflowChannelInput'];
 export type SchemaWorkflowTriggerInput = components['schemas']['WorkflowTriggerInput'];
-export type SchemaWorkflowNodePosition = components['schemas']['WorkflowNodePosition'];
 export type SchemaWorkflowNodeInput = components['schemas']['WorkflowNodeInput'];
 export type SchemaWorkflowGraphInput = components['schemas']['WorkflowGraphInput'];
 export type SchemaWorkflowCreate = components['schemas']['WorkflowCreate'];
+export type SchemaWorkflowNodePosition = components['schemas']['WorkflowNodePosition'];
 export type SchemaWorkflowNode = components['schemas']['WorkflowNode'];
 export type SchemaWorkflowGraph = components['schemas']['WorkflowGraph'];
 export type SchemaWorkflow = components['schemas']['Workflow'];
@@ -7060,6 +7196,7 @@ export interface operations {
       /**
        * @description - `tag_already_exists`: a tag has this name in some letter case; it is in `context.tag_id`.
        *     - `idempotency_in_progress`: the first request with this `Idempotency-Key` is still running.
+       *     - `outcome_unknown`: the first request with this key stopped before answering; check, then retry with a new key.
        */
       409: {
         headers: {
@@ -7067,7 +7204,9 @@ export interface operations {
         };
         content: {
           'application/json':
-            components['schemas']['TagAlreadyExistsError'] | components['schemas']['IdempotencyInProgressError'];
+            | components['schemas']['TagAlreadyExistsError']
+            | components['schemas']['IdempotencyInProgressError']
+            | components['schemas']['OutcomeUnknownError'];
         };
       };
       /**
@@ -7160,6 +7299,7 @@ export interface operations {
        * @description Nothing changed.
        *     - `tag_in_use`: automations name the tag (`context.workflow_ids`, up to 50, and `workflow_count`).
        *     - `idempotency_in_progress`: the first request with this `Idempotency-Key` is still running.
+       *     - `outcome_unknown`: the first request with this key stopped before answering; check, then retry with a new key.
        */
       409: {
         headers: {
@@ -7167,7 +7307,9 @@ export interface operations {
         };
         content: {
           'application/json':
-            components['schemas']['TagInUseError'] | components['schemas']['IdempotencyInProgressError'];
+            | components['schemas']['TagInUseError']
+            | components['schemas']['IdempotencyInProgressError']
+            | components['schemas']['OutcomeUnknownError'];
         };
       };
       422: components['responses']['IdempotencyKeyReused'];
@@ -7222,6 +7364,7 @@ export interface operations {
        *     - `tag_already_exists`: another tag has this name in some letter case; it is in `context.tag_id`.
        *     - `tag_in_use`: automations name the tag (`context.workflow_ids`, up to 50, and `workflow_count`).
        *     - `idempotency_in_progress`: the first request with this `Idempotency-Key` is still running.
+       *     - `outcome_unknown`: the first request with this key stopped before answering; check, then retry with a new key.
        */
       409: {
         headers: {
@@ -7231,7 +7374,8 @@ export interface operations {
           'application/json':
             | components['schemas']['TagAlreadyExistsError']
             | components['schemas']['TagInUseError']
-            | components['schemas']['IdempotencyInProgressError'];
+            | components['schemas']['IdempotencyInProgressError']
+            | components['schemas']['OutcomeUnknownError'];
         };
       };
       /**
@@ -8157,6 +8301,7 @@ export interface operations {
       /**
        * @description `workflow_published`: the change needs an unpublished automation (a channel change); or
        *     `idempotency_in_progress`.
+       *     `outcome_unknown`: the first request with this key stopped before answering; check, then retry with a new key.
        */
       409: {
         headers: {
@@ -8164,7 +8309,9 @@ export interface operations {
         };
         content: {
           'application/json':
-            components['schemas']['WorkflowPublishedError'] | components['schemas']['IdempotencyInProgressError'];
+            | components['schemas']['WorkflowPublishedError']
+            | components['schemas']['IdempotencyInProgressError']
+            | components['schemas']['OutcomeUnknownError'];
         };
       };
       412: components['responses']['VersionConflict'];
@@ -8280,6 +8427,7 @@ export interface operations {
       /**
        * @description `workflow_changed`: without `If-Match`, the draft kept changing during publication; or
        *     `idempotency_in_progress`.
+       *     `outcome_unknown`: the first request with this key stopped before answering; check, then retry with a new key.
        */
       409: {
         headers: {
@@ -8287,7 +8435,9 @@ export interface operations {
         };
         content: {
           'application/json':
-            components['schemas']['WorkflowChangedError'] | components['schemas']['IdempotencyInProgressError'];
+            | components['schemas']['WorkflowChangedError']
+            | components['schemas']['IdempotencyInProgressError']
+            | components['schemas']['OutcomeUnknownError'];
         };
       };
       412: components['responses']['VersionConflict'];
@@ -8907,7 +9057,10 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
-      /** @description `replies_list_already_exists` (`context.replies_list_id`), or `idempotency_in_progress`. */
+      /**
+       * @description `replies_list_already_exists` (`context.replies_list_id`), or `idempotency_in_progress`.
+       *     `outcome_unknown`: the first request with this key stopped before answering; check, then retry with a new key.
+       */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8915,7 +9068,8 @@ export interface operations {
         content: {
           'application/json':
             | components['schemas']['RepliesListAlreadyExistsError']
-            | components['schemas']['IdempotencyInProgressError'];
+            | components['schemas']['IdempotencyInProgressError']
+            | components['schemas']['OutcomeUnknownError'];
         };
       };
       /** @description `invalid_name`, `invalid_reply` (`context.index`), or `idempotency_key_reused`. */
@@ -9005,14 +9159,19 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
-      /** @description `replies_list_in_use` (`context.workflow_ids`, `workflow_count`), or `idempotency_in_progress`. */
+      /**
+       * @description `replies_list_in_use` (`context.workflow_ids`, `workflow_count`), or `idempotency_in_progress`.
+       *     `outcome_unknown`: the first request with this key stopped before answering; check, then retry with a new key.
+       */
       409: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           'application/json':
-            components['schemas']['RepliesListInUseError'] | components['schemas']['IdempotencyInProgressError'];
+            | components['schemas']['RepliesListInUseError']
+            | components['schemas']['IdempotencyInProgressError']
+            | components['schemas']['OutcomeUnknownError'];
         };
       };
       422: components['responses']['IdempotencyKeyReused'];
@@ -9062,7 +9221,10 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
-      /** @description `replies_list_already_exists` (`context.replies_list_id`), or `idempotency_in_progress`. */
+      /**
+       * @description `replies_list_already_exists` (`context.replies_list_id`), or `idempotency_in_progress`.
+       *     `outcome_unknown`: the first request with this key stopped before answering; check, then retry with a new key.
+       */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9070,7 +9232,8 @@ export interface operations {
         content: {
           'application/json':
             | components['schemas']['RepliesListAlreadyExistsError']
-            | components['schemas']['IdempotencyInProgressError'];
+            | components['schemas']['IdempotencyInProgressError']
+            | components['schemas']['OutcomeUnknownError'];
         };
       };
       /** @description `invalid_name`, `invalid_reply` (`context.index`), or `idempotency_key_reused`. */
@@ -9198,6 +9361,7 @@ export interface operations {
        * @description `webhook_limit_reached`: the account already has 10 endpoints, disabled ones included
        *     (`context.limit`). `idempotency_in_progress`: the first request with this `Idempotency-Key` is still
        *     running.
+       *     `outcome_unknown`: the first request with this key stopped before answering; check, then retry with a new key.
        */
       409: {
         headers: {
@@ -9205,7 +9369,9 @@ export interface operations {
         };
         content: {
           'application/json':
-            components['schemas']['WebhookLimitReachedError'] | components['schemas']['IdempotencyInProgressError'];
+            | components['schemas']['WebhookLimitReachedError']
+            | components['schemas']['IdempotencyInProgressError']
+            | components['schemas']['OutcomeUnknownError'];
         };
       };
       /**
@@ -9255,7 +9421,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The webhook id. */
+        /** @description The webhook endpoint id. */
         webhookId: components['parameters']['WebhookId'];
       };
       cookie?: never;
@@ -9296,7 +9462,7 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
-        /** @description The webhook id. */
+        /** @description The webhook endpoint id. */
         webhookId: components['parameters']['WebhookId'];
       };
       cookie?: never;
@@ -9352,7 +9518,7 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
-        /** @description The webhook id. */
+        /** @description The webhook endpoint id. */
         webhookId: components['parameters']['WebhookId'];
       };
       cookie?: never;
@@ -9450,7 +9616,7 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
-        /** @description The webhook id. */
+        /** @description The webhook endpoint id. */
         webhookId: components['parameters']['WebhookId'];
       };
       cookie?: never;
@@ -9498,7 +9664,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The webhook id. */
+        /** @description The webhook endpoint id. */
         webhookId: components['parameters']['WebhookId'];
       };
       cookie?: never;
@@ -9583,7 +9749,7 @@ export interface operations {
       };
       header?: never;
       path: {
-        /** @description The webhook id. */
+        /** @description The webhook endpoint id. */
         webhookId: components['parameters']['WebhookId'];
       };
       cookie?: never;
@@ -9616,7 +9782,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The webhook id. */
+        /** @description The webhook endpoint id. */
         webhookId: components['parameters']['WebhookId'];
         /** @description The delivery id. */
         deliveryId: components['parameters']['DeliveryId'];

@@ -234,6 +234,41 @@ describe('routes', () => {
     expect(problems).toEqual([]);
   });
 
+  it('declare the idempotency errors of Part A wherever they take an Idempotency-Key', () => {
+    const codesOf = (schema: unknown): string[] => {
+      if (!isObject(schema)) return [];
+      const node = deref<JsonObject>(doc, schema);
+      const nested = (['oneOf', 'anyOf'] as const).flatMap((k) => {
+        const list = node[k];
+        return Array.isArray(list) ? list.flatMap(codesOf) : [];
+      });
+      const context = isObject(node.properties) ? deref<JsonObject>(doc, node.properties.context) : undefined;
+      const code = context && isObject(context.properties) ? deref<JsonObject>(doc, context.properties.code) : {};
+      return typeof code.const === 'string' ? [...nested, code.const] : nested;
+    };
+    const problems: string[] = [];
+    for (const op of routes) {
+      if (op.operation['x-idempotency'] === 'none') continue;
+      const responses = new Map(responsesOf(op));
+      const codesAt = (status: string) => {
+        const content = responses.get(status)?.content;
+        return isObject(content) && isObject(content['application/json'])
+          ? codesOf(content['application/json'].schema)
+          : [];
+      };
+      // Rules 2, 3, 4 (a replay of a request that stopped before answering) and 5.
+      for (const [status, code] of [
+        ['422', 'idempotency_key_reused'],
+        ['409', 'idempotency_in_progress'],
+        ['409', 'outcome_unknown'],
+        ['503', 'service_unavailable'],
+      ] as const) {
+        if (!codesAt(status).includes(code)) problems.push(`${name(op)}: no ${status} ${code}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('are in the generated operations table with the spec values', () => {
     for (const op of routes) {
       const id = String(op.operation.operationId) as keyof typeof table;

@@ -456,8 +456,7 @@ const build: AreaBuilder = (w, f) => {
     // ---------------------------------------------------------------- GET /v1/connections
     ConnectionsAll: {
       summary: 'All connections',
-      description:
-        `Oldest first. The "${conn.whatsappOld.name}" whatsapp number lost its authorization and must be reconnected in the console.`,
+      description: `Oldest first. The "${conn.whatsappOld.name}" whatsapp number lost its authorization and must be reconnected in the console.`,
       value: list(allConnections, null),
     },
     ConnectionsFirstPage: {

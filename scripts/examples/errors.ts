@@ -75,7 +75,10 @@ const build: AreaBuilder = (w) => {
     },
     OutcomeUnknownReplayed: {
       summary: 'First request with this key stopped before answering',
-      value: e('outcome_unknown', 'The first request with this Idempotency-Key stopped before answering. Check, then retry with a new key.'),
+      value: e(
+        'outcome_unknown',
+        'The first request with this Idempotency-Key stopped before answering. Check, then retry with a new key.',
+      ),
     },
     SendOutcomeUnknownError: {
       summary: 'Channel did not confirm the send',
