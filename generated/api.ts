@@ -6388,6 +6388,13 @@ export interface components {
     RateLimitRemaining: number;
     /** @description Seconds until the current window ends. */
     RateLimitReset: number;
+    /**
+     * @description Present only on a retired route: when it was deprecated (RFC 9745 form `@<unix seconds>`). The owner of each
+     *     key that used the route in the last 30 days is told by e-mail.
+     */
+    Deprecation: string;
+    /** @description Present only on a retired route, with `Deprecation`: the date it stops working (RFC 8594 HTTP date). */
+    Sunset: string;
     /** @description Seconds to wait before calling again (the same value as `context.retry_after`). */
     RetryAfter: number;
     /**
@@ -6643,6 +6650,8 @@ export type HeaderCacheControl = components['headers']['CacheControl'];
 export type HeaderRateLimitLimit = components['headers']['RateLimitLimit'];
 export type HeaderRateLimitRemaining = components['headers']['RateLimitRemaining'];
 export type HeaderRateLimitReset = components['headers']['RateLimitReset'];
+export type HeaderDeprecation = components['headers']['Deprecation'];
+export type HeaderSunset = components['headers']['Sunset'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type HeaderETag = components['headers']['ETag'];
 export type $defs = Record<string, never>;
@@ -6663,6 +6672,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -6730,6 +6741,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -6780,6 +6793,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -6793,6 +6808,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -6879,6 +6896,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -6922,6 +6941,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -6976,6 +6997,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7032,6 +7055,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7094,6 +7119,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7143,6 +7170,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7184,6 +7213,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7246,6 +7277,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7287,6 +7320,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content?: never;
@@ -7349,6 +7384,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7428,6 +7465,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7466,6 +7505,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7503,6 +7544,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7554,6 +7597,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7586,6 +7631,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7634,6 +7681,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7680,6 +7729,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7830,6 +7881,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7872,6 +7925,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -7920,6 +7975,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content?: never;
@@ -7977,6 +8034,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8027,6 +8086,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8078,6 +8139,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8130,6 +8193,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8172,6 +8237,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8219,6 +8286,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8288,6 +8357,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8357,6 +8428,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8414,6 +8487,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8495,6 +8570,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8540,6 +8617,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8575,6 +8654,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8622,6 +8703,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8668,6 +8751,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8768,6 +8853,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8808,6 +8895,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8849,6 +8938,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8903,6 +8994,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -8951,6 +9044,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9007,6 +9102,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9048,6 +9145,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9108,6 +9207,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9149,6 +9250,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9211,6 +9314,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9269,6 +9374,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9324,6 +9431,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9435,6 +9544,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9476,6 +9587,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9536,6 +9649,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9630,6 +9745,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9678,6 +9795,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9763,6 +9882,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
@@ -9798,6 +9919,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
           'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'RateLimit-Reset': components['headers']['RateLimitReset'];
+          Deprecation: components['headers']['Deprecation'];
+          Sunset: components['headers']['Sunset'];
           [name: string]: unknown;
         };
         content: {
