@@ -1,0 +1,64 @@
+// Every setting of the server, read from the environment once at start and validated. Defaults run the
+// embedded mode (PGlite in ./data, sandbox channels on). Each setting is documented in the README.
+import { z } from 'zod';
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const schema = z
+  .object({
+    APP_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    PUBLIC_BASE_URL: z.url().optional(),
+    DATA_DIR: z.string().min(1).default('./data'),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
+    DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    ADMIN_TOKEN: z.string().min(24).optional(),
+    RESPONSE_VALIDATION: bool.optional(),
+    KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
+    EDGE_IP_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+    GLOBAL_RPS_CEILING: z.coerce.number().int().min(1).default(1000),
+    WORKERS: bool.default(true),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    SANDBOX_ENABLED: bool.optional(),
+  })
+  .transform((env) => ({
+    env: env.APP_ENV,
+    host: env.HOST,
+    port: env.PORT,
+    publicBaseUrl: env.PUBLIC_BASE_URL,
+    dataDir: env.DATA_DIR,
+    databaseUrl: env.DATABASE_URL,
+    dbPoolSize: env.DB_POOL_SIZE,
+    adminToken: env.ADMIN_TOKEN,
+    // Response validation catches contract drift; it costs throughput, so production turns it off by default.
+    responseValidation: env.RESPONSE_VALIDATION ?? env.APP_ENV !== 'production',
+    keyCacheSeconds: env.KEY_CACHE_SECONDS,
+    edgeIpLimitPerMinute: env.EDGE_IP_LIMIT_PER_MINUTE,
+    globalRpsCeiling: env.GLOBAL_RPS_CEILING,
+    workers: env.WORKERS,
+    logLevel: env.LOG_LEVEL,
+    // The sandbox acts as contacts and channels: on by default in embedded mode only.
+    sandboxEnabled: env.SANDBOX_ENABLED ?? env.DATABASE_URL === undefined,
+  }));
+
+export type Config = z.output<typeof schema>;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const config = parsed.data;
+  if (config.env === 'production' && !config.databaseUrl)
+    throw new ConfigError('invalid configuration:\n  DATABASE_URL: required when APP_ENV=production');
+  if (config.env === 'production' && !config.adminToken)
+    throw new ConfigError('invalid configuration:\n  ADMIN_TOKEN: required when APP_ENV=production');
+  return config;
+}

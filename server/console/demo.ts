@@ -1,0 +1,39 @@
+// The demo account of the embedded mode: created on the first start of a fresh data directory, with a key
+// holding every scope. Its key is kept in DATA_DIR/demo-api-key so each start can print it (development only).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { faker } from '@faker-js/faker';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import { createAccount } from '../domain/accounts/accounts.js';
+import { createApiKey, SCOPES } from '../domain/accounts/keys.js';
+import type { DB } from '../store/schema.js';
+
+export interface Demo {
+  accountId: string;
+  apiKey: string;
+  created: boolean;
+}
+
+export async function ensureDemoAccount(db: Kysely<DB>, clock: Clock, dataDir: string): Promise<Demo> {
+  const file = join(dataDir, 'demo-api-key');
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { account_id: string; api_key: string };
+    return { accountId: saved.account_id, apiKey: saved.api_key, created: false };
+  }
+  const name = faker.company.name();
+  const alias = `${faker.helpers
+    .slugify(name)
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '')
+    .slice(0, 40)}-demo`;
+  const account = await createAccount(db, clock, { name, alias, timeZone: 'America/Sao_Paulo' });
+  const { secret } = await createApiKey(db, clock, {
+    accountId: account.id,
+    name: 'Demo key (every scope)',
+    scopes: SCOPES,
+    validityDays: 365,
+  });
+  writeFileSync(file, JSON.stringify({ account_id: account.id, api_key: secret }) + '\n', { mode: 0o600 });
+  return { accountId: account.id, apiKey: secret, created: true };
+}

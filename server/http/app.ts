@@ -1,0 +1,229 @@
+// The Express app: every public route of the spec, bound by operationId from generated/operations.ts.
+//
+//   request → request id → route match (unknown → 404 envelope) → gateway auth (401/403 with only message)
+//           → scope (403 insufficient_scope) → rate limit (429 rate_limited) → OpenAPI validation (400)
+//           → handler (501 not_implemented until its issue lands) → response headers → error envelope
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { operations, type OperationId, type OperationInfo } from '../../generated/operations.js';
+import { ApiError, GatewayError } from '../errors.js';
+import { KeyResolver } from './auth.js';
+import type { AppContext, Caller, Handlers } from './context.js';
+import { bundledSpecPath } from './spec.js';
+
+type Operation = OperationInfo & { id: OperationId };
+
+interface Locals {
+  requestId: string;
+  operation?: Operation;
+  caller?: Caller;
+  rate?: { limit: number; remaining: number; resetSeconds: number };
+}
+
+const locals = (res: Response) => res.locals as Locals;
+
+export function createApp(ctx: AppContext, handlers: Handlers): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'extended');
+  const keys = new KeyResolver(ctx.database.db, ctx.clock, ctx.config.keyCacheSeconds);
+
+  app.use((req, res, next) => {
+    locals(res).requestId = randomUUID();
+    res.setHeader('X-Request-Id', locals(res).requestId);
+    next();
+  });
+
+  app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
+
+  const router = express.Router();
+  // Literal segments win over parameters (`/v1/workflows/validate` before `/v1/workflows/{workflowId}`).
+  const byPrecedence = (Object.entries(operations) as [OperationId, OperationInfo][]).sort(
+    ([, a], [, b]) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0),
+  );
+  for (const [id, info] of byPrecedence) {
+    const operation: Operation = { ...info, id };
+    router[info.method](info.expressPath, (_req, res, next) => {
+      locals(res).operation ??= operation;
+      next();
+    });
+  }
+  app.use(router);
+
+  // Gateway: every /v1 route needs a valid key of an account with API access.
+  app.use('/v1', (req, res, next) => {
+    if (!locals(res).operation) return next();
+    keys
+      .authenticate(req.headers.authorization)
+      .then((caller) => {
+        locals(res).caller = caller;
+        next();
+      })
+      .catch(next);
+  });
+
+  app.use((req, res, next) => {
+    const { operation, caller } = locals(res);
+    if (!operation || !caller) return next();
+    if (operation.scope && !caller.key.scopes.includes(operation.scope))
+      return next(
+        new ApiError(403, 'insufficient_scope', `This key lacks the scope ${operation.scope}.`, {
+          required_scope: operation.scope,
+        }),
+      );
+    ctx.rateLimiter
+      .hit(caller.account.id, operation.rateKind, ctx.clock.now())
+      .then((decision) => {
+        locals(res).rate = decision;
+        setRateHeaders(res, decision);
+        if (decision.allowed) return next();
+        next(
+          new ApiError(
+            429,
+            'rate_limited',
+            `Too many ${operation.rateKind} calls this minute.`,
+            { kind: operation.rateKind, limit: decision.limit, retry_after: decision.resetSeconds },
+            { 'Retry-After': String(decision.resetSeconds) },
+          ),
+        );
+      })
+      .catch(next);
+  });
+
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: bundledSpecPath,
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
+      validateResponses: ctx.config.responseValidation ? { removeAdditional: false } : false,
+      validateSecurity: false,
+      validateFormats: true,
+      ignoreUndocumented: false,
+      ignorePaths: /^\/(healthz|readyz|metrics|admin)(\/|$)/,
+    }),
+  );
+
+  app.use((req, res, next) => {
+    const { operation, caller } = locals(res);
+    if (!operation || !caller) return next();
+    const handler = handlers[operation.id];
+    if (!handler)
+      return next(
+        new ApiError(
+          501,
+          'not_implemented',
+          `${operation.method.toUpperCase()} ${operation.path} is not available yet.`,
+        ),
+      );
+    handler({
+      req,
+      operation,
+      caller,
+      app: ctx,
+      params: req.params as Record<string, string>,
+      query: req.query as Record<string, unknown>,
+      body: req.body,
+    })
+      .then((result) => {
+        res.setHeader('Cache-Control', 'no-store');
+        for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+        if (result.body === undefined) res.status(result.status).end();
+        else res.status(result.status).json(result.body);
+      })
+      .catch(next);
+  });
+
+  app.use((req, _res, next) => next(new ApiError(404, 'not_found', `No route ${req.method} ${req.path}.`)));
+
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    sendError(ctx, req, res, error);
+  });
+  return app;
+}
+
+function setRateHeaders(res: Response, rate: { limit: number; remaining: number; resetSeconds: number }) {
+  res.setHeader('RateLimit-Limit', String(rate.limit));
+  res.setHeader('RateLimit-Remaining', String(rate.remaining));
+  res.setHeader('RateLimit-Reset', String(rate.resetSeconds));
+}
+
+interface ValidatorError {
+  status: number;
+  message?: string;
+  errors?: { path?: string; message?: string; location?: string }[];
+}
+
+function isValidatorError(error: unknown): error is ValidatorError {
+  return typeof error === 'object' && error !== null && 'status' in error && typeof error.status === 'number';
+}
+
+function sendError(ctx: AppContext, req: Request, res: Response, error: unknown): void {
+  if (res.headersSent) return;
+  if (error instanceof GatewayError) {
+    res.status(error.status).json({ message: error.message });
+    return;
+  }
+  if (error instanceof ApiError) {
+    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    res.status(error.status).json(error.body());
+    return;
+  }
+  if (isValidatorError(error) && error.status >= 400 && error.status < 500) {
+    if (error.status === 404 || error.status === 405) {
+      res.status(404).json(new ApiError(404, 'not_found', `No route ${req.method} ${req.path}.`).body());
+      return;
+    }
+    res.status(400).json({
+      type: 'error',
+      message: 'The request does not follow the API format.',
+      context: { details: validationDetails(error) },
+    });
+    return;
+  }
+  if (isBodyParserError(error)) {
+    res.status(400).json({
+      type: 'error',
+      message: 'The request does not follow the API format.',
+      context: { details: [{ location: 'body', path: null, message: error.message }] },
+    });
+    return;
+  }
+  const requestId = locals(res).requestId;
+  ctx.logger.error({ err: error, requestId, route: req.path }, 'unexpected error');
+  res.status(500).json({
+    type: 'error',
+    message: 'Something went wrong on our side. Retry with the same Idempotency-Key.',
+    context: { code: 'internal_error', request_id: requestId },
+  });
+}
+
+function isBodyParserError(error: unknown): error is { message: string; type: string } {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'type' in error &&
+    typeof error.type === 'string' &&
+    ['entity.parse.failed', 'entity.too.large', 'encoding.unsupported', 'charset.unsupported'].includes(error.type)
+  );
+}
+
+function validationDetails(error: ValidatorError) {
+  const items = error.errors?.length ? error.errors : [{ message: error.message ?? 'invalid request' }];
+  return items.map((e) => {
+    const raw = e.path ?? '';
+    const m = /^\/?(body|query|headers|params|path)(?:\/|\.)?(.*)$/.exec(raw.replace(/^\./, ''));
+    const where = m?.[1];
+    const location =
+      where === 'query'
+        ? 'query'
+        : where === 'headers'
+          ? 'header'
+          : where === 'params' || where === 'path'
+            ? 'path'
+            : 'body';
+    const rest = m?.[2] ?? '';
+    const path = location === 'body' ? (rest ? `/${rest.replace(/\./g, '/')}` : null) : rest || null;
+    return { location, path, message: e.message ?? 'invalid' };
+  });
+}

@@ -1,0 +1,46 @@
+// Bearer keys → account (Part A, Authentication). Gateway answers carry only `message`: 401 for a missing,
+// unknown, revoked or expired key; 403 for a suspended account or one without API access. Lookups are cached
+// for KEY_CACHE_SECONDS (at most 60), so a revocation or an API switch-off takes effect within 1 minute.
+import type { Kysely } from 'kysely';
+import { GatewayError } from '../errors.js';
+import type { Clock } from '../clock.js';
+import { hashKey, KEY_PATTERN } from '../domain/accounts/keys.js';
+import { findKeyByHash } from '../store/accounts.js';
+import type { DB } from '../store/schema.js';
+import type { Caller } from './context.js';
+
+export class KeyResolver {
+  private readonly cache = new Map<string, { caller: Caller | undefined; at: number }>();
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly clock: Clock,
+    private readonly cacheSeconds: number,
+  ) {}
+
+  /** The caller of an `Authorization` header, or a GatewayError. */
+  async authenticate(header: string | undefined): Promise<Caller> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+    if (!match) throw new GatewayError(401, 'Missing API key: send Authorization: Bearer <API_KEY>.');
+    const secret = match[1]!;
+    if (!KEY_PATTERN.test(secret)) throw new GatewayError(401, 'Invalid API key.');
+    const caller = await this.lookup(hashKey(secret));
+    const now = this.clock.now().toISOString();
+    if (!caller || caller.key.revoked_at !== null || caller.key.expires_at <= now)
+      throw new GatewayError(401, 'Invalid API key.');
+    if (caller.account.suspended || !caller.account.api_enabled)
+      throw new GatewayError(403, 'This account has no access to the API.');
+    return caller;
+  }
+
+  private async lookup(hash: string): Promise<Caller | undefined> {
+    const nowMs = this.clock.now().getTime();
+    const hit = this.cache.get(hash);
+    if (hit && nowMs - hit.at < this.cacheSeconds * 1000) return hit.caller;
+    const found = await findKeyByHash(this.db, hash);
+    const caller = found ? { key: found.key, account: found.account } : undefined;
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(hash, { caller, at: nowMs });
+    return caller;
+  }
+}

@@ -1,0 +1,7 @@
+// Every handler of the public API, by operationId. An operation without a handler answers 501.
+import type { Handlers } from '../context.js';
+import { accountHandlers } from './account.js';
+
+export const handlers: Handlers = {
+  ...accountHandlers,
+};

@@ -1,0 +1,23 @@
+// Structured JSON logs (pino). Never a key, a secret or a message text: the redaction list removes them
+// wherever they appear in a logged object.
+import { pino, type Logger } from 'pino';
+
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'headers.authorization',
+        'authorization',
+        '*.secret',
+        '*.api_key',
+        '*.apiKey',
+        '*.text',
+        'secret',
+        'text',
+      ],
+      censor: '[redacted]',
+    },
+  });
+}

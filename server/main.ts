@@ -1,0 +1,80 @@
+// Process entry: config → database (+ migrations) → app → listen; graceful shutdown on SIGTERM/SIGINT.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Server } from 'node:http';
+import { systemClock } from './clock.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { ensureDemoAccount } from './console/demo.js';
+import { createApp } from './http/app.js';
+import { MemoryRateLimiter } from './http/rate-limit.js';
+import { handlers } from './http/routes/index.js';
+import { createLogger } from './logger.js';
+import { DataDirLockedError, openDatabase, type Database } from './store/database.js';
+
+function adminToken(config: Config): string {
+  if (config.adminToken) return config.adminToken;
+  const file = join(config.dataDir, 'admin-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const token = randomBytes(32).toString('base64url');
+  writeFileSync(file, token + '\n', { mode: 0o600 });
+  return token;
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const embedded = !config.databaseUrl;
+  if (embedded) mkdirSync(config.dataDir, { recursive: true });
+  const database: Database = config.databaseUrl
+    ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize })
+    : await openDatabase({ engine: 'pglite', dataDir: resolve(config.dataDir, 'pglite') });
+  const token = adminToken(config);
+  void token;
+  const app = createApp(
+    { config, database, clock: systemClock, logger, rateLimiter: new MemoryRateLimiter() },
+    handlers,
+  );
+  const server: Server = await new Promise((ok) => {
+    const s = app.listen(config.port, config.host, () => ok(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const baseUrl = config.publicBaseUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+
+  const lines = [
+    `Engagement Platform API listening on ${baseUrl} (${database.engine === 'pglite' ? `embedded database in ${resolve(config.dataDir)}` : 'PostgreSQL'})`,
+    `  reference: npm run docs, then open docs/index.html`,
+  ];
+  if (embedded) {
+    const demo = await ensureDemoAccount(database.db, systemClock, config.dataDir);
+    lines.push(
+      `  demo account ${demo.accountId}${demo.created ? ' (created now)' : ''}`,
+      `  demo API key (every scope): ${demo.apiKey}`,
+      `  try: curl -H 'Authorization: Bearer ${demo.apiKey}' ${baseUrl}/v1/me`,
+      `  admin token: ${config.adminToken ? 'ADMIN_TOKEN' : join(resolve(config.dataDir), 'admin-token')}`,
+    );
+  }
+  console.log(lines.join('\n'));
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await new Promise<void>((ok) => server.close(() => ok()));
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    console.error(error.message);
+    process.exit(2);
+  }
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,93 @@
+// Table types for Kysely. Every table of account data carries account_id, and every repository function
+// takes the account as its first argument: isolation by construction.
+import type { ColumnType, Generated } from 'kysely';
+
+/** A timestamptz column: read as an ISO string with microseconds, written as a string or Date. */
+export type Timestamp = ColumnType<string, string | Date, string | Date>;
+export type Json = ColumnType<unknown, string, string>;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  alias: string;
+  time_zone: string;
+  suspended: boolean;
+  api_enabled: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** First characters of the key, shown to recognise it; the key itself is never stored. */
+  hint: string;
+  /** SHA-256 of the whole key, hex. */
+  hash: string;
+  scopes: string[];
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  key: string;
+  operation_id: string;
+  request_hash: string;
+  state: 'running' | 'done';
+  response_status: number | null;
+  response_body: Json | null;
+  response_headers: Json | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  locked_until: Timestamp;
+}
+
+export interface JobsTable {
+  id: Generated<string>;
+  kind: string;
+  account_id: string | null;
+  payload: Json;
+  run_at: Timestamp;
+  locked_until: Timestamp | null;
+  locked_by: string | null;
+  attempts: Generated<number>;
+  last_error: string | null;
+  created_at: Timestamp;
+}
+
+export interface RateCountersTable {
+  bucket: string;
+  window_start: Timestamp;
+  count: number;
+}
+
+export interface AuditLogTable {
+  id: Generated<string>;
+  account_id: string;
+  actor_type: 'api_key' | 'user' | 'admin';
+  actor_id: string | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  details: Json | null;
+  created_at: Timestamp;
+}
+
+export interface ServiceSecretsTable {
+  name: string;
+  value: string;
+  created_at: Timestamp;
+}
+
+export interface DB {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  idempotency_keys: IdempotencyKeysTable;
+  jobs: JobsTable;
+  rate_counters: RateCountersTable;
+  audit_log: AuditLogTable;
+  service_secrets: ServiceSecretsTable;
+}

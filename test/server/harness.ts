@@ -1,0 +1,144 @@
+// Component tests against a real database: PGlite always, and PostgreSQL too when DATABASE_URL is set (as
+// .ci/run does). Each test file gets its own database — a PGlite opened from a migrated template, or a
+// PostgreSQL database created for the run and dropped at the end — so runs never share state.
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import pg from 'pg';
+import { pino } from 'pino';
+import { ManualClock } from '../../server/clock.js';
+import { loadConfig, type Config } from '../../server/config.js';
+import { createAccount } from '../../server/domain/accounts/accounts.js';
+import { createApiKey, SCOPES, type Scope, type ValidityDays } from '../../server/domain/accounts/keys.js';
+import { createApp } from '../../server/http/app.js';
+import type { Handlers } from '../../server/http/context.js';
+import { MemoryRateLimiter, type RateLimiter } from '../../server/http/rate-limit.js';
+import { handlers as allHandlers } from '../../server/http/routes/index.js';
+import { migratedPGliteTemplate, openDatabase, type Database, type Engine } from '../../server/store/database.js';
+
+/** The engines this run tests on. */
+export const engines: Engine[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+let template: Promise<Blob> | undefined;
+
+export interface TestDatabase {
+  database: Database;
+  /** Closes the handle and drops the PostgreSQL database. */
+  drop(): Promise<void>;
+}
+
+export async function openTestDatabase(engine: Engine): Promise<TestDatabase> {
+  if (engine === 'pglite') {
+    template ??= migratedPGliteTemplate();
+    const database = await openDatabase({ engine: 'pglite', template: await template });
+    return { database, drop: () => database.close() };
+  }
+  const base = process.env.DATABASE_URL;
+  if (!base) throw new Error('DATABASE_URL is not set');
+  const name = `ep_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ engine: 'postgres', url: url.toString(), poolSize: 5 });
+  return {
+    database,
+    drop: async () => {
+      await database.close();
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export interface TestApp {
+  baseUrl: string;
+  database: Database;
+  clock: ManualClock;
+  config: Config;
+  /** A new account with a key holding `scopes` (default: every scope). */
+  account(options?: { scopes?: readonly Scope[]; validityDays?: ValidityDays }): Promise<TestCaller>;
+  close(): Promise<void>;
+}
+
+export interface TestCaller {
+  accountId: string;
+  keyId: string;
+  apiKey: string;
+  /** fetch on the test server with this key. */
+  call(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+}
+
+export async function startTestApp(
+  engine: Engine,
+  options: { handlers?: Handlers; rateLimiter?: RateLimiter; env?: NodeJS.ProcessEnv } = {},
+): Promise<TestApp> {
+  const { database, drop } = await openTestDatabase(engine);
+  const clock = new ManualClock(new Date());
+  const config = loadConfig({ APP_ENV: 'test', KEY_CACHE_SECONDS: '0', LOG_LEVEL: 'silent', ...options.env });
+  const app = createApp(
+    {
+      config,
+      database,
+      clock,
+      logger: pino({ level: 'silent' }),
+      rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(),
+    },
+    options.handlers ?? allHandlers,
+  );
+  const server: Server = await new Promise((ok) => {
+    const s = app.listen(0, '127.0.0.1', () => ok(s));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let n = 0;
+  return {
+    baseUrl,
+    database,
+    clock,
+    config,
+    async account({ scopes = SCOPES, validityDays = 90 } = {}) {
+      n += 1;
+      const account = await createAccount(database.db, clock, {
+        name: `Test account ${n}`,
+        alias: `test-${n}-${randomBytes(3).toString('hex')}`,
+      });
+      const { key, secret } = await createApiKey(database.db, clock, {
+        accountId: account.id,
+        name: `test key ${n}`,
+        scopes,
+        validityDays,
+      });
+      return {
+        accountId: account.id,
+        keyId: key.id,
+        apiKey: secret,
+        call: (method, path, init = {}) => call(baseUrl, secret, method, path, init),
+      };
+    },
+    async close() {
+      await new Promise<void>((ok) => server.close(() => ok()));
+      await drop();
+    },
+  };
+}
+
+export function call(
+  baseUrl: string,
+  apiKey: string | undefined,
+  method: string,
+  path: string,
+  init: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
+  if (init.body !== undefined) headers['Content-Type'] ??= 'application/json';
+  return fetch(`${baseUrl}${path}`, {
+    method,
+    headers,
+    ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) } : {}),
+  });
+}
