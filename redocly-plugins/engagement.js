@@ -113,6 +113,42 @@ function JsonErrorEnvelope() {
   };
 }
 
+/**
+ * Each API has its own credential: a `/v1` route uses `bearerAuth` (an API key, with the route's scope), an
+ * `/admin/v1` route uses `adminToken` without scopes. A route under neither prefix is reported.
+ */
+function SecurityScheme() {
+  return {
+    Paths: {
+      PathItem: {
+        enter(pathItem, ctx) {
+          const path = String(ctx.key);
+          const admin = path.startsWith('/admin/v1/');
+          if (!admin && !path.startsWith('/v1/')) {
+            ctx.report({
+              message: `Path ${path} is neither under /v1 nor under /admin/v1.`,
+              location: ctx.location.key(),
+            });
+            return;
+          }
+          eachOperation(pathItem, ctx, (operation, _method, location) => {
+            const security = Array.isArray(operation.security) ? operation.security : undefined;
+            const schemes = (security || []).flatMap((requirement) => Object.keys(requirement || {}));
+            const report = (message) => ctx.report({ message, location: location.child(['security']) });
+            if (admin) {
+              const scopes = (security || []).flatMap((requirement) => requirement.adminToken || []);
+              if (!security || schemes.length !== 1 || schemes[0] !== 'adminToken' || scopes.length > 0)
+                report('An admin route declares `security: [{adminToken: []}]` and nothing else.');
+            } else if (schemes.includes('adminToken')) {
+              report('A /v1 route never accepts the admin token.');
+            }
+          });
+        },
+      },
+    },
+  };
+}
+
 export default function engagementPlugin() {
   return {
     id: 'engagement',
@@ -121,6 +157,7 @@ export default function engagementPlugin() {
         'idempotency-header': IdempotencyHeader,
         'workflow-etag': WorkflowEtag,
         'json-error-envelope': JsonErrorEnvelope,
+        'security-scheme': SecurityScheme,
       },
     },
   };

@@ -7,16 +7,22 @@ import { systemClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { ensureDemoAccount } from './console/demo.js';
 import { createApp } from './http/app.js';
-import { MemoryRateLimiter } from './http/rate-limit.js';
+import { StoreRateLimiter } from './http/rate-limit.js';
 import { handlers } from './http/routes/index.js';
+import { createJobRegistry } from './jobs/handlers.js';
+import { JobWorker } from './jobs/worker.js';
 import { createLogger } from './logger.js';
 import { DataDirLockedError, openDatabase, type Database } from './store/database.js';
+
+/** After SIGTERM, requests in flight get this long to finish before their connections are closed. */
+const SHUTDOWN_DEADLINE_MS = 10_000;
 
 function adminToken(config: Config): string {
   if (config.adminToken) return config.adminToken;
   const file = join(config.dataDir, 'admin-token');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const token = randomBytes(32).toString('base64url');
+  mkdirSync(config.dataDir, { recursive: true }); // with DATABASE_URL, DATA_DIR may not exist yet
   writeFileSync(file, token + '\n', { mode: 0o600 });
   return token;
 }
@@ -32,7 +38,7 @@ async function main(): Promise<void> {
   const token = adminToken(config);
   void token;
   const app = createApp(
-    { config, database, clock: systemClock, logger, rateLimiter: new MemoryRateLimiter() },
+    { config, database, clock: systemClock, logger, rateLimiter: new StoreRateLimiter(database.db, logger) },
     handlers,
   );
   const server: Server = await new Promise((ok) => {
@@ -57,14 +63,50 @@ async function main(): Promise<void> {
   }
   console.log(lines.join('\n'));
 
+  // Background workers of this process. Each `stop()` stops claiming work, lets the current job end and
+  // releases its leases. WORKERS=false leaves the jobs to other processes on the same database.
+  const workers: { stop(): Promise<void> }[] = [];
+  if (config.workers) {
+    const jobs = new JobWorker({ db: database.db, clock: systemClock, registry: createJobRegistry(), logger });
+    jobs.start();
+    workers.push(jobs);
+  }
+
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second Ctrl-C: the operator does not want to wait.
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await new Promise<void>((ok) => server.close(() => ok()));
-    await database.close();
-    process.exit(0);
+    logger.info({ signal, deadline_ms: SHUTDOWN_DEADLINE_MS }, 'shutting down: finishing the requests in flight');
+    // Past the deadline, the connections still open are cut; past a second one, the process gives up.
+    const cut = setTimeout(() => {
+      logger.warn('shutdown deadline reached: closing the connections still open');
+      server.closeAllConnections();
+    }, SHUTDOWN_DEADLINE_MS);
+    const giveUp = setTimeout(() => {
+      logger.error('shutdown did not finish: exiting');
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS + 5000);
+    // A keep-alive connection becomes idle once its request is answered: close it then, not at its timeout.
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    try {
+      await Promise.all([
+        new Promise<void>((ok) => server.close(() => ok())),
+        ...workers.map((worker) => worker.stop()),
+      ]);
+      clearInterval(idle);
+      clearTimeout(cut);
+      await database.close();
+      clearTimeout(giveUp);
+      logger.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -11,8 +11,10 @@ import messaging from './messaging.js';
 import workflows from './workflows.js';
 import catalog from './catalog.js';
 import webhooks from './webhooks.js';
+import admin from './admin.js';
 
-const areas: Record<string, AreaBuilder> = { errors, contacts, messaging, workflows, catalog, webhooks };
+// New areas go last: each area's faker seed follows its position, so the others' examples stay the same.
+const areas: Record<string, AreaBuilder> = { errors, contacts, messaging, workflows, catalog, webhooks, admin };
 
 export async function buildExamples(root: string): Promise<string[]> {
   const world = buildWorld();

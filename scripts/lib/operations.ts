@@ -1,5 +1,7 @@
 // Renders generated/operations.ts: the typed table the server binds handlers with (operationId → method,
 // path, scope, rate kind, idempotency), read from the bundled spec. A scope lives in the spec only.
+// The public table (`operations`) holds the `/v1` routes only; the admin API (`/admin/v1`, the vendor
+// console) has its own table (`adminOperations`), so the public pipeline never binds an admin route.
 import { deref, isObject, listOperations, operationScopes, type JsonObject } from './openapi.js';
 
 export interface OperationRow {
@@ -13,6 +15,25 @@ export interface OperationRow {
   rateKind: string;
   idempotency: string;
   successStatuses: number[];
+}
+
+export interface AdminOperationRow {
+  operationId: string;
+  method: string;
+  path: string;
+  /** The path below the admin mount point `/admin/v1`, for Express (`/accounts/:accountId`). */
+  expressPath: string;
+  tag: string | null;
+  successStatuses: number[];
+}
+
+export const ADMIN_PREFIX = '/admin/v1';
+
+/** Which API a path belongs to; any other prefix is a mistake in the spec. */
+function apiOf(path: string): 'public' | 'admin' {
+  if (path.startsWith('/v1/')) return 'public';
+  if (path.startsWith(`${ADMIN_PREFIX}/`)) return 'admin';
+  fail(`path ${path} is neither under /v1 nor under ${ADMIN_PREFIX}`);
 }
 
 export interface EventRow {
@@ -29,7 +50,7 @@ export function operationRows(doc: JsonObject): OperationRow[] {
   const rows: OperationRow[] = [];
   const seen = new Set<string>();
   for (const op of listOperations(doc)) {
-    if (op.section !== 'paths') continue;
+    if (op.section !== 'paths' || apiOf(op.key) !== 'public') continue;
     const where = `${op.method.toUpperCase()} ${op.key}`;
     const operationId = op.operation.operationId;
     if (typeof operationId !== 'string') fail(`${where} has no operationId`);
@@ -42,11 +63,7 @@ export function operationRows(doc: JsonObject): OperationRow[] {
     const idempotency = op.operation['x-idempotency'];
     if (idempotency !== 'none' && idempotency !== 'optional' && idempotency !== 'required')
       fail(`${where} has no valid x-idempotency`);
-    const responses = isObject(op.operation.responses) ? op.operation.responses : {};
-    const successStatuses = Object.keys(responses)
-      .filter((s) => /^2\d\d$/.test(s))
-      .map(Number)
-      .sort((a, b) => a - b);
+    const successStatuses = successStatusesOf(op.operation);
     const tags = Array.isArray(op.operation.tags) ? op.operation.tags : [];
     const whenPublished = op.operation['x-scope-when-published'];
     rows.push({
@@ -60,6 +77,41 @@ export function operationRows(doc: JsonObject): OperationRow[] {
       rateKind,
       idempotency,
       successStatuses,
+    });
+  }
+  return rows;
+}
+
+function successStatusesOf(operation: JsonObject): number[] {
+  const responses = isObject(operation.responses) ? operation.responses : {};
+  return Object.keys(responses)
+    .filter((s) => /^2\d\d$/.test(s))
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+export function adminOperationRows(doc: JsonObject): AdminOperationRow[] {
+  const rows: AdminOperationRow[] = [];
+  const seen = new Set<string>();
+  for (const op of listOperations(doc)) {
+    if (op.section !== 'paths' || apiOf(op.key) !== 'admin') continue;
+    const where = `${op.method.toUpperCase()} ${op.key}`;
+    const operationId = op.operation.operationId;
+    if (typeof operationId !== 'string') fail(`${where} has no operationId`);
+    if (seen.has(operationId)) fail(`operationId ${operationId} is used twice`);
+    seen.add(operationId);
+    // The admin API is not rate-limited per account and has no key scopes: a public-API marker here is a mistake.
+    for (const marker of ['x-rate-kind', 'x-idempotency'])
+      if (op.operation[marker] !== undefined) fail(`${where} is an admin route and declares ${marker}`);
+    if (operationScopes(doc, op.operation).length) fail(`${where} is an admin route and declares key scopes`);
+    const tags = Array.isArray(op.operation.tags) ? op.operation.tags : [];
+    rows.push({
+      operationId,
+      method: op.method,
+      path: op.key,
+      expressPath: op.key.slice(ADMIN_PREFIX.length).replace(/\{([^}]+)\}/g, ':$1'),
+      tag: typeof tags[0] === 'string' ? tags[0] : null,
+      successStatuses: successStatusesOf(op.operation),
     });
   }
   return rows;
@@ -124,6 +176,9 @@ const lit = (value: unknown) => JSON.stringify(value);
 
 export function renderOperations(doc: JsonObject): string {
   const rows = operationRows(doc);
+  const adminRows = adminOperationRows(doc);
+  const ids = new Set(rows.map((r) => r.operationId));
+  for (const r of adminRows) if (ids.has(r.operationId)) fail(`operationId ${r.operationId} is used twice`);
   const events = eventRows(doc);
   const scopes = scopeNames(doc, rows);
   const union = (values: string[]) => (values.length ? values.map(lit).join(' | ') : 'never');
@@ -169,6 +224,29 @@ export function renderOperations(doc: JsonObject): string {
     'export type OperationId = keyof typeof operations;',
     '',
     'export const operationIds = Object.keys(operations) as OperationId[];',
+    '',
+    '/** A route of the admin API (the vendor console), mounted at `/admin/v1`: no key scope, no rate kind. */',
+    'export interface AdminOperationInfo {',
+    '  readonly method: Method;',
+    '  /** OpenAPI path template (`/admin/v1/accounts/{accountId}`). */',
+    '  readonly path: string;',
+    '  /** The path below `/admin/v1`, for Express (`/accounts/:accountId`). */',
+    '  readonly expressPath: string;',
+    '  readonly tag: string | null;',
+    '  /** The success statuses the spec declares. */',
+    '  readonly successStatuses: readonly number[];',
+    '}',
+    '',
+    `export const ADMIN_PREFIX = ${lit(ADMIN_PREFIX)};`,
+    '',
+    'export const adminOperations = {',
+    ...adminRows.map((r) => {
+      const { operationId, ...info } = r;
+      return `  ${operationId}: ${lit(info)},`;
+    }),
+    '} as const satisfies Record<string, AdminOperationInfo>;',
+    '',
+    'export type AdminOperationId = keyof typeof adminOperations;',
     '',
     '/** Webhook event types (the `webhooks` section), with the operationId of their description. */',
     'export const events = {',

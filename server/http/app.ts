@@ -1,15 +1,22 @@
 // The Express app: every public route of the spec, bound by operationId from generated/operations.ts.
 //
-//   request → request id → route match (unknown → 404 envelope) → gateway auth (401/403 with only message)
-//           → scope (403 insufficient_scope) → rate limit (429 rate_limited) → OpenAPI validation (400)
-//           → handler (501 not_implemented until its issue lands) → response headers → error envelope
+//   request → edge (403 no body) and ceiling (429 no body) → request id → /healthz /readyz /metrics (no key)
+//           → request log and metrics → route match (unknown → 404 envelope)
+//           → gateway auth (401/403 with only message) → scope (403 insufficient_scope)
+//           → rate limit (429 rate_limited) → OpenAPI validation (400)
+//           → idempotency (replay, 409, 422, 503) → handler (501 not_implemented until its issue lands)
+//           → response headers → error envelope
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { operations, type OperationId, type OperationInfo } from '../../generated/operations.js';
 import { ApiError, GatewayError } from '../errors.js';
 import { KeyResolver } from './auth.js';
+import { edgeGuard } from './edge.js';
+import { healthRoutes } from './health.js';
+import { createObservability } from './observability.js';
 import type { AppContext, Caller, Handlers } from './context.js';
+import { idempotency } from './idempotency.js';
 import { bundledSpecPath } from './spec.js';
 
 type Operation = OperationInfo & { id: OperationId };
@@ -30,11 +37,20 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
   app.set('query parser', 'extended');
   const keys = new KeyResolver(ctx.database.db, ctx.clock, ctx.config.keyCacheSeconds);
 
+  // The edge (403 with no body per IP) and the gateway's per-second ceiling (429 with no body): before anything.
+  app.use(edgeGuard(ctx));
+
   app.use((req, res, next) => {
     locals(res).requestId = randomUUID();
     res.setHeader('X-Request-Id', locals(res).requestId);
     next();
   });
+
+  // Operations routes first: no key, no rate limit, not logged or counted (probes would drown the rest).
+  const observability = createObservability(ctx.logger);
+  app.use(healthRoutes(ctx.database));
+  app.get('/metrics', observability.metrics);
+  app.use(observability.middleware);
 
   app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
 
@@ -103,6 +119,9 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
       ignorePaths: /^\/(healthz|readyz|metrics|admin)(\/|$)/,
     }),
   );
+
+  // Idempotency-Key on mutating routes: after validation (a malformed request takes no key), before the handler.
+  app.use(idempotency(ctx));
 
   app.use((req, res, next) => {
     const { operation, caller } = locals(res);

@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../store/database.js';
 import type { AccountRow, ApiKeyRow } from '../store/accounts.js';
 import type { OperationId, OperationInfo } from '../../generated/operations.js';
+import type { IdempotencyOptions } from './idempotency.js';
 import type { RateLimiter } from './rate-limit.js';
 
 export interface AppContext {
@@ -14,6 +15,8 @@ export interface AppContext {
   clock: Clock;
   logger: Logger;
   rateLimiter: RateLimiter;
+  /** Key store and lease settings of Idempotency-Key; defaults suit production (tests change them). */
+  idempotency?: IdempotencyOptions;
 }
 
 export interface Caller {

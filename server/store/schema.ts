@@ -56,6 +56,8 @@ export interface JobsTable {
   attempts: Generated<number>;
   last_error: string | null;
   created_at: Timestamp;
+  /** Set when the job gave up (no retry left); such a job is never claimed again. */
+  failed_at: Timestamp | null;
 }
 
 export interface RateCountersTable {

@@ -12,7 +12,8 @@ import { createAccount } from '../../server/domain/accounts/accounts.js';
 import { createApiKey, SCOPES, type Scope, type ValidityDays } from '../../server/domain/accounts/keys.js';
 import { createApp } from '../../server/http/app.js';
 import type { Handlers } from '../../server/http/context.js';
-import { MemoryRateLimiter, type RateLimiter } from '../../server/http/rate-limit.js';
+import type { IdempotencyOptions } from '../../server/http/idempotency.js';
+import { StoreRateLimiter, type RateLimiter } from '../../server/http/rate-limit.js';
 import { handlers as allHandlers } from '../../server/http/routes/index.js';
 import { migratedPGliteTemplate, openDatabase, type Database, type Engine } from '../../server/store/database.js';
 
@@ -23,6 +24,8 @@ let template: Promise<Blob> | undefined;
 
 export interface TestDatabase {
   database: Database;
+  /** The PostgreSQL database's URL, to open a second handle on it (another "process"). */
+  url?: string;
   /** Closes the handle and drops the PostgreSQL database. */
   drop(): Promise<void>;
 }
@@ -45,6 +48,7 @@ export async function openTestDatabase(engine: Engine): Promise<TestDatabase> {
   const database = await openDatabase({ engine: 'postgres', url: url.toString(), poolSize: 5 });
   return {
     database,
+    url: url.toString(),
     drop: async () => {
       await database.close();
       const c = new pg.Client({ connectionString: base });
@@ -60,6 +64,8 @@ export interface TestApp {
   database: Database;
   clock: ManualClock;
   config: Config;
+  /** Set on PostgreSQL: the test database's URL. */
+  databaseUrl?: string;
   /** A new account with a key holding `scopes` (default: every scope). */
   account(options?: { scopes?: readonly Scope[]; validityDays?: ValidityDays }): Promise<TestCaller>;
   close(): Promise<void>;
@@ -75,10 +81,19 @@ export interface TestCaller {
 
 export async function startTestApp(
   engine: Engine,
-  options: { handlers?: Handlers; rateLimiter?: RateLimiter; env?: NodeJS.ProcessEnv } = {},
+  options: {
+    handlers?: Handlers;
+    rateLimiter?: RateLimiter;
+    idempotency?: IdempotencyOptions;
+    env?: NodeJS.ProcessEnv;
+    /** Another app on the same database and clock, like a second server process (its own pool on PostgreSQL). */
+    sameDatabaseAs?: TestApp;
+  } = {},
 ): Promise<TestApp> {
-  const { database, drop } = await openTestDatabase(engine);
-  const clock = new ManualClock(new Date());
+  const { database, drop, url } = options.sameDatabaseAs
+    ? await secondHandle(options.sameDatabaseAs)
+    : await openTestDatabase(engine);
+  const clock = options.sameDatabaseAs?.clock ?? new ManualClock(new Date());
   const config = loadConfig({ APP_ENV: 'test', KEY_CACHE_SECONDS: '0', LOG_LEVEL: 'silent', ...options.env });
   const app = createApp(
     {
@@ -86,7 +101,8 @@ export async function startTestApp(
       database,
       clock,
       logger: pino({ level: 'silent' }),
-      rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(),
+      rateLimiter: options.rateLimiter ?? new StoreRateLimiter(database.db),
+      ...(options.idempotency ? { idempotency: options.idempotency } : {}),
     },
     options.handlers ?? allHandlers,
   );
@@ -100,6 +116,7 @@ export async function startTestApp(
     database,
     clock,
     config,
+    ...(url ? { databaseUrl: url } : {}),
     async account({ scopes = SCOPES, validityDays = 90 } = {}) {
       n += 1;
       const account = await createAccount(database.db, clock, {
@@ -124,6 +141,13 @@ export async function startTestApp(
       await drop();
     },
   };
+}
+
+/** A second handle on a test app's database: a new pool on PostgreSQL, the same PGlite (one process). */
+async function secondHandle(first: TestApp): Promise<TestDatabase> {
+  if (!first.databaseUrl) return { database: first.database, drop: async () => {} };
+  const database = await openDatabase({ engine: 'postgres', url: first.databaseUrl, poolSize: 5 });
+  return { database, url: first.databaseUrl, drop: () => database.close() };
 }
 
 export function call(

@@ -1,7 +1,9 @@
 // Forward-only migrations, applied in name order at start. Never edit one that has shipped: add the next.
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_foundation.js';
+import * as m0002jobs from './0002_jobs.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_jobs': m0002jobs,
 };

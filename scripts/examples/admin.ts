@@ -1,0 +1,313 @@
+// Examples of the admin API (the vendor console): accounts, keys, connections, custom fields, whatsapp
+// templates and uploads. Drawn from the seeded world, so the account, its connections, fields and uploads are
+// the ones the public examples show.
+import type { AreaBuilder, ExampleSet, WorldConnection } from './world.js';
+import { at, connectionOf } from './world.js';
+
+const build: AreaBuilder = (w, f) => {
+  const err = (code: string, message: string, extra: Record<string, unknown> = {}) => ({
+    type: 'error',
+    message,
+    context: { code, ...extra },
+  });
+  const { account: acc, connections: conn, fields } = w;
+
+  // ---------------------------------------------------------------- accounts
+  const accountCreatedAt = at(-60 * 24 * 420, 17);
+  const account = {
+    id: acc.id,
+    name: acc.name,
+    alias: acc.alias,
+    time_zone: 'America/Sao_Paulo',
+    suspended: false,
+    api_enabled: true,
+    created_at: accountCreatedAt,
+    updated_at: accountCreatedAt,
+  };
+  const suspended = { ...account, suspended: true, updated_at: at(-3, 512) };
+
+  // ---------------------------------------------------------------- keys
+  const hint = (secret: string) => secret.slice(0, 9);
+  const newSecret = `epk_${f.string.alphanumeric(46)}`;
+  const keyCreatedAt = at(-1, 233);
+  const newKey = {
+    id: f.string.uuid(),
+    account_id: acc.id,
+    name: 'Data warehouse export',
+    hint: hint(newSecret),
+    scopes: ['contacts:read', 'conversations:read'],
+    status: 'active',
+    created_at: keyCreatedAt,
+    expires_at: at(-1 + 60 * 24 * 90, 233),
+    revoked_at: null,
+  };
+  const worldKey = {
+    id: w.apiKey.id,
+    account_id: acc.id,
+    name: w.apiKey.name,
+    hint: `epk_${f.string.alphanumeric(5)}`,
+    scopes: ['contacts:read', 'contacts:write', 'conversations:read', 'messages:send'],
+    status: 'active',
+    created_at: w.apiKey.created_at,
+    expires_at: w.apiKey.expires_at,
+    revoked_at: null,
+  };
+  const oldKey = {
+    id: f.string.uuid(),
+    account_id: acc.id,
+    name: 'CRM sync (old)',
+    hint: `epk_${f.string.alphanumeric(5)}`,
+    scopes: ['contacts:read', 'contacts:write'],
+    status: 'revoked',
+    created_at: at(-60 * 24 * 200, 881),
+    expires_at: at(-60 * 24 * 20, 881),
+    revoked_at: at(-60 * 24 * 29, 4),
+  };
+  const revoked = { ...worldKey, status: 'revoked', revoked_at: at(0, 61) };
+
+  // ---------------------------------------------------------------- connections
+  const newNumber: WorldConnection = {
+    id: f.string.uuid(),
+    channel: 'whatsapp',
+    name: `${w.company} Vendas`,
+    phone: `+55119${f.string.numeric({ length: 8, allowLeadingZeros: false })}`,
+    status: 'connected',
+    disconnect_reason: null,
+    created_at: at(-2, 740),
+  };
+  const disconnected = connectionOf({
+    ...conn.instagram,
+    status: 'disconnected',
+    disconnect_reason: 'authorization_lost',
+  });
+
+  // ---------------------------------------------------------------- custom fields
+  const birthday = {
+    id: f.string.uuid(),
+    name: 'data-de-nascimento',
+    label: 'Data de nascimento',
+    type: 'text',
+    options: null,
+  };
+  const plan = fields.plan;
+  const emailAgain = { id: f.string.uuid(), name: 'email-2', label: 'E-mail', type: 'text', options: null };
+
+  // ---------------------------------------------------------------- templates
+  const templateCreatedAt = at(-60 * 24 * 30, 350);
+  const template = {
+    id: f.string.uuid(),
+    connection_id: conn.whatsapp.id,
+    name: 'order_shipped',
+    language: 'pt_BR',
+    body: 'Olá {{1}}! Seu pedido #{{2}} foi enviado e chega em até 3 dias úteis. Qualquer dúvida, é só responder esta mensagem.',
+    variable_count: 2,
+    status: 'approved',
+    unsupported_features: [],
+    created_at: templateCreatedAt,
+    updated_at: templateCreatedAt,
+  };
+  const pendingPromo = {
+    id: f.string.uuid(),
+    connection_id: conn.whatsapp.id,
+    name: 'black_friday_offer',
+    language: 'pt_BR',
+    body: 'Oi {{nome}}, a Black Friday começou: {{1}} de desconto em toda a loja!',
+    variable_count: 1,
+    status: 'pending',
+    unsupported_features: ['header_media', 'named_variables'],
+    created_at: at(-4, 101),
+    updated_at: at(-4, 101),
+  };
+
+  // ---------------------------------------------------------------- uploads
+  const upload = {
+    id: w.ids.uploads[0]!,
+    name: 'tenis-corrida-x.jpg',
+    content_type: 'image/jpeg',
+    size: 384_211,
+    created_at: at(-60 * 24 * 12, 640),
+  };
+
+  const set: ExampleSet = {
+    AdminUnauthorized: {
+      summary: 'Admin token missing or wrong',
+      value: { message: 'Missing or invalid admin token.' },
+    },
+
+    // ------------------------------------------------ POST /admin/v1/accounts, GET and PATCH /{accountId}
+    AdminCreateAccount: {
+      summary: 'New account',
+      value: { name: acc.name, alias: acc.alias, time_zone: 'America/Sao_Paulo' },
+    },
+    AdminAccountCreated: {
+      summary: 'Account created',
+      description: 'It starts with API access, not suspended. Create its first key next.',
+      value: account,
+    },
+    AdminAccount: { summary: 'An account', value: account },
+    AdminAliasTaken: {
+      summary: 'Alias taken',
+      value: err('alias_taken', 'Another account has this alias.', { account_id: acc.id }),
+    },
+    AdminInvalidTimeZone: {
+      summary: 'Unknown time zone',
+      value: err('invalid_time_zone', 'America/Sao_Paolo is not an IANA time zone.'),
+    },
+    AdminSuspendAccount: { summary: 'Suspend the account', value: { suspended: true } },
+    AdminDisableApi: { summary: 'Withdraw API access', value: { api_enabled: false } },
+    AdminAccountSuspended: {
+      summary: 'Account suspended',
+      description: 'Its keys get the gateway 403 within 1 minute.',
+      value: suspended,
+    },
+
+    // ------------------------------------------------ keys
+    AdminCreateApiKey: {
+      summary: 'Read-only key for 90 days',
+      value: { name: newKey.name, scopes: newKey.scopes, validity_days: 90 },
+    },
+    AdminApiKeyCreated: {
+      summary: 'Key created',
+      description: 'The whole key is in `secret`, shown this once.',
+      value: { secret: newSecret, api_key: newKey },
+    },
+    AdminKeyLimitReached: {
+      summary: '25 active keys already',
+      value: err('key_limit_reached', 'An account holds at most 25 active keys.', { limit: 25 }),
+    },
+    AdminApiKeyList: {
+      summary: 'Every key of the account',
+      description: 'Oldest first, revoked and expired keys included.',
+      value: { data: [oldKey, worldKey, newKey], next_cursor: null },
+    },
+    AdminApiKeyRevoked: {
+      summary: 'Key revoked',
+      description: 'Calls with it get 401 within 1 minute.',
+      value: revoked,
+    },
+
+    // ------------------------------------------------ connections
+    AdminCreateWhatsappConnection: {
+      summary: 'A whatsapp number',
+      value: { channel: 'whatsapp', name: newNumber.name, phone: newNumber.phone },
+    },
+    AdminCreateInstagramConnection: {
+      summary: 'An instagram account',
+      value: { channel: 'instagram', name: conn.instagram.name, username: `@${conn.instagram.username}` },
+    },
+    AdminConnectionCreated: {
+      summary: 'Connection created',
+      description: 'As `GET /v1/connections` lists it.',
+      value: connectionOf(newNumber),
+    },
+    AdminConnectionAlreadyExists: {
+      summary: 'Number already connected',
+      value: err('connection_already_exists', 'The account already has this whatsapp number.', {
+        connection_id: conn.whatsapp.id,
+      }),
+    },
+    AdminInvalidIdentity: {
+      summary: 'Phone on an instagram connection',
+      value: err('invalid_identity', 'An instagram connection takes a username, not a phone.'),
+    },
+    AdminInvalidDisconnectReason: {
+      summary: 'Disconnected without a reason',
+      value: err('invalid_disconnect_reason', 'A disconnected connection needs a disconnect_reason.'),
+    },
+    AdminDisconnectConnection: {
+      summary: 'The channel withdrew access',
+      value: { status: 'disconnected', disconnect_reason: 'authorization_lost' },
+    },
+    AdminReconnectConnection: { summary: 'Reconnected', value: { status: 'connected' } },
+    AdminConnectionDisconnected: { summary: 'Connection disconnected', value: disconnected },
+
+    // ------------------------------------------------ custom fields
+    AdminCreateTextField: {
+      summary: 'A text field',
+      description: 'Its key is derived from the label: `data-de-nascimento`.',
+      value: { label: birthday.label, type: 'text' },
+    },
+    AdminCreateDropdownField: {
+      summary: 'A dropdown field',
+      value: { label: plan.label, type: 'dropdown', options: plan.options },
+    },
+    AdminCustomFieldCreated: { summary: 'Field created', value: birthday },
+    AdminDropdownFieldCreated: {
+      summary: 'Dropdown field created',
+      value: { id: plan.id, name: plan.name, label: plan.label, type: plan.type, options: plan.options },
+    },
+    AdminCustomFieldKeySuffixed: {
+      summary: 'Key already used once',
+      description: 'The account has (or once had) a field keyed `email`, so this one gets `email-2`.',
+      value: emailAgain,
+    },
+    AdminInvalidLabel: {
+      summary: 'No letter or digit in the label',
+      value: err('invalid_label', 'The label has no letter or digit to derive the key from.'),
+    },
+    AdminInvalidOptions: {
+      summary: 'Two options with one value',
+      value: err('invalid_options', 'Two options have the value pro.', { reason: 'duplicate_value' }),
+    },
+    AdminCustomFieldDeleted: { summary: 'Field deleted', value: { id: fields.city.id, deleted: true } },
+
+    // ------------------------------------------------ templates
+    AdminCreateTemplate: {
+      summary: 'An approved template',
+      value: {
+        connection_id: template.connection_id,
+        name: template.name,
+        language: template.language,
+        body: template.body,
+        status: 'approved',
+      },
+    },
+    AdminCreateUnsupportedTemplate: {
+      summary: 'A template the API cannot send',
+      description: 'A header image and a named placeholder: sends answer `template_not_supported`.',
+      value: {
+        connection_id: pendingPromo.connection_id,
+        name: pendingPromo.name,
+        language: pendingPromo.language,
+        body: pendingPromo.body,
+        status: 'pending',
+        unsupported_features: ['header_media'],
+      },
+    },
+    AdminTemplateCreated: { summary: 'Template added', value: template },
+    AdminUnsupportedTemplateCreated: {
+      summary: 'Unsupported template added',
+      description: '`named_variables` was added from the body.',
+      value: pendingPromo,
+    },
+    AdminTemplateAlreadyExists: {
+      summary: 'Same name and language',
+      value: err('template_already_exists', 'The number already has order_shipped in pt_BR.', {
+        template_id: template.id,
+      }),
+    },
+    AdminInvalidTemplateBody: {
+      summary: 'Placeholders with a gap',
+      value: err('invalid_template_body', 'Placeholders must be numbered {{1}}, {{2}}… without gaps.'),
+    },
+    AdminTemplateNotWhatsapp: {
+      summary: 'Not a connected whatsapp number',
+      value: err('invalid_connection', 'connection_id is not a connected whatsapp number of the account.'),
+    },
+    AdminApproveTemplate: { summary: 'Approved by the channel', value: { status: 'approved' } },
+    AdminTemplateApproved: {
+      summary: 'Template approved',
+      value: { ...pendingPromo, status: 'approved', updated_at: at(60 * 5, 12) },
+    },
+
+    // ------------------------------------------------ uploads
+    AdminCreateUpload: {
+      summary: 'An image for a cards block',
+      value: { name: upload.name, content_type: upload.content_type, size: upload.size },
+    },
+    AdminUploadCreated: { summary: 'Upload recorded', value: upload },
+  };
+  return set;
+};
+
+export default build;

@@ -1,0 +1,208 @@
+// Idempotency-Key on mutating routes (Part A, idempotency rules; 24 hours per account):
+// 1. same key, same request → the first answer (status, body, the headers the handler set), handler not run;
+// 2. same key, another request → 422 idempotency_key_reused;
+// 3. same key while the first request runs → 409 idempotency_in_progress;
+// 4. a failed request (any 4xx or 5xx) releases the key, except outcome_unknown, which the key keeps; a first
+//    request that stopped before answering (its lease ran out: the process died) → 409 outcome_unknown for good;
+// 5. key store unreachable → 503 service_unavailable, and nothing runs.
+// Placed after validation (a malformed request never takes a key) and right before the handler. Handlers
+// answer through app.ts with res.json or a bodyless res.end; both are caught here to store the answer before
+// it leaves, so a client that got an answer and repeats gets the replay.
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import type { OperationId, OperationInfo } from '../../generated/operations.js';
+import { ApiError, serviceUnavailable } from '../errors.js';
+import { SqlIdempotencyStore, type IdempotencyStore, type StoredAnswer } from '../store/idempotency.js';
+import type { AppContext, Caller } from './context.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+
+export interface IdempotencyOptions {
+  /** The key store; default the `idempotency_keys` table. */
+  store?: IdempotencyStore;
+  /** How long a running request holds its key without renewing it (default 60 s). */
+  leaseMs?: number;
+  /** How often a running request renews its lease (real time, default 15 s). */
+  heartbeatMs?: number;
+  /** A request running longer than this stops renewing, so a hung handler ends as outcome_unknown (10 min). */
+  maxHoldMs?: number;
+  /** A key store slower than this counts as unreachable (default 5 s). */
+  storeTimeoutMs?: number;
+}
+
+const PRUNE_EVERY_MS = 3_600_000;
+const timedOut = Symbol('timed out');
+const PRUNE_BATCH = 1000;
+
+const reused = () =>
+  new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with another request.');
+const inProgress = () =>
+  new ApiError(409, 'idempotency_in_progress', 'The first request with this Idempotency-Key is still running.');
+const stoppedAnswer = (): StoredAnswer => ({
+  status: 409,
+  body: {
+    type: 'error',
+    message:
+      'The first request with this Idempotency-Key stopped before answering: whether it took effect cannot be ' +
+      'known. Check the result, then retry with a new key.',
+    context: { code: 'outcome_unknown' },
+  },
+  headers: {},
+});
+
+/** Operation, path (its parameters), query, body with its keys sorted, and If-Match: what makes a request. */
+export function requestHash(operationId: string, req: Request): string {
+  const parts = [operationId, req.path, req.query ?? {}, req.body ?? null, req.get('if-match') ?? null];
+  return createHash('sha256').update(canonicalJson(parts)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+export function idempotency(ctx: AppContext): RequestHandler {
+  const options = ctx.idempotency ?? {};
+  const store = options.store ?? new SqlIdempotencyStore(ctx.database.db);
+  const leaseMs = options.leaseMs ?? 60_000;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const maxBeats = Math.ceil((options.maxHoldMs ?? 600_000) / heartbeatMs);
+  const timeoutMs = options.storeTimeoutMs ?? 5_000;
+  let nextPruneAt = 0;
+
+  /** A store call that fails or hangs is rule 5: 503. `late` undoes a call that lands after the timeout. */
+  async function guarded<T>(call: Promise<T>, late?: (value: T) => Promise<unknown>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<typeof timedOut>((ok) => (timer = setTimeout(() => ok(timedOut), timeoutMs)));
+    try {
+      const result = await Promise.race([call, timeout]);
+      if (result === timedOut) {
+        if (late) call.then(late).catch(() => undefined);
+        throw new Error(`the idempotency key store did not answer in ${timeoutMs} ms`);
+      }
+      return result as T;
+    } catch (error) {
+      ctx.logger.error({ err: error }, 'idempotency key store unavailable');
+      throw serviceUnavailable('The Idempotency-Key could not be checked. Nothing ran; retry.');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function prune(now: Date): void {
+    if (now.getTime() < nextPruneAt) return;
+    nextPruneAt = now.getTime() + PRUNE_EVERY_MS;
+    store
+      .prune(now.toISOString(), PRUNE_BATCH)
+      .catch((error: unknown) => ctx.logger.warn({ err: error }, 'pruning idempotency keys failed'));
+  }
+
+  function replay(res: Response, answer: StoredAnswer): void {
+    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    res.status(answer.status);
+    if (answer.body === null || answer.body === undefined) res.end();
+    else res.json(answer.body);
+  }
+
+  /** Runs the handler under the key, and stores or releases the key as its answer leaves. */
+  function proceed(res: Response, accountId: string, key: string, hash: string, run: () => void): void {
+    let beats = 0;
+    const heartbeat = setInterval(() => {
+      if (++beats > maxBeats) return clearInterval(heartbeat);
+      const lockedUntil = new Date(ctx.clock.now().getTime() + leaseMs).toISOString();
+      store
+        .renew(accountId, key, hash, lockedUntil)
+        .catch((error: unknown) => ctx.logger.warn({ err: error }, 'renewing an idempotency lease failed'));
+    }, heartbeatMs);
+    heartbeat.unref();
+
+    const before = new Set(Object.keys(res.getHeaders()));
+    const json = res.json;
+    const end = res.end;
+    let settled = false;
+
+    const settle = async (status: number, body: unknown): Promise<void> => {
+      clearInterval(heartbeat);
+      // The headers of the answer (Cache-Control, ETag…), not the gateway's (request id, rate limit).
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(res.getHeaders()))
+        if (!before.has(name) && value !== undefined) headers[name] = String(value);
+      const code = (body as { context?: { code?: unknown } } | null)?.context?.code;
+      try {
+        if (status < 400 || code === 'outcome_unknown') {
+          const kept = await guarded(store.complete(accountId, key, hash, { status, body, headers }));
+          if (!kept) ctx.logger.warn({ key }, 'idempotency key was taken as stopped before its request answered');
+        } else await guarded(store.release(accountId, key, hash));
+      } catch {
+        // Already logged. The answer still goes out; an unstored key ends as outcome_unknown when its lease ends.
+      }
+    };
+
+    res.json = function (body: unknown) {
+      if (settled) return json.call(res, body);
+      settled = true;
+      res.json = json;
+      res.end = end;
+      void settle(res.statusCode, body ?? null).finally(() => json.call(res, body));
+      return res;
+    } as Response['json'];
+    res.end = function (...args: unknown[]) {
+      if (settled) return (end as (...a: unknown[]) => Response).apply(res, args);
+      settled = true;
+      res.json = json;
+      res.end = end;
+      void settle(res.statusCode, null).finally(() => (end as (...a: unknown[]) => Response).apply(res, args));
+      return res;
+    } as Response['end'];
+    run();
+  }
+
+  return (req, res, next) => {
+    const { operation, caller } = res.locals as { operation?: OperationInfo & { id: OperationId }; caller?: Caller };
+    if (!operation || !caller || operation.idempotency === 'none') return next();
+    // Missing on a route that requires it: the validator has already answered 400.
+    const key = req.get('Idempotency-Key');
+    if (key === undefined) return next();
+    const accountId = caller.account.id;
+    const hash = requestHash(operation.id, req);
+
+    const decide = async (): Promise<void> => {
+      // A few turns at most: the row can be released or expire between the claim and the look.
+      for (let turn = 0; turn < 3; turn++) {
+        const now = ctx.clock.now();
+        prune(now);
+        const claim = {
+          operationId: operation.id,
+          requestHash: hash,
+          now: now.toISOString(),
+          expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+          lockedUntil: new Date(now.getTime() + leaseMs).toISOString(),
+        };
+        const claimed = await guarded(store.claim(accountId, key, claim), (won) =>
+          won ? store.release(accountId, key, hash) : Promise.resolve(),
+        );
+        if (claimed) return proceed(res, accountId, key, hash, next);
+
+        const row = await guarded(store.find(accountId, key));
+        if (!row || Date.parse(row.expires_at) <= now.getTime()) continue;
+        if (row.request_hash !== hash) throw reused();
+        if (row.state === 'done')
+          return replay(res, {
+            status: row.response_status ?? 500,
+            body: row.response_body ?? null,
+            headers: (row.response_headers ?? {}) as Record<string, string>,
+          });
+        if (Date.parse(row.locked_until) > now.getTime()) throw inProgress();
+        // The lease ran out with no answer: the first request's process stopped. From now on the key answers so.
+        const stopped = stoppedAnswer();
+        if (await guarded(store.markStopped(accountId, key, hash, now.toISOString(), stopped)))
+          return replay(res, stopped);
+      }
+      throw inProgress();
+    };
+    decide().catch(next);
+  };
+}

@@ -1,0 +1,176 @@
+// The worker loop: claim due jobs (up to `concurrency` at a time), run each with its kind's handler, delete it
+// when done or put it back for a retry when it fails. Several workers, in one process or many, share one
+// table: the claim skips rows another worker is taking, and a lease that expires (a worker died) frees the job.
+//
+// Due times and leases come from the injected clock; the poll interval is wall-clock cadence only.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { pino, type Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import { claimJobs, completeJob, failJob, releaseJob, type ClaimedJob } from '../store/jobs.js';
+import type { DB } from '../store/schema.js';
+import { defaultRetryAt, LeaseLostError, type JobRegistry } from './registry.js';
+
+export interface WorkerOptions {
+  db: Kysely<DB>;
+  clock: Clock;
+  registry: JobRegistry;
+  logger?: Logger;
+  /** Written to `locked_by`; default host:pid:random. */
+  id?: string;
+  /** How long to wait before looking again when nothing was due. Default 1 s. */
+  pollIntervalMs?: number;
+  /** How long a claim holds a job; a job running longer may be taken by another worker. Default 5 min. */
+  leaseMs?: number;
+  /** Jobs run at once by this worker. Default 4. */
+  concurrency?: number;
+}
+
+export class JobWorker {
+  readonly id: string;
+  private readonly db: Kysely<DB>;
+  private readonly clock: Clock;
+  private readonly registry: JobRegistry;
+  private readonly logger: Logger;
+  private readonly pollIntervalMs: number;
+  private readonly leaseMs: number;
+  private readonly concurrency: number;
+  private readonly running = new Set<Promise<void>>();
+  private loopDone: Promise<void> | undefined;
+  private stopping = false;
+  private wake: (() => void) | undefined;
+
+  constructor(options: WorkerOptions) {
+    this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.db = options.db;
+    this.clock = options.clock;
+    this.registry = options.registry;
+    this.logger = options.logger ?? pino({ level: 'silent' });
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.leaseMs = options.leaseMs ?? 300_000;
+    this.concurrency = options.concurrency ?? 4;
+    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new Error('concurrency must be ≥ 1');
+  }
+
+  /** Starts polling in the background. */
+  start(): void {
+    if (this.loopDone) throw new Error('the worker is already started');
+    this.stopping = false;
+    this.loopDone = this.loop();
+  }
+
+  /**
+   * Stops claiming, gives back jobs claimed but not started, and resolves when the running jobs have finished
+   * (each then completes or fails, which frees its lease).
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loopDone;
+    await Promise.all([...this.running]);
+    this.loopDone = undefined;
+  }
+
+  /** Claims what is due now (up to `limit`) and runs it; resolves when those jobs have finished. */
+  async runOnce(limit = this.concurrency): Promise<number> {
+    const jobs = await this.claim(limit);
+    await Promise.all(jobs.map((job) => this.execute(job)));
+    return jobs.length;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      const free = this.concurrency - this.running.size;
+      if (free === 0) {
+        await this.until(Promise.race([...this.running]));
+        continue;
+      }
+      let jobs: ClaimedJob[] = [];
+      try {
+        jobs = await this.claim(free);
+      } catch (error) {
+        this.logger.error({ err: error, worker: this.id }, 'job claim failed');
+      }
+      if (this.stopping) {
+        await this.release(jobs);
+        break;
+      }
+      for (const job of jobs) this.launch(job);
+      // A full batch: more may be due, claim again as soon as a slot frees.
+      if (jobs.length < free) await this.until(new Promise((ok) => setTimeout(ok, this.pollIntervalMs).unref()));
+    }
+  }
+
+  /** Waits for `event` or for stop(). */
+  private async until(event: Promise<unknown>): Promise<void> {
+    await Promise.race([event, new Promise<void>((ok) => (this.wake = ok))]);
+    this.wake = undefined;
+  }
+
+  private claim(limit: number): Promise<ClaimedJob[]> {
+    return claimJobs(this.db, {
+      workerId: this.id,
+      kinds: this.registry.kinds(),
+      limit,
+      now: this.clock.now(),
+      leaseMs: this.leaseMs,
+    });
+  }
+
+  private launch(job: ClaimedJob): void {
+    const run: Promise<void> = this.execute(job).finally(() => this.running.delete(run));
+    this.running.add(run);
+  }
+
+  private async release(jobs: ClaimedJob[]): Promise<void> {
+    for (const job of jobs) {
+      try {
+        await releaseJob(this.db, job);
+      } catch (error) {
+        // The lease will expire on its own.
+        this.logger.warn({ err: error, job: job.id, worker: this.id }, 'job release failed');
+      }
+    }
+  }
+
+  /** Runs one claimed job to its end; never throws. */
+  private async execute(job: ClaimedJob): Promise<void> {
+    const handler = this.registry.get(job.kind);
+    const log = { job: job.id, kind: job.kind, attempts: job.attempts, worker: this.id };
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      let completedInside = false;
+      await handler.run(job, {
+        db: this.db,
+        clock: this.clock,
+        logger: this.logger,
+        complete: async (trx) => {
+          if (!(await completeJob(trx, job))) throw new LeaseLostError(job.id);
+          completedInside = true;
+        },
+      });
+      // Also after an in-transaction completion: if that transaction rolled back, the job is still here.
+      if (!(await completeJob(this.db, job)) && !completedInside)
+        this.logger.warn(log, 'job finished after its lease was taken over');
+    } catch (error) {
+      const now = this.clock.now();
+      let retryAt: Date | null = null;
+      try {
+        retryAt = handler?.retryAt ? handler.retryAt(job, error, now) : defaultRetryAt(job, error, now);
+      } catch (policyError) {
+        this.logger.error({ ...log, err: policyError }, 'job retry policy failed');
+        retryAt = defaultRetryAt(job, error, now);
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ ...log, err: error, retry_at: retryAt?.toISOString() ?? null }, 'job failed');
+      try {
+        if (!(await failJob(this.db, job, { error: message, retryAt, now })))
+          this.logger.warn(log, 'job failed after its lease was taken over');
+      } catch (storeError) {
+        // The lease will expire and the job run again.
+        this.logger.error({ ...log, err: storeError }, 'job failure could not be recorded');
+      }
+    }
+  }
+}

@@ -1,0 +1,174 @@
+// SQL of the durable jobs table. A job is enqueued in the transaction of the write that causes it, claimed with
+// `FOR UPDATE SKIP LOCKED` under a lease (`locked_until`, `locked_by`), then deleted when done, or put back
+// with a later `run_at` on failure. A claim is identified by (id, locked_by, attempts): a worker whose lease
+// expired and was taken over can no longer complete, fail or release the job.
+import { type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DB, JobsTable } from './schema.js';
+
+export interface NewJob {
+  kind: string;
+  /** The account the job works for (null for service-wide jobs). */
+  accountId: string | null;
+  /** Any JSON value. */
+  payload: unknown;
+  /** When it may run; default now. */
+  runAt?: Date | string;
+}
+
+export interface ClaimedJob {
+  id: string;
+  kind: string;
+  accountId: string | null;
+  payload: unknown;
+  runAt: string;
+  /** Claims so far, this one included. */
+  attempts: number;
+  lastError: string | null;
+  createdAt: string;
+  lockedBy: string;
+  lockedUntil: string;
+}
+
+/** What identifies one claim of a job. */
+export type JobClaim = Pick<ClaimedJob, 'id' | 'attempts' | 'lockedBy'>;
+
+export interface ClaimOptions {
+  workerId: string;
+  /** Only these kinds: a worker never takes a job it has no handler for. */
+  kinds: readonly string[];
+  limit: number;
+  now: Date;
+  leaseMs: number;
+}
+
+/** Adds a job in the caller's transaction: it exists only if the write that causes it commits. */
+export async function enqueueJob(trx: Transaction<DB>, job: NewJob, now: Date): Promise<string> {
+  const row = await trx
+    .insertInto('jobs')
+    .values({
+      kind: job.kind,
+      account_id: job.accountId,
+      payload: JSON.stringify(job.payload ?? null),
+      run_at: job.runAt ?? now,
+      created_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return String(row.id);
+}
+
+/**
+ * Takes up to `limit` due jobs whose lease is free or expired, oldest `run_at` first, and leases them to
+ * `workerId` until now + leaseMs. Rows another transaction is claiming are skipped, not waited for, so
+ * workers never block each other and never take the same job.
+ */
+export async function claimJobs(db: Kysely<DB>, options: ClaimOptions): Promise<ClaimedJob[]> {
+  if (options.kinds.length === 0 || options.limit < 1) return [];
+  const now = options.now.toISOString();
+  const lockedUntil = new Date(options.now.getTime() + options.leaseMs).toISOString();
+  const rows = await db
+    .with(
+      (cte) => cte('due').materialized(),
+      (qb) =>
+        qb
+          .selectFrom('jobs')
+          .select('id')
+          .where('failed_at', 'is', null)
+          .where('run_at', '<=', now)
+          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+          .where('kind', 'in', options.kinds)
+          .orderBy('run_at')
+          .orderBy('id')
+          .limit(options.limit)
+          .forUpdate()
+          .skipLocked(),
+    )
+    .updateTable('jobs')
+    .from('due')
+    .set((eb) => ({
+      locked_until: lockedUntil,
+      locked_by: options.workerId,
+      attempts: eb('jobs.attempts', '+', 1),
+    }))
+    .whereRef('jobs.id', '=', 'due.id')
+    .returningAll('jobs')
+    .execute();
+  return rows
+    .map(toClaimedJob)
+    .sort((a, b) => (a.runAt < b.runAt ? -1 : a.runAt > b.runAt ? 1 : compareIds(a.id, b.id)));
+}
+
+/** Deletes a finished job; false when this claim no longer holds it (its lease was taken over). */
+export async function completeJob(db: Kysely<DB>, claim: JobClaim): Promise<boolean> {
+  const result = await db
+    .deleteFrom('jobs')
+    .where('id', '=', claim.id)
+    .where('locked_by', '=', claim.lockedBy)
+    .where('attempts', '=', claim.attempts)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+/**
+ * Records a failed attempt: the job runs again at `retryAt`, or, with `retryAt` null, is marked failed and
+ * never claimed again. False when this claim no longer holds the job.
+ */
+export async function failJob(
+  db: Kysely<DB>,
+  claim: JobClaim,
+  failure: { error: string; retryAt: Date | null; now: Date },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({
+      locked_until: null,
+      locked_by: null,
+      last_error: failure.error.slice(0, 2000),
+      ...(failure.retryAt ? { run_at: failure.retryAt.toISOString() } : { failed_at: failure.now.toISOString() }),
+    })
+    .where('id', '=', claim.id)
+    .where('locked_by', '=', claim.lockedBy)
+    .where('attempts', '=', claim.attempts)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Gives back a claimed job that did not start (a stopping worker): free at once, the claim not counted. */
+export async function releaseJob(db: Kysely<DB>, claim: JobClaim): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set((eb) => ({ locked_until: null, locked_by: null, attempts: eb('attempts', '-', 1) }))
+    .where('id', '=', claim.id)
+    .where('locked_by', '=', claim.lockedBy)
+    .where('attempts', '=', claim.attempts)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export type JobRow = Selectable<JobsTable>;
+
+/** One job by id (tests, the console). */
+export async function findJob(db: Kysely<DB>, id: string): Promise<JobRow | undefined> {
+  return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+function toClaimedJob(row: JobRow): ClaimedJob {
+  if (row.locked_by === null || row.locked_until === null) throw new Error(`job ${row.id} came back unclaimed`);
+  return {
+    id: String(row.id),
+    kind: row.kind,
+    accountId: row.account_id,
+    payload: row.payload,
+    runAt: row.run_at,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    lockedBy: row.locked_by,
+    lockedUntil: row.locked_until,
+  };
+}
+
+// Ids are bigints (strings once past 2^53): compare by length, then text.
+function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}

@@ -1,0 +1,233 @@
+// Operations: one JSON log line per request with no key, secret or message text; the request id in the log,
+// the X-Request-Id header and the 500 envelope; /healthz, /readyz and /metrics. Run on every engine.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../server/clock.js';
+import { loadConfig } from '../../server/config.js';
+import { createAccount } from '../../server/domain/accounts/accounts.js';
+import { createApiKey, SCOPES } from '../../server/domain/accounts/keys.js';
+import { createApp } from '../../server/http/app.js';
+import type { Handlers } from '../../server/http/context.js';
+import { answersWithin } from '../../server/http/health.js';
+import { MemoryRateLimiter } from '../../server/http/rate-limit.js';
+import { handlers } from '../../server/http/routes/index.js';
+import { createLogger } from '../../server/logger.js';
+import { call, engines, openTestDatabase, type TestDatabase } from './harness.js';
+
+const conversationId = '0b6e1d2c-5f7a-4c1e-9a53-2f1d8f4b7c10';
+const messageText = 'Private words 7f3a: my card ends in 4242';
+
+interface LogLine {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** An app whose logger writes into `lines`, with a send handler that fails carrying the message text. */
+async function startLoggedApp(engine: (typeof engines)[number]) {
+  const lines: string[] = [];
+  const testDb: TestDatabase = await openTestDatabase(engine);
+  const clock = new ManualClock(new Date());
+  const logger = createLogger('info', { write: (chunk: string) => void lines.push(chunk) });
+  const failing: Handlers = {
+    ...handlers,
+    // An unexpected fault whose error object holds the request's text, as a careless driver error might.
+    sendMessage: async ({ body }) => {
+      throw Object.assign(new Error('insert failed'), { text: (body as { text: string }).text });
+    },
+  };
+  const app = createApp(
+    {
+      config: loadConfig({ APP_ENV: 'test', KEY_CACHE_SECONDS: '0' }),
+      database: testDb.database,
+      clock,
+      logger,
+      rateLimiter: new MemoryRateLimiter(),
+    },
+    failing,
+  );
+  const server: Server = await new Promise((ok) => {
+    const s = app.listen(0, '127.0.0.1', () => ok(s));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const account = await createAccount(testDb.database.db, clock, { name: 'Logged', alias: 'logged-account' });
+  const { secret } = await createApiKey(testDb.database.db, clock, {
+    accountId: account.id,
+    name: 'logged key',
+    scopes: SCOPES,
+    validityDays: 90,
+  });
+  return {
+    baseUrl,
+    accountId: account.id,
+    apiKey: secret,
+    database: testDb.database,
+    lines,
+    parsed: () => lines.map((l) => JSON.parse(l) as LogLine),
+    requestLines: () => lines.map((l) => JSON.parse(l) as LogLine).filter((l) => l.msg === 'request'),
+    close: async () => {
+      await new Promise<void>((ok) => server.close(() => ok()));
+      await testDb.drop();
+    },
+  };
+}
+
+describe.each(engines)('observability on %s', (engine) => {
+  let t: Awaited<ReturnType<typeof startLoggedApp>>;
+  beforeAll(async () => {
+    t = await startLoggedApp(engine);
+  });
+  afterAll(async () => t?.close());
+
+  it('logs one JSON line per request: method, route template, status, duration, request id, account id', async () => {
+    const before = t.requestLines().length;
+    const res = await call(t.baseUrl, t.apiKey, 'GET', '/v1/me');
+    expect(res.status).toBe(200);
+    const requestId = res.headers.get('x-request-id');
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    const mine = t.requestLines().slice(before);
+    expect(mine).toHaveLength(1);
+    const line = mine[0]!;
+    expect(line).toMatchObject({
+      msg: 'request',
+      method: 'GET',
+      route: '/v1/me',
+      status: 200,
+      request_id: requestId,
+      account_id: t.accountId,
+    });
+    expect(line.duration_ms).toEqual(expect.any(Number));
+    // Only the chosen fields (and pino's own): nothing else of the request can slip in.
+    expect(Object.keys(line).sort()).toEqual(
+      [
+        'account_id',
+        'duration_ms',
+        'hostname',
+        'level',
+        'method',
+        'msg',
+        'pid',
+        'request_id',
+        'route',
+        'status',
+        'time',
+      ].sort(),
+    );
+  });
+
+  it('logs the route template, not the path, and no account for an unauthenticated or unknown route', async () => {
+    const before = t.requestLines().length;
+    await call(t.baseUrl, undefined, 'GET', `/v1/conversations/${conversationId}`);
+    await call(t.baseUrl, undefined, 'GET', '/no/such/path');
+    const [conversation, unknown] = t.requestLines().slice(before);
+    expect(conversation).toMatchObject({ route: '/v1/conversations/{conversationId}', status: 401, account_id: null });
+    expect(unknown).toMatchObject({ route: 'unmatched', status: 404, account_id: null });
+    expect(t.lines.join('')).not.toContain(conversationId);
+  });
+
+  it('never logs the key, the Authorization header or a message text, even when a request fails with a 500', async () => {
+    const before = t.lines.length;
+    const res = await call(t.baseUrl, t.apiKey, 'POST', `/v1/conversations/${conversationId}/messages`, {
+      body: { text: messageText },
+      headers: { 'Idempotency-Key': 'observability-1' },
+    });
+    expect(res.status).toBe(500);
+    const body = (await res.json()) as { context: { code: string; request_id: string } };
+    expect(body.context.code).toBe('internal_error');
+    const requestId = res.headers.get('x-request-id');
+    expect(body.context.request_id).toBe(requestId);
+
+    const written = t.lines.slice(before).join('');
+    // The failure was logged, and the request line carries the same id as the header and the envelope.
+    expect(written).toContain('insert failed');
+    const line = t.requestLines().find((l) => l.request_id === requestId);
+    expect(line).toMatchObject({ status: 500, route: '/v1/conversations/{conversationId}/messages' });
+    expect(written).not.toContain(t.apiKey);
+    expect(written).not.toContain(t.apiKey.slice(4, 20));
+    expect(written).not.toContain('Bearer');
+    expect(written).not.toContain(messageText);
+    expect(written).not.toContain('7f3a');
+  });
+
+  it('GET /healthz answers 200 {status: "ok"} with no key, and is not logged as a request', async () => {
+    const before = t.requestLines().length;
+    const res = await fetch(`${t.baseUrl}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    expect(t.requestLines().length).toBe(before);
+  });
+
+  it('GET /readyz answers 200 when the database answers', async () => {
+    const res = await fetch(`${t.baseUrl}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('GET /metrics counts requests and latencies by method, route template and status, with process metrics', async () => {
+    await call(t.baseUrl, t.apiKey, 'GET', '/v1/me');
+    await call(t.baseUrl, t.apiKey, 'GET', '/v1/contacts?limit=0');
+    await call(t.baseUrl, undefined, 'GET', `/v1/contacts/${conversationId}/nothing-here`);
+    const res = await fetch(`${t.baseUrl}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const text = await res.text();
+    const count = (labels: string) =>
+      Number(new RegExp(`^http_requests_total\\{${labels}\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    expect(count('method="GET",route="/v1/me",status="200"')).toBeGreaterThanOrEqual(2);
+    expect(count('method="GET",route="/v1/contacts",status="400"')).toBe(1);
+    expect(count('method="GET",route="unmatched",status="404"')).toBeGreaterThanOrEqual(2);
+    expect(text).toMatch(
+      /^http_request_duration_seconds_bucket\{le="0\.1",method="GET",route="\/v1\/me",status="200"\} \d+$/m,
+    );
+    expect(text).toMatch(/^http_request_duration_seconds_count\{method="GET",route="\/v1\/me",status="200"\} \d+$/m);
+    expect(text).toContain('process_cpu_user_seconds_total');
+    expect(text).toContain('nodejs_eventloop_lag_seconds');
+    // Labels are templates: no id of a path ever becomes a series.
+    expect(text).not.toContain(conversationId);
+  });
+});
+
+describe.each(engines)('readiness on %s', (engine) => {
+  it('GET /readyz answers 503 when the database does not answer, /healthz still 200', async () => {
+    const testDb = await openTestDatabase(engine);
+    const app = createApp(
+      {
+        config: loadConfig({ APP_ENV: 'test' }),
+        database: testDb.database,
+        clock: new ManualClock(),
+        logger: createLogger('silent'),
+        rateLimiter: new MemoryRateLimiter(),
+      },
+      handlers,
+    );
+    const server: Server = await new Promise((ok) => {
+      const s = app.listen(0, '127.0.0.1', () => ok(s));
+    });
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
+      await testDb.drop();
+      const res = await fetch(`${baseUrl}/readyz`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ status: 'unavailable' });
+      expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
+    } finally {
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+  });
+});
+
+describe('answersWithin (the readiness timeout)', () => {
+  it('is false when the check takes longer than the timeout, without waiting for it', async () => {
+    const started = Date.now();
+    expect(await answersWithin(() => new Promise(() => {}), 50)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+  it('is false when the check fails, true when it answers in time', async () => {
+    expect(await answersWithin(() => Promise.reject(new Error('down')), 50)).toBe(false);
+    expect(await answersWithin(() => Promise.resolve(1), 50)).toBe(true);
+  });
+});

@@ -1,0 +1,208 @@
+// The server as a process, started like `npm start` (tsx server/main.ts) on a fresh temporary DATA_DIR: what
+// it prints, the printed key working, the data directory lock, a bad setting, and the graceful shutdown on
+// SIGTERM (stop accepting, finish the requests in flight, cut the ones past the deadline, exit 0, release
+// the lock). With DATABASE_URL set, the shutdown is also checked on PostgreSQL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPES } from '../../server/domain/accounts/keys.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const tsx = join(root, 'node_modules/.bin/tsx');
+const conversationId = '0b6e1d2c-5f7a-4c1e-9a53-2f1d8f4b7c10';
+
+interface Started {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** `npm start` with these settings; the caller's DATABASE_URL, ADMIN_TOKEN… never leak into it. */
+function startServer(env: Record<string, string>): Started {
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) =>
+        !['DATABASE_URL', 'ADMIN_TOKEN', 'APP_ENV', 'PORT', 'HOST', 'DATA_DIR', 'PUBLIC_BASE_URL'].includes(name),
+    ),
+  );
+  const child = spawn(tsx, ['server/main.ts'], {
+    cwd: root,
+    env: { ...base, HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined, started: Started, ms = 60_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (started.child.exitCode !== null)
+      throw new Error(
+        `server exited (${started.child.exitCode}) before ${what}:\n${started.stdout()}${started.stderr()}`,
+      );
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}:\n${started.stdout()}${started.stderr()}`);
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
+}
+
+const bannerUrl = (s: Started) => /listening on (http:\/\/\S+)/.exec(s.stdout())?.[1];
+
+/** A request whose body arrives in two parts: the first now, the second when `finish()` is called. */
+function slowRequest(baseUrl: string, apiKey: string) {
+  const url = new URL(baseUrl);
+  const body = JSON.stringify({ text: 'Sent while the server stops' });
+  const socket: Socket = connect(Number(url.port), url.hostname);
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+  socket.on('error', () => {});
+  const closed = new Promise<void>((ok) => socket.on('close', () => ok()));
+  socket.write(
+    [
+      `POST /v1/conversations/${conversationId}/messages HTTP/1.1`,
+      `Host: ${url.host}`,
+      `Authorization: Bearer ${apiKey}`,
+      'Content-Type: application/json',
+      `Idempotency-Key: shutdown-${randomBytes(4).toString('hex')}`,
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      '',
+      body.slice(0, 10),
+    ].join('\r\n'),
+  );
+  return {
+    finish: () => socket.write(body.slice(10)),
+    answer: () => answer,
+    closed,
+  };
+}
+
+describe('the server process, embedded', () => {
+  let dataDir: string;
+  let server: Started;
+  let baseUrl: string;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'ep-process-'));
+    server = startServer({ DATA_DIR: dataDir });
+    await waitFor('the banner', () => (/admin token: .+\n/.test(server.stdout()) ? true : undefined), server);
+    baseUrl = bannerUrl(server)!;
+    apiKey = /demo API key \(every scope\): (\S+)/.exec(server.stdout())![1]!;
+  }, 90_000);
+
+  afterAll(async () => {
+    if (server?.child.exitCode === null) {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the base URL, the docs hint, a demo key with every scope and where the admin token is', async () => {
+    const out = server.stdout();
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(out).toContain('npm run docs');
+    expect(apiKey).toMatch(/^epk_[A-Za-z0-9]{46}$/);
+    expect(out).toContain(`admin token: ${join(dataDir, 'admin-token')}`);
+    expect(existsSync(join(dataDir, 'admin-token'))).toBe(true);
+
+    const res = await fetch(`${baseUrl}/v1/me`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    expect(res.status).toBe(200);
+    const me = (await res.json()) as { api_key: { scopes: string[] } };
+    expect([...me.api_key.scopes].sort()).toEqual([...SCOPES].sort());
+    expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
+  });
+
+  it('refuses to open a data directory another process holds: exit non-zero with a clear message', async () => {
+    const second = startServer({ DATA_DIR: dataDir });
+    const code = await second.exited;
+    expect(code).not.toBe(0);
+    expect(second.stderr()).toMatch(/data directory .* is in use by process \d+/);
+    // The first server is untouched.
+    expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
+  }, 60_000);
+
+  it(
+    'on SIGTERM stops accepting, finishes the request in flight, cuts one past the deadline, exits 0 and ' +
+      'releases the lock',
+    async () => {
+      const inFlight = slowRequest(baseUrl, apiKey);
+      const stuck = slowRequest(baseUrl, apiKey);
+      await new Promise((ok) => setTimeout(ok, 300)); // the server has both requests' headers
+      const signalled = Date.now();
+      server.child.kill('SIGTERM');
+      await new Promise((ok) => setTimeout(ok, 500));
+
+      // Stopped accepting, still running for the requests in flight.
+      await expect(fetch(`${baseUrl}/healthz`)).rejects.toThrow();
+      expect(server.child.exitCode).toBeNull();
+
+      inFlight.finish();
+      await inFlight.closed;
+      // A whole answer of the pipeline (501 until sends land), not a cut connection or a 500.
+      expect(inFlight.answer()).toMatch(/^HTTP\/1\.1 (?!500)\d{3} [\s\S]*\r\n\r\n\{[\s\S]*\}$/);
+      expect(inFlight.answer()).toMatch(/x-request-id: [0-9a-f-]{36}/i);
+      expect(server.child.exitCode).toBeNull(); // the stuck request holds it, until the deadline
+
+      await stuck.closed; // cut at the deadline, never answered
+      expect(stuck.answer()).toBe('');
+      expect(await server.exited).toBe(0);
+      expect(Date.now() - signalled).toBeGreaterThanOrEqual(9_000);
+      expect(existsSync(join(dataDir, 'pglite', '.lock'))).toBe(false);
+      expect(server.stdout()).toMatch(/"msg":"stopped"/);
+    },
+    40_000,
+  );
+});
+
+describe('the server process, start-up errors', () => {
+  it('exits non-zero naming the setting when a setting is invalid', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ep-process-'));
+    try {
+      const bad = startServer({ DATA_DIR: dataDir, PORT: 'abc' });
+      expect(await bad.exited).not.toBe(0);
+      expect(bad.stderr()).toMatch(/invalid configuration:\s+PORT:/);
+      expect(bad.stdout()).not.toContain('listening');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe.runIf(process.env.DATABASE_URL)('the server process, on PostgreSQL', () => {
+  it('serves, then on SIGTERM exits 0', async () => {
+    const base = process.env.DATABASE_URL!;
+    const name = `ep_test_process_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    const dataDir = mkdtempSync(join(tmpdir(), 'ep-process-'));
+    try {
+      // A DATA_DIR that does not exist yet, as on a fresh clone (only the admin token goes there).
+      const server = startServer({ DATABASE_URL: url.toString(), DATA_DIR: join(dataDir, 'fresh') });
+      const baseUrl = await waitFor('the banner', () => bannerUrl(server), server);
+      expect(server.stdout()).toContain('PostgreSQL');
+      expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    } finally {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
