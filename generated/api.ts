@@ -1721,6 +1721,302 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/accounts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create an account
+     * @description Creates an account with API access, not suspended. The alias is unique across the service
+     *     (`409 alias_taken` with the account holding it) and fixed. `time_zone` (an IANA name, `UTC` by default) is
+     *     checked (`422 invalid_time_zone`) and stored in its canonical spelling. The creation enters the account's
+     *     audit log with `actor_type` `admin`.
+     */
+    post: operations['createAccount'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/accounts/{accountId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Get an account
+     * @description Returns the account, with its suspension, API access and time zone.
+     */
+    get: operations['getAccount'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update an account
+     * @description Changes the name, the time zone, the suspension or the API access. Only the fields sent change.
+     *
+     *     Suspending the account (`suspended: true`) or withdrawing its API access (`api_enabled: false`) makes
+     *     every one of its keys get the gateway `403` (only `message`) within 1 minute; undoing it lets them in
+     *     again. Keys are not revoked. The change enters the account's audit log with `actor_type` `admin`.
+     */
+    patch: operations['updateAccount'];
+    trace?: never;
+  };
+  '/admin/v1/accounts/{accountId}/keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * List the keys of an account
+     * @description Lists every key of the account, active, revoked and expired, oldest first (by `created_at`, then `id`), in
+     *     one page. The records never hold the key itself: the service keeps only its hash.
+     */
+    get: operations['listApiKeys'];
+    put?: never;
+    /**
+     * Create an API key
+     * @description Creates a key with fixed scopes that expires after `validity_days` (30, 60, 90, 180 or 365). The answer
+     *     holds the whole key in `secret`, this once: only its hash is stored. An account holds at most 25 active
+     *     keys (`409 key_limit_reached`; revoked and expired keys do not count). The creation enters the account's
+     *     audit log with `actor_type` `admin` (without the key).
+     */
+    post: operations['createApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/keys/{keyId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The API key id. */
+        keyId: components['parameters']['KeyId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke an API key
+     * @description Revokes the key, irreversibly: calls with it get `401` within 1 minute (servers cache a key for at most
+     *     that long). Revoking a revoked key changes nothing and answers the same record, so a retry is safe. The
+     *     revocation enters the account's audit log with `actor_type` `admin`.
+     */
+    delete: operations['revokeApiKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/accounts/{accountId}/connections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add a connection
+     * @description Connects an instagram account (`username`) or a whatsapp number (`phone`, E.164) to the account, as the
+     *     console does after the channel's login. The identity must fit the channel (`422 invalid_identity`). The
+     *     account has one connection per number or username on a channel (`409 connection_already_exists` with it:
+     *     change its status instead). It starts `connected` unless `status` says otherwise; a `disconnected` one
+     *     needs a `disconnect_reason` (`422 invalid_disconnect_reason`). The answer is the connection as
+     *     `GET /v1/connections` lists it.
+     */
+    post: operations['createConnection'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/connections/{connectionId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update a connection
+     * @description Renames a connection or changes its status. Disconnecting needs a `disconnect_reason`; reconnecting clears
+     *     it (`422 invalid_disconnect_reason` otherwise). A disconnected connection keeps its contacts and
+     *     conversations; sends through it answer `channel_disconnected`.
+     */
+    patch: operations['updateConnection'];
+    trace?: never;
+  };
+  '/admin/v1/accounts/{accountId}/custom-fields': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a custom field
+     * @description Creates a custom field (`number`, `text` or `dropdown` with its options). Its key, `name`, is derived from
+     *     the label and fixed at creation: lowercase, accents removed, each run of other characters than letters and
+     *     digits replaced by a hyphen, hyphens at either end dropped (`Data de nascimento` → `data-de-nascimento`).
+     *     When the account has, or once had, a field with that key, the smallest numeric suffix from 2 that the
+     *     account never used is added (`email-2`, then `email-3`): a deleted field's key is never given to another
+     *     field, so automations naming it never silently read a different field.
+     */
+    post: operations['createCustomField'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/custom-fields/{fieldId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The custom-field id. */
+        fieldId: components['parameters']['FieldId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a custom field
+     * @description Deletes the field. Its key stays used by the account: a later field with the same label gets a numeric
+     *     suffix (`email-2`). The deletion enters the account's audit log with `actor_type` `admin`.
+     */
+    delete: operations['deleteCustomField'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/accounts/{accountId}/templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add a whatsapp template
+     * @description Adds a message template of a connected whatsapp number, as the channel reviewed it. `name` and `language`
+     *     are what a send gives in `template`; they are unique on the number (`409 template_already_exists`). The
+     *     body's numbered placeholders `{{1}}`, `{{2}}`… must run from 1 without gaps (`422 invalid_template_body`);
+     *     their count is `variable_count`, the number of `body_variables` a send needs.
+     *
+     *     `unsupported_features` lists what the API cannot fill: media or variables in the header, variables in
+     *     buttons, a carousel, named variables, an authentication code. A named placeholder in the body
+     *     (`{{first_name}}`) adds `named_variables` by itself. A send of a template with any of them answers
+     *     `422 template_not_supported`; a send of a template whose `status` is not `approved` answers
+     *     `422 template_not_approved`.
+     */
+    post: operations['createTemplate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/templates/{templateId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The whatsapp template id. */
+        templateId: components['parameters']['TemplateId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update a template's status
+     * @description Records the channel's new review status of the template (approved, paused, disabled…). Only an `approved`
+     *     template can be sent.
+     */
+    patch: operations['updateTemplate'];
+    trace?: never;
+  };
+  '/admin/v1/accounts/{accountId}/uploads': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Record a console upload
+     * @description Records a file uploaded in the console, which automation blocks name by `upload_id` (media and cards
+     *     blocks; validation answers `upload_not_found` for an id the account lacks). The channel's media types
+     *     and sizes are checked when a run sends it, not here.
+     */
+    post: operations['createUpload'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   'message.received': {
@@ -5786,6 +6082,563 @@ export interface components {
       };
     };
     /**
+     * AdminAccountCreateRequest
+     * @description The account to create. It starts with API access, not suspended.
+     */
+    AdminAccountCreateRequest: {
+      /**
+       * @description The account name. A blank name (only spaces) gives `422 invalid_name`.
+       * @example Loja Aurora
+       */
+      name: string;
+      /**
+       * @description The short handle: lowercase letters, digits and hyphens, starting with a letter or digit. Unique across the
+       *     service (`409 alias_taken`) and fixed at creation.
+       * @example loja-aurora
+       */
+      alias: string;
+      /**
+       * @description An IANA time zone name; `422 invalid_time_zone` otherwise. Stored in its canonical spelling.
+       * @default UTC
+       * @example America/Sao_Paulo
+       */
+      time_zone?: string;
+    };
+    /**
+     * AdminAccount
+     * @description An account as the vendor console sees it.
+     */
+    AdminAccount: {
+      /**
+       * Format: uuid
+       * @description The account id (`account.id` of `GET /v1/me`).
+       */
+      id: string;
+      /** @description The account name. */
+      name: string;
+      /** @description The account's short handle, unique across the service and fixed at creation. */
+      alias: string;
+      /**
+       * @description The IANA time zone of the account (`America/Sao_Paulo`), used by time-based automation blocks.
+       * @example America/Sao_Paulo
+       */
+      time_zone: string;
+      /** @description A suspended account's keys get the gateway `403` (only `message`) on every `/v1` route. */
+      suspended: boolean;
+      /**
+       * @description Whether the account has API access (the closed beta). When false its keys get the gateway `403` on every
+       *     `/v1` route. Changes take effect within 1 minute.
+       */
+      api_enabled: boolean;
+      /** @description When the account was created. */
+      created_at: components['schemas']['Timestamp'];
+      /** @description When the account record last changed. */
+      updated_at: components['schemas']['Timestamp'];
+    };
+    /**
+     * alias_taken
+     * @description `409` `alias_taken`: Another account has this alias; it is in `context.account_id`.
+     */
+    AliasTakenError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'alias_taken';
+        /**
+         * Format: uuid
+         * @description The account holding the alias.
+         */
+        account_id: string;
+      };
+    };
+    /**
+     * invalid_time_zone
+     * @description `422` `invalid_time_zone`: `time_zone` is not an IANA time zone name (`America/Sao_Paulo`, `UTC`).
+     */
+    InvalidTimeZoneError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'invalid_time_zone';
+      };
+    };
+    /**
+     * AdminAccountUpdateRequest
+     * @description The fields to change; fields not sent stay as they are. At least one field.
+     */
+    AdminAccountUpdateRequest: {
+      /** @description The account name. A blank name gives `422 invalid_name`. */
+      name?: string;
+      /** @description Suspend (`true`) or reinstate (`false`) the account. Takes effect on its keys within 1 minute. */
+      suspended?: boolean;
+      /** @description Grant (`true`) or withdraw (`false`) API access. Takes effect on its keys within 1 minute. */
+      api_enabled?: boolean;
+      /** @description An IANA time zone name; `422 invalid_time_zone` otherwise. */
+      time_zone?: string;
+    };
+    /**
+     * AdminApiKey
+     * @description An API key record. The key itself is never stored, so it is never returned after its creation.
+     */
+    AdminApiKey: {
+      /**
+       * Format: uuid
+       * @description The key id (`api_key.id` of `GET /v1/me`).
+       */
+      id: string;
+      /**
+       * Format: uuid
+       * @description The account the key belongs to.
+       */
+      account_id: string;
+      /** @description The name given at creation. */
+      name: string;
+      /**
+       * @description The first characters of the key, to recognise it (`epk_Xa3f9`).
+       * @example epk_Xa3f9
+       */
+      hint: string;
+      /** @description The scopes fixed at creation. */
+      scopes: components['schemas']['Scope'][];
+      /**
+       * @description `active` until revoked or until `expires_at`.
+       * @enum {string}
+       */
+      status: 'active' | 'revoked' | 'expired';
+      /** @description When the key was created. */
+      created_at: components['schemas']['Timestamp'];
+      /** @description When the key expires (its validity after `created_at`). */
+      expires_at: components['schemas']['Timestamp'];
+      /**
+       * Format: date-time
+       * @description When the key was revoked; null while it is not.
+       */
+      revoked_at: string | null;
+    };
+    /**
+     * AdminApiKeyList
+     * @description Every key of the account, revoked and expired ones included, oldest first, in one page.
+     */
+    AdminApiKeyList: {
+      data: components['schemas']['AdminApiKey'][];
+      /** @description Always null. The list holds every key in one page. */
+      next_cursor: null;
+    };
+    /**
+     * AdminApiKeyCreateRequest
+     * @description The key to create (the console's creation form).
+     */
+    AdminApiKeyCreateRequest: {
+      /**
+       * @description Identifies the key. A blank name gives `422 invalid_name`.
+       * @example CRM sync (production)
+       */
+      name: string;
+      /** @description The scopes, fixed for the life of the key. May be empty (the key can then call `GET /v1/me` only). */
+      scopes: components['schemas']['Scope'][];
+      /**
+       * @description How long the key works, in days (365 is the console's "1 year").
+       * @enum {integer}
+       */
+      validity_days: 30 | 60 | 90 | 180 | 365;
+    };
+    /**
+     * AdminApiKeyCreated
+     * @description The new key, shown this once in full, and its record.
+     */
+    AdminApiKeyCreated: {
+      /**
+       * @description The whole key: the service prefix, an underscore and 46 letters and digits. Only its hash is stored, so it
+       *     cannot be shown again: hand it over now, and revoke and replace a lost key.
+       */
+      secret: string;
+      api_key: components['schemas']['AdminApiKey'];
+    };
+    /**
+     * key_limit_reached
+     * @description `409` `key_limit_reached`: The account already holds 25 active keys (revoked and expired keys do not
+     *     count). Revoke one first.
+     */
+    KeyLimitReachedError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'key_limit_reached';
+        /**
+         * @description The most active keys an account holds.
+         * @constant
+         */
+        limit: 25;
+      };
+    };
+    /**
+     * AdminDisconnectReason
+     * @description Why the connection is disconnected (the `disconnect_reason` of the public connection record). Required with
+     *     `status: disconnected`, refused with `connected` (`422 invalid_disconnect_reason`).
+     * @enum {string}
+     */
+    AdminDisconnectReason:
+      'authorization_lost' | 'disconnected_by_user' | 'account_suspended' | 'activation_expired' | 'setup_incomplete';
+    /**
+     * AdminConnectionCreateRequest
+     * @description A connection to add: an instagram account (`username`) or a whatsapp number (`phone`). It answers as
+     *     `GET /v1/connections` lists it.
+     */
+    AdminConnectionCreateRequest: {
+      channel: components['schemas']['ChannelType'];
+      /**
+       * @description The display name of the instagram account or of the whatsapp number. Blank gives `422 invalid_name`.
+       * @example Loja Aurora Atendimento
+       */
+      name: string;
+      /**
+       * @description The whatsapp number in E.164 form. Only on `whatsapp` (`422 invalid_identity` otherwise).
+       * @example +5511930001234
+       */
+      phone?: string;
+      /**
+       * @description The instagram username, with or without `@`; stored in lowercase without it. Only on `instagram`
+       *     (`422 invalid_identity` otherwise).
+       * @example loja.aurora
+       */
+      username?: string;
+      /**
+       * @description The starting status.
+       * @default connected
+       * @enum {string}
+       */
+      status?: 'connected' | 'disconnected';
+      disconnect_reason?: components['schemas']['AdminDisconnectReason'];
+    };
+    /**
+     * connection_already_exists
+     * @description `409` `connection_already_exists`: The account already has a connection with this whatsapp number or
+     *     instagram username on this channel; it is in `context.connection_id` (change its status instead).
+     */
+    ConnectionAlreadyExistsError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'connection_already_exists';
+        /**
+         * Format: uuid
+         * @description The existing connection.
+         */
+        connection_id: string;
+      };
+    };
+    /**
+     * invalid_identity
+     * @description `422` `invalid_identity`: The identity does not fit the channel: an instagram connection takes `username`
+     *     (and no `phone`), a whatsapp connection takes `phone` in E.164 form (and no `username`).
+     */
+    InvalidIdentityError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'invalid_identity';
+      };
+    };
+    /**
+     * invalid_disconnect_reason
+     * @description `422` `invalid_disconnect_reason`: A `disconnected` connection needs a `disconnect_reason`, and a
+     *     `connected` one takes none.
+     */
+    InvalidDisconnectReasonError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'invalid_disconnect_reason';
+      };
+    };
+    /**
+     * AdminConnectionUpdateRequest
+     * @description The fields to change; fields not sent stay as they are. At least one field. Reconnecting (`status:
+     *     connected`) clears the `disconnect_reason`.
+     */
+    AdminConnectionUpdateRequest: {
+      /** @description The display name. Blank gives `422 invalid_name`. */
+      name?: string;
+      /**
+       * @description The new status.
+       * @enum {string}
+       */
+      status?: 'connected' | 'disconnected';
+      disconnect_reason?: components['schemas']['AdminDisconnectReason'];
+    };
+    /**
+     * AdminCustomFieldCreateRequest
+     * @description A custom field to create. Its key (`name`) is derived from the label and fixed at creation: lowercase,
+     *     accents removed, each run of other characters than letters and digits replaced by a hyphen, hyphens at
+     *     either end dropped (`Data de nascimento` → `data-de-nascimento`). When the account has, or once had, a field
+     *     with that key, the smallest free numeric suffix from 2 is added (`email-2`, `email-3`).
+     */
+    AdminCustomFieldCreateRequest: {
+      /**
+       * @description The name the console shows; `422 invalid_label` when it has no letter or digit.
+       * @example Data de nascimento
+       */
+      label: string;
+      type: components['schemas']['CustomFieldType'];
+      /**
+       * @description The options of a `dropdown` field, in console order (required there, refused on other types:
+       *     `422 invalid_options`). Values and labels are unique within the field.
+       */
+      options?: {
+        /** @description What is stored on the contact. */
+        value: string;
+        /** @description What the console shows. */
+        label: string;
+      }[];
+    };
+    /**
+     * invalid_label
+     * @description `422` `invalid_label`: The label is blank, or has no letter or digit to derive the field key from.
+     */
+    InvalidLabelError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'invalid_label';
+      };
+    };
+    /**
+     * invalid_options
+     * @description `422` `invalid_options`: The options do not fit the field type, or repeat a value or a label; the reason
+     *     is in `context.reason`.
+     */
+    InvalidOptionsError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'invalid_options';
+        /**
+         * @description - `options_required`: a `dropdown` field needs at least one option.
+         *     - `options_not_allowed`: only a `dropdown` field has options.
+         *     - `duplicate_value`, `duplicate_label`: two options share a value or a label (a contact value may be
+         *       written by either, so each must name one option).
+         * @enum {string}
+         */
+        reason: 'options_required' | 'options_not_allowed' | 'duplicate_value' | 'duplicate_label';
+      };
+    };
+    /**
+     * AdminDeletedCustomField
+     * @description The custom field was deleted.
+     */
+    AdminDeletedCustomField: {
+      /**
+       * Format: uuid
+       * @description The deleted field.
+       */
+      id: string;
+      /**
+       * @description Always true.
+       * @constant
+       */
+      deleted: true;
+    };
+    /**
+     * TemplateStatus
+     * @description The review status of a whatsapp template. Only an `approved` template can be sent; any other answers
+     *     `422 template_not_approved` with this status.
+     * @enum {string}
+     */
+    TemplateStatus: 'approved' | 'pending' | 'rejected' | 'paused' | 'disabled';
+    /**
+     * TemplateFeature
+     * @description A part of a whatsapp template that the API cannot fill. Sending a template with any of them answers
+     *     `422 template_not_supported` with the feature as `reason`.
+     * @enum {string}
+     */
+    TemplateFeature:
+      'header_media' | 'header_variables' | 'button_variables' | 'carousel' | 'named_variables' | 'authentication';
+    /**
+     * AdminTemplateCreateRequest
+     * @description A whatsapp template to add to a connected whatsapp number of the account.
+     */
+    AdminTemplateCreateRequest: {
+      /**
+       * Format: uuid
+       * @description A connected whatsapp number of the account (`422 invalid_connection` otherwise).
+       */
+      connection_id: string;
+      /**
+       * @description The template name: lowercase letters, digits and underscores. With `language`, unique on the connection
+       *     (`409 template_already_exists`).
+       * @example order_shipped
+       */
+      name: string;
+      /**
+       * @description The language code of the translation (`pt_BR`, `en_US`, `es`).
+       * @example pt_BR
+       */
+      language: string;
+      /**
+       * @description The body text. Numbered placeholders `{{1}}`, `{{2}}`… must be numbered from 1 without gaps
+       *     (`422 invalid_template_body`); a named placeholder (`{{first_name}}`) adds `named_variables` to the
+       *     template's `unsupported_features`.
+       * @example Olá {{1}}, seu pedido {{2}} foi enviado.
+       */
+      body: string;
+      /**
+       * @description The review status (`approved` by default). Only an `approved` template can be sent.
+       * @default approved
+       */
+      status?: components['schemas']['TemplateStatus'];
+      /** @description The parts of the template the API cannot fill (none by default). */
+      unsupported_features?: components['schemas']['TemplateFeature'][];
+    };
+    /**
+     * AdminTemplate
+     * @description A whatsapp message template of one connection (number), as the channel approved it.
+     */
+    AdminTemplate: {
+      /**
+       * Format: uuid
+       * @description The template id.
+       */
+      id: string;
+      /**
+       * Format: uuid
+       * @description The whatsapp connection (number) the template belongs to.
+       */
+      connection_id: string;
+      /**
+       * @description The template name, as sent in `template.name`.
+       * @example order_shipped
+       */
+      name: string;
+      /**
+       * @description The language code of this translation, as sent in `template.language`.
+       * @example pt_BR
+       */
+      language: string;
+      /** @description The body text with its numbered placeholders (`{{1}}`, `{{2}}`…). */
+      body: string;
+      /** @description How many numbered placeholders the body has, so how many `body_variables` a send needs. */
+      variable_count: number;
+      status: components['schemas']['TemplateStatus'];
+      /**
+       * @description The parts of the template the API cannot fill, in the enumeration's order. Non-empty means a send
+       *     answers `422 template_not_supported` (the first one as `reason`).
+       */
+      unsupported_features: components['schemas']['TemplateFeature'][];
+      /** @description When the template was added. */
+      created_at: components['schemas']['Timestamp'];
+      /** @description When the template last changed (its status). */
+      updated_at: components['schemas']['Timestamp'];
+    };
+    /**
+     * template_already_exists
+     * @description `409` `template_already_exists`: The connection already has a template with this name and language; it is
+     *     in `context.template_id`.
+     */
+    TemplateAlreadyExistsError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'template_already_exists';
+        /**
+         * Format: uuid
+         * @description The existing template.
+         */
+        template_id: string;
+      };
+    };
+    /**
+     * invalid_template_body
+     * @description `422` `invalid_template_body`: The body's placeholders are not `{{1}}`, `{{2}}`… numbered from 1 without
+     *     gaps, or a placeholder is neither a number nor a variable name.
+     */
+    InvalidTemplateBodyError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'invalid_template_body';
+      };
+    };
+    /**
+     * AdminTemplateUpdateRequest
+     * @description The new review status of the template, as the channel reported it.
+     */
+    AdminTemplateUpdateRequest: {
+      status: components['schemas']['TemplateStatus'];
+    };
+    /**
+     * AdminUploadCreateRequest
+     * @description The record of a file uploaded in the console.
+     */
+    AdminUploadCreateRequest: {
+      /**
+       * @description The file name. Blank gives `422 invalid_name`.
+       * @example catalogo-verao.pdf
+       */
+      name: string;
+      /**
+       * @description The MIME type (`image/jpeg`, `video/mp4`, `application/pdf`).
+       * @example application/pdf
+       */
+      content_type: string;
+      /** @description The size in bytes, up to 100 MB (the largest file a channel accepts). */
+      size: number;
+    };
+    /**
+     * AdminUpload
+     * @description A file uploaded in the console, named by automation blocks as `upload_id` (media and cards blocks).
+     */
+    AdminUpload: {
+      /**
+       * Format: uuid
+       * @description The upload id, the `upload_id` of automation blocks.
+       */
+      id: string;
+      /**
+       * @description The file name shown in the console.
+       * @example catalogo-verao.pdf
+       */
+      name: string;
+      /**
+       * @description The MIME type of the file.
+       * @example application/pdf
+       */
+      content_type: string;
+      /** @description The size in bytes. The channel's limits are checked when a run sends it. */
+      size: number;
+      /** @description When the file was uploaded. */
+      created_at: components['schemas']['Timestamp'];
+    };
+    /**
      * EventApiVersion
      * @description The API version `data` is written in. Within `v1`, new event types and new `data` fields may appear at any
      *     time: ignore fields and types you do not know.
@@ -6265,6 +7118,15 @@ export interface components {
         'application/json': components['schemas']['PreconditionRequiredError'];
       };
     };
+    /** @description The admin token is missing or wrong. The body holds only `message`. */
+    AdminUnauthorized: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GatewayError'];
+      };
+    };
   };
   parameters: {
     /** @description Page size, 1 to 100. */
@@ -6328,6 +7190,14 @@ export interface components {
     WebhookId: string;
     /** @description The delivery id. */
     DeliveryId: string;
+    /** @description The account id. */
+    AccountId: string;
+    /** @description The API key id. */
+    KeyId: string;
+    /** @description The connection id. */
+    ConnectionId: string;
+    /** @description The whatsapp template id. */
+    TemplateId: string;
     /**
      * @description The signature of the body: `t=<unix seconds>,v1=<hex>`. `t` is the moment of the attempt; `v1` is the
      *     lowercase hex HMAC-SHA256 of the text `<t>.<raw body>` (the value of `t`, a dot, then the body exactly as
@@ -6587,6 +7457,35 @@ export type SchemaWebhookDeliveryEvent = components['schemas']['WebhookDeliveryE
 export type SchemaWebhookDelivery = components['schemas']['WebhookDelivery'];
 export type SchemaWebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
 export type SchemaWebhookDisabledError = components['schemas']['WebhookDisabledError'];
+export type SchemaAdminAccountCreateRequest = components['schemas']['AdminAccountCreateRequest'];
+export type SchemaAdminAccount = components['schemas']['AdminAccount'];
+export type SchemaAliasTakenError = components['schemas']['AliasTakenError'];
+export type SchemaInvalidTimeZoneError = components['schemas']['InvalidTimeZoneError'];
+export type SchemaAdminAccountUpdateRequest = components['schemas']['AdminAccountUpdateRequest'];
+export type SchemaAdminApiKey = components['schemas']['AdminApiKey'];
+export type SchemaAdminApiKeyList = components['schemas']['AdminApiKeyList'];
+export type SchemaAdminApiKeyCreateRequest = components['schemas']['AdminApiKeyCreateRequest'];
+export type SchemaAdminApiKeyCreated = components['schemas']['AdminApiKeyCreated'];
+export type SchemaKeyLimitReachedError = components['schemas']['KeyLimitReachedError'];
+export type SchemaAdminDisconnectReason = components['schemas']['AdminDisconnectReason'];
+export type SchemaAdminConnectionCreateRequest = components['schemas']['AdminConnectionCreateRequest'];
+export type SchemaConnectionAlreadyExistsError = components['schemas']['ConnectionAlreadyExistsError'];
+export type SchemaInvalidIdentityError = components['schemas']['InvalidIdentityError'];
+export type SchemaInvalidDisconnectReasonError = components['schemas']['InvalidDisconnectReasonError'];
+export type SchemaAdminConnectionUpdateRequest = components['schemas']['AdminConnectionUpdateRequest'];
+export type SchemaAdminCustomFieldCreateRequest = components['schemas']['AdminCustomFieldCreateRequest'];
+export type SchemaInvalidLabelError = components['schemas']['InvalidLabelError'];
+export type SchemaInvalidOptionsError = components['schemas']['InvalidOptionsError'];
+export type SchemaAdminDeletedCustomField = components['schemas']['AdminDeletedCustomField'];
+export type SchemaTemplateStatus = components['schemas']['TemplateStatus'];
+export type SchemaTemplateFeature = components['schemas']['TemplateFeature'];
+export type SchemaAdminTemplateCreateRequest = components['schemas']['AdminTemplateCreateRequest'];
+export type SchemaAdminTemplate = components['schemas']['AdminTemplate'];
+export type SchemaTemplateAlreadyExistsError = components['schemas']['TemplateAlreadyExistsError'];
+export type SchemaInvalidTemplateBodyError = components['schemas']['InvalidTemplateBodyError'];
+export type SchemaAdminTemplateUpdateRequest = components['schemas']['AdminTemplateUpdateRequest'];
+export type SchemaAdminUploadCreateRequest = components['schemas']['AdminUploadCreateRequest'];
+export type SchemaAdminUpload = components['schemas']['AdminUpload'];
 export type SchemaEventApiVersion = components['schemas']['EventApiVersion'];
 export type SchemaMessageReceivedEvent = components['schemas']['MessageReceivedEvent'];
 export type SchemaCommentReceivedEvent = components['schemas']['CommentReceivedEvent'];
@@ -6622,6 +7521,7 @@ export type ResponseIdempotencyInProgress = components['responses']['Idempotency
 export type ResponseIdempotencyKeyReused = components['responses']['IdempotencyKeyReused'];
 export type ResponseVersionConflict = components['responses']['VersionConflict'];
 export type ResponsePreconditionRequired = components['responses']['PreconditionRequired'];
+export type ResponseAdminUnauthorized = components['responses']['AdminUnauthorized'];
 export type ParameterLimit = components['parameters']['Limit'];
 export type ParameterCursor = components['parameters']['Cursor'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
@@ -6641,6 +7541,10 @@ export type ParameterFolderId = components['parameters']['FolderId'];
 export type ParameterRepliesListId = components['parameters']['RepliesListId'];
 export type ParameterWebhookId = components['parameters']['WebhookId'];
 export type ParameterDeliveryId = components['parameters']['DeliveryId'];
+export type ParameterAccountId = components['parameters']['AccountId'];
+export type ParameterKeyId = components['parameters']['KeyId'];
+export type ParameterConnectionId = components['parameters']['ConnectionId'];
+export type ParameterTemplateId = components['parameters']['TemplateId'];
 export type ParameterServiceSignature = components['parameters']['ServiceSignature'];
 export type ParameterServiceEventId = components['parameters']['ServiceEventId'];
 export type ParameterServiceEventType = components['parameters']['ServiceEventType'];
@@ -9989,6 +10893,535 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ServiceUnavailableError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  createAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminAccountCreateRequest'];
+      };
+    };
+    responses: {
+      /** @description The account was created. */
+      201: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminAccount'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `alias_taken`: another account has the alias (`context.account_id`). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AliasTakenError'];
+        };
+      };
+      /**
+       * @description - `invalid_name`: the name is blank.
+       *     - `invalid_time_zone`: `time_zone` is not an IANA time zone.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidNameError'] | components['schemas']['InvalidTimeZoneError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  getAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminAccount'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  updateAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminAccountUpdateRequest'];
+      };
+    };
+    responses: {
+      /** @description The account after the change. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminAccount'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      /**
+       * @description - `invalid_name`: the name is blank.
+       *     - `invalid_time_zone`: `time_zone` is not an IANA time zone.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidNameError'] | components['schemas']['InvalidTimeZoneError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  listApiKeys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every key of the account. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminApiKeyList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  createApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminApiKeyCreateRequest'];
+      };
+    };
+    responses: {
+      /** @description The key was created. `secret` is shown only now. */
+      201: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminApiKeyCreated'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      /** @description `key_limit_reached`: the account already holds 25 active keys. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KeyLimitReachedError'];
+        };
+      };
+      /** @description `invalid_name`: the name is blank. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidNameError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  revokeApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The API key id. */
+        keyId: components['parameters']['KeyId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The key record, revoked. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminApiKey'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  createConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminConnectionCreateRequest'];
+      };
+    };
+    responses: {
+      /** @description The connection was added. */
+      201: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Connection'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      /** @description `connection_already_exists`: the account has this number or username on the channel. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConnectionAlreadyExistsError'];
+        };
+      };
+      /**
+       * @description - `invalid_name`: the name is blank.
+       *     - `invalid_identity`: `username` on whatsapp, `phone` on instagram, or neither.
+       *     - `invalid_disconnect_reason`: `disconnected` without a reason, or `connected` with one.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | components['schemas']['InvalidNameError']
+            | components['schemas']['InvalidIdentityError']
+            | components['schemas']['InvalidDisconnectReasonError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  updateConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminConnectionUpdateRequest'];
+      };
+    };
+    responses: {
+      /** @description The connection after the change. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Connection'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      /**
+       * @description - `invalid_name`: the name is blank.
+       *     - `invalid_disconnect_reason`: `disconnected` without a reason, or a reason on a `connected` connection.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            components['schemas']['InvalidNameError'] | components['schemas']['InvalidDisconnectReasonError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  createCustomField: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminCustomFieldCreateRequest'];
+      };
+    };
+    responses: {
+      /** @description The field was created. */
+      201: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CustomField'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      /**
+       * @description - `invalid_label`: the label is blank or has no letter or digit.
+       *     - `invalid_options`: options missing on a `dropdown`, present on another type, or repeated
+       *       (`context.reason`).
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidLabelError'] | components['schemas']['InvalidOptionsError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  deleteCustomField: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The custom-field id. */
+        fieldId: components['parameters']['FieldId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The field was deleted. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminDeletedCustomField'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  createTemplate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminTemplateCreateRequest'];
+      };
+    };
+    responses: {
+      /** @description The template was added. */
+      201: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminTemplate'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      /** @description `template_already_exists`: the number has a template with this name and language. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TemplateAlreadyExistsError'];
+        };
+      };
+      /**
+       * @description - `invalid_connection`: `connection_id` is not a connected whatsapp number of the account.
+       *     - `invalid_template_body`: placeholders not numbered from 1 without gaps, or malformed.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            components['schemas']['InvalidConnectionError'] | components['schemas']['InvalidTemplateBodyError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  updateTemplate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The whatsapp template id. */
+        templateId: components['parameters']['TemplateId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminTemplateUpdateRequest'];
+      };
+    };
+    responses: {
+      /** @description The template after the change. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminTemplate'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  createUpload: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminUploadCreateRequest'];
+      };
+    };
+    responses: {
+      /** @description The upload was recorded. */
+      201: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminUpload'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      /** @description `invalid_name`: the name is blank. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidNameError'];
         };
       };
       default: components['responses']['UnexpectedError'];

@@ -606,6 +606,116 @@ export type OperationId = keyof typeof operations;
 
 export const operationIds = Object.keys(operations) as OperationId[];
 
+/** A route of the admin API (the vendor console), mounted at `/admin/v1`: no key scope, no rate kind. */
+export interface AdminOperationInfo {
+  readonly method: Method;
+  /** OpenAPI path template (`/admin/v1/accounts/{accountId}`). */
+  readonly path: string;
+  /** The path below `/admin/v1`, for Express (`/accounts/:accountId`). */
+  readonly expressPath: string;
+  readonly tag: string | null;
+  /** The success statuses the spec declares. */
+  readonly successStatuses: readonly number[];
+}
+
+export const ADMIN_PREFIX = '/admin/v1';
+
+export const adminOperations = {
+  createAccount: {
+    method: 'post',
+    path: '/admin/v1/accounts',
+    expressPath: '/accounts',
+    tag: 'Admin',
+    successStatuses: [201],
+  },
+  getAccount: {
+    method: 'get',
+    path: '/admin/v1/accounts/{accountId}',
+    expressPath: '/accounts/:accountId',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
+  updateAccount: {
+    method: 'patch',
+    path: '/admin/v1/accounts/{accountId}',
+    expressPath: '/accounts/:accountId',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
+  listApiKeys: {
+    method: 'get',
+    path: '/admin/v1/accounts/{accountId}/keys',
+    expressPath: '/accounts/:accountId/keys',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
+  createApiKey: {
+    method: 'post',
+    path: '/admin/v1/accounts/{accountId}/keys',
+    expressPath: '/accounts/:accountId/keys',
+    tag: 'Admin',
+    successStatuses: [201],
+  },
+  revokeApiKey: {
+    method: 'delete',
+    path: '/admin/v1/keys/{keyId}',
+    expressPath: '/keys/:keyId',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
+  createConnection: {
+    method: 'post',
+    path: '/admin/v1/accounts/{accountId}/connections',
+    expressPath: '/accounts/:accountId/connections',
+    tag: 'Admin',
+    successStatuses: [201],
+  },
+  updateConnection: {
+    method: 'patch',
+    path: '/admin/v1/connections/{connectionId}',
+    expressPath: '/connections/:connectionId',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
+  createCustomField: {
+    method: 'post',
+    path: '/admin/v1/accounts/{accountId}/custom-fields',
+    expressPath: '/accounts/:accountId/custom-fields',
+    tag: 'Admin',
+    successStatuses: [201],
+  },
+  deleteCustomField: {
+    method: 'delete',
+    path: '/admin/v1/custom-fields/{fieldId}',
+    expressPath: '/custom-fields/:fieldId',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
+  createTemplate: {
+    method: 'post',
+    path: '/admin/v1/accounts/{accountId}/templates',
+    expressPath: '/accounts/:accountId/templates',
+    tag: 'Admin',
+    successStatuses: [201],
+  },
+  updateTemplate: {
+    method: 'patch',
+    path: '/admin/v1/templates/{templateId}',
+    expressPath: '/templates/:templateId',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
+  createUpload: {
+    method: 'post',
+    path: '/admin/v1/accounts/{accountId}/uploads',
+    expressPath: '/accounts/:accountId/uploads',
+    tag: 'Admin',
+    successStatuses: [201],
+  },
+} as const satisfies Record<string, AdminOperationInfo>;
+
+export type AdminOperationId = keyof typeof adminOperations;
+
 /** Webhook event types (the `webhooks` section), with the operationId of their description. */
 export const events = {
   'message.received': { operationId: 'onMessageReceived', scope: 'conversations:read' },

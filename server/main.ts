@@ -35,10 +35,16 @@ async function main(): Promise<void> {
   const database: Database = config.databaseUrl
     ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize })
     : await openDatabase({ engine: 'pglite', dataDir: resolve(config.dataDir, 'pglite') });
+  // The admin API authenticates with this token (ADMIN_TOKEN, or the one generated in DATA_DIR/admin-token).
   const token = adminToken(config);
-  void token;
   const app = createApp(
-    { config, database, clock: systemClock, logger, rateLimiter: new StoreRateLimiter(database.db, logger) },
+    {
+      config: { ...config, adminToken: token },
+      database,
+      clock: systemClock,
+      logger,
+      rateLimiter: new StoreRateLimiter(database.db, logger),
+    },
     handlers,
   );
   const server: Server = await new Promise((ok) => {

@@ -2,7 +2,8 @@
 // templates and uploads. Drawn from the seeded world, so the account, its connections, fields and uploads are
 // the ones the public examples show.
 import type { AreaBuilder, ExampleSet, WorldConnection } from './world.js';
-import { at, connectionOf } from './world.js';
+import { connectionOf } from './contacts.js';
+import { at } from './world.js';
 
 const build: AreaBuilder = (w, f) => {
   const err = (code: string, message: string, extra: Record<string, unknown> = {}) => ({
@@ -27,7 +28,7 @@ const build: AreaBuilder = (w, f) => {
   const suspended = { ...account, suspended: true, updated_at: at(-3, 512) };
 
   // ---------------------------------------------------------------- keys
-  const hint = (secret: string) => secret.slice(0, 9);
+  const hint = (secret: string) => secret.slice(0, 8);
   const newSecret = `epk_${f.string.alphanumeric(46)}`;
   const keyCreatedAt = at(-1, 233);
   const newKey = {
@@ -45,7 +46,7 @@ const build: AreaBuilder = (w, f) => {
     id: w.apiKey.id,
     account_id: acc.id,
     name: w.apiKey.name,
-    hint: `epk_${f.string.alphanumeric(5)}`,
+    hint: `epk_${f.string.alphanumeric(4)}`,
     scopes: ['contacts:read', 'contacts:write', 'conversations:read', 'messages:send'],
     status: 'active',
     created_at: w.apiKey.created_at,
@@ -56,7 +57,7 @@ const build: AreaBuilder = (w, f) => {
     id: f.string.uuid(),
     account_id: acc.id,
     name: 'CRM sync (old)',
-    hint: `epk_${f.string.alphanumeric(5)}`,
+    hint: `epk_${f.string.alphanumeric(4)}`,
     scopes: ['contacts:read', 'contacts:write'],
     status: 'revoked',
     created_at: at(-60 * 24 * 200, 881),

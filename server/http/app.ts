@@ -9,8 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { operations, type OperationId, type OperationInfo } from '../../generated/operations.js';
+import { ADMIN_PREFIX, operations, type OperationId, type OperationInfo } from '../../generated/operations.js';
 import { ApiError, GatewayError } from '../errors.js';
+import { adminRouter } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
 import { healthRoutes } from './health.js';
@@ -53,6 +54,9 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
   app.use(observability.middleware);
 
   app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
+
+  // The admin API (vendor console), with its own token and validator: before the public pipeline.
+  app.use(ADMIN_PREFIX, adminRouter(ctx));
 
   const router = express.Router();
   // Literal segments win over parameters (`/v1/workflows/validate` before `/v1/workflows/{workflowId}`).

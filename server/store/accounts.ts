@@ -60,3 +60,14 @@ export async function revokeKey(db: Kysely<DB>, keyId: string, now: string): Pro
 export async function findKey(db: Kysely<DB>, keyId: string): Promise<ApiKeyRow | undefined> {
   return db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
 }
+
+/** Every key of the account, revoked and expired ones included, oldest first. */
+export async function listKeys(db: Kysely<DB>, accountId: string): Promise<ApiKeyRow[]> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}

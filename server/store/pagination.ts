@@ -75,7 +75,7 @@ export async function paginate<DB, TB extends keyof DB, O>(
     const position = list.codec.decode(binding, page.cursor);
     const columns = sql.join(list.keys.map((k) => sql.ref(k.column)));
     const values = sql.join(list.keys.map((k, i) => sql`cast(${position[i]} as ${sql.raw(k.type)})`));
-    const op = sql.raw(list.order === 'asc' ? '>' : '<');
+    const op = sql.raw(list.order === 'asc' ? '>=' : '<=');
     q = q.where(sql<SqlBool>`(${columns}) ${op} (${values})`);
   }
   for (const key of list.keys) q = q.orderBy(sql.ref(key.column), list.order);
@@ -104,7 +104,6 @@ export function bindingOf<O>(list: ListDefinition<O>): CursorBinding {
 export function positionOf<O>(list: ListDefinition<O>, row: O): CursorValue[] {
   return list.keys.map((key) => {
     const value = (row as Record<string, unknown>)[key.field];
-    if (typeof value === 'string' && key.type === 'timestamptz') return new Date(value).toISOString();
     if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) return value;
     throw new Error(
       `sort key ${key.field} of list ${list.list} must be selected and come back as a string or number` +

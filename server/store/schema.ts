@@ -84,6 +84,69 @@ export interface ServiceSecretsTable {
   created_at: Timestamp;
 }
 
+export interface ConnectionsTable {
+  id: string;
+  account_id: string;
+  channel: 'instagram' | 'whatsapp';
+  name: string;
+  /** The instagram username (lowercase, no `@`); null on other channels. */
+  username: string | null;
+  /** The whatsapp number in E.164 form; null on other channels. */
+  phone: string | null;
+  status: 'connected' | 'disconnected';
+  disconnect_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CustomFieldOptionRow {
+  value: string;
+  label: string;
+}
+
+export interface CustomFieldsTable {
+  id: string;
+  account_id: string;
+  /** The key, derived from the label at creation and never changed. */
+  name: string;
+  label: string;
+  type: 'number' | 'text' | 'dropdown';
+  /** The options of a dropdown, in console order (jsonb); null on other types. */
+  options: ColumnType<CustomFieldOptionRow[] | null, string | null, string | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Every custom-field key an account ever used, so a key is never given to a second field. */
+export interface CustomFieldKeysTable {
+  account_id: string;
+  name: string;
+  created_at: Timestamp;
+}
+
+export interface TemplatesTable {
+  id: string;
+  account_id: string;
+  connection_id: string;
+  name: string;
+  language: string;
+  body: string;
+  variable_count: number;
+  status: 'approved' | 'pending' | 'rejected' | 'paused' | 'disabled';
+  unsupported_features: string[];
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface UploadsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  content_type: string;
+  size: number;
+  created_at: Timestamp;
+}
+
 export interface DB {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -92,4 +155,9 @@ export interface DB {
   rate_counters: RateCountersTable;
   audit_log: AuditLogTable;
   service_secrets: ServiceSecretsTable;
+  connections: ConnectionsTable;
+  custom_fields: CustomFieldsTable;
+  custom_field_keys: CustomFieldKeysTable;
+  templates: TemplatesTable;
+  uploads: UploadsTable;
 }

@@ -10,16 +10,17 @@ import { IDEMPOTENCY_TTL_MS } from '../../server/http/idempotency.js';
 import { SqlIdempotencyStore, type IdempotencyStore } from '../../server/store/idempotency.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 
-/** Requests the test holds open: `slow:<id>` in a tag name waits until `release(id)`. */
-const gates = new Map<string, { open: Promise<void>; release: () => void }>();
-function gate(id: string) {
+/** Requests the test holds open: the tag name `slow:<id>` waits until the gate `<id>` opens. */
+const gates = new Map<string, Promise<void>>();
+function gate(): { name: string; release: () => void } {
+  const id = randomUUID();
   let release!: () => void;
-  const open = new Promise<void>((ok) => (release = ok));
-  gates.set(id, { open, release });
-  return release;
+  gates.set(id, new Promise<void>((ok) => (release = ok)));
+  return { name: `slow:${id}`, release };
 }
-/** How many times each tag name reached the handler. */
+/** How many times each account's tag name reached the handler. */
 const runs = new Map<string, number>();
+const runsOf = (c: TestCaller, name: string) => runs.get(`${c.accountId}:${name}`);
 
 async function recordEffect({ app, caller }: HandlerInput, id: string): Promise<void> {
   await app.database.db
@@ -40,9 +41,9 @@ async function recordEffect({ app, caller }: HandlerInput, id: string): Promise<
 const handlers: Handlers = {
   createTag: async (input) => {
     const name = (input.body as { name: string }).name;
-    const seen = (runs.get(name) ?? 0) + 1;
-    runs.set(name, seen);
-    if (name.startsWith('slow:')) await gates.get(name.slice(5))?.open;
+    const seen = (runs.get(`${input.caller.account.id}:${name}`) ?? 0) + 1;
+    runs.set(`${input.caller.account.id}:${name}`, seen);
+    if (name.startsWith('slow:')) await gates.get(name.slice(5));
     if (name.startsWith('fail-once:') && seen === 1)
       throw new ApiError(409, 'tag_already_exists', 'A tag has this name.', { tag_id: randomUUID() });
     if (name.startsWith('crash-once:') && seen === 1) throw new Error('boom');
@@ -117,7 +118,7 @@ describe.each(engines)('idempotency on %s', (engine) => {
     // The gateway's headers are this request's own, not the first one's.
     expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
     expect(Number(again.headers.get('ratelimit-remaining'))).toBe(Number(first.headers.get('ratelimit-remaining')) - 1);
-    expect(runs.get('VIP')).toBe(1);
+    expect(runsOf(me, 'VIP')).toBe(1);
     expect(await effects(t, me.accountId)).toBe(1);
   });
 
@@ -166,10 +167,10 @@ describe.each(engines)('idempotency on %s', (engine) => {
 
   it('rule 3: answers 409 idempotency_in_progress while the first request runs', async () => {
     const me = await t.account();
-    const release = gate('r3');
-    const first = createTag(me, 'k3', 'slow:r3');
-    await vi.waitFor(() => expect(runs.get('slow:r3')).toBe(1));
-    const during = await createTag(me, 'k3', 'slow:r3');
+    const { name, release } = gate();
+    const first = createTag(me, 'k3', name);
+    await vi.waitFor(() => expect(runsOf(me, name)).toBe(1));
+    const during = await createTag(me, 'k3', name);
     expect(during.status).toBe(409);
     expect(await during.json()).toEqual({
       type: 'error',
@@ -178,8 +179,8 @@ describe.each(engines)('idempotency on %s', (engine) => {
     });
     release();
     expect((await first).status).toBe(201);
-    expect((await createTag(me, 'k3', 'slow:r3')).status).toBe(201);
-    expect(runs.get('slow:r3')).toBe(1);
+    expect((await createTag(me, 'k3', name)).status).toBe(201);
+    expect(runsOf(me, name)).toBe(1);
   });
 
   it('rule 4: a 4xx or a 500 releases the key, so the repeat runs again', async () => {
@@ -188,12 +189,12 @@ describe.each(engines)('idempotency on %s', (engine) => {
     expect(refused.status).toBe(409);
     expect(await errorCode(refused)).toBe('tag_already_exists');
     expect((await createTag(me, 'k4', 'fail-once:x')).status).toBe(201);
-    expect(runs.get('fail-once:x')).toBe(2);
+    expect(runsOf(me, 'fail-once:x')).toBe(2);
 
     const crashed = await createTag(me, 'k5', 'crash-once:x');
     expect(crashed.status).toBe(500);
     expect((await createTag(me, 'k5', 'crash-once:x')).status).toBe(201);
-    expect(runs.get('crash-once:x')).toBe(2);
+    expect(runsOf(me, 'crash-once:x')).toBe(2);
 
     // A 501 (no handler yet) releases too.
     const missing = await me.call('POST', '/v1/folders', { body: { name: 'F' }, headers: { 'Idempotency-Key': 'k6' } });
@@ -221,23 +222,23 @@ describe.each(engines)('idempotency on %s', (engine) => {
 
   it('rule 4: answers 409 outcome_unknown from then on when the first request stopped before answering', async () => {
     const me = await t.account();
-    const release = gate('r4');
-    const first = createTag(me, 'k8', 'slow:r4');
-    await vi.waitFor(() => expect(runs.get('slow:r4')).toBe(1));
+    const { name, release } = gate();
+    const first = createTag(me, 'k8', name);
+    await vi.waitFor(() => expect(runsOf(me, name)).toBe(1));
     // Its lease (60 s) runs out with no answer and no renewal, as when its process dies.
     t.clock.advance(61_000);
     for (let i = 0; i < 2; i++) {
-      const res = await createTag(me, 'k8', 'slow:r4');
+      const res = await createTag(me, 'k8', name);
       expect(res.status).toBe(409);
       expect(await res.json()).toEqual({ type: 'error', message: expect.any(String), context: { code: 'outcome_unknown' } });
     }
     // If the first request was only slow, its own client still gets its answer; the key keeps outcome_unknown.
     release();
     expect((await first).status).toBe(201);
-    const after = await createTag(me, 'k8', 'slow:r4');
+    const after = await createTag(me, 'k8', name);
     expect(after.status).toBe(409);
     expect(await errorCode(after)).toBe('outcome_unknown');
-    expect(runs.get('slow:r4')).toBe(1);
+    expect(runsOf(me, name)).toBe(1);
   });
 
   it('keeps a key 24 hours: replays until then, and runs anew after', async () => {
@@ -290,7 +291,7 @@ describe.each(engines)('idempotency on %s', (engine) => {
     const later = await Promise.all(Array.from({ length: 20 }, () => createTag(me, 'k11', 'Parallel')));
     expect(later.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect(await effects(t, me.accountId)).toBe(1);
-    expect(runs.get('Parallel')).toBe(1);
+    expect(runsOf(me, 'Parallel')).toBe(1);
   });
 });
 
@@ -303,19 +304,19 @@ describe.each(engines)('idempotency leases and pruning on %s', (engine) => {
 
   it('renews the lease of a request still running, up to the longest hold', async () => {
     const me = await t.account();
-    const release = gate('lease');
-    const first = createTag(me, 'h1', 'slow:lease');
-    await vi.waitFor(() => expect(runs.get('slow:lease')).toBe(1));
+    const { name, release } = gate();
+    const first = createTag(me, 'h1', name);
+    await vi.waitFor(() => expect(runsOf(me, name)).toBe(1));
     t.clock.advance(50_000);
     await sleep(100); // heartbeats move the lease to 50 s + 60 s
     t.clock.advance(40_000); // 90 s: past the first lease
-    const during = await createTag(me, 'h1', 'slow:lease');
+    const during = await createTag(me, 'h1', name);
     expect(during.status).toBe(409);
     expect(await errorCode(during)).toBe('idempotency_in_progress');
     // After the longest hold the heartbeat stops: a hung request ends as outcome_unknown.
     await sleep(500);
     t.clock.advance(61_000);
-    const hung = await createTag(me, 'h1', 'slow:lease');
+    const hung = await createTag(me, 'h1', name);
     expect(hung.status).toBe(409);
     expect(await errorCode(hung)).toBe('outcome_unknown');
     release();
@@ -357,7 +358,7 @@ describe.each(engines)('idempotency key store unavailable on %s', (engine) => {
           message: expect.any(String),
           context: { code: 'service_unavailable' },
         });
-        expect(runs.get('Unavailable')).toBeUndefined();
+        expect(runsOf(me, 'Unavailable')).toBeUndefined();
         expect(await effects(t, me.accountId)).toBe(0);
         // Without a key the route does not need the store.
         expect((await createTag(me, undefined, 'No key needed')).status).toBe(201);

@@ -1,11 +1,23 @@
 // API keys (Part A, Authentication): "<prefix>_<46 letters and digits>", only a hash stored, shown once,
-// every key expires (30, 60, 90, 180 days or 1 year), at most 25 active keys per account, scopes fixed.
+// every key expires (30, 60, 90, 180 days or 1 year), at most 25 active keys per account, scopes fixed,
+// revocation irreversible. Keys are created and revoked by the console (the admin API, the console CLI).
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { ApiError } from '../../errors.js';
+import { ApiError, notFound } from '../../errors.js';
 import type { Clock } from '../../clock.js';
-import { countActiveKeys, insertApiKey, type ApiKeyRow } from '../../store/accounts.js';
+import {
+  countActiveKeys,
+  findAccount,
+  findKey,
+  insertApiKey,
+  listKeys,
+  revokeKey,
+  type ApiKeyRow,
+} from '../../store/accounts.js';
+import { lockAccount } from '../../store/console.js';
 import type { DB } from '../../store/schema.js';
+import { audit, type Actor } from './actor.js';
+import { requireName } from './accounts.js';
 
 export const KEY_PREFIX = 'epk';
 export const KEY_BODY_LENGTH = 46;
@@ -49,21 +61,26 @@ export async function createApiKey(
   db: Kysely<DB>,
   clock: Clock,
   input: { accountId: string; name: string; scopes: readonly Scope[]; validityDays: ValidityDays },
+  actor?: Actor,
 ): Promise<CreatedKey> {
   if (!VALIDITY_DAYS.includes(input.validityDays))
     throw new ApiError(422, 'invalid_validity', `validity_days must be one of ${VALIDITY_DAYS.join(', ')}.`);
+  const unknown = input.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length) throw new ApiError(422, 'invalid_scopes', `Unknown scopes: ${unknown.join(', ')}.`);
+  requireName(input.name);
   const scopes = [...new Set(input.scopes)].sort();
   const now = clock.now();
   return db.transaction().execute(async (tx) => {
     // Serialise key creation per account so two concurrent creations cannot pass the limit together.
-    await tx.selectFrom('accounts').select('id').where('id', '=', input.accountId).forUpdate().execute();
+    if (!(await lockAccount(tx, input.accountId))) throw notFound('No such account.');
     if ((await countActiveKeys(tx, input.accountId, now.toISOString())) >= MAX_ACTIVE_KEYS)
       throw new ApiError(409, 'key_limit_reached', `An account holds at most ${MAX_ACTIVE_KEYS} active keys.`, {
         limit: MAX_ACTIVE_KEYS,
       });
     const secret = generateKeySecret();
-    const key: ApiKeyRow = {
-      id: randomUUID(),
+    const id = randomUUID();
+    await insertApiKey(tx, {
+      id,
       account_id: input.accountId,
       name: input.name,
       hint: secret.slice(0, KEY_PREFIX.length + 5),
@@ -72,8 +89,63 @@ export async function createApiKey(
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + input.validityDays * 86_400_000).toISOString(),
       revoked_at: null,
-    };
-    await insertApiKey(tx, key);
-    return { key, secret };
+    });
+    await audit(
+      tx,
+      actor,
+      {
+        accountId: input.accountId,
+        action: 'api_key.created',
+        targetType: 'api_key',
+        targetId: id,
+        details: { name: input.name, scopes, validity_days: input.validityDays },
+      },
+      now.toISOString(),
+    );
+    return { key: (await findKey(tx, id))!, secret };
   });
+}
+
+/**
+ * Revokes a key, irreversibly. Revoking a revoked key changes nothing and returns it, so a retry is safe;
+ * only the first revocation enters the audit log.
+ */
+export async function revokeApiKey(db: Kysely<DB>, clock: Clock, keyId: string, actor?: Actor): Promise<ApiKeyRow> {
+  const now = clock.now().toISOString();
+  return db.transaction().execute(async (tx) => {
+    const revoked = await revokeKey(tx, keyId, now);
+    if (!revoked) {
+      const existing = await findKey(tx, keyId);
+      if (!existing) throw notFound('No such API key.');
+      return existing;
+    }
+    await audit(
+      tx,
+      actor,
+      { accountId: revoked.account_id, action: 'api_key.revoked', targetType: 'api_key', targetId: keyId },
+      now,
+    );
+    return revoked;
+  });
+}
+
+export async function listApiKeys(db: Kysely<DB>, accountId: string): Promise<ApiKeyRow[]> {
+  if (!(await findAccount(db, accountId))) throw notFound('No such account.');
+  return listKeys(db, accountId);
+}
+
+/** A key record as the admin API shows it: never the key, only its first characters. */
+export function keyView(row: ApiKeyRow, now: Date) {
+  const status = row.revoked_at !== null ? 'revoked' : row.expires_at <= now.toISOString() ? 'expired' : 'active';
+  return {
+    id: row.id,
+    account_id: row.account_id,
+    name: row.name,
+    hint: row.hint,
+    scopes: row.scopes,
+    status,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    revoked_at: row.revoked_at,
+  };
 }

@@ -1,0 +1,24 @@
+// Who makes a console-style change, for the account audit log. The admin API and the console CLI act as
+// `admin`; `id` says which door they came through.
+import type { Kysely } from 'kysely';
+import { insertAudit } from '../../store/audit.js';
+import type { DB } from '../../store/schema.js';
+
+export interface Actor {
+  type: 'admin' | 'api_key' | 'user';
+  id: string | null;
+}
+
+export const ADMIN_API: Actor = { type: 'admin', id: 'admin-api' };
+export const CONSOLE_CLI: Actor = { type: 'admin', id: 'console-cli' };
+
+/** Records a change in the account's audit log (inside the caller's transaction), when an actor is given. */
+export async function audit(
+  db: Kysely<DB>,
+  actor: Actor | undefined,
+  entry: { accountId: string; action: string; targetType: string; targetId: string; details?: Record<string, unknown> },
+  at: string,
+): Promise<void> {
+  if (!actor) return;
+  await insertAudit(db, { ...entry, actorType: actor.type, actorId: actor.id, at });
+}

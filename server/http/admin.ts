@@ -1,0 +1,226 @@
+// The admin API (what the vendor's console does), mounted at /admin/v1 before the public pipeline:
+//
+//   request → admin token (401 with only `message`) → OpenAPI validation of the admin paths (400 envelope)
+//           → handler by operationId (generated `adminOperations`) → Cache-Control: no-store
+//
+// No API key, no scopes, no per-account rate limit, no Idempotency-Key. Handlers are thin: the rules live in
+// the services (domain/accounts, domain/console), which the console CLI calls too.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import express, { type Request } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import {
+  ADMIN_PREFIX,
+  adminOperations,
+  type AdminOperationId,
+  type AdminOperationInfo,
+} from '../../generated/operations.js';
+import type {
+  SchemaAdminAccountCreateRequest,
+  SchemaAdminAccountUpdateRequest,
+  SchemaAdminApiKeyCreateRequest,
+  SchemaAdminConnectionCreateRequest,
+  SchemaAdminConnectionUpdateRequest,
+  SchemaAdminCustomFieldCreateRequest,
+  SchemaAdminTemplateCreateRequest,
+  SchemaAdminTemplateUpdateRequest,
+  SchemaAdminUploadCreateRequest,
+} from '../../generated/api.js';
+import { accountView, changeAccount, createAccount, getAccount } from '../domain/accounts/accounts.js';
+import { ADMIN_API } from '../domain/accounts/actor.js';
+import { createApiKey, keyView, listApiKeys, revokeApiKey } from '../domain/accounts/keys.js';
+import { changeConnection, connectionView, createConnection } from '../domain/console/connections.js';
+import { createCustomField, customFieldView, removeCustomField } from '../domain/console/custom-fields.js';
+import { changeTemplateStatus, createTemplate, templateView } from '../domain/console/templates.js';
+import { createUpload, uploadView } from '../domain/console/uploads.js';
+import { ApiError, GatewayError } from '../errors.js';
+import type { AppContext, HandlerResult } from './context.js';
+import { bundledSpecPath } from './spec.js';
+
+export interface AdminHandlerInput {
+  app: AppContext;
+  params: Record<string, string>;
+  body: unknown;
+}
+
+export type AdminHandler = (input: AdminHandlerInput) => Promise<HandlerResult>;
+
+/** Every admin operation of the spec has its handler: a missing one is a type error. */
+export const adminHandlers: Record<AdminOperationId, AdminHandler> = {
+  createAccount: async ({ app, body }) => {
+    const b = body as SchemaAdminAccountCreateRequest;
+    const input = { name: b.name, alias: b.alias, ...(b.time_zone !== undefined ? { timeZone: b.time_zone } : {}) };
+    return { status: 201, body: accountView(await createAccount(app.database.db, app.clock, input, ADMIN_API)) };
+  },
+  getAccount: async ({ app, params }) => ({
+    status: 200,
+    body: accountView(await getAccount(app.database.db, params.accountId!)),
+  }),
+  updateAccount: async ({ app, params, body }) => ({
+    status: 200,
+    body: accountView(
+      await changeAccount(
+        app.database.db,
+        app.clock,
+        params.accountId!,
+        body as SchemaAdminAccountUpdateRequest,
+        ADMIN_API,
+      ),
+    ),
+  }),
+  listApiKeys: async ({ app, params }) => {
+    const now = app.clock.now();
+    const keys = await listApiKeys(app.database.db, params.accountId!);
+    return { status: 200, body: { data: keys.map((k) => keyView(k, now)), next_cursor: null } };
+  },
+  createApiKey: async ({ app, params, body }) => {
+    const b = body as SchemaAdminApiKeyCreateRequest;
+    const { key, secret } = await createApiKey(
+      app.database.db,
+      app.clock,
+      { accountId: params.accountId!, name: b.name, scopes: b.scopes, validityDays: b.validity_days },
+      ADMIN_API,
+    );
+    return { status: 201, body: { secret, api_key: keyView(key, app.clock.now()) } };
+  },
+  revokeApiKey: async ({ app, params }) => ({
+    status: 200,
+    body: keyView(await revokeApiKey(app.database.db, app.clock, params.keyId!, ADMIN_API), app.clock.now()),
+  }),
+  createConnection: async ({ app, params, body }) => ({
+    status: 201,
+    body: connectionView(
+      await createConnection(
+        app.database.db,
+        app.clock,
+        params.accountId!,
+        body as SchemaAdminConnectionCreateRequest,
+        ADMIN_API,
+      ),
+    ),
+  }),
+  updateConnection: async ({ app, params, body }) => ({
+    status: 200,
+    body: connectionView(
+      await changeConnection(
+        app.database.db,
+        app.clock,
+        params.connectionId!,
+        body as SchemaAdminConnectionUpdateRequest,
+        ADMIN_API,
+      ),
+    ),
+  }),
+  createCustomField: async ({ app, params, body }) => ({
+    status: 201,
+    body: customFieldView(
+      await createCustomField(
+        app.database.db,
+        app.clock,
+        params.accountId!,
+        body as SchemaAdminCustomFieldCreateRequest,
+        ADMIN_API,
+      ),
+    ),
+  }),
+  deleteCustomField: async ({ app, params }) => {
+    const field = await removeCustomField(app.database.db, app.clock, params.fieldId!, ADMIN_API);
+    return { status: 200, body: { id: field.id, deleted: true } };
+  },
+  createTemplate: async ({ app, params, body }) => ({
+    status: 201,
+    body: templateView(
+      await createTemplate(
+        app.database.db,
+        app.clock,
+        params.accountId!,
+        body as SchemaAdminTemplateCreateRequest,
+        ADMIN_API,
+      ),
+    ),
+  }),
+  updateTemplate: async ({ app, params, body }) => ({
+    status: 200,
+    body: templateView(
+      await changeTemplateStatus(
+        app.database.db,
+        app.clock,
+        params.templateId!,
+        (body as SchemaAdminTemplateUpdateRequest).status,
+        ADMIN_API,
+      ),
+    ),
+  }),
+  createUpload: async ({ app, params, body }) => ({
+    status: 201,
+    body: uploadView(
+      await createUpload(
+        app.database.db,
+        app.clock,
+        params.accountId!,
+        body as SchemaAdminUploadCreateRequest,
+        ADMIN_API,
+      ),
+    ),
+  }),
+};
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** A check of `Authorization: Bearer <admin token>` in constant time. No token configured: nothing passes. */
+export function adminTokenCheck(token: string | undefined): (req: Request) => boolean {
+  const expected = token ? digest(token) : undefined;
+  return (req) => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    return expected !== undefined && match !== null && timingSafeEqual(digest(match[1]!), expected);
+  };
+}
+
+/** The router of the admin API, to mount at `/admin/v1`. */
+export function adminRouter(ctx: AppContext, handlers: Record<AdminOperationId, AdminHandler> = adminHandlers) {
+  const router = express.Router();
+  const authorized = adminTokenCheck(ctx.config.adminToken);
+
+  router.use((req, _res, next) => {
+    if (!authorized(req)) return next(new GatewayError(401, 'Missing or invalid admin token.'));
+    next();
+  });
+
+  // A second validator instance, on the admin paths only (the public one ignores them): the same 400 envelope.
+  router.use(
+    OpenApiValidator.middleware({
+      apiSpec: bundledSpecPath,
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
+      validateResponses: ctx.config.responseValidation ? { removeAdditional: false } : false,
+      validateSecurity: false,
+      validateFormats: true,
+      ignoreUndocumented: false,
+      // The validator sees `/admin/v1//accounts` (mount path + path) here; anything outside /admin/v1 is not ours.
+      ignorePaths: (path: string) => !path.startsWith(`${ADMIN_PREFIX}/`),
+    }),
+  );
+
+  // Literal segments win over parameters, as in the public pipeline.
+  const byPrecedence = (Object.entries(adminOperations) as [AdminOperationId, AdminOperationInfo][]).sort(
+    ([, a], [, b]) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0),
+  );
+  for (const [id, info] of byPrecedence) {
+    const handler = handlers[id];
+    router[info.method](info.expressPath, (req, res, next) => {
+      // The route template labels the request log and metrics.
+      res.locals.operation = { ...info, id };
+      handler({ app: ctx, params: req.params as Record<string, string>, body: req.body })
+        .then((result) => {
+          res.setHeader('Cache-Control', 'no-store');
+          for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+          if (result.body === undefined) res.status(result.status).end();
+          else res.status(result.status).json(result.body);
+        })
+        .catch(next);
+    });
+  }
+
+  router.use((req, _res, next) =>
+    next(new ApiError(404, 'not_found', `No route ${req.method} ${ADMIN_PREFIX}${req.path}.`)),
+  );
+  return router;
+}

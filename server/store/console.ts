@@ -1,0 +1,187 @@
+// SQL of what the vendor's console creates: connections, custom fields (and every key an account ever used),
+// whatsapp templates and uploads. Every query of account data takes the account first and filters by it; the
+// only exceptions are the `…ById` lookups the admin API needs, which address a resource by its id alone and
+// give its account to every later query.
+import type { Kysely, Selectable } from 'kysely';
+import type {
+  ConnectionsTable,
+  CustomFieldOptionRow,
+  CustomFieldsTable,
+  DB,
+  TemplatesTable,
+  UploadsTable,
+} from './schema.js';
+
+export type ConnectionRow = Selectable<ConnectionsTable>;
+export type CustomFieldRow = Selectable<CustomFieldsTable>;
+export type TemplateRow = Selectable<TemplatesTable>;
+export type UploadRow = Selectable<UploadsTable>;
+
+/** A unique constraint refused the write (the same SQLSTATE on PostgreSQL and PGlite). */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}
+
+/**
+ * Locks the account row for the rest of the transaction, so console writes that check a per-account rule
+ * (a free key, a free identity) cannot pass it together. False when there is no such account.
+ */
+export async function lockAccount(db: Kysely<DB>, accountId: string): Promise<boolean> {
+  const row = await db.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().executeTakeFirst();
+  return row !== undefined;
+}
+
+// ------------------------------------------------------------------------------------------- connections
+
+export async function insertConnection(db: Kysely<DB>, row: ConnectionRow): Promise<void> {
+  await db.insertInto('connections').values(row).execute();
+}
+
+export async function findConnectionById(db: Kysely<DB>, connectionId: string): Promise<ConnectionRow | undefined> {
+  return db.selectFrom('connections').selectAll().where('id', '=', connectionId).executeTakeFirst();
+}
+
+export async function findConnection(
+  db: Kysely<DB>,
+  accountId: string,
+  connectionId: string,
+): Promise<ConnectionRow | undefined> {
+  return db
+    .selectFrom('connections')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', connectionId)
+    .executeTakeFirst();
+}
+
+/** The account's connection with this whatsapp number or instagram username. */
+export async function findConnectionByIdentity(
+  db: Kysely<DB>,
+  accountId: string,
+  identity: { phone: string } | { username: string },
+): Promise<ConnectionRow | undefined> {
+  const query = db.selectFrom('connections').selectAll().where('account_id', '=', accountId);
+  return (
+    'phone' in identity ? query.where('phone', '=', identity.phone) : query.where('username', '=', identity.username)
+  ).executeTakeFirst();
+}
+
+export async function updateConnection(
+  db: Kysely<DB>,
+  accountId: string,
+  connectionId: string,
+  changes: Partial<Pick<ConnectionRow, 'name' | 'status' | 'disconnect_reason'>> & { updated_at: string },
+): Promise<ConnectionRow | undefined> {
+  return db
+    .updateTable('connections')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', connectionId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+// ----------------------------------------------------------------------------------------- custom fields
+
+/** The keys the account ever used that are `base` or `base-<anything>` (the candidates of the suffix rule). */
+export async function usedFieldKeys(db: Kysely<DB>, accountId: string, base: string): Promise<string[]> {
+  // `base` holds only a-z, 0-9 and `-`, so it needs no LIKE escaping.
+  const rows = await db
+    .selectFrom('custom_field_keys')
+    .select('name')
+    .where('account_id', '=', accountId)
+    .where((eb) => eb.or([eb('name', '=', base), eb('name', 'like', `${base}-%`)]))
+    .execute();
+  return rows.map((r) => r.name);
+}
+
+export async function insertCustomField(
+  db: Kysely<DB>,
+  row: Omit<CustomFieldRow, 'options'> & { options: CustomFieldOptionRow[] | null },
+): Promise<void> {
+  await db
+    .insertInto('custom_field_keys')
+    .values({ account_id: row.account_id, name: row.name, created_at: row.created_at })
+    .execute();
+  await db
+    .insertInto('custom_fields')
+    .values({ ...row, options: row.options === null ? null : JSON.stringify(row.options) })
+    .execute();
+}
+
+export async function findCustomFieldById(db: Kysely<DB>, fieldId: string): Promise<CustomFieldRow | undefined> {
+  return db.selectFrom('custom_fields').selectAll().where('id', '=', fieldId).executeTakeFirst();
+}
+
+/** Deletes the field; its key stays in custom_field_keys. */
+export async function deleteCustomField(
+  db: Kysely<DB>,
+  accountId: string,
+  fieldId: string,
+): Promise<CustomFieldRow | undefined> {
+  return db
+    .deleteFrom('custom_fields')
+    .where('account_id', '=', accountId)
+    .where('id', '=', fieldId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+// --------------------------------------------------------------------------------------------- templates
+
+export async function insertTemplate(db: Kysely<DB>, row: TemplateRow): Promise<void> {
+  await db.insertInto('templates').values(row).execute();
+}
+
+export async function findTemplateById(db: Kysely<DB>, templateId: string): Promise<TemplateRow | undefined> {
+  return db.selectFrom('templates').selectAll().where('id', '=', templateId).executeTakeFirst();
+}
+
+/** The template a send names: on the conversation's connection, by name and language. */
+export async function findTemplate(
+  db: Kysely<DB>,
+  accountId: string,
+  connectionId: string,
+  name: string,
+  language: string,
+): Promise<TemplateRow | undefined> {
+  return db
+    .selectFrom('templates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('connection_id', '=', connectionId)
+    .where('name', '=', name)
+    .where('language', '=', language)
+    .executeTakeFirst();
+}
+
+export async function updateTemplateStatus(
+  db: Kysely<DB>,
+  accountId: string,
+  templateId: string,
+  status: TemplateRow['status'],
+  now: string,
+): Promise<TemplateRow | undefined> {
+  return db
+    .updateTable('templates')
+    .set({ status, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', templateId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+// ----------------------------------------------------------------------------------------------- uploads
+
+export async function insertUpload(db: Kysely<DB>, row: UploadRow): Promise<void> {
+  await db.insertInto('uploads').values(row).execute();
+}
+
+export async function findUpload(db: Kysely<DB>, accountId: string, uploadId: string): Promise<UploadRow | undefined> {
+  return db
+    .selectFrom('uploads')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', uploadId)
+    .executeTakeFirst();
+}
