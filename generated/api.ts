@@ -6200,8 +6200,8 @@ export interface components {
       /** @description The name given at creation. */
       name: string;
       /**
-       * @description The first characters of the key, to recognise it (`epk_Xa3f9`).
-       * @example epk_Xa3f9
+       * @description The first characters of the key, to recognise it (`epk_Xa3f`).
+       * @example epk_Xa3f
        */
       hint: string;
       /** @description The scopes fixed at creation. */

@@ -38,6 +38,14 @@ beforeAll(async () => {
   edit('paths/v1_workflows_{workflowId}.yaml', (d) => {
     d.deleteIn(['get', 'responses', '200', 'headers', 'ETag']); // engagement/workflow-etag
   });
+  edit('paths/admin_v1_accounts.yaml', (d) => {
+    d.deleteIn(['post', 'responses', '401']); // rule/admin-common-responses
+    d.deleteIn(['post', 'responses', '201', 'headers', 'Cache-Control']); // rule/admin-success-headers
+    d.setIn(['post', 'operationId'], 'accountsCreate'); // rule/route-operation-id-style, on admin routes too
+  });
+  edit('paths/admin_v1_keys_{keyId}.yaml', (d) => {
+    d.setIn(['delete', 'security'], [{ bearerAuth: ['contacts:read'] }]); // engagement/security-scheme
+  });
   edit('webhooks/contact.tagged.yaml', (d) => {
     d.setIn(['post', 'operationId'], 'contactTagged'); // rule/webhook-operation-id-style
   });
@@ -66,13 +74,33 @@ describe('lint rules', () => {
     'engagement/workflow-etag',
     'engagement/json-error-envelope',
     'no-invalid-media-type-examples',
+    'rule/admin-common-responses',
+    'rule/admin-success-headers',
+    'engagement/security-scheme',
   ])('%s fires on a broken copy of the spec', (rule) => {
     expect(problems.map((p) => p.ruleId)).toContain(rule);
   });
 
   it('reports the route rules on routes only, never on webhooks', () => {
     const routeRules = problems.filter((p) => p.ruleId === 'rule/route-operation-id-style');
-    expect(routeRules.length).toBe(1);
+    expect(routeRules.length).toBe(2); // tagsCreate and accountsCreate
     expect(routeRules.every((p) => p.location.every((l) => !l.source.ref.includes('/webhooks/')))).toBe(true);
+  });
+
+  it('asks the public-API things (scopes, rate limits, idempotency, 403/429) of /v1 routes only', () => {
+    const publicRules = [
+      'rule/operation-common-responses',
+      'rule/success-response-headers',
+      'rule/rate-limited-headers',
+      'rule/operation-rate-kind',
+      'rule/operation-idempotency',
+      'rule/operation-security',
+    ];
+    const onAdmin = problems.filter(
+      (p) => publicRules.includes(p.ruleId) && p.location.some((l) => l.source.ref.includes('/paths/admin_v1')),
+    );
+    expect(onAdmin).toEqual([]);
+    const adminRules = problems.filter((p) => p.ruleId.startsWith('rule/admin-'));
+    expect(adminRules.every((p) => p.location.every((l) => l.source.ref.includes('/paths/admin_v1')))).toBe(true);
   });
 });

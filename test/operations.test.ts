@@ -3,7 +3,7 @@
 // idempotency rule; every event declares its delivery headers and read scope. The tables below are copied
 // from the seeds' endpoint tables and are the authority here.
 import { describe, expect, it } from 'vitest';
-import { operations as table } from '../generated/operations.js';
+import { adminOperations, operations as table } from '../generated/operations.js';
 import {
   deref,
   isObject,
@@ -16,7 +16,11 @@ import {
 import { bundledSpec } from './helpers.js';
 
 const doc = bundledSpec();
-const routes = listOperations(doc).filter((op) => op.section === 'paths');
+// The public API: every rule below is about the `/v1` routes. The admin API (`/admin/v1`, the vendor console)
+// has no key scopes, no rate limits and no Idempotency-Key; its own rules are at the end.
+const paths = listOperations(doc).filter((op) => op.section === 'paths');
+const routes = paths.filter((op) => op.key.startsWith('/v1/'));
+const adminRoutes = paths.filter((op) => op.key.startsWith('/admin/v1/'));
 const events = listOperations(doc).filter((op) => op.section === 'webhooks');
 const name = (op: OperationRef) => `${op.method.toUpperCase()} ${op.key}`;
 
@@ -281,6 +285,45 @@ describe('routes', () => {
         op.operation['x-idempotency'],
       ]);
     }
+  });
+});
+
+describe('admin routes', () => {
+  it('are every path outside /v1, and there are some', () => {
+    expect(adminRoutes.length).toBeGreaterThan(0);
+    expect(paths.filter((op) => !routes.includes(op) && !adminRoutes.includes(op)).map(name)).toEqual([]);
+  });
+
+  it.each(adminRoutes.map((op) => [name(op), op] as const))('%s follows the admin rules', (_route, op) => {
+    const problems: string[] = [];
+    const responses = responsesOf(op);
+    const statuses = responses.map(([s]) => s);
+    for (const status of ['400', '401', 'default'])
+      if (!statuses.includes(status)) problems.push(`declares no ${status}`);
+    if (statuses.some((s) => s === '403' || s === '429')) problems.push('declares a public-API 403 or 429');
+    for (const [status, response] of responses)
+      if (/^2\d\d$/.test(status)) {
+        const headers = isObject(response.headers) ? Object.keys(response.headers) : [];
+        if (!headers.includes('Cache-Control')) problems.push(`${status} lacks header Cache-Control`);
+      }
+    if (JSON.stringify(op.operation.security) !== JSON.stringify([{ adminToken: [] }]))
+      problems.push(`security ${JSON.stringify(op.operation.security)}, expected [{adminToken: []}]`);
+    for (const marker of ['x-rate-kind', 'x-idempotency'])
+      if (op.operation[marker] !== undefined) problems.push(`declares ${marker}`);
+    if (operationParameters(doc, op).some((p) => p.in === 'header' && /^idempotency-key$/i.test(String(p.name))))
+      problems.push('declares Idempotency-Key');
+    expect(problems).toEqual([]);
+  });
+
+  it('are in the admin operations table, never in the public one', () => {
+    for (const op of adminRoutes) {
+      const id = String(op.operation.operationId);
+      expect(id in table, `${name(op)} (${id}) in the public table`).toBe(false);
+      const row = adminOperations[id as keyof typeof adminOperations];
+      expect(row, `${name(op)} (${id})`).toBeDefined();
+      expect([row.method, row.path]).toEqual([op.method, op.key]);
+    }
+    expect(Object.keys(adminOperations).length).toBe(adminRoutes.length);
   });
 });
 

@@ -329,8 +329,8 @@ export async function main(
     if (error instanceof DataDirLockedError) {
       err(
         `${error.message}\n` +
-          'The embedded database is locked by a running server: stop it first, or make this change through the ' +
-          'admin API (Authorization: Bearer <DATA_DIR/admin-token>).',
+          'The embedded database is locked by a running server (or another console command): stop it first, or ' +
+          'make this change through the admin API (Authorization: Bearer <contents of DATA_DIR/admin-token>).',
       );
       return 2;
     }

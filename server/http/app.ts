@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { ADMIN_PREFIX, operations, type OperationId, type OperationInfo } from '../../generated/operations.js';
-import { ApiError, GatewayError } from '../errors.js';
+import { ApiError, GatewayError, serviceUnavailable } from '../errors.js';
 import { adminRouter } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
@@ -109,7 +109,13 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
           ),
         );
       })
-      .catch(next);
+      // The counters live in the database that also holds the idempotency keys: when it cannot be reached, a
+      // route taking Idempotency-Key answers as rule 5 says (503, nothing ran); others get the 500 envelope.
+      .catch((error: unknown) => {
+        if (operation.idempotency === 'none') return next(error);
+        ctx.logger.error({ err: error }, 'rate counters unavailable');
+        next(serviceUnavailable());
+      });
   });
 
   app.use(

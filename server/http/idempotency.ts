@@ -9,7 +9,7 @@
 // answer through app.ts with res.json or a bodyless res.end; both are caught here to store the answer before
 // it leaves, so a client that got an answer and repeats gets the replay.
 import { createHash } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OperationId, OperationInfo } from '../../generated/operations.js';
 import { ApiError, serviceUnavailable } from '../errors.js';
 import { SqlIdempotencyStore, type IdempotencyStore, type StoredAnswer } from '../store/idempotency.js';
@@ -108,7 +108,7 @@ export function idempotency(ctx: AppContext): RequestHandler {
   }
 
   /** Runs the handler under the key, and stores or releases the key as its answer leaves. */
-  function proceed(res: Response, accountId: string, key: string, hash: string, run: () => void): void {
+  function proceed(res: Response, accountId: string, key: string, hash: string, next: NextFunction): void {
     let beats = 0;
     const heartbeat = setInterval(() => {
       if (++beats > maxBeats) return clearInterval(heartbeat);
@@ -146,7 +146,10 @@ export function idempotency(ctx: AppContext): RequestHandler {
       settled = true;
       res.json = json;
       res.end = end;
-      void settle(res.statusCode, body ?? null).finally(() => json.call(res, body));
+      // settle never fails; sending may (a body that cannot be serialised): the error envelope takes over.
+      settle(res.statusCode, body ?? null)
+        .then(() => json.call(res, body))
+        .catch(next);
       return res;
     } as Response['json'];
     res.end = function (...args: unknown[]) {
@@ -154,10 +157,12 @@ export function idempotency(ctx: AppContext): RequestHandler {
       settled = true;
       res.json = json;
       res.end = end;
-      void settle(res.statusCode, null).finally(() => (end as (...a: unknown[]) => Response).apply(res, args));
+      settle(res.statusCode, null)
+        .then(() => (end as (...a: unknown[]) => Response).apply(res, args))
+        .catch(next);
       return res;
     } as Response['end'];
-    run();
+    next();
   }
 
   return (req, res, next) => {

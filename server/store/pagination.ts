@@ -75,7 +75,7 @@ export async function paginate<DB, TB extends keyof DB, O>(
     const position = list.codec.decode(binding, page.cursor);
     const columns = sql.join(list.keys.map((k) => sql.ref(k.column)));
     const values = sql.join(list.keys.map((k, i) => sql`cast(${position[i]} as ${sql.raw(k.type)})`));
-    const op = sql.raw(list.order === 'asc' ? '>=' : '<=');
+    const op = sql.raw(list.order === 'asc' ? '>' : '<');
     q = q.where(sql<SqlBool>`(${columns}) ${op} (${values})`);
   }
   for (const key of list.keys) q = q.orderBy(sql.ref(key.column), list.order);

@@ -504,6 +504,18 @@ describe.each(engines)('admin API on %s', (engine) => {
     );
   });
 
+  it('gives concurrent fields with one label distinct keys (x, x-2, x-3…)', async () => {
+    const account = await newAccount();
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        admin('POST', `/accounts/${account.id}/custom-fields`, { label: 'Cidade', type: 'text' }),
+      ),
+    );
+    expect(answers.map((r) => r.status)).toEqual(Array<number>(6).fill(201));
+    const names = await Promise.all(answers.map(async (r) => ((await r.json()) as { name: string }).name));
+    expect(names.sort()).toEqual(['cidade', 'cidade-2', 'cidade-3', 'cidade-4', 'cidade-5', 'cidade-6']);
+  });
+
   it('adds whatsapp templates to a connected number, with their placeholders and unsupported features', async () => {
     const account = await newAccount();
     const connect = async (body: Record<string, unknown>, id = account.id) =>

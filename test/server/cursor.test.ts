@@ -111,6 +111,7 @@ describe.each(engines)('cursors on %s', (engine) => {
       const p = await page(accountId, definition, { cursor, limit });
       pages.push(p.data);
       if (p.next_cursor === null) return pages;
+      if (pages.length > 500) throw new Error('paging does not end');
       cursor = p.next_cursor;
     }
   }
@@ -367,12 +368,7 @@ describe.each(engines)('cursors on %s', (engine) => {
   });
 
   it.runIf(engine === 'postgres')('shares the key between processes on one PostgreSQL database', async () => {
-    const { name } = await sql<{ name: string }>`select current_database() as name`
-      .execute(t.database.db)
-      .then((r) => r.rows[0]!);
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${name}`;
-    const second = await openDatabase({ engine: 'postgres', url: url.toString(), poolSize: 2 });
+    const second = await openDatabase({ engine: 'postgres', url: t.url!, poolSize: 2 });
     try {
       const secondCodec = await cursorCodec(second.db, clock);
       const binding = bindingOf(list(randomUUID()));

@@ -53,6 +53,16 @@ export async function openTestDatabase(engine: Engine): Promise<TestDatabase> {
       await database.close();
       const c = new pg.Client({ connectionString: base });
       await c.connect();
+      // pg's pool.end() resolves before its connections have closed: a forced drop then kills one mid-close
+      // and the pool throws an uncaught error. Let them leave first.
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await c.query<{ n: number }>(
+          'select count(*)::int as n from pg_stat_activity where datname = $1',
+          [name],
+        );
+        if (rows[0]?.n === 0) break;
+        await new Promise((ok) => setTimeout(ok, 20));
+      }
       await c.query(`drop database if exists ${name} with (force)`);
       await c.end();
     },

@@ -12,15 +12,22 @@ import { engines, startTestApp, type TestApp, type TestCaller } from './harness.
 
 /** Requests the test holds open: the tag name `slow:<id>` waits until the gate `<id>` opens. */
 const gates = new Map<string, Promise<void>>();
+const releases = new Set<() => void>();
 function gate(): { name: string; release: () => void } {
   const id = randomUUID();
   let release!: () => void;
   gates.set(id, new Promise<void>((ok) => (release = ok)));
+  releases.add(release);
   return { name: `slow:${id}`, release };
 }
+/** Lets every held request finish (a failed test must not leave the server unable to close). */
+const openGates = () => releases.forEach((release) => release());
 /** How many times each account's tag name reached the handler. */
 const runs = new Map<string, number>();
 const runsOf = (c: TestCaller, name: string) => runs.get(`${c.accountId}:${name}`);
+/** Waits until the held request is inside its handler (an app's first request also compiles the spec). */
+const reached = (c: TestCaller, name: string) =>
+  vi.waitFor(() => expect(runsOf(c, name)).toBe(1), { timeout: 15_000, interval: 10 });
 
 async function recordEffect({ app, caller }: HandlerInput, id: string): Promise<void> {
   await app.database.db
@@ -92,7 +99,10 @@ describe.each(engines)('idempotency on %s', (engine) => {
   beforeAll(async () => {
     t = await startTestApp(engine, { handlers });
   });
-  afterAll(async () => t?.close());
+  afterAll(async () => {
+    openGates();
+    await t?.close();
+  });
 
   it('applies to every mutating route the spec marks, and requires the key on send and run start', () => {
     const marked = Object.entries(operations).filter(([, op]) => op.idempotency !== 'none');
@@ -153,7 +163,9 @@ describe.each(engines)('idempotency on %s', (engine) => {
       message: expect.any(String),
       context: { code: 'idempotency_key_reused' },
     });
-    const otherOperation = await me.call('DELETE', `/v1/tags/${randomUUID()}`, { headers: { 'Idempotency-Key': 'k2' } });
+    const otherOperation = await me.call('DELETE', `/v1/tags/${randomUUID()}`, {
+      headers: { 'Idempotency-Key': 'k2' },
+    });
     expect(otherOperation.status).toBe(422);
     expect(await errorCode(otherOperation)).toBe('idempotency_key_reused');
     // The same body with its keys in another order is the same request.
@@ -169,7 +181,7 @@ describe.each(engines)('idempotency on %s', (engine) => {
     const me = await t.account();
     const { name, release } = gate();
     const first = createTag(me, 'k3', name);
-    await vi.waitFor(() => expect(runsOf(me, name)).toBe(1));
+    await reached(me, name);
     const during = await createTag(me, 'k3', name);
     expect(during.status).toBe(409);
     expect(await during.json()).toEqual({
@@ -224,13 +236,17 @@ describe.each(engines)('idempotency on %s', (engine) => {
     const me = await t.account();
     const { name, release } = gate();
     const first = createTag(me, 'k8', name);
-    await vi.waitFor(() => expect(runsOf(me, name)).toBe(1));
+    await reached(me, name);
     // Its lease (60 s) runs out with no answer and no renewal, as when its process dies.
     t.clock.advance(61_000);
     for (let i = 0; i < 2; i++) {
       const res = await createTag(me, 'k8', name);
       expect(res.status).toBe(409);
-      expect(await res.json()).toEqual({ type: 'error', message: expect.any(String), context: { code: 'outcome_unknown' } });
+      expect(await res.json()).toEqual({
+        type: 'error',
+        message: expect.any(String),
+        context: { code: 'outcome_unknown' },
+      });
     }
     // If the first request was only slow, its own client still gets its answer; the key keeps outcome_unknown.
     release();
@@ -275,7 +291,10 @@ describe.each(engines)('idempotency on %s', (engine) => {
     expect(tooLong.status).toBe(400);
     const empty = await createTag(me, '', 'Empty');
     expect(empty.status).toBe(400);
-    const withKey = await me.call('POST', conversation, { body: { text: 'hi' }, headers: { 'Idempotency-Key': 'k10' } });
+    const withKey = await me.call('POST', conversation, {
+      body: { text: 'hi' },
+      headers: { 'Idempotency-Key': 'k10' },
+    });
     expect(withKey.status).toBe(501);
   });
 
@@ -285,7 +304,9 @@ describe.each(engines)('idempotency on %s', (engine) => {
     const statuses = answers.map((r) => r.status);
     expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
     expect(statuses).toContain(201);
-    const bodies = await Promise.all(answers.map((r) => r.json() as Promise<{ id?: string; context?: { code: string } }>));
+    const bodies = await Promise.all(
+      answers.map((r) => r.json() as Promise<{ id?: string; context?: { code: string } }>),
+    );
     expect(new Set(bodies.filter((b) => b.id).map((b) => b.id)).size).toBe(1);
     expect(bodies.filter((b) => !b.id).every((b) => b.context?.code === 'idempotency_in_progress')).toBe(true);
     const later = await Promise.all(Array.from({ length: 20 }, () => createTag(me, 'k11', 'Parallel')));
@@ -300,13 +321,16 @@ describe.each(engines)('idempotency leases and pruning on %s', (engine) => {
   beforeAll(async () => {
     t = await startTestApp(engine, { handlers, idempotency: { heartbeatMs: 20, maxHoldMs: 400 } });
   });
-  afterAll(async () => t?.close());
+  afterAll(async () => {
+    openGates();
+    await t?.close();
+  });
 
   it('renews the lease of a request still running, up to the longest hold', async () => {
     const me = await t.account();
     const { name, release } = gate();
     const first = createTag(me, 'h1', name);
-    await vi.waitFor(() => expect(runsOf(me, name)).toBe(1));
+    await reached(me, name);
     t.clock.advance(50_000);
     await sleep(100); // heartbeats move the lease to 50 s + 60 s
     t.clock.advance(40_000); // 90 s: past the first lease
@@ -365,6 +389,20 @@ describe.each(engines)('idempotency key store unavailable on %s', (engine) => {
       } finally {
         await t.close();
       }
+    }
+  });
+
+  it('answers 503 too when the database holding keys and counters is down (the rate limit meets it first)', async () => {
+    const down = () => Promise.reject(new Error('connection refused'));
+    const t = await startTestApp(engine, { handlers, rateLimiter: { hit: down } });
+    try {
+      const me = await t.account();
+      const res = await createTag(me, 'u2', 'Down');
+      expect(res.status).toBe(503);
+      expect(await errorCode(res)).toBe('service_unavailable');
+      expect(runsOf(me, 'Down')).toBeUndefined();
+    } finally {
+      await t.close();
     }
   });
 });

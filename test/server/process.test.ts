@@ -1,10 +1,10 @@
-// The server as a process, started like `npm start` (tsx server/main.ts) on a fresh temporary DATA_DIR: what
+// The server as a process, started with the command of `npm start` on a fresh temporary DATA_DIR: what
 // it prints, the printed key working, the data directory lock, a bad setting, and the graceful shutdown on
 // SIGTERM (stop accepting, finish the requests in flight, cut the ones past the deadline, exit 0, release
 // the lock). With DATABASE_URL set, the shutdown is also checked on PostgreSQL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,7 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../server/domain/accounts/keys.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const tsx = join(root, 'node_modules/.bin/tsx');
+// `node --import tsx server/main.ts`: one process, so a SIGTERM reaches the server itself. (The tsx CLI runs
+// the script in a child and kills it when it has not acknowledged a relayed signal within 30 ms: a server
+// busy for longer, compiling the spec at start or in a PGlite query, would be killed with no shutdown.)
+const startCommand = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
+  .scripts.start;
 const conversationId = '0b6e1d2c-5f7a-4c1e-9a53-2f1d8f4b7c10';
 
 interface Started {
@@ -31,7 +35,8 @@ function startServer(env: Record<string, string>): Started {
         !['DATABASE_URL', 'ADMIN_TOKEN', 'APP_ENV', 'PORT', 'HOST', 'DATA_DIR', 'PUBLIC_BASE_URL'].includes(name),
     ),
   );
-  const child = spawn(tsx, ['server/main.ts'], {
+  const [command, ...args] = startCommand.split(' ');
+  const child = spawn(command === 'node' ? process.execPath : command!, args, {
     cwd: root,
     env: { ...base, HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -108,6 +113,10 @@ describe('the server process, embedded', () => {
       await server.exited;
     }
     rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is started by `npm start` as one node process (signals reach the server)', () => {
+    expect(startCommand).toBe('node --import tsx server/main.ts');
   });
 
   it('prints the base URL, the docs hint, a demo key with every scope and where the admin token is', async () => {
