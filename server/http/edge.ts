@@ -29,6 +29,7 @@ export function edgeGuard(ctx: AppContext): RequestHandler {
       minute = thisMinute;
       perIp.clear();
     }
+    // req.ip follows Express's `trust proxy`: behind a balancer it must be set, or the balancer is the one IP.
     const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const calls = (perIp.get(ip) ?? 0) + 1;
     perIp.set(ip, calls);

@@ -31,8 +31,8 @@ export interface IdempotencyOptions {
 }
 
 const PRUNE_EVERY_MS = 3_600_000;
-const timedOut = Symbol('timed out');
 const PRUNE_BATCH = 1000;
+const timedOut = Symbol('timed out');
 
 const reused = () =>
   new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with another request.');
