@@ -118,6 +118,18 @@ describe.each(engines)('durable jobs on %s', (engine) => {
     expect(await completeJob(db, second!)).toBe(false);
   });
 
+  it('tells a stale claim from a newer one of the same worker', async () => {
+    const id = await add('k');
+    const [stale] = await claim('worker-a');
+    clock.advance(MINUTE);
+    const [fresh] = await claim('worker-a');
+    expect(fresh).toMatchObject({ id, attempts: 2, lockedBy: 'worker-a' });
+    expect(await completeJob(db, stale!)).toBe(false);
+    expect(await failJob(db, stale!, { error: 'stale', retryAt: null, now: clock.now() })).toBe(false);
+    expect(await findJob(db, id)).toMatchObject({ attempts: 2, failed_at: null, last_error: null });
+    expect(await completeJob(db, fresh!)).toBe(true);
+  });
+
   it('does not claim a job before its run_at', async () => {
     const ran: unknown[] = [];
     const w = worker({ k: { run: async (job) => void ran.push(job.payload) } });
