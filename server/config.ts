@@ -19,6 +19,9 @@ const schema = z
     ADMIN_TOKEN: z.string().min(24).optional(),
     RESPONSE_VALIDATION: bool.optional(),
     KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
+    // Express `trust proxy`: how many proxies in front of the server set X-Forwarded-For (0: none, the
+    // client connects directly). Behind a balancer, set it, or every caller shares the balancer's IP.
+    TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
     EDGE_IP_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
     GLOBAL_RPS_CEILING: z.coerce.number().int().min(1).default(1000),
     WORKERS: bool.default(true),
@@ -37,6 +40,7 @@ const schema = z
     // Response validation catches contract drift; it costs throughput, so production turns it off by default.
     responseValidation: env.RESPONSE_VALIDATION ?? env.APP_ENV !== 'production',
     keyCacheSeconds: env.KEY_CACHE_SECONDS,
+    trustProxy: env.TRUST_PROXY,
     edgeIpLimitPerMinute: env.EDGE_IP_LIMIT_PER_MINUTE,
     globalRpsCeiling: env.GLOBAL_RPS_CEILING,
     workers: env.WORKERS,

@@ -36,6 +36,7 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'extended');
+  app.set('trust proxy', ctx.config.trustProxy);
   const keys = new KeyResolver(ctx.database.db, ctx.clock, ctx.config.keyCacheSeconds);
 
   // The edge (403 with no body per IP) and the gateway's per-second ceiling (429 with no body): before anything.
