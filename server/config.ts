@@ -18,6 +18,8 @@ const schema = z
     DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     ADMIN_TOKEN: z.string().min(24).optional(),
     RESPONSE_VALIDATION: bool.optional(),
+    // Benchmarks only (it measures what request validation costs); refused in production.
+    REQUEST_VALIDATION: bool.default(true),
     KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
     // Express `trust proxy`: how many proxies in front of the server set X-Forwarded-For (0: none, the
     // client connects directly). Behind a balancer, set it, or every caller shares the balancer's IP.
@@ -39,6 +41,7 @@ const schema = z
     adminToken: env.ADMIN_TOKEN,
     // Response validation catches contract drift; it costs throughput, so production turns it off by default.
     responseValidation: env.RESPONSE_VALIDATION ?? env.APP_ENV !== 'production',
+    requestValidation: env.REQUEST_VALIDATION,
     keyCacheSeconds: env.KEY_CACHE_SECONDS,
     trustProxy: env.TRUST_PROXY,
     edgeIpLimitPerMinute: env.EDGE_IP_LIMIT_PER_MINUTE,
@@ -62,6 +65,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = parsed.data;
   if (config.env === 'production' && !config.databaseUrl)
     throw new ConfigError('invalid configuration:\n  DATABASE_URL: required when APP_ENV=production');
+  if (config.env === 'production' && !config.requestValidation)
+    throw new ConfigError('invalid configuration:\n  REQUEST_VALIDATION: cannot be false when APP_ENV=production');
   if (config.env === 'production' && !config.adminToken)
     throw new ConfigError('invalid configuration:\n  ADMIN_TOKEN: required when APP_ENV=production');
   return config;

@@ -1,5 +1,5 @@
 // Process entry: config → database (+ migrations) → app → listen; graceful shutdown on SIGTERM/SIGINT.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Server } from 'node:http';
@@ -25,6 +25,14 @@ function adminToken(config: Config): string {
   mkdirSync(config.dataDir, { recursive: true }); // with DATABASE_URL, DATA_DIR may not exist yet
   writeFileSync(file, token + '\n', { mode: 0o600 });
   return token;
+}
+
+/** Where the demo key is kept: one file per database, so switching engines never prints a foreign key. */
+function demoKeyFile(config: Config): string {
+  if (!config.databaseUrl) return join(config.dataDir, 'demo-api-key');
+  const url = new URL(config.databaseUrl);
+  const id = createHash('sha256').update(`${url.host}${url.pathname}`).digest('hex').slice(0, 12);
+  return join(config.dataDir, `demo-api-key.postgres-${id}`);
 }
 
 async function main(): Promise<void> {
@@ -58,8 +66,10 @@ async function main(): Promise<void> {
     `Engagement Platform API listening on ${baseUrl} (${database.engine === 'pglite' ? `embedded database in ${resolve(config.dataDir)}` : 'PostgreSQL'})`,
     `  reference: npm run docs, then open docs/index.html`,
   ];
-  if (embedded) {
-    const demo = await ensureDemoAccount(database.db, systemClock, config.dataDir);
+  // A demo account outside production, on either engine: `npm start` and `DATABASE_URL=… npm start` both
+  // print a working key.
+  if (config.env !== 'production') {
+    const demo = await ensureDemoAccount(database.db, systemClock, config.dataDir, demoKeyFile(config));
     lines.push(
       `  demo account ${demo.accountId}${demo.created ? ' (created now)' : ''}`,
       `  demo API key (every scope): ${demo.apiKey}`,

@@ -1,6 +1,6 @@
-// The demo account of the embedded mode: created on the first start of a fresh data directory, with a key
-// holding every scope. Its key is kept in DATA_DIR/demo-api-key so each start can print it (development only).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+// The demo account outside production: created on the first start against a database, with a key holding
+// every scope. Its key is kept in a file of DATA_DIR (one per database) so each start can print it again.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { faker } from '@faker-js/faker';
 import type { Kysely } from 'kysely';
@@ -15,11 +15,18 @@ export interface Demo {
   created: boolean;
 }
 
-export async function ensureDemoAccount(db: Kysely<DB>, clock: Clock, dataDir: string): Promise<Demo> {
-  const file = join(dataDir, 'demo-api-key');
+export async function ensureDemoAccount(
+  db: Kysely<DB>,
+  clock: Clock,
+  dataDir: string,
+  file = join(dataDir, 'demo-api-key'),
+): Promise<Demo> {
+  mkdirSync(dataDir, { recursive: true });
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { account_id: string; api_key: string };
-    return { accountId: saved.account_id, apiKey: saved.api_key, created: false };
+    // The saved key is only good if its account is still in this database (it may have been reset).
+    const known = await db.selectFrom('accounts').select('id').where('id', '=', saved.account_id).executeTakeFirst();
+    if (known) return { accountId: saved.account_id, apiKey: saved.api_key, created: false };
   }
   const name = faker.company.name();
   const alias = `${faker.helpers

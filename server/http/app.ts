@@ -122,7 +122,9 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
   app.use(
     OpenApiValidator.middleware({
       apiSpec: bundledSpecPath,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
+      validateRequests: ctx.config.requestValidation
+        ? { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false }
+        : false,
       validateResponses: ctx.config.responseValidation ? { removeAdditional: false } : false,
       validateSecurity: false,
       validateFormats: true,

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations, type OperationInfo } from '../../generated/operations.js';
+import { loadConfig } from '../../server/config.js';
 import { changeAccount } from '../../server/domain/accounts/accounts.js';
 import { createApiKey, hashKey, KEY_PATTERN, SCOPES } from '../../server/domain/accounts/keys.js';
 import { revokeKey } from '../../server/store/accounts.js';
@@ -169,6 +170,23 @@ describe.each(engines)('key revocation on %s', (engine) => {
     await revokeKey(t.database.db, me.keyId, t.clock.now().toISOString());
     t.clock.advance(60_000);
     expect((await me.call('GET', '/v1/me')).status).toBe(401);
+  });
+});
+
+describe('configuration', () => {
+  it('refuses invalid settings, naming them, and production without its musts', () => {
+    expect(() => loadConfig({ PORT: 'abc' })).toThrow(/PORT/);
+    expect(() => loadConfig({ APP_ENV: 'production', ADMIN_TOKEN: 'x'.repeat(32) })).toThrow(/DATABASE_URL/);
+    expect(() =>
+      loadConfig({
+        APP_ENV: 'production',
+        DATABASE_URL: 'postgres://db/x',
+        ADMIN_TOKEN: 'x'.repeat(32),
+        REQUEST_VALIDATION: 'false',
+      }),
+    ).toThrow(/REQUEST_VALIDATION/);
+    const embedded = loadConfig({});
+    expect(embedded).toMatchObject({ requestValidation: true, responseValidation: true, sandboxEnabled: true });
   });
 });
 
