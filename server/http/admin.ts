@@ -35,6 +35,7 @@ import { createUpload, uploadView } from '../domain/console/uploads.js';
 import { ApiError, GatewayError } from '../errors.js';
 import type { AppContext, HandlerResult } from './context.js';
 import { bundledSpecPath } from './spec.js';
+import { sendResult } from './respond.js';
 
 export interface AdminHandlerInput {
   app: AppContext;
@@ -209,12 +210,7 @@ export function adminRouter(ctx: AppContext, handlers: Record<AdminOperationId, 
       // The route template labels the request log and metrics.
       res.locals.operation = { ...info, id };
       handler({ app: ctx, params: req.params as Record<string, string>, body: req.body })
-        .then((result) => {
-          res.setHeader('Cache-Control', 'no-store');
-          for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-          if (result.body === undefined) res.status(result.status).end();
-          else res.status(result.status).json(result.body);
-        })
+        .then((result) => sendResult(res, result))
         .catch(next);
     });
   }

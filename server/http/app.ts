@@ -19,6 +19,7 @@ import { createObservability } from './observability.js';
 import type { AppContext, Caller, Handlers } from './context.js';
 import { idempotency } from './idempotency.js';
 import { bundledSpecPath } from './spec.js';
+import { sendResult } from './respond.js';
 
 type Operation = OperationInfo & { id: OperationId };
 
@@ -157,12 +158,7 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
       query: req.query as Record<string, unknown>,
       body: req.body,
     })
-      .then((result) => {
-        res.setHeader('Cache-Control', 'no-store');
-        for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-        if (result.body === undefined) res.status(result.status).end();
-        else res.status(result.status).json(result.body);
-      })
+      .then((result) => sendResult(res, result))
       .catch(next);
   });
 
