@@ -237,6 +237,9 @@ function isBodyParserError(error: unknown): error is { message: string; type: st
 }
 
 function validationDetails(error: ValidatorError) {
+  // Express's own refusal of a malformed percent-encoding in the path carries no validator detail.
+  if (!error.errors?.length && /decode param/i.test(error.message ?? ''))
+    return [{ location: 'path', path: null, message: 'a path parameter is not valid percent-encoding' }];
   const items = error.errors?.length ? error.errors : [{ message: error.message ?? 'invalid request' }];
   return items.map((e) => {
     const raw = e.path ?? '';

@@ -109,6 +109,8 @@ describe.each(engines)('foundation on %s', (engine) => {
       ['POST', '/v1/tags', { name: 'VIP', colour: 'red' }],
       ['POST', '/v1/tags', '{"name": '],
       ['GET', '/v1/contacts/not-a-uuid', undefined],
+      ['GET', '/v1/contacts/%E0%A4%A', undefined],
+      ['POST', '/v1/tags', [1, 2]],
     ];
     for (const [method, path, body] of cases) {
       const res = await me.call(method, path, { body });
