@@ -26,6 +26,8 @@ type Operation = OperationInfo & { id: OperationId };
 interface Locals {
   requestId: string;
   operation?: Operation;
+  /** The path parameters of the matched operation: Express empties req.params in later middleware. */
+  params?: Record<string, string>;
   caller?: Caller;
   rate?: { limit: number; remaining: number; resetSeconds: number };
 }
@@ -67,8 +69,11 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
   );
   for (const [id, info] of byPrecedence) {
     const operation: Operation = { ...info, id };
-    router[info.method](info.expressPath, (_req, res, next) => {
-      locals(res).operation ??= operation;
+    router[info.method](info.expressPath, (req, res, next) => {
+      if (!locals(res).operation) {
+        locals(res).operation = operation;
+        locals(res).params = { ...req.params } as Record<string, string>;
+      }
       next();
     });
   }
@@ -154,7 +159,7 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
       operation,
       caller,
       app: ctx,
-      params: req.params as Record<string, string>,
+      params: locals(res).params ?? {},
       query: req.query as Record<string, unknown>,
       body: req.body,
     })

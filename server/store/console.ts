@@ -2,7 +2,9 @@
 // whatsapp templates and uploads. Every query of account data takes the account first and filters by it; the
 // only exceptions are the `…ById` lookups the admin API needs, which address a resource by its id alone and
 // give its account to every later query.
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { CursorCodec } from './cursor.js';
+import { paginate, type Page, type PageRequest } from './pagination.js';
 import type {
   ConnectionsTable,
   CustomFieldOptionRow,
@@ -184,4 +186,61 @@ export async function findUpload(db: Kysely<DB>, accountId: string, uploadId: st
     .where('account_id', '=', accountId)
     .where('id', '=', uploadId)
     .executeTakeFirst();
+}
+
+// ----------------------------------------------------------------------------------------- public lists
+
+/** GET /v1/connections: the account's connections oldest first (`created_at`, then id). */
+export async function listConnections(
+  db: Kysely<DB>,
+  codec: CursorCodec,
+  accountId: string,
+  page: PageRequest,
+): Promise<Page<ConnectionRow>> {
+  return paginate(
+    db.selectFrom('connections').selectAll().where('account_id', '=', accountId),
+    {
+      codec,
+      list: 'connections',
+      accountId,
+      order: 'asc',
+      keys: [
+        { column: 'created_at', field: 'created_at', type: 'timestamptz' },
+        { column: 'id', field: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+  );
+}
+
+/** GET /v1/custom-fields: the account's fields by `name` (unique in the account), then id. */
+export async function listCustomFields(
+  db: Kysely<DB>,
+  codec: CursorCodec,
+  accountId: string,
+  page: PageRequest,
+): Promise<Page<CustomFieldRow>> {
+  // Byte order (`collate "C"`), not the database's locale: a locale may sort `e-mail` and `email` either way,
+  // and the order and the cursor comparison must be the same on every engine and server. The subquery gives
+  // the column that collation, so both the ORDER BY and the keyset comparison of paginate use it.
+  const fields = db
+    .selectFrom('custom_fields')
+    .select(['id', 'account_id', sql<string>`name collate "C"`.as('name'), 'label', 'type', 'options'])
+    .select(['created_at', 'updated_at'])
+    .where('account_id', '=', accountId)
+    .as('f');
+  return paginate(
+    db.selectFrom(fields).selectAll(),
+    {
+      codec,
+      list: 'custom_fields',
+      accountId,
+      order: 'asc',
+      keys: [
+        { column: 'f.name', field: 'name', type: 'text' },
+        { column: 'f.id', field: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+  );
 }

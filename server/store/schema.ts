@@ -147,6 +147,16 @@ export interface UploadsTable {
   created_at: Timestamp;
 }
 
+export interface TagsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  /** Set when deleted: the tag answers 404 and its name is free again. */
+  deleted_at: Timestamp | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -158,6 +168,7 @@ export interface DB {
   connections: ConnectionsTable;
   custom_fields: CustomFieldsTable;
   custom_field_keys: CustomFieldKeysTable;
+  tags: TagsTable;
   templates: TemplatesTable;
   uploads: UploadsTable;
 }

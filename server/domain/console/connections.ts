@@ -9,10 +9,13 @@ import {
   findConnectionByIdentity,
   insertConnection,
   isUniqueViolation,
+  listConnections as listConnectionRows,
   lockAccount,
   updateConnection,
   type ConnectionRow,
 } from '../../store/console.js';
+import { cursorCodec } from '../../store/cursor.js';
+import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
 import { requireName } from '../accounts/accounts.js';
 import { audit, type Actor } from '../accounts/actor.js';
@@ -183,4 +186,15 @@ export function connectionView(row: ConnectionRow) {
     whatsapp: row.channel === 'whatsapp' ? { phone: row.phone ?? '' } : null,
     created_at: row.created_at,
   };
+}
+
+/** `GET /v1/connections`: a page of the account's connections, oldest first. */
+export async function listConnections(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  page: PageRequest,
+): Promise<Page<ReturnType<typeof connectionView>>> {
+  const result = await listConnectionRows(db, await cursorCodec(db, clock), accountId, page);
+  return { data: result.data.map(connectionView), next_cursor: result.next_cursor };
 }

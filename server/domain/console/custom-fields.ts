@@ -10,10 +10,13 @@ import {
   deleteCustomField,
   findCustomFieldById,
   insertCustomField,
+  listCustomFields as listCustomFieldRows,
   lockAccount,
   usedFieldKeys,
   type CustomFieldRow,
 } from '../../store/console.js';
+import { cursorCodec } from '../../store/cursor.js';
+import type { Page, PageRequest } from '../../store/pagination.js';
 import type { CustomFieldOptionRow, DB } from '../../store/schema.js';
 import { audit, type Actor } from '../accounts/actor.js';
 
@@ -147,4 +150,15 @@ export async function removeCustomField(
 /** A custom field as `GET /v1/custom-fields` lists it (the public CustomField schema). */
 export function customFieldView(row: CustomFieldRow) {
   return { id: row.id, name: row.name, label: row.label, type: row.type, options: row.options };
+}
+
+/** `GET /v1/custom-fields`: a page of the account's custom fields, ordered by `name`. */
+export async function listCustomFields(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  page: PageRequest,
+): Promise<Page<ReturnType<typeof customFieldView>>> {
+  const result = await listCustomFieldRows(db, await cursorCodec(db, clock), accountId, page);
+  return { data: result.data.map(customFieldView), next_cursor: result.next_cursor };
 }

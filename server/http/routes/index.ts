@@ -1,7 +1,13 @@
 // Every handler of the public API, by operationId. An operation without a handler answers 501.
 import type { Handlers } from '../context.js';
 import { accountHandlers } from './account.js';
+import { connectionHandlers } from './connections.js';
+import { customFieldHandlers } from './custom-fields.js';
+import { tagHandlers } from './tags.js';
 
 export const handlers: Handlers = {
   ...accountHandlers,
+  ...connectionHandlers,
+  ...customFieldHandlers,
+  ...tagHandlers,
 };

@@ -1,0 +1,11 @@
+// GET /v1/connections: the account's connections, oldest first.
+import { listConnections } from '../../domain/console/connections.js';
+import { pageRequest } from '../../store/pagination.js';
+import type { Handlers } from '../context.js';
+
+export const connectionHandlers: Handlers = {
+  listConnections: async ({ app, caller, query }) => ({
+    status: 200,
+    body: await listConnections(app.database.db, app.clock, caller.account.id, pageRequest(query)),
+  }),
+};

@@ -1,0 +1,96 @@
+// SQL of tags. Every query filters by account; only active tags (deleted_at null) are seen by the public routes.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { CursorCodec } from './cursor.js';
+import { paginate, type Page, type PageRequest } from './pagination.js';
+import type { DB, TagsTable } from './schema.js';
+
+export type TagRow = Selectable<TagsTable>;
+
+/** Inserts the tag and answers the row as stored (timestamps with microseconds, as every read gives them). */
+export async function insertTag(db: Kysely<DB>, row: TagRow): Promise<TagRow> {
+  return db.insertInto('tags').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The active tag with this id, or undefined (no such tag, deleted, or another account's). */
+export async function findActiveTag(
+  db: Kysely<DB>,
+  accountId: string,
+  tagId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<TagRow | undefined> {
+  let q = db
+    .selectFrom('tags')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', tagId)
+    .where('deleted_at', 'is', null);
+  if (options.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/** The active tag whose name equals `name` ignoring letter case (the database's lower(), as the unique index). */
+export async function findActiveTagByName(
+  db: Kysely<DB>,
+  accountId: string,
+  name: string,
+): Promise<TagRow | undefined> {
+  return db
+    .selectFrom('tags')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .where(sql`lower(name)`, '=', sql`lower(${name})`)
+    .executeTakeFirst();
+}
+
+export async function renameTag(
+  db: Kysely<DB>,
+  accountId: string,
+  tagId: string,
+  name: string,
+  now: string,
+): Promise<TagRow | undefined> {
+  return db
+    .updateTable('tags')
+    .set({ name, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', tagId)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Marks the tag deleted; false when it was not active (already deleted, or no such tag). */
+export async function markTagDeleted(db: Kysely<DB>, accountId: string, tagId: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('tags')
+    .set({ deleted_at: now, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', tagId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** GET /v1/tags: the account's active tags oldest first (`created_at`, then id). */
+export async function listTags(
+  db: Kysely<DB>,
+  codec: CursorCodec,
+  accountId: string,
+  page: PageRequest,
+): Promise<Page<TagRow>> {
+  return paginate(
+    db.selectFrom('tags').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null),
+    {
+      codec,
+      list: 'tags',
+      accountId,
+      order: 'asc',
+      keys: [
+        { column: 'created_at', field: 'created_at', type: 'timestamptz' },
+        { column: 'id', field: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+  );
+}
