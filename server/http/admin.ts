@@ -35,6 +35,7 @@ import { createUpload, uploadView } from '../domain/console/uploads.js';
 import { ApiError, GatewayError } from '../errors.js';
 import type { AppContext, HandlerResult } from './context.js';
 import { bundledSpecPath } from './spec.js';
+import { refuseNulCharacters } from './nul.js';
 import { sendResult } from './respond.js';
 
 export interface AdminHandlerInput {
@@ -187,6 +188,7 @@ export function adminRouter(ctx: AppContext, handlers: Record<AdminOperationId, 
   });
 
   // A second validator instance, on the admin paths only (the public one ignores them): the same 400 envelope.
+  router.use(refuseNulCharacters);
   router.use(
     OpenApiValidator.middleware({
       apiSpec: bundledSpecPath,

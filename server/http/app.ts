@@ -19,6 +19,7 @@ import { createObservability } from './observability.js';
 import type { AppContext, Caller, Handlers } from './context.js';
 import { idempotency } from './idempotency.js';
 import { bundledSpecPath } from './spec.js';
+import { refuseNulCharacters } from './nul.js';
 import { sendResult } from './respond.js';
 
 type Operation = OperationInfo & { id: OperationId };
@@ -125,6 +126,7 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
       });
   });
 
+  app.use(refuseNulCharacters);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: bundledSpecPath,

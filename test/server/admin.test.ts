@@ -153,6 +153,9 @@ describe.each(engines)('admin API on %s', (engine) => {
     );
     expect(taken.context?.account_id).toBe(created.id);
     await expectError(await admin('POST', '/accounts', { name: '   ', alias: `blank-${engine}` }), 422, 'invalid_name');
+    const nul = await admin('POST', '/accounts', { name: 'A\u0000', alias: `nul-${engine}` });
+    expect(nul.status).toBe(400);
+    expect(await nul.json()).toMatchObject({ context: { details: [{ location: 'body', path: '/name' }] } });
     await expectError(
       await admin('POST', '/accounts', { name: 'X', alias: `tz-${engine}`, time_zone: 'America/Sao_Paolo' }),
       422,

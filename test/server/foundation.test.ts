@@ -111,6 +111,9 @@ describe.each(engines)('foundation on %s', (engine) => {
       ['GET', '/v1/contacts/not-a-uuid', undefined],
       ['GET', '/v1/contacts/%E0%A4%A', undefined],
       ['POST', '/v1/tags', [1, 2]],
+      // PostgreSQL text cannot hold U+0000: refused as a format fault, never a 500 from the store.
+      ['POST', '/v1/tags', { name: 'a\u0000b' }],
+      ['GET', '/v1/contacts?phone=%2B55%00', undefined],
     ];
     for (const [method, path, body] of cases) {
       const res = await me.call(method, path, { body });
@@ -120,6 +123,15 @@ describe.each(engines)('foundation on %s', (engine) => {
       expect(json.context.code).toBeUndefined();
       expect(json.context.details.length).toBeGreaterThan(0);
     }
+  });
+
+  it('names where the NUL character is', async () => {
+    const me = await t.account();
+    const res = await me.call('POST', '/v1/tags', { body: { name: 'VIP\u0000' } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      context: { details: [{ location: 'body', path: '/name', message: expect.stringContaining('NUL') }] },
+    });
   });
 
   it('answers 501 not_implemented for a route whose issue has not landed, never a fake success', async () => {
