@@ -4,8 +4,7 @@
 //   GET /readyz   the database answers `select 1` within READY_TIMEOUT_MS: 200, else 503 (readiness: take
 //                 the instance out of the load balancer until its database is back)
 import express, { type Router } from 'express';
-import { sql } from 'kysely';
-import type { Database } from '../store/database.js';
+import { ping, type Database } from '../store/database.js';
 
 export const READY_TIMEOUT_MS = 1000;
 
@@ -31,7 +30,7 @@ export function healthRoutes(database: Database, readyTimeoutMs = READY_TIMEOUT_
     res.status(200).json({ status: 'ok' });
   });
   router.get('/readyz', (_req, res, next) => {
-    answersWithin(() => sql`select 1`.execute(database.db), readyTimeoutMs)
+    answersWithin(() => ping(database), readyTimeoutMs)
       .then((ready) => {
         res.setHeader('Cache-Control', 'no-store');
         if (ready) res.status(200).json({ status: 'ok' });

@@ -13,6 +13,10 @@ export async function findAccount(db: Kysely<DB>, accountId: string): Promise<Ac
   return db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
 }
 
+export async function findAccountByAlias(db: Kysely<DB>, alias: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('alias', '=', alias).executeTakeFirst();
+}
+
 export async function updateAccount(
   db: Kysely<DB>,
   accountId: string,

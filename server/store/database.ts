@@ -3,7 +3,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
@@ -73,6 +73,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     release();
     throw error;
   }
+}
+
+/** Whether the database answers (readiness). */
+export async function ping(database: Database): Promise<void> {
+  await sql`select 1`.execute(database.db);
 }
 
 /** A dump of a freshly migrated in-memory PGlite, to open test databases from (0.4 s instead of 1.5 s). */

@@ -4,7 +4,13 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { ApiError, notFound } from '../../errors.js';
-import { findAccount, insertAccount, updateAccount, type AccountRow } from '../../store/accounts.js';
+import {
+  findAccount,
+  insertAccount,
+  updateAccount,
+  type AccountRow,
+  findAccountByAlias,
+} from '../../store/accounts.js';
 import { isUniqueViolation } from '../../store/console.js';
 import type { DB } from '../../store/schema.js';
 import { audit, type Actor } from './actor.js';
@@ -46,7 +52,7 @@ export async function createAccount(
     updated_at: now,
   };
   const aliasTaken = async () => {
-    const taken = await db.selectFrom('accounts').select('id').where('alias', '=', input.alias).executeTakeFirst();
+    const taken = await findAccountByAlias(db, input.alias);
     return taken && new ApiError(409, 'alias_taken', 'Another account has this alias.', { account_id: taken.id });
   };
   const taken = await aliasTaken();
