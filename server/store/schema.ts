@@ -157,6 +157,68 @@ export interface TagsTable {
   deleted_at: Timestamp | null;
 }
 
+export interface ContactsTable {
+  id: string;
+  account_id: string;
+  /** Shared by the person's contacts on other channels. */
+  person_id: string;
+  channel: 'instagram' | 'whatsapp';
+  connection_id: string;
+  name: string;
+  /** E.164, as the channel identifies the number (a Brazilian mobile may lack its ninth digit). */
+  phone: string | null;
+  /** The phone as the service compares it: a Brazilian mobile always with its ninth digit. */
+  phone_key: string | null;
+  instagram_id: string | null;
+  instagram_username: string | null;
+  last_interaction_at: Timestamp;
+  created_at: Timestamp;
+  /** The last activity (a message or a console edit); API changes never move it. */
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface ContactTagsTable {
+  account_id: string;
+  contact_id: string;
+  tag_id: string;
+  tagged_at: Timestamp;
+}
+
+/** A custom-field value: a JSON number or string (a dropdown's option `value`). */
+export type FieldValue = number | string;
+
+export interface ContactFieldValuesTable {
+  account_id: string;
+  contact_id: string;
+  field_id: string;
+  value: ColumnType<FieldValue, string, string>;
+  updated_at: Timestamp;
+}
+
+export interface ContactHistoryTable {
+  id: Generated<string>;
+  account_id: string;
+  contact_id: string;
+  kind: string;
+  actor_type: string;
+  actor_id: string | null;
+  actor_name: string | null;
+  details: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Timestamp;
+}
+
+export interface EventsTable {
+  id: string;
+  sequence: Generated<string>;
+  account_id: string;
+  type: string;
+  resource_type: string;
+  resource_id: string;
+  data: ColumnType<unknown, string, string>;
+  created_at: Timestamp;
+}
+
 export interface DB {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -171,4 +233,9 @@ export interface DB {
   tags: TagsTable;
   templates: TemplatesTable;
   uploads: UploadsTable;
+  contacts: ContactsTable;
+  contact_tags: ContactTagsTable;
+  contact_field_values: ContactFieldValuesTable;
+  contact_history: ContactHistoryTable;
+  events: EventsTable;
 }

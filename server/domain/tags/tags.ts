@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { ApiError, notFound } from '../../errors.js';
 import { isUniqueViolation } from '../../store/console.js';
+import { removeTagFromAllContacts } from '../../store/contacts.js';
 import type { DB } from '../../store/schema.js';
 import {
   findActiveTag,
@@ -134,9 +135,8 @@ export async function renameTag(
 }
 
 /**
- * Deletes the tag: it answers 404 afterwards and its name is free again. 409 tag_in_use while automations
- * name it. Removing it from its holders (without history or contact events) belongs to the contacts work,
- * in this transaction, once contact_tags exists.
+ * Deletes the tag: it answers 404 afterwards and its name is free again, and it is taken off every contact
+ * holding it, without history or contact events (Part A, Part C). 409 tag_in_use while automations name it.
  */
 export async function deleteTag(db: Kysely<DB>, clock: Clock, accountId: string, tagId: string): Promise<void> {
   await db.transaction().execute(async (tx) => {
@@ -144,5 +144,6 @@ export async function deleteTag(db: Kysely<DB>, clock: Clock, accountId: string,
     if (!tag) throw tagNotFound();
     await refuseIfNamedByWorkflows(tx, accountId, tag);
     if (!(await markTagDeleted(tx, accountId, tagId, clock.now().toISOString()))) throw tagNotFound();
+    await removeTagFromAllContacts(tx, accountId, tagId);
   });
 }

@@ -2,12 +2,14 @@
 import type { Handlers } from '../context.js';
 import { accountHandlers } from './account.js';
 import { connectionHandlers } from './connections.js';
+import { contactHandlers } from './contacts.js';
 import { customFieldHandlers } from './custom-fields.js';
 import { tagHandlers } from './tags.js';
 
 export const handlers: Handlers = {
   ...accountHandlers,
   ...connectionHandlers,
+  ...contactHandlers,
   ...customFieldHandlers,
   ...tagHandlers,
 };

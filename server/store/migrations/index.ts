@@ -4,10 +4,12 @@ import * as m0001 from './0001_foundation.js';
 import * as m0002jobs from './0002_jobs.js';
 import * as m0003console from './0003_console.js';
 import * as m0004tags from './0004_tags.js';
+import * as m0005contacts from './0005_contacts.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_jobs': m0002jobs,
   '0003_console': m0003console,
   '0004_tags': m0004tags,
+  '0005_contacts': m0005contacts,
 };

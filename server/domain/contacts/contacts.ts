@@ -1,0 +1,333 @@
+// Contacts (Part A): the list and its sync rules, one contact, POST /v1/contacts (create or update a whatsapp
+// contact, like importing a one-row spreadsheet), and what the channels and the console do to contacts.
+//
+// `updated_at` is the contact's last activity: only a message (`recordActivity`) or a console edit moves it.
+// Nothing a key does moves it, so a sync reader is never sent back over contacts it already has.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import { ApiError, notFound } from '../../errors.js';
+import { findConnection } from '../../store/console.js';
+import {
+  addContactTags,
+  dropContactData,
+  findActiveTagsByIds,
+  findContact,
+  insertContact,
+  insertContactUnlessPhoneKnown,
+  listContacts as listContactRows,
+  lockContactByPhoneKey,
+  mergePersons,
+  updateContact,
+  upsertFieldValues,
+  valuesOfContacts,
+  type ContactRow,
+} from '../../store/contacts.js';
+import { cursorCodec } from '../../store/cursor.js';
+import type { Page, PageRequest } from '../../store/pagination.js';
+import type { DB } from '../../store/schema.js';
+import { recordEvents, type OutboxEvent } from '../events/outbox.js';
+import { historyEntry, recordHistory, type ContactActor } from './history.js';
+import { parsePhone } from './phone.js';
+import { checkValues, type CheckedValue, type ValueInput } from './values.js';
+import { contactViewOf, contactViews, tagSummary, type ContactView } from './view.js';
+
+export const contactNotFound = () => notFound('No such contact.');
+
+export const contactEvent = (type: string, contact: ContactView, data: unknown = contact): OutboxEvent => ({
+  type,
+  resource: { type: 'contact', id: contact.id },
+  data,
+});
+
+// ---------------------------------------------------------------------------------------------------- reads
+
+export interface ContactListQuery {
+  updated_since?: string;
+  phone?: string;
+  instagram_username?: string;
+  instagram_id?: string;
+}
+
+export async function listContacts(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  query: ContactListQuery,
+  page: PageRequest,
+): Promise<Page<ContactView>> {
+  // A phone no contact can have is 422 invalid_phone, not an empty page: the caller has a bug to fix.
+  const phoneKey = query.phone !== undefined ? parsePhone(query.phone).key : undefined;
+  const username = query.instagram_username?.replace(/^@/, '');
+  const codec = await cursorCodec(db, clock);
+  const rows = await listContactRows(
+    db,
+    codec,
+    accountId,
+    { updatedSince: query.updated_since, phoneKey, instagramUsername: username, instagramId: query.instagram_id },
+    page,
+  );
+  return { data: await contactViews(db, accountId, rows.data), next_cursor: rows.next_cursor };
+}
+
+export async function getContact(db: Kysely<DB>, accountId: string, contactId: string): Promise<ContactView> {
+  const row = await findContact(db, accountId, contactId);
+  if (!row) throw contactNotFound();
+  return contactViewOf(db, accountId, row);
+}
+
+// ------------------------------------------------------------------------------------- POST /v1/contacts
+
+export interface WhatsappContactInput {
+  phone: string;
+  name: string;
+  connection_id: string;
+  consent: boolean;
+  tag_ids?: readonly string[];
+  custom_fields?: readonly ValueInput[];
+}
+
+export function requireContactName(name: string): string {
+  if (name.trim() === '') throw new ApiError(422, 'invalid_name', 'The contact name is blank.');
+  return name;
+}
+
+/** The tags named by `tagIds`, in request order without repeats; 422 tag_not_found lists the unknown ones. */
+async function requireTags(db: Kysely<DB>, accountId: string, tagIds: readonly string[]) {
+  const ids = [...new Set(tagIds)];
+  const found = new Map((await findActiveTagsByIds(db, accountId, ids)).map((t) => [t.id, t]));
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length > 0)
+    throw new ApiError(422, 'tag_not_found', 'Some tags are not in the account.', { tag_ids: missing });
+  return ids.map((id) => found.get(id)!);
+}
+
+/**
+ * Creates the whatsapp contact of `input.phone`, or updates the account's contact with that phone (either form
+ * of a Brazilian mobile). Tags and values sent are added, others left alone; the name is overwritten. 201 for a
+ * contact new to the account (a returning deleted contact included, with its id), 200 for an existing one.
+ */
+export async function createOrUpdateWhatsappContact(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  input: WhatsappContactInput,
+  actor: ContactActor,
+): Promise<{ status: 200 | 201; contact: ContactView }> {
+  if (input.consent !== true)
+    throw new ApiError(422, 'consent_required', 'Set consent to true: the person must have agreed to be contacted.');
+  const name = requireContactName(input.name);
+  const phone = parsePhone(input.phone);
+
+  return db.transaction().execute(async (tx) => {
+    const connection = await findConnection(tx, accountId, input.connection_id);
+    if (!connection || connection.channel !== 'whatsapp' || connection.status !== 'connected')
+      throw new ApiError(422, 'invalid_connection', 'connection_id is not a connected whatsapp number of the account.');
+    const tags = await requireTags(tx, accountId, input.tag_ids ?? []);
+    const values = await checkValues(tx, accountId, input.custom_fields ?? []);
+    const now = clock.now().toISOString();
+
+    const fresh: ContactRow = {
+      id: randomUUID(),
+      account_id: accountId,
+      person_id: randomUUID(),
+      channel: 'whatsapp',
+      connection_id: connection.id,
+      name,
+      phone: phone.e164,
+      phone_key: phone.key,
+      instagram_id: null,
+      instagram_username: null,
+      last_interaction_at: now,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    };
+    const inserted = await insertContactUnlessPhoneKnown(tx, fresh);
+    const created = inserted !== undefined;
+    const contact = inserted ?? (await lockContactByPhoneKey(tx, accountId, phone.key));
+    if (!contact) throw new Error('a contact with this phone key vanished inside its transaction');
+    const returning = !created && contact.deleted_at !== null;
+    // Neither the name nor the return moves updated_at: API changes never do (sync rule 4).
+    if (!created) await updateContact(tx, accountId, contact.id, { name, deleted_at: null });
+
+    const added = new Set(
+      await addContactTags(
+        tx,
+        accountId,
+        contact.id,
+        tags.map((t) => t.id),
+        now,
+      ),
+    );
+    const changed = await writeValues(tx, accountId, contact.id, values, now);
+    await recordHistory(tx, [
+      historyEntry(
+        accountId,
+        contact.id,
+        'contact.imported',
+        actor,
+        { consent: true, connection_id: connection.id },
+        now,
+      ),
+    ]);
+
+    const view = await contactViewOf(tx, accountId, { ...contact, name, deleted_at: null });
+    const events: OutboxEvent[] = [];
+    if (created) events.push(contactEvent('contact.created', view));
+    else {
+      const tagged = tags.filter((t) => added.has(t.id)).map(tagSummary);
+      if (tagged.length > 0) events.push(contactEvent('contact.tagged', view, { contact: view, tags: tagged }));
+      if (changed.length > 0)
+        events.push(contactEvent('contact.custom_fields_updated', view, { contact: view, custom_fields: changed }));
+    }
+    await recordEvents(tx, accountId, now, events);
+    return { status: created || returning ? 201 : 200, contact: view };
+  });
+}
+
+/**
+ * Writes the values that differ from what the contact holds; answers them as event entries (writing what the
+ * contact already has changes nothing and emits nothing).
+ */
+export async function writeValues(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  values: readonly CheckedValue[],
+  now: string,
+) {
+  if (values.length === 0) return [];
+  const held = new Map(
+    ((await valuesOfContacts(db, accountId, [contactId])).get(contactId) ?? []).map((v) => [v.field_id, v.value]),
+  );
+  const changed = values.filter((v) => held.get(v.field.id) !== v.value);
+  await upsertFieldValues(
+    db,
+    accountId,
+    contactId,
+    changed.map((v) => ({ field_id: v.field.id, value: v.value })),
+    now,
+  );
+  return changed.map((v) => ({ field_id: v.field.id, name: v.field.name, type: v.field.type, value: v.value }));
+}
+
+// ------------------------------------------------------------------------------- channels and the console
+
+export interface InstagramContactInput {
+  connectionId: string;
+  instagramId: string;
+  username: string;
+  name: string;
+}
+
+/**
+ * Someone new on an instagram connection (they wrote or commented): the contact is created with a person of
+ * its own and `contact.created` is emitted. The messaging work calls this when a channel delivers them.
+ */
+export async function createInstagramContact(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  input: InstagramContactInput,
+): Promise<ContactView> {
+  return db.transaction().execute(async (tx) => {
+    const connection = await findConnection(tx, accountId, input.connectionId);
+    if (!connection || connection.channel !== 'instagram')
+      throw new Error('not an instagram connection of the account');
+    const now = clock.now().toISOString();
+    const row: ContactRow = {
+      id: randomUUID(),
+      account_id: accountId,
+      person_id: randomUUID(),
+      channel: 'instagram',
+      connection_id: connection.id,
+      name: input.name,
+      phone: null,
+      phone_key: null,
+      instagram_id: input.instagramId,
+      instagram_username: input.username.replace(/^@/, ''),
+      last_interaction_at: now,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    };
+    const view = await contactViewOf(tx, accountId, await insertContact(tx, row));
+    await recordEvents(tx, accountId, now, [contactEvent('contact.created', view)]);
+    return view;
+  });
+}
+
+/**
+ * Activity of the contact: a message either way, or an edit in the console. Moves `updated_at` (and, for a
+ * message, `last_interaction_at`), which sends the contact to the end of the sync order.
+ */
+export async function recordActivity(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  contactId: string,
+  kind: 'message' | 'console_edit',
+): Promise<void> {
+  const now = clock.now().toISOString();
+  await updateContact(db, accountId, contactId, {
+    updated_at: now,
+    ...(kind === 'message' ? { last_interaction_at: now } : {}),
+  });
+}
+
+/** A console edit of the contact's name: recorded in the history, and it moves `updated_at`. */
+export async function editContactInConsole(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  contactId: string,
+  changes: { name: string },
+  actor: ContactActor,
+): Promise<ContactView> {
+  const name = requireContactName(changes.name);
+  return db.transaction().execute(async (tx) => {
+    const row = await findContact(tx, accountId, contactId, { forUpdate: true });
+    if (!row) throw contactNotFound();
+    const now = clock.now().toISOString();
+    await updateContact(tx, accountId, contactId, { name, updated_at: now });
+    await recordHistory(tx, [historyEntry(accountId, contactId, 'contact.edited', actor, { name }, now)]);
+    return contactViewOf(tx, accountId, (await findContact(tx, accountId, contactId))!);
+  });
+}
+
+/**
+ * Deletes the contact (console): it answers 404, loses its tags and values, and keeps its id and phone so that
+ * it comes back under the same id. No event (Part C has none for a deletion).
+ */
+export async function deleteContactInConsole(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  contactId: string,
+): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    const row = await findContact(tx, accountId, contactId, { forUpdate: true });
+    if (!row) throw contactNotFound();
+    await dropContactData(tx, accountId, contactId);
+    await updateContact(tx, accountId, contactId, { deleted_at: clock.now().toISOString() });
+  });
+}
+
+/**
+ * The same person found on a second channel (Part B's multichannel handoff): `contactId` joins the person of
+ * `samePersonAs`, with every contact of its former person.
+ */
+export async function linkSamePerson(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  samePersonAs: string,
+): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    const contact = await findContact(tx, accountId, contactId, { forUpdate: true });
+    const other = await findContact(tx, accountId, samePersonAs, { forUpdate: true });
+    if (!contact || !other) throw contactNotFound();
+    if (contact.person_id !== other.person_id) await mergePersons(tx, accountId, contact.person_id, other.person_id);
+  });
+}

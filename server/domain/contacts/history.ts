@@ -1,0 +1,59 @@
+// The contact history (Part A, Audit and history rules): tags and custom-field values a key changes on a
+// contact appear there named after the key; POST /v1/contacts records consent and connection as
+// `contact.imported`. Written in the change's own transaction. Read by the admin API (the console's view).
+import type { Kysely } from 'kysely';
+import type { ApiKeyRow } from '../../store/accounts.js';
+import { insertHistory, listHistory, type ContactHistoryRow, type HistoryEntry } from '../../store/contacts.js';
+import type { DB } from '../../store/schema.js';
+
+/** Who changed the contact. */
+export interface ContactActor {
+  type: 'api_key' | 'console';
+  id: string | null;
+  /** The key's name, as the history shows it. */
+  name: string | null;
+}
+
+export const keyActor = (key: Pick<ApiKeyRow, 'id' | 'name'>): ContactActor => ({
+  type: 'api_key',
+  id: key.id,
+  name: key.name,
+});
+
+export const CONSOLE: ContactActor = { type: 'console', id: null, name: 'Console' };
+
+export type HistoryKind =
+  'contact.imported' | 'contact.edited' | 'tag.added' | 'tag.removed' | 'custom_field.set' | 'custom_field.cleared';
+
+export function historyEntry(
+  accountId: string,
+  contactId: string,
+  kind: HistoryKind,
+  actor: ContactActor,
+  details: Record<string, unknown>,
+  at: string,
+): HistoryEntry {
+  return { accountId, contactId, kind, actorType: actor.type, actorId: actor.id, actorName: actor.name, details, at };
+}
+
+export async function recordHistory(db: Kysely<DB>, entries: readonly HistoryEntry[]): Promise<void> {
+  await insertHistory(db, entries);
+}
+
+export interface HistoryView {
+  kind: string;
+  actor: { type: string; id: string | null; name: string | null };
+  details: Record<string, unknown>;
+  created_at: string;
+}
+
+export const historyView = (row: ContactHistoryRow): HistoryView => ({
+  kind: row.kind,
+  actor: { type: row.actor_type, id: row.actor_id, name: row.actor_name },
+  details: row.details,
+  created_at: row.created_at,
+});
+
+export async function contactHistory(db: Kysely<DB>, accountId: string, contactId: string): Promise<HistoryView[]> {
+  return (await listHistory(db, accountId, contactId)).map(historyView);
+}

@@ -1,0 +1,227 @@
+// Tags and custom-field values on a contact (Part A; events of Part C).
+//
+// - Putting on (a tag, values) acts on this contact only; taking off (a tag, a value) acts on every contact of
+//   the person, and runs even when this contact lacks it, so a retry finishes a removal that failed halfway.
+// - Each contact that changed gets a history entry named after the key and one event; a contact that did not
+//   change gets neither. None of this moves `updated_at`.
+// - The contact rows are locked first, so concurrent changes of one contact are serialised and each sees
+//   what the other wrote (the "what changed" of the events stays exact).
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import {
+  addContactTags,
+  clearFieldValue,
+  findContact,
+  lockPersonContacts,
+  removeContactTag,
+  tagsOfContacts,
+  valuesOfContacts,
+  type ContactRow,
+} from '../../store/contacts.js';
+import { findCustomFieldsByIds } from '../../store/contacts.js';
+import type { DB } from '../../store/schema.js';
+import { findActiveTag } from '../../store/tags.js';
+import { notFound } from '../../errors.js';
+import { recordEvents } from '../events/outbox.js';
+import { contactEvent, contactNotFound, writeValues } from './contacts.js';
+import { historyEntry, recordHistory, type ContactActor } from './history.js';
+import { checkValues, type ValueInput } from './values.js';
+import { contactViews, tagSummary, type TagSummary } from './view.js';
+import type { HeldValue } from '../../store/contacts.js';
+
+export interface ContactTags {
+  contact_id: string;
+  tags: TagSummary[];
+}
+
+export interface ContactValues {
+  contact_id: string;
+  custom_fields: HeldValue[];
+}
+
+const tagNotFound = () => notFound('No such tag.');
+const fieldNotFound = () => notFound('No such custom field.');
+
+async function lockContact(db: Kysely<DB>, accountId: string, contactId: string): Promise<ContactRow> {
+  const contact = await findContact(db, accountId, contactId, { forUpdate: true });
+  if (!contact) throw contactNotFound();
+  return contact;
+}
+
+/**
+ * Locks every active contact of the contact's person, in id order and nothing before them: two removals on
+ * two contacts of one person lock in the same order and cannot deadlock. Reads the person again if it changed
+ * (a link of two persons) between the lookup and the lock.
+ */
+async function lockPerson(db: Kysely<DB>, accountId: string, contactId: string): Promise<ContactRow[]> {
+  for (;;) {
+    const contact = await findContact(db, accountId, contactId);
+    if (!contact) throw contactNotFound();
+    const person = await lockPersonContacts(db, accountId, contact.person_id);
+    if (person.some((c) => c.id === contactId)) return person;
+  }
+}
+
+async function ownTags(db: Kysely<DB>, accountId: string, contactId: string): Promise<ContactTags> {
+  const tags = (await tagsOfContacts(db, accountId, [contactId])).get(contactId) ?? [];
+  return { contact_id: contactId, tags: tags.map(tagSummary) };
+}
+
+async function ownValues(db: Kysely<DB>, accountId: string, contactId: string): Promise<ContactValues> {
+  return {
+    contact_id: contactId,
+    custom_fields: (await valuesOfContacts(db, accountId, [contactId])).get(contactId) ?? [],
+  };
+}
+
+/** PUT /v1/contacts/{contactId}/tags/{tagId}: puts the tag on; a contact that has it changes nothing. */
+export async function putTag(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  contactId: string,
+  tagId: string,
+  actor: ContactActor,
+): Promise<ContactTags> {
+  return db.transaction().execute(async (tx) => {
+    const contact = await lockContact(tx, accountId, contactId);
+    const tag = await findActiveTag(tx, accountId, tagId);
+    if (!tag) throw tagNotFound();
+    const now = clock.now().toISOString();
+    const added = await addContactTags(tx, accountId, contactId, [tagId], now);
+    if (added.length > 0) {
+      await recordHistory(tx, [
+        historyEntry(accountId, contactId, 'tag.added', actor, { tag_id: tag.id, tag_name: tag.name }, now),
+      ]);
+      const [view] = await contactViews(tx, accountId, [contact]);
+      await recordEvents(tx, accountId, now, [
+        contactEvent('contact.tagged', view!, { contact: view, tags: [tagSummary(tag)] }),
+      ]);
+    }
+    return ownTags(tx, accountId, contactId);
+  });
+}
+
+/** DELETE /v1/contacts/{contactId}/tags/{tagId}: takes the tag off every contact of the person. */
+export async function removeTag(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  contactId: string,
+  tagId: string,
+  actor: ContactActor,
+): Promise<ContactTags> {
+  return db.transaction().execute(async (tx) => {
+    const person = await lockPerson(tx, accountId, contactId);
+    const tag = await findActiveTag(tx, accountId, tagId);
+    if (!tag) throw tagNotFound();
+    const removedFrom = new Set(
+      await removeContactTag(
+        tx,
+        accountId,
+        person.map((c) => c.id),
+        tagId,
+      ),
+    );
+    const changed = person.filter((c) => removedFrom.has(c.id));
+    if (changed.length > 0) {
+      const now = clock.now().toISOString();
+      await recordHistory(
+        tx,
+        changed.map((c) =>
+          historyEntry(accountId, c.id, 'tag.removed', actor, { tag_id: tag.id, tag_name: tag.name }, now),
+        ),
+      );
+      const views = await contactViews(tx, accountId, changed);
+      await recordEvents(
+        tx,
+        accountId,
+        now,
+        views.map((view) => contactEvent('contact.untagged', view, { contact: view, tags: [tagSummary(tag)] })),
+      );
+    }
+    return ownTags(tx, accountId, contactId);
+  });
+}
+
+/** PATCH /v1/contacts/{contactId}/custom-fields: sets the values given; one refused value writes none. */
+export async function setValues(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  contactId: string,
+  entries: readonly ValueInput[],
+  actor: ContactActor,
+): Promise<ContactValues> {
+  return db.transaction().execute(async (tx) => {
+    const contact = await lockContact(tx, accountId, contactId);
+    const values = await checkValues(tx, accountId, entries);
+    const now = clock.now().toISOString();
+    const changed = await writeValues(tx, accountId, contactId, values, now);
+    if (changed.length > 0) {
+      await recordHistory(
+        tx,
+        changed.map((v) =>
+          historyEntry(
+            accountId,
+            contactId,
+            'custom_field.set',
+            actor,
+            { field_id: v.field_id, name: v.name, value: v.value },
+            now,
+          ),
+        ),
+      );
+      const [view] = await contactViews(tx, accountId, [contact]);
+      await recordEvents(tx, accountId, now, [
+        contactEvent('contact.custom_fields_updated', view!, { contact: view, custom_fields: changed }),
+      ]);
+    }
+    return ownValues(tx, accountId, contactId);
+  });
+}
+
+/** DELETE /v1/contacts/{contactId}/custom-fields/{fieldId}: clears the value on every contact of the person. */
+export async function clearValue(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  contactId: string,
+  fieldId: string,
+  actor: ContactActor,
+): Promise<ContactValues> {
+  return db.transaction().execute(async (tx) => {
+    const person = await lockPerson(tx, accountId, contactId);
+    const [field] = await findCustomFieldsByIds(tx, accountId, [fieldId]);
+    if (!field) throw fieldNotFound();
+    const clearedOn = new Set(
+      await clearFieldValue(
+        tx,
+        accountId,
+        person.map((c) => c.id),
+        fieldId,
+      ),
+    );
+    const changed = person.filter((c) => clearedOn.has(c.id));
+    if (changed.length > 0) {
+      const now = clock.now().toISOString();
+      await recordHistory(
+        tx,
+        changed.map((c) =>
+          historyEntry(accountId, c.id, 'custom_field.cleared', actor, { field_id: field.id, name: field.name }, now),
+        ),
+      );
+      const cleared = { field_id: field.id, name: field.name, type: field.type, value: null };
+      const views = await contactViews(tx, accountId, changed);
+      await recordEvents(
+        tx,
+        accountId,
+        now,
+        views.map((view) =>
+          contactEvent('contact.custom_fields_updated', view, { contact: view, custom_fields: [cleared] }),
+        ),
+      );
+    }
+    return ownValues(tx, accountId, contactId);
+  });
+}

@@ -1,0 +1,424 @@
+// SQL of contacts, the tags they hold, their custom-field values and their history. Every query takes the
+// account first and filters by it. Public reads see active contacts only (deleted_at null) and active tags only.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { CursorCodec } from './cursor.js';
+import { paginate, type Page, type PageRequest } from './pagination.js';
+import type { ContactHistoryTable, ContactsTable, CustomFieldsTable, DB, FieldValue } from './schema.js';
+
+export type ContactRow = Selectable<ContactsTable>;
+export type ContactHistoryRow = Selectable<ContactHistoryTable>;
+
+export interface HeldTag {
+  id: string;
+  name: string;
+  tagged_at: string;
+}
+
+export interface HeldValue {
+  field_id: string;
+  name: string;
+  type: CustomFieldsTable['type'];
+  value: FieldValue;
+}
+
+// ------------------------------------------------------------------------------------------------ contacts
+
+/** Inserts the contact and answers it as stored (timestamps with microseconds, as every read gives them). */
+export async function insertContact(db: Kysely<DB>, row: ContactRow): Promise<ContactRow> {
+  return db.insertInto('contacts').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Inserts a whatsapp contact unless the account has one with its phone key (deleted ones included): the row as
+ * stored, or undefined. Two concurrent creations of one phone: one inserts, the other finds it.
+ */
+export async function insertContactUnlessPhoneKnown(db: Kysely<DB>, row: ContactRow): Promise<ContactRow | undefined> {
+  return db
+    .insertInto('contacts')
+    .values(row)
+    .onConflict((oc) => oc.columns(['account_id', 'phone_key']).where('phone_key', 'is not', null).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The active contact, or undefined (no such contact, deleted, or another account's). */
+export async function findContact(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<ContactRow | undefined> {
+  let q = db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', contactId)
+    .where('deleted_at', 'is', null);
+  if (options.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/** The contact with this phone key, deleted or not (a returning contact keeps its id), locked for update. */
+export async function lockContactByPhoneKey(
+  db: Kysely<DB>,
+  accountId: string,
+  phoneKey: string,
+): Promise<ContactRow | undefined> {
+  return db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('phone_key', '=', phoneKey)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** The active contacts of a person (this one included), locked in id order so two removals cannot deadlock. */
+export async function lockPersonContacts(db: Kysely<DB>, accountId: string, personId: string): Promise<ContactRow[]> {
+  return db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('person_id', '=', personId)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+export async function updateContact(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  changes: Partial<Pick<ContactRow, 'name' | 'person_id' | 'updated_at' | 'last_interaction_at' | 'deleted_at'>>,
+): Promise<void> {
+  await db
+    .updateTable('contacts')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', contactId)
+    .execute();
+}
+
+/** Moves every contact of `fromPersonId` to `toPersonId` (one person found on two channels). */
+export async function mergePersons(
+  db: Kysely<DB>,
+  accountId: string,
+  fromPersonId: string,
+  toPersonId: string,
+): Promise<void> {
+  await db
+    .updateTable('contacts')
+    .set({ person_id: toPersonId })
+    .where('account_id', '=', accountId)
+    .where('person_id', '=', fromPersonId)
+    .execute();
+}
+
+export interface ContactFilters {
+  updatedSince?: string | undefined;
+  /** A phone key (see domain/contacts/phone). */
+  phoneKey?: string | undefined;
+  /** Without `@`: matched as given and in lowercase. */
+  instagramUsername?: string | undefined;
+  instagramId?: string | undefined;
+}
+
+/** GET /v1/contacts: active contacts least recently active first (`updated_at`, then id), filters combined. */
+export async function listContacts(
+  db: Kysely<DB>,
+  codec: CursorCodec,
+  accountId: string,
+  filters: ContactFilters,
+  page: PageRequest,
+): Promise<Page<ContactRow>> {
+  let q = db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null);
+  if (filters.updatedSince !== undefined)
+    q = q.where('updated_at', '>=', sql<string>`cast(${filters.updatedSince} as timestamptz)`);
+  if (filters.phoneKey !== undefined) q = q.where('phone_key', '=', filters.phoneKey);
+  if (filters.instagramUsername !== undefined) {
+    const given = filters.instagramUsername;
+    q = q.where('instagram_username', 'in', [...new Set([given, given.toLowerCase()])]);
+  }
+  if (filters.instagramId !== undefined) q = q.where('instagram_id', '=', filters.instagramId);
+  return paginate(
+    q,
+    {
+      codec,
+      list: 'contacts',
+      accountId,
+      filters: {
+        updated_since: filters.updatedSince,
+        phone: filters.phoneKey,
+        instagram_username: filters.instagramUsername,
+        instagram_id: filters.instagramId,
+      },
+      order: 'asc',
+      keys: [
+        { column: 'updated_at', field: 'updated_at', type: 'timestamptz' },
+        { column: 'id', field: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+  );
+}
+
+/** GET /v1/tags/{tagId}/contacts: active holders of the tag in the order they got it (`tagged_at`, then id). */
+export async function listTagHolders(
+  db: Kysely<DB>,
+  codec: CursorCodec,
+  accountId: string,
+  tagId: string,
+  taggedSince: string | undefined,
+  page: PageRequest,
+): Promise<Page<ContactRow & { tagged_at: string }>> {
+  let q = db
+    .selectFrom('contact_tags')
+    .innerJoin('contacts', 'contacts.id', 'contact_tags.contact_id')
+    .selectAll('contacts')
+    .select('contact_tags.tagged_at')
+    .where('contact_tags.account_id', '=', accountId)
+    .where('contact_tags.tag_id', '=', tagId)
+    .where('contacts.deleted_at', 'is', null);
+  if (taggedSince !== undefined)
+    q = q.where('contact_tags.tagged_at', '>=', sql<string>`cast(${taggedSince} as timestamptz)`);
+  return paginate(
+    q,
+    {
+      codec,
+      list: 'tag_contacts',
+      accountId,
+      parent: tagId,
+      filters: { tagged_since: taggedSince },
+      order: 'asc',
+      keys: [
+        { column: 'contact_tags.tagged_at', field: 'tagged_at', type: 'timestamptz' },
+        { column: 'contact_tags.contact_id', field: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------- tags
+
+/** The active tags held by each contact, in the order the contact got them (`tagged_at`, then tag id). */
+export async function tagsOfContacts(
+  db: Kysely<DB>,
+  accountId: string,
+  contactIds: readonly string[],
+): Promise<Map<string, HeldTag[]>> {
+  const byContact = new Map<string, HeldTag[]>(contactIds.map((id) => [id, []]));
+  if (contactIds.length === 0) return byContact;
+  const rows = await db
+    .selectFrom('contact_tags')
+    .innerJoin('tags', 'tags.id', 'contact_tags.tag_id')
+    .select(['contact_tags.contact_id', 'tags.id', 'tags.name', 'contact_tags.tagged_at'])
+    .where('contact_tags.account_id', '=', accountId)
+    .where('contact_tags.contact_id', 'in', contactIds)
+    .where('tags.deleted_at', 'is', null)
+    .orderBy('contact_tags.tagged_at')
+    .orderBy('tags.id')
+    .execute();
+  for (const row of rows) byContact.get(row.contact_id)?.push({ id: row.id, name: row.name, tagged_at: row.tagged_at });
+  return byContact;
+}
+
+/** Puts the tags on the contact; answers the ids it lacked (those now put on). */
+export async function addContactTags(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  tagIds: readonly string[],
+  now: string,
+): Promise<string[]> {
+  if (tagIds.length === 0) return [];
+  const rows = await db
+    .insertInto('contact_tags')
+    .values(tagIds.map((tagId) => ({ account_id: accountId, contact_id: contactId, tag_id: tagId, tagged_at: now })))
+    .onConflict((oc) => oc.columns(['contact_id', 'tag_id']).doNothing())
+    .returning('tag_id')
+    .execute();
+  return rows.map((r) => r.tag_id);
+}
+
+/** Takes the tag off these contacts; answers the ids of those that had it. */
+export async function removeContactTag(
+  db: Kysely<DB>,
+  accountId: string,
+  contactIds: readonly string[],
+  tagId: string,
+): Promise<string[]> {
+  if (contactIds.length === 0) return [];
+  const rows = await db
+    .deleteFrom('contact_tags')
+    .where('account_id', '=', accountId)
+    .where('contact_id', 'in', contactIds)
+    .where('tag_id', '=', tagId)
+    .returning('contact_id')
+    .execute();
+  return rows.map((r) => r.contact_id);
+}
+
+/** Takes the tag off every contact holding it (the tag is being deleted). */
+export async function removeTagFromAllContacts(db: Kysely<DB>, accountId: string, tagId: string): Promise<void> {
+  await db.deleteFrom('contact_tags').where('account_id', '=', accountId).where('tag_id', '=', tagId).execute();
+}
+
+/** The account's active tags among `tagIds`. */
+export async function findActiveTagsByIds(
+  db: Kysely<DB>,
+  accountId: string,
+  tagIds: readonly string[],
+): Promise<{ id: string; name: string }[]> {
+  if (tagIds.length === 0) return [];
+  return db
+    .selectFrom('tags')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', tagIds)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+// ------------------------------------------------------------------------------------------ custom fields
+
+/** The values each contact holds, ordered by field name (byte order, as GET /v1/custom-fields). */
+export async function valuesOfContacts(
+  db: Kysely<DB>,
+  accountId: string,
+  contactIds: readonly string[],
+): Promise<Map<string, HeldValue[]>> {
+  const byContact = new Map<string, HeldValue[]>(contactIds.map((id) => [id, []]));
+  if (contactIds.length === 0) return byContact;
+  const rows = await db
+    .selectFrom('contact_field_values')
+    .innerJoin('custom_fields', 'custom_fields.id', 'contact_field_values.field_id')
+    .select([
+      'contact_field_values.contact_id',
+      'custom_fields.id as field_id',
+      'custom_fields.name',
+      'custom_fields.type',
+      'contact_field_values.value',
+    ])
+    .where('contact_field_values.account_id', '=', accountId)
+    .where('contact_field_values.contact_id', 'in', contactIds)
+    .orderBy(sql`custom_fields.name collate "C"`)
+    .execute();
+  for (const { contact_id, ...value } of rows) byContact.get(contact_id)?.push(value);
+  return byContact;
+}
+
+export async function upsertFieldValues(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  values: readonly { field_id: string; value: FieldValue }[],
+  now: string,
+): Promise<void> {
+  if (values.length === 0) return;
+  await db
+    .insertInto('contact_field_values')
+    .values(
+      values.map((v) => ({
+        account_id: accountId,
+        contact_id: contactId,
+        field_id: v.field_id,
+        value: JSON.stringify(v.value),
+        updated_at: now,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['contact_id', 'field_id']).doUpdateSet({
+        value: sql`excluded.value`,
+        updated_at: sql`excluded.updated_at`,
+      }),
+    )
+    .execute();
+}
+
+/** Clears the field on these contacts; answers the ids of those that had a value. */
+export async function clearFieldValue(
+  db: Kysely<DB>,
+  accountId: string,
+  contactIds: readonly string[],
+  fieldId: string,
+): Promise<string[]> {
+  if (contactIds.length === 0) return [];
+  const rows = await db
+    .deleteFrom('contact_field_values')
+    .where('account_id', '=', accountId)
+    .where('contact_id', 'in', contactIds)
+    .where('field_id', '=', fieldId)
+    .returning('contact_id')
+    .execute();
+  return rows.map((r) => r.contact_id);
+}
+
+/** Drops every tag and value of the contact (it is being deleted). */
+export async function dropContactData(db: Kysely<DB>, accountId: string, contactId: string): Promise<void> {
+  await db.deleteFrom('contact_tags').where('account_id', '=', accountId).where('contact_id', '=', contactId).execute();
+  await db
+    .deleteFrom('contact_field_values')
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .execute();
+}
+
+// ------------------------------------------------------------------------------------------------ history
+
+export interface HistoryEntry {
+  accountId: string;
+  contactId: string;
+  kind: string;
+  actorType: string;
+  actorId: string | null;
+  actorName: string | null;
+  details: Record<string, unknown>;
+  at: string;
+}
+
+export async function insertHistory(db: Kysely<DB>, entries: readonly HistoryEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await db
+    .insertInto('contact_history')
+    .values(
+      entries.map((e) => ({
+        account_id: e.accountId,
+        contact_id: e.contactId,
+        kind: e.kind,
+        actor_type: e.actorType,
+        actor_id: e.actorId,
+        actor_name: e.actorName,
+        details: JSON.stringify(e.details),
+        created_at: e.at,
+      })),
+    )
+    .execute();
+}
+
+/** The contact's history, oldest first (deleted contacts included: the console still shows it). */
+export async function listHistory(db: Kysely<DB>, accountId: string, contactId: string): Promise<ContactHistoryRow[]> {
+  return db
+    .selectFrom('contact_history')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .orderBy('id')
+    .execute();
+}
+
+/** The account's custom fields among `fieldIds`. */
+export async function findCustomFieldsByIds(
+  db: Kysely<DB>,
+  accountId: string,
+  fieldIds: readonly string[],
+): Promise<Selectable<CustomFieldsTable>[]> {
+  if (fieldIds.length === 0) return [];
+  return db
+    .selectFrom('custom_fields')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', fieldIds)
+    .execute();
+}

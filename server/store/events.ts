@@ -1,0 +1,48 @@
+// SQL of the events outbox (Part C). Rows are written in the transaction of the change they report; the
+// webhooks work delivers them in `sequence` order.
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, EventsTable } from './schema.js';
+
+export type EventRow = Selectable<EventsTable>;
+
+export interface NewEvent {
+  id: string;
+  accountId: string;
+  type: string;
+  resourceType: string;
+  resourceId: string;
+  data: unknown;
+  at: string;
+}
+
+export async function insertEvents(db: Kysely<DB>, events: readonly NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await db
+    .insertInto('events')
+    .values(
+      events.map((e) => ({
+        id: e.id,
+        account_id: e.accountId,
+        type: e.type,
+        resource_type: e.resourceType,
+        resource_id: e.resourceId,
+        data: JSON.stringify(e.data),
+        created_at: e.at,
+      })),
+    )
+    .execute();
+}
+
+/** The account's events after `afterSequence`, in the order they were written. */
+export async function listEvents(
+  db: Kysely<DB>,
+  accountId: string,
+  options: { afterSequence?: string; limit?: number } = {},
+): Promise<EventRow[]> {
+  let q = db.selectFrom('events').selectAll().where('account_id', '=', accountId);
+  if (options.afterSequence !== undefined) q = q.where('sequence', '>', options.afterSequence);
+  return q
+    .orderBy('sequence')
+    .limit(options.limit ?? 100)
+    .execute();
+}
