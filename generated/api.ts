@@ -2017,6 +2017,64 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/contacts/{contactId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The contact id. */
+        contactId: components['parameters']['ContactId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a contact as the console does
+     * @description Deletes the contact: it answers `404` on the public API, leaves `GET /v1/contacts` and the holder lists
+     *     of its tags, and loses its tags and values. Its id and phone are kept: `POST /v1/contacts` with the same
+     *     phone brings it back under the same `id` (answer `201`, no `contact.created`). Emits no event.
+     */
+    delete: operations['deleteContact'];
+    options?: never;
+    head?: never;
+    /**
+     * Edit a contact as the console does
+     * @description Changes the contact's `name` as an edit in the console would. Unlike the public API, a console edit is
+     *     **activity**: it moves the contact's `updated_at` (and so its place in `GET /v1/contacts` and what the next
+     *     sync pass reads). It enters the contact history as `contact.edited` by the console. Emits no event (Part C
+     *     has no event for a name change).
+     */
+    patch: operations['updateContact'];
+    trace?: never;
+  };
+  '/admin/v1/contacts/{contactId}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The contact id. */
+        contactId: components['parameters']['ContactId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Read a contact's history
+     * @description The contact history as the console shows it, oldest first, in one page: tags and custom-field values that
+     *     keys changed (named after the key), the consent and connection of each `POST /v1/contacts`
+     *     (`contact.imported`), and console edits. Deleting or renaming a tag or field records nothing here. Also
+     *     readable for a deleted contact.
+     */
+    get: operations['listContactHistory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   'message.received': {
@@ -6639,6 +6697,78 @@ export interface components {
       created_at: components['schemas']['Timestamp'];
     };
     /**
+     * AdminDeletedContact
+     * @description The contact was deleted.
+     */
+    AdminDeletedContact: {
+      /**
+       * Format: uuid
+       * @description The deleted contact; it keeps this id if it comes back.
+       */
+      id: string;
+      /**
+       * @description Always true.
+       * @constant
+       */
+      deleted: true;
+    };
+    /**
+     * AdminContactUpdateRequest
+     * @description A console edit of a contact.
+     */
+    AdminContactUpdateRequest: {
+      /**
+       * @description The new name; blank gives `422 invalid_name`.
+       * @example Ana Souza Lima
+       */
+      name: string;
+    };
+    /**
+     * AdminContactHistoryEntry
+     * @description One change of the contact, as the console's contact history shows it.
+     */
+    AdminContactHistoryEntry: {
+      /**
+       * @description - `contact.imported`: `POST /v1/contacts` (details `consent`, `connection_id`; its tags and values are not
+       *       recorded one by one).
+       *     - `contact.edited`: a console edit (details `name`).
+       *     - `tag.added`, `tag.removed`: details `tag_id`, `tag_name` (the name at that moment).
+       *     - `custom_field.set`: details `field_id`, `name`, `value`; `custom_field.cleared`: `field_id`, `name`.
+       *     Other kinds will appear as other paths (automations, imports) record history.
+       * @enum {string}
+       */
+      kind:
+        | 'contact.imported'
+        | 'contact.edited'
+        | 'tag.added'
+        | 'tag.removed'
+        | 'custom_field.set'
+        | 'custom_field.cleared';
+      /** @description Who made the change. For a key, its id and its name (the history is "named after the key"). */
+      actor: {
+        /** @enum {string} */
+        type: 'api_key' | 'console';
+        /** @description The key id for `api_key`; null for the console. */
+        id: string | null;
+        /** @description The key's name for `api_key`; `Console` for the console. */
+        name: string | null;
+      };
+      /** @description What changed; fields by `kind`. */
+      details: {
+        [key: string]: unknown;
+      };
+      created_at: components['schemas']['Timestamp'];
+    };
+    /**
+     * AdminContactHistory
+     * @description Every history entry of the contact, oldest first, in one page.
+     */
+    AdminContactHistory: {
+      data: components['schemas']['AdminContactHistoryEntry'][];
+      /** @description Always null. The history is read in one page. */
+      next_cursor: null;
+    };
+    /**
      * EventApiVersion
      * @description The API version `data` is written in. Within `v1`, new event types and new `data` fields may appear at any
      *     time: ignore fields and types you do not know.
@@ -7486,6 +7616,10 @@ export type SchemaInvalidTemplateBodyError = components['schemas']['InvalidTempl
 export type SchemaAdminTemplateUpdateRequest = components['schemas']['AdminTemplateUpdateRequest'];
 export type SchemaAdminUploadCreateRequest = components['schemas']['AdminUploadCreateRequest'];
 export type SchemaAdminUpload = components['schemas']['AdminUpload'];
+export type SchemaAdminDeletedContact = components['schemas']['AdminDeletedContact'];
+export type SchemaAdminContactUpdateRequest = components['schemas']['AdminContactUpdateRequest'];
+export type SchemaAdminContactHistoryEntry = components['schemas']['AdminContactHistoryEntry'];
+export type SchemaAdminContactHistory = components['schemas']['AdminContactHistory'];
 export type SchemaEventApiVersion = components['schemas']['EventApiVersion'];
 export type SchemaMessageReceivedEvent = components['schemas']['MessageReceivedEvent'];
 export type SchemaCommentReceivedEvent = components['schemas']['CommentReceivedEvent'];
@@ -11424,6 +11558,103 @@ export interface operations {
           'application/json': components['schemas']['InvalidNameError'];
         };
       };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  deleteContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The contact id. */
+        contactId: components['parameters']['ContactId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The contact was deleted. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminDeletedContact'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  updateContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The contact id. */
+        contactId: components['parameters']['ContactId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminContactUpdateRequest'];
+      };
+    };
+    responses: {
+      /** @description The contact after the edit, as the public API shows it. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Contact'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      /** @description `invalid_name`: the name is blank. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidNameError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  listContactHistory: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The contact id. */
+        contactId: components['parameters']['ContactId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every history entry of the contact, oldest first. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminContactHistory'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
       default: components['responses']['UnexpectedError'];
     };
   };

@@ -712,6 +712,27 @@ export const adminOperations = {
     tag: 'Admin',
     successStatuses: [201],
   },
+  deleteContact: {
+    method: 'delete',
+    path: '/admin/v1/contacts/{contactId}',
+    expressPath: '/contacts/:contactId',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
+  updateContact: {
+    method: 'patch',
+    path: '/admin/v1/contacts/{contactId}',
+    expressPath: '/contacts/:contactId',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
+  listContactHistory: {
+    method: 'get',
+    path: '/admin/v1/contacts/{contactId}/history',
+    expressPath: '/contacts/:contactId/history',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
 } as const satisfies Record<string, AdminOperationInfo>;
 
 export type AdminOperationId = keyof typeof adminOperations;

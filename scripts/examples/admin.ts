@@ -2,7 +2,7 @@
 // templates and uploads. Drawn from the seeded world, so the account, its connections, fields and uploads are
 // the ones the public examples show.
 import type { AreaBuilder, ExampleSet, WorldConnection } from './world.js';
-import { connectionOf } from './contacts.js';
+import { connectionOf, contactOf, contactState } from './contacts.js';
 import { at } from './world.js';
 
 const build: AreaBuilder = (w, f) => {
@@ -307,6 +307,50 @@ const build: AreaBuilder = (w, f) => {
       value: { name: upload.name, content_type: upload.content_type, size: upload.size },
     },
     AdminUploadCreated: { summary: 'Upload recorded', value: upload },
+
+    // ------------------------------------------------ contacts
+    AdminEditContact: { summary: 'A new name', value: { name: 'Bruno Carvalho Lima' } },
+    AdminContactEdited: {
+      summary: 'Edited: updated_at moved',
+      value: { ...contactOf(w, 'bruno', { name: 'Bruno Carvalho Lima' }), updated_at: at(2, 401) },
+    },
+    AdminContactDeleted: { summary: 'Contact deleted', value: { id: w.contacts.carla.id, deleted: true } },
+    AdminContactHistory: {
+      summary: 'Imported by a key, tagged, a value set, then edited in the console',
+      value: {
+        data: [
+          {
+            kind: 'contact.imported',
+            actor: { type: 'api_key', id: w.apiKey.id, name: w.apiKey.name },
+            details: { consent: true, connection_id: w.contacts.anaWhatsapp.connection_id },
+            created_at: w.contacts.anaWhatsapp.created_at,
+          },
+          {
+            kind: 'tag.added',
+            actor: { type: 'api_key', id: w.apiKey.id, name: w.apiKey.name },
+            details: { tag_id: w.tag.vip.id, tag_name: w.tag.vip.name },
+            created_at: at(-60 * 24 * 19, 77),
+          },
+          {
+            kind: 'custom_field.set',
+            actor: { type: 'api_key', id: w.apiKey.id, name: w.apiKey.name },
+            details: {
+              field_id: w.fields.city.id,
+              name: w.fields.city.name,
+              value: contactState(w).anaWhatsapp.values.city,
+            },
+            created_at: at(-60 * 24 * 19, 80),
+          },
+          {
+            kind: 'contact.edited',
+            actor: { type: 'console', id: null, name: 'Console' },
+            details: { name: w.contacts.anaWhatsapp.name },
+            created_at: at(-60 * 24 * 3, 12),
+          },
+        ],
+        next_cursor: null,
+      },
+    },
   };
   return set;
 };

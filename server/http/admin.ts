@@ -19,6 +19,7 @@ import type {
   SchemaAdminAccountUpdateRequest,
   SchemaAdminApiKeyCreateRequest,
   SchemaAdminConnectionCreateRequest,
+  SchemaAdminContactUpdateRequest,
   SchemaAdminConnectionUpdateRequest,
   SchemaAdminCustomFieldCreateRequest,
   SchemaAdminTemplateCreateRequest,
@@ -32,6 +33,9 @@ import { changeConnection, connectionView, createConnection } from '../domain/co
 import { createCustomField, customFieldView, removeCustomField } from '../domain/console/custom-fields.js';
 import { changeTemplateStatus, createTemplate, templateView } from '../domain/console/templates.js';
 import { createUpload, uploadView } from '../domain/console/uploads.js';
+import { contactNotFound, deleteContactInConsole, editContactInConsole } from '../domain/contacts/contacts.js';
+import { CONSOLE, contactHistory } from '../domain/contacts/history.js';
+import { findContactAccountById } from '../store/contacts.js';
 import { ApiError, GatewayError } from '../errors.js';
 import type { AppContext, HandlerResult } from './context.js';
 import { bundledSpecPath } from './spec.js';
@@ -164,7 +168,34 @@ export const adminHandlers: Record<AdminOperationId, AdminHandler> = {
       ),
     ),
   }),
+  updateContact: async ({ app, params, body }) => {
+    const accountId = await accountOfContact(app, params.contactId!);
+    const { name } = body as SchemaAdminContactUpdateRequest;
+    return {
+      status: 200,
+      body: await editContactInConsole(app.database.db, app.clock, accountId, params.contactId!, { name }, CONSOLE),
+    };
+  },
+  deleteContact: async ({ app, params }) => {
+    const accountId = await accountOfContact(app, params.contactId!);
+    await deleteContactInConsole(app.database.db, app.clock, accountId, params.contactId!);
+    return { status: 200, body: { id: params.contactId!, deleted: true } };
+  },
+  listContactHistory: async ({ app, params }) => {
+    const accountId = await accountOfContact(app, params.contactId!);
+    return {
+      status: 200,
+      body: { data: await contactHistory(app.database.db, accountId, params.contactId!), next_cursor: null },
+    };
+  },
 };
+
+/** The account of the contact the admin route names (deleted contacts included), or 404. */
+async function accountOfContact(app: AppContext, contactId: string): Promise<string> {
+  const accountId = await findContactAccountById(app.database.db, contactId);
+  if (!accountId) throw contactNotFound();
+  return accountId;
+}
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 

@@ -58,6 +58,12 @@ export async function findContact(
   return q.executeTakeFirst();
 }
 
+/** The account of a contact, deleted or not (the admin API addresses a contact by its id alone). */
+export async function findContactAccountById(db: Kysely<DB>, contactId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('contacts').select('account_id').where('id', '=', contactId).executeTakeFirst();
+  return row?.account_id;
+}
+
 /** The contact with this phone key, deleted or not (a returning contact keeps its id), locked for update. */
 export async function lockContactByPhoneKey(
   db: Kysely<DB>,
