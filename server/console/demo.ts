@@ -7,6 +7,8 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import { createAccount } from '../domain/accounts/accounts.js';
 import { createApiKey, SCOPES } from '../domain/accounts/keys.js';
+import { createConnection } from '../domain/console/connections.js';
+import { createCustomField } from '../domain/console/custom-fields.js';
 import type { DB } from '../store/schema.js';
 
 export interface Demo {
@@ -26,7 +28,10 @@ export async function ensureDemoAccount(
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { account_id: string; api_key: string };
     // The saved key is only good if its account is still in this database (it may have been reset).
     const known = await db.selectFrom('accounts').select('id').where('id', '=', saved.account_id).executeTakeFirst();
-    if (known) return { accountId: saved.account_id, apiKey: saved.api_key, created: false };
+    if (known) {
+      await ensureDemoConsole(db, clock, saved.account_id);
+      return { accountId: saved.account_id, apiKey: saved.api_key, created: false };
+    }
   }
   const name = faker.company.name();
   const alias = `${faker.helpers
@@ -41,6 +46,37 @@ export async function ensureDemoAccount(
     scopes: SCOPES,
     validityDays: 365,
   });
+  await ensureDemoConsole(db, clock, account.id);
   writeFileSync(file, JSON.stringify({ account_id: account.id, api_key: secret }) + '\n', { mode: 0o600 });
   return { accountId: account.id, apiKey: secret, created: true };
+}
+
+/**
+ * What the console would have set up on the demo account, so every contact route works at once: a connected
+ * whatsapp number (for `POST /v1/contacts`), an instagram account, and three custom fields of each type.
+ * Added to a demo account made before they existed.
+ */
+async function ensureDemoConsole(db: Kysely<DB>, clock: Clock, accountId: string): Promise<void> {
+  const has = await db.selectFrom('connections').select('id').where('account_id', '=', accountId).executeTakeFirst();
+  if (has) return;
+  await createConnection(db, clock, accountId, {
+    channel: 'whatsapp',
+    name: 'Loja (whatsapp)',
+    phone: '+5511930001234',
+  });
+  await createConnection(db, clock, accountId, {
+    channel: 'instagram',
+    name: 'Loja (instagram)',
+    username: 'loja.demo',
+  });
+  await createCustomField(db, clock, accountId, {
+    label: 'Plano',
+    type: 'dropdown',
+    options: [
+      { value: 'basic', label: 'Básico' },
+      { value: 'pro', label: 'Pro' },
+    ],
+  });
+  await createCustomField(db, clock, accountId, { label: 'Cidade', type: 'text' });
+  await createCustomField(db, clock, accountId, { label: 'Pedidos', type: 'number' });
 }
