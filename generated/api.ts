@@ -2075,6 +2075,297 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/sandbox/connections/{connectionId}/inbound': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Write to a connection as a contact
+     * @description Acts as a person writing to the connection: a direct message, a comment on a post, a comment on a live, a
+     *     reply to a story or a mention in a story (`type`). The service stores what the real channel would deliver
+     *     and runs the same rules as for a real message:
+     *
+     *     - **Someone new** (an `instagram_id` or a phone the account does not know): the contact is created
+     *       (`contact.created`) with its conversation, as when a real person writes first; `contact_created` is
+     *       true. A deleted contact that writes again comes back under its id, without `contact.created`.
+     *     - The profile `name` overwrites the contact's name; the message is activity (moves `updated_at` and
+     *       `last_interaction_at`).
+     *     - Direct messages (`message`, `story_message`, `story_mention`) put the conversation in the list and open
+     *       the reply window for 24 hours from `created_at`; comments and live comments do neither.
+     *     - The conversation's `last_message_at` becomes the message's `created_at` when later.
+     *     - One event: `message.received`, `comment.received` (`comment`) or `live_comment.received`
+     *       (`live_comment`). Automations start as for a real message.
+     *
+     *     The answer is the contact, the conversation and the message as the public API reads them right after.
+     */
+    post: operations['sendSandboxInbound'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/sandbox/messages/{messageId}/button-taps': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The message id. */
+        messageId: components['parameters']['MessageId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Tap a reply button as the contact
+     * @description The contact taps a reply button of an outbound message (a text with buttons, or cards). The channel
+     *     delivers it as a contact message (`type` `message`, `direction` `inbound`) whose `text` is the button
+     *     title, with `button` `{id, title, source}` and `reply_to_message_id` set to the tapped message.
+     *     `source` is `api` when a key sent the message (the tap starts or resumes no automation), `workflow` with the
+     *     button's graph `id` when an automation did, `other` otherwise.
+     *
+     *     Like any direct message it is activity for the contact, reopens the reply window and emits
+     *     `message.received`. A message may be tapped again (a new contact message each time).
+     */
+    post: operations['sendSandboxButtonTap'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/sandbox/messages/{messageId}/reaction': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The message id. */
+        messageId: components['parameters']['MessageId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * React to a message as the contact
+     * @description The contact reacts to a direct message of its conversation, in either direction (instagram only). The
+     *     reaction (`by` `contact`) replaces the contact's previous one on the message. Emits `message.updated`; does
+     *     not move the conversation's `last_message_at`.
+     */
+    put: operations['updateSandboxReaction'];
+    post?: never;
+    /**
+     * Remove the contact's reaction
+     * @description The contact takes back its reaction (instagram only). Emits `message.updated` when there was one; without
+     *     one the message is returned unchanged and nothing is emitted.
+     */
+    delete: operations['deleteSandboxReaction'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/sandbox/messages/{messageId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The message id. */
+        messageId: components['parameters']['MessageId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Unsend a message as the contact
+     * @description The contact deletes (unsends) its own direct message (instagram only). It reads back with `is_removed`
+     *     true, `text` null and no attachments; it stays readable. Emits `message.deleted`; does not move the
+     *     conversation's `last_message_at`.
+     */
+    delete: operations['deleteSandboxMessage'];
+    options?: never;
+    head?: never;
+    /**
+     * Edit a message as the contact
+     * @description The contact edits its own direct message (instagram only): `text` becomes the new text and `is_edited`
+     *     true. Emits `message.updated`; does not move the conversation's `last_message_at`.
+     */
+    patch: operations['updateSandboxMessage'];
+    trace?: never;
+  };
+  '/admin/v1/sandbox/messages/{messageId}/failure': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The message id. */
+        messageId: components['parameters']['MessageId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Report a sent whatsapp message undelivered
+     * @description whatsapp reports that a message it accepted was not delivered. The message's `status` becomes `failed`
+     *     (at most once, never back) and `failure` holds `failed_at` (now) and what the body says. Emits
+     *     `message.failed`. To have a future send fail this way, arrange `fails_later` with
+     *     `POST /admin/v1/sandbox/connections/{connectionId}/send-outcomes`.
+     */
+    post: operations['createSandboxFailure'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/sandbox/connections/{connectionId}/send-outcomes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Arrange the channel's answer to a coming send
+     * @description Queues how the sandbox channel answers a coming send on this connection. Answers are used in the order
+     *     they were arranged, one per send that reaches the channel, whoever sends (the API, an automation, a
+     *     public reply). A send refused before it reaches the channel (a format or rule error, a closed window, a
+     *     blocked contact) uses none. With the queue empty every send is `accepted`. The queue belongs to the
+     *     connection and survives restarts; `DELETE` empties it.
+     */
+    post: operations['addSandboxSendOutcome'];
+    /**
+     * Clear the arranged answers
+     * @description Empties the connection's queue of arranged answers; its sends are accepted again.
+     */
+    delete: operations['clearSandboxSendOutcomes'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/sandbox/contacts/{contactId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The contact id. */
+        contactId: components['parameters']['ContactId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Block a contact from automations
+     * @description Blocks the contact from automations, or lifts the block, as the account's team does in the console. While
+     *     blocked, sends to the contact answer `422 contact_blocked` and automations do not reach it. The public
+     *     contact does not show the block. Not activity (does not move `updated_at`); emits no event.
+     */
+    patch: operations['updateSandboxContact'];
+    trace?: never;
+  };
+  '/admin/v1/sandbox/contacts/{contactId}/same-person': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The contact id. */
+        contactId: components['parameters']['ContactId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Make two contacts the same person
+     * @description Records that the contact is the same person as `contact_id`, as the multichannel handoff of automations
+     *     finds out (Part B): the contact, and any other contact sharing its `person_id`, take the `person_id` of
+     *     `contact_id`, and so do their conversations. Nothing else moves: tags and values stay as they are (from
+     *     then on the Part A rules about "the other contacts of the same person" reach both), `updated_at` does not
+     *     move and no event is emitted. Already the same person: the contacts are returned unchanged.
+     */
+    post: operations['addSandboxSamePerson'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/sandbox/conversations/{conversationId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        conversationId: components['parameters']['ConversationId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Read a conversation or mark it unread
+     * @description What the account's team does with the conversation in the console. `read: true` reads it: every contact
+     *     message still unread gets `read_at` now. `unread: true` marks it unread; `unread: false` clears that mark.
+     *     Neither moves `last_message_at` or the contact's `updated_at`; no event is emitted.
+     */
+    patch: operations['updateSandboxConversation'];
+    trace?: never;
+  };
+  '/admin/v1/sandbox/clock': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read the sandbox clock
+     * @description The service's clock: every time rule reads it (reply windows, media and upload links, retention,
+     *     idempotency keys, rate-limit windows, webhook and automation retries and delays, key expiry). It is the
+     *     real time plus the advances made with `PATCH`.
+     */
+    get: operations['getSandboxClock'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Advance the sandbox clock
+     * @description Moves the service's clock forward, for every account at once: a reply window closes, a download or upload
+     *     link expires, a due retry, delivery or automation delay runs (the jobs worker picks up what became due).
+     *     The clock never goes back. The advance lives in the server process (the embedded mode runs one): a restart
+     *     sets it back to the real time, and other processes on the same database do not see it.
+     */
+    patch: operations['updateSandboxClock'];
+    trace?: never;
+  };
 }
 export interface webhooks {
   'message.received': {
@@ -6769,6 +7060,479 @@ export interface components {
       next_cursor: null;
     };
     /**
+     * SandboxInstagramSender
+     * @description An instagram user writing to an instagram connection. The contact is found by `instagram_id` on this
+     *     connection; someone new is created (with `contact.created`) the first time.
+     */
+    SandboxInstagramSender: {
+      /**
+       * @description The instagram-scoped id of the person on this connection (1 to 64 letters, digits, `_` or `-`). It
+       *     becomes the contact's `instagram.id`.
+       * @example 17841402718495276
+       */
+      instagram_id: string;
+      /**
+       * @description The instagram username, without `@`. It updates the contact's `instagram.username`.
+       * @example ana.souza
+       */
+      username: string;
+      /**
+       * @description The profile name the channel sends with the message; it overwrites the contact's `name`.
+       * @example Ana Souza
+       */
+      name: string;
+    };
+    /**
+     * SandboxWhatsappSender
+     * @description A whatsapp user writing to a whatsapp number. The contact is found by phone in the account (a Brazilian
+     *     mobile with or without its ninth digit); someone new is created (with `contact.created`) the first time.
+     */
+    SandboxWhatsappSender: {
+      /**
+       * @description The phone, read as `POST /v1/contacts` reads it (E.164 preferred; without `+` it is read as Brazilian).
+       *     A phone no contact can have gives `422 invalid_phone`.
+       * @example +5511987654321
+       */
+      phone: string;
+      /**
+       * @description The profile name the channel sends with the message; it overwrites the contact's `name`.
+       * @example Ana Souza
+       */
+      name: string;
+    };
+    /**
+     * SandboxInboundAttachment
+     * @description A file the contact sends. The sandbox makes a file of this size and type and stores it like received media:
+     *     the message's attachment `url` answers `404` for a few seconds while it is stored, then `302`, and the media
+     *     is kept 90 days (`expires_at`). The channel's send limits do not apply to what a contact sends.
+     */
+    SandboxInboundAttachment: {
+      /**
+       * @description The kind of media, as the message's attachment `type` will read.
+       * @enum {string}
+       */
+      type: 'image' | 'video' | 'audio' | 'file' | 'sticker';
+      /**
+       * @description The MIME type, without parameters. Not checked against `type`.
+       * @example image/jpeg
+       */
+      content_type: string;
+      /**
+       * @description The file size in bytes, 1 to 104857600 (100 MB).
+       * @example 384512
+       */
+      size: number;
+      /**
+       * @description The file name, for a document; the attachment's `filename` (null when left out).
+       * @example comprovante.pdf
+       */
+      filename?: string;
+    };
+    /**
+     * SandboxInboundPost
+     * @description The post the message relates to: the commented post or reel (`feed`), the live (`live`), the story replied
+     *     to or the contact's story that mentions the account (`story`). It reads back as the message's `post`.
+     */
+    SandboxInboundPost: {
+      /**
+       * @description The channel's id of the media (the `id` automation triggers use in `posts`).
+       * @example 18034567891234567
+       */
+      id: string;
+      /**
+       * @description `feed` for a post or reel, `story`, `live`. It must fit the message `type` (`422 invalid_sandbox_action`, `post_mismatch`).
+       * @enum {string}
+       */
+      type: 'feed' | 'story' | 'live';
+      /**
+       * Format: uri
+       * @description The public link of the post, when the channel gives one (null when left out).
+       * @example https://www.instagram.com/p/DB3xK9aPq2L/
+       */
+      url?: string;
+    };
+    /**
+     * SandboxInboundRequest
+     * @description What a contact sends to the connection, as the channel would deliver it.
+     *
+     *     | `type` | Channel | Needs | `post.type` |
+     *     | --- | --- | --- | --- |
+     *     | `message` | both | `text`, `attachment` or `is_unsupported` | no `post` |
+     *     | `comment` | instagram | `post`, and `text` or `attachment` | `feed` |
+     *     | `live_comment` | instagram | `post`, and `text` or `attachment` | `live` |
+     *     | `story_message` | instagram | `post`, and `text` or `attachment` | `story` |
+     *     | `story_mention` | instagram | `post`, and `text` or `attachment` | `story` |
+     *
+     *     Breaking a rule of this table answers `422 invalid_sandbox_action` with its `reason`.
+     */
+    SandboxInboundRequest: {
+      /**
+       * @description Who writes: an instagram user (`instagram_id`, `username`, `name`) on an instagram connection, or a
+       *     whatsapp user (`phone`, `name`) on a whatsapp number. The other kind answers `422
+       *     invalid_sandbox_action` with `reason` `identity_mismatch`.
+       */
+      from: components['schemas']['SandboxInstagramSender'] | components['schemas']['SandboxWhatsappSender'];
+      /**
+       * @description - `message`: a direct message (`message.received`).
+       *     - `comment`: a comment on a post or reel (`comment.received`).
+       *     - `live_comment`: a comment on a live (`live_comment.received`).
+       *     - `story_message`: a reply to a story of the account (`message.received`).
+       *     - `story_mention`: a mention of the account in the contact's story (`message.received`).
+       * @default message
+       * @enum {string}
+       */
+      type?: 'message' | 'comment' | 'live_comment' | 'story_message' | 'story_mention';
+      /**
+       * @description The text, or the caption of `attachment`.
+       * @example Oi! Vocês têm o Runner no 38?
+       */
+      text?: string;
+      attachment?: components['schemas']['SandboxInboundAttachment'];
+      post?: components['schemas']['SandboxInboundPost'];
+      /**
+       * Format: uuid
+       * @description A message of the contact's conversation that this one quotes (either direction); its
+       *     `reply_to_message_id`. Another id answers `422 invalid_sandbox_action` with `reason` `reply_to_unknown`.
+       */
+      reply_to_message_id?: string;
+      /**
+       * @description True: the channel delivered a kind of message the service cannot show (a shared post, a location); it
+       *     reads back with `is_unsupported` true, `text` null and no attachments. Goes without `text` and
+       *     `attachment`.
+       * @default false
+       */
+      is_unsupported?: boolean;
+      /**
+       * Format: date-time
+       * @description The channel's time of the message, the message's `created_at`: at most the sandbox clock's now and at
+       *     most 5 minutes before it (a channel's delivery delay). Default: now.
+       */
+      created_at?: string;
+    };
+    /**
+     * SandboxInboundResult
+     * @description What the message produced, each as the public API reads it now.
+     */
+    SandboxInboundResult: {
+      contact: components['schemas']['Contact'];
+      conversation: components['schemas']['Conversation'];
+      message: components['schemas']['Message'];
+      /**
+       * @description True when the sender was someone new: the contact was created (and `contact.created` emitted). False
+       *     for a known contact, also for a deleted contact that wrote again and came back under its id.
+       */
+      contact_created: boolean;
+    };
+    /**
+     * invalid_sandbox_action
+     * @description `422` `invalid_sandbox_action`: The sandbox action is not something the channel could deliver (admin API,
+     *     sandbox routes only). `reason` says why.
+     */
+    InvalidSandboxActionError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'invalid_sandbox_action';
+        /**
+         * @description What is wrong:
+         *     - `identity_mismatch`: `from` names an instagram user on a whatsapp connection, or a phone on an
+         *       instagram connection.
+         *     - `connection_disconnected`: the connection is disconnected; a disconnected channel delivers nothing.
+         *     - `not_instagram`: the action exists on instagram only (comments, lives, stories, reactions, edits,
+         *       unsends; the `conversation_not_owned` and `provider_unavailable` send outcomes).
+         *     - `not_whatsapp`: the action exists on whatsapp only (a later failure, the `fails_later` send outcome).
+         *     - `post_required`: a `comment`, `live_comment`, `story_message` or `story_mention` without `post`.
+         *     - `post_mismatch`: a `post` on a `message`, or a `post.type` that does not fit the message type
+         *       (`comment` → `feed`, `live_comment` → `live`, `story_message` and `story_mention` → `story`).
+         *     - `empty`: nothing to deliver: no `text`, no `attachment` and `is_unsupported` not true.
+         *     - `unsupported_with_content`: `is_unsupported` true together with `text` or `attachment`.
+         *     - `created_at_out_of_range`: `created_at` is after the sandbox clock's now, or more than 5 minutes
+         *       before it.
+         *     - `reply_to_unknown`: `reply_to_message_id` is not a message of the contact's conversation.
+         *     - `not_outbound`: the message was not sent by the account (a button tap needs an outbound message).
+         *     - `not_inbound`: the message was not sent by the contact (only the contact edits or unsends its own).
+         *     - `not_direct_message`: the message is a comment, a public or private reply or a live comment; the
+         *       action applies to direct messages (`message`, `story_message`, `story_mention`).
+         *     - `message_removed`: the message was already removed.
+         *     - `no_such_button`: the message has no reply button with this id.
+         *     - `not_sent`: the message is not `sent` (already failed, or inbound).
+         *     - `same_contact`: `contact_id` is the contact itself.
+         *     - `same_connection`: the person would have two contacts on one connection.
+         *
+         *     Other values may appear later; tolerate them.
+         * @enum {string}
+         */
+        reason:
+          | 'identity_mismatch'
+          | 'connection_disconnected'
+          | 'not_instagram'
+          | 'not_whatsapp'
+          | 'post_required'
+          | 'post_mismatch'
+          | 'empty'
+          | 'unsupported_with_content'
+          | 'created_at_out_of_range'
+          | 'reply_to_unknown'
+          | 'not_outbound'
+          | 'not_inbound'
+          | 'not_direct_message'
+          | 'message_removed'
+          | 'no_such_button'
+          | 'not_sent'
+          | 'same_contact'
+          | 'same_connection';
+      };
+    };
+    /**
+     * SandboxButtonTapRequest
+     * @description The reply button the contact taps.
+     */
+    SandboxButtonTapRequest: {
+      /**
+       * @description The `id` of a reply button of the message: a whatsapp reply button, or a `postback` button of a card
+       *     (a text with buttons reads back as one card). Link buttons cannot be tapped this way.
+       * @example color_blue
+       */
+      button_id: string;
+    };
+    /**
+     * SandboxButtonTapResult
+     * @description The contact message the tap produced.
+     */
+    SandboxButtonTapResult: {
+      message: components['schemas']['Message'];
+    };
+    /**
+     * SandboxReactionRequest
+     * @description The contact's reaction. It replaces the contact's previous reaction on the message.
+     */
+    SandboxReactionRequest: {
+      /**
+       * @description The reaction, as an emoji.
+       * @example ❤️
+       */
+      emoji: string;
+    };
+    /**
+     * SandboxMessageUpdateRequest
+     * @description The contact's new text for its message.
+     */
+    SandboxMessageUpdateRequest: {
+      /**
+       * @description The latest version of the text (or caption); the message's `text`.
+       * @example Oi! Vocês têm o Runner no 38 ou no 39?
+       */
+      text: string;
+    };
+    /**
+     * SandboxFailureRequest
+     * @description What whatsapp says about the undelivered message; both go into the message's `failure`.
+     */
+    SandboxFailureRequest: {
+      /**
+       * @description The channel's error code (`failure.provider_code`; null when left out).
+       * @example 131026
+       */
+      provider_code?: string;
+      /**
+       * @description The channel's words (`failure.provider_message`; null when left out).
+       * @example Message undeliverable
+       */
+      provider_message?: string;
+    };
+    /**
+     * SandboxSendOutcome
+     * @description How the channel answers the next send on the connection that reaches it:
+     *
+     *     | `outcome` | Channel | The send answers |
+     *     | --- | --- | --- |
+     *     | `accepted` | both | `201`, `status` `sent` (what an empty queue gives) |
+     *     | `provider_rejected` | both | `422 provider_rejected` with `provider_message` (default `The channel refused the message.`) |
+     *     | `provider_throttled` | both | `429 provider_throttled` |
+     *     | `provider_unavailable` | instagram | `503 provider_unavailable` |
+     *     | `outcome_unknown` | both | `502 outcome_unknown` with `provider_accepted` (default false). With true the message went out: it is stored as `sent`, `message.sent` is emitted and it shows in the conversation; with false nothing is stored |
+     *     | `recipient_unavailable` | both | `422 recipient_unavailable` |
+     *     | `conversation_not_owned` | instagram | `422 conversation_not_owned` |
+     *     | `fails_later` | whatsapp | `201`, `status` `sent`; then whatsapp reports it undelivered, as `POST /admin/v1/sandbox/messages/{messageId}/failure` does, with `provider_code` (default `131026`) and `provider_message` (default `Message undeliverable.`) |
+     *
+     *     An outcome the connection's channel does not have answers `422 invalid_sandbox_action` with `reason`
+     *     `not_instagram` or `not_whatsapp`. The extra fields go only with their outcome (`400` otherwise).
+     */
+    SandboxSendOutcome:
+      | {
+          /**
+           * @description The channel's answer.
+           * @enum {string}
+           */
+          outcome:
+            | 'accepted'
+            | 'provider_throttled'
+            | 'provider_unavailable'
+            | 'recipient_unavailable'
+            | 'conversation_not_owned';
+        }
+      | {
+          /**
+           * @description The channel refuses the message for good.
+           * @constant
+           */
+          outcome: 'provider_rejected';
+          /**
+           * @description The channel's words, the error's `provider_message`.
+           * @example The user is not allowed to receive this message.
+           */
+          provider_message?: string;
+        }
+      | {
+          /**
+           * @description The channel does not confirm.
+           * @constant
+           */
+          outcome: 'outcome_unknown';
+          /** @description Whether the channel accepted the message (the error's `provider_accepted`). Default false. */
+          provider_accepted?: boolean;
+        }
+      | {
+          /**
+           * @description whatsapp accepts the message, then reports it undelivered.
+           * @constant
+           */
+          outcome: 'fails_later';
+          /**
+           * @description The channel's error code, the message's `failure.provider_code`.
+           * @example 131026
+           */
+          provider_code?: string;
+          /**
+           * @description The channel's words, the message's `failure.provider_message`.
+           * @example Message undeliverable.
+           */
+          provider_message?: string;
+        };
+    /**
+     * SandboxArrangedOutcome
+     * @description An arranged answer, as it was sent (see `SandboxSendOutcome`).
+     */
+    SandboxArrangedOutcome: {
+      /**
+       * @description The channel's answer.
+       * @enum {string}
+       */
+      outcome:
+        | 'accepted'
+        | 'provider_rejected'
+        | 'provider_throttled'
+        | 'provider_unavailable'
+        | 'outcome_unknown'
+        | 'recipient_unavailable'
+        | 'conversation_not_owned'
+        | 'fails_later';
+      /** @description `outcome_unknown` only, when sent. */
+      provider_accepted?: boolean;
+      /** @description `provider_rejected` and `fails_later` only, when sent. */
+      provider_message?: string;
+      /** @description `fails_later` only, when sent. */
+      provider_code?: string;
+    };
+    /**
+     * SandboxSendOutcomeQueued
+     * @description The arranged answer and the queue of the connection.
+     */
+    SandboxSendOutcomeQueued: {
+      outcome: components['schemas']['SandboxArrangedOutcome'];
+      /**
+       * @description How many arranged answers wait on the connection now, this one included.
+       * @example 1
+       */
+      queued: number;
+    };
+    /**
+     * SandboxSendOutcomesCleared
+     * @description The connection's queue is empty; its sends are accepted.
+     */
+    SandboxSendOutcomesCleared: {
+      /**
+       * @description Always 0.
+       * @constant
+       */
+      queued: 0;
+    };
+    /**
+     * SandboxContactUpdateRequest
+     * @description What the account's team changes on the contact in the console.
+     */
+    SandboxContactUpdateRequest: {
+      /**
+       * @description True: the account blocks the contact from automations. Sends to the contact then answer
+       *     `422 contact_blocked` (on the API) and automations do not reach it. False lifts the block.
+       */
+      blocked_from_automations: boolean;
+    };
+    /**
+     * SandboxSamePersonRequest
+     * @description The contact that is the same person.
+     */
+    SandboxSamePersonRequest: {
+      /**
+       * Format: uuid
+       * @description Another contact of the same account, on another connection. A contact of another account answers
+       *     `404 not_found`.
+       */
+      contact_id: string;
+    };
+    /**
+     * SandboxSamePersonResult
+     * @description Both contacts, now sharing one `person_id`.
+     */
+    SandboxSamePersonResult: {
+      /** @description The contact of the path first, then `contact_id`, as the public API reads them. */
+      contacts: components['schemas']['Contact'][];
+    };
+    /**
+     * SandboxConversationUpdateRequest
+     * @description What the account's team does to the conversation in the console. At least one field.
+     */
+    SandboxConversationUpdateRequest: {
+      /**
+       * @description `true`: the account reads the conversation: every contact message still unread gets `read_at` now, as
+       *     when the conversation is opened in the console. (Messages cannot be made unread again: use `unread`.)
+       * @constant
+       */
+      read?: true;
+      /**
+       * @description `true` marks the conversation unread (`unread` true even with every message read); `false` clears that
+       *     mark (contact messages still unread keep `unread` true). With `read`, the messages are read first.
+       */
+      unread?: boolean;
+    };
+    /**
+     * SandboxClock
+     * @description The service's clock, as every time rule reads it.
+     */
+    SandboxClock: {
+      /** @description The service's now. */
+      now: components['schemas']['Timestamp'];
+      /**
+       * @description How far the clock was advanced from the real time, in seconds (0 when never advanced).
+       * @example 86400
+       */
+      offset_seconds: number;
+    };
+    /**
+     * SandboxClockAdvanceRequest
+     * @description How far to move the clock forward. It never goes back.
+     */
+    SandboxClockAdvanceRequest: {
+      /**
+       * @description Seconds to add, more than 0 and at most 31536000 (365 days); fractions allowed.
+       * @example 86400
+       */
+      advance_seconds: number;
+    };
+    /**
      * EventApiVersion
      * @description The API version `data` is written in. Within `v1`, new event types and new `data` fields may appear at any
      *     time: ignore fields and types you do not know.
@@ -7620,6 +8384,28 @@ export type SchemaAdminDeletedContact = components['schemas']['AdminDeletedConta
 export type SchemaAdminContactUpdateRequest = components['schemas']['AdminContactUpdateRequest'];
 export type SchemaAdminContactHistoryEntry = components['schemas']['AdminContactHistoryEntry'];
 export type SchemaAdminContactHistory = components['schemas']['AdminContactHistory'];
+export type SchemaSandboxInstagramSender = components['schemas']['SandboxInstagramSender'];
+export type SchemaSandboxWhatsappSender = components['schemas']['SandboxWhatsappSender'];
+export type SchemaSandboxInboundAttachment = components['schemas']['SandboxInboundAttachment'];
+export type SchemaSandboxInboundPost = components['schemas']['SandboxInboundPost'];
+export type SchemaSandboxInboundRequest = components['schemas']['SandboxInboundRequest'];
+export type SchemaSandboxInboundResult = components['schemas']['SandboxInboundResult'];
+export type SchemaInvalidSandboxActionError = components['schemas']['InvalidSandboxActionError'];
+export type SchemaSandboxButtonTapRequest = components['schemas']['SandboxButtonTapRequest'];
+export type SchemaSandboxButtonTapResult = components['schemas']['SandboxButtonTapResult'];
+export type SchemaSandboxReactionRequest = components['schemas']['SandboxReactionRequest'];
+export type SchemaSandboxMessageUpdateRequest = components['schemas']['SandboxMessageUpdateRequest'];
+export type SchemaSandboxFailureRequest = components['schemas']['SandboxFailureRequest'];
+export type SchemaSandboxSendOutcome = components['schemas']['SandboxSendOutcome'];
+export type SchemaSandboxArrangedOutcome = components['schemas']['SandboxArrangedOutcome'];
+export type SchemaSandboxSendOutcomeQueued = components['schemas']['SandboxSendOutcomeQueued'];
+export type SchemaSandboxSendOutcomesCleared = components['schemas']['SandboxSendOutcomesCleared'];
+export type SchemaSandboxContactUpdateRequest = components['schemas']['SandboxContactUpdateRequest'];
+export type SchemaSandboxSamePersonRequest = components['schemas']['SandboxSamePersonRequest'];
+export type SchemaSandboxSamePersonResult = components['schemas']['SandboxSamePersonResult'];
+export type SchemaSandboxConversationUpdateRequest = components['schemas']['SandboxConversationUpdateRequest'];
+export type SchemaSandboxClock = components['schemas']['SandboxClock'];
+export type SchemaSandboxClockAdvanceRequest = components['schemas']['SandboxClockAdvanceRequest'];
 export type SchemaEventApiVersion = components['schemas']['EventApiVersion'];
 export type SchemaMessageReceivedEvent = components['schemas']['MessageReceivedEvent'];
 export type SchemaCommentReceivedEvent = components['schemas']['CommentReceivedEvent'];
@@ -11655,6 +12441,657 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['AdminUnauthorized'];
       404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  sendSandboxInbound: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxInboundRequest'];
+      };
+    };
+    responses: {
+      /** @description The message was delivered. */
+      201: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxInboundResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such connection, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      /**
+       * @description - `invalid_sandbox_action`: the channel could not deliver this; `reason` is `identity_mismatch`,
+       *       `connection_disconnected`, `not_instagram` (a comment, live or story on whatsapp), `post_required`,
+       *       `post_mismatch`, `empty`, `unsupported_with_content`, `created_at_out_of_range` or `reply_to_unknown`.
+       *     - `invalid_phone`: `from.phone` is a phone no contact can have.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            components['schemas']['InvalidSandboxActionError'] | components['schemas']['InvalidPhoneError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  sendSandboxButtonTap: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The message id. */
+        messageId: components['parameters']['MessageId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxButtonTapRequest'];
+      };
+    };
+    responses: {
+      /** @description The contact message of the tap. */
+      201: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxButtonTapResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such message, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      /**
+       * @description `invalid_sandbox_action`: `reason` is `not_outbound` (the contact sent the message), `no_such_button`
+       *     (no reply button with this id), `not_sent` (whatsapp never delivered it), `message_removed` or
+       *     `connection_disconnected`.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidSandboxActionError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  updateSandboxReaction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The message id. */
+        messageId: components['parameters']['MessageId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxReactionRequest'];
+      };
+    };
+    responses: {
+      /** @description The message with the reaction. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such message, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      /**
+       * @description `invalid_sandbox_action`: `reason` is `not_instagram` (whatsapp reactions are not carried),
+       *     `not_direct_message`, `message_removed` or `connection_disconnected`.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidSandboxActionError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  deleteSandboxReaction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The message id. */
+        messageId: components['parameters']['MessageId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The message without the contact's reaction. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such message, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      /**
+       * @description `invalid_sandbox_action`: `reason` is `not_instagram`, `not_direct_message`, `message_removed` or
+       *     `connection_disconnected`.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidSandboxActionError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  deleteSandboxMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The message id. */
+        messageId: components['parameters']['MessageId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The removed message. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such message, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      /**
+       * @description `invalid_sandbox_action`: `reason` is `not_inbound` (the account sent it), `not_instagram`,
+       *     `not_direct_message`, `message_removed` (already removed) or `connection_disconnected`.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidSandboxActionError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  updateSandboxMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The message id. */
+        messageId: components['parameters']['MessageId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxMessageUpdateRequest'];
+      };
+    };
+    responses: {
+      /** @description The message after the edit. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such message, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      /**
+       * @description `invalid_sandbox_action`: `reason` is `not_inbound` (the account sent it), `not_instagram`,
+       *     `not_direct_message`, `message_removed` or `connection_disconnected`.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidSandboxActionError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  createSandboxFailure: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The message id. */
+        messageId: components['parameters']['MessageId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['SandboxFailureRequest'];
+      };
+    };
+    responses: {
+      /** @description The message, now failed. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such message, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      /**
+       * @description `invalid_sandbox_action`: `reason` is `not_whatsapp` (instagram never reports a failure later) or
+       *     `not_sent` (the message already failed, or the contact sent it).
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidSandboxActionError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  addSandboxSendOutcome: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxSendOutcome'];
+      };
+    };
+    responses: {
+      /** @description The answer was queued. */
+      201: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxSendOutcomeQueued'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such connection, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      /**
+       * @description `invalid_sandbox_action`: the connection's channel never answers this way; `reason` is `not_whatsapp`
+       *     (`fails_later` on instagram) or `not_instagram` (`provider_unavailable` or `conversation_not_owned` on
+       *     whatsapp).
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidSandboxActionError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  clearSandboxSendOutcomes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The queue is empty. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxSendOutcomesCleared'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such connection, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  updateSandboxContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The contact id. */
+        contactId: components['parameters']['ContactId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxContactUpdateRequest'];
+      };
+    };
+    responses: {
+      /** @description The contact, as the public API reads it. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Contact'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such contact (or it was deleted), or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  addSandboxSamePerson: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The contact id. */
+        contactId: components['parameters']['ContactId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxSamePersonRequest'];
+      };
+    };
+    responses: {
+      /** @description Both contacts, sharing one `person_id`. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxSamePersonResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such contact (the path or `contact_id`, or not in the same account), or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      /**
+       * @description `invalid_sandbox_action`: `reason` is `same_contact` (`contact_id` is the contact itself) or
+       *     `same_connection` (the person would have two contacts on one connection).
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidSandboxActionError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  updateSandboxConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        conversationId: components['parameters']['ConversationId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxConversationUpdateRequest'];
+      };
+    };
+    responses: {
+      /** @description The conversation, as the public API reads it. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such conversation, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  getSandboxClock: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The clock. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxClock'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  updateSandboxClock: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxClockAdvanceRequest'];
+      };
+    };
+    responses: {
+      /** @description The clock after the advance. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxClock'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
       default: components['responses']['UnexpectedError'];
     };
   };

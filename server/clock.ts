@@ -21,3 +21,29 @@ export class ManualClock implements Clock {
     this.current += ms;
   }
 }
+
+/**
+ * The system time moved forward by an offset: the sandbox's clock, which the admin API advances so that a
+ * client team can see a reply window close or a download link expire without waiting. The offset lives in
+ * the process (the embedded mode runs one).
+ */
+export class OffsetClock implements Clock {
+  private offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+  offsetSeconds(): number {
+    return this.offsetMs / 1000;
+  }
+}
+
+/** A clock the sandbox can advance (an OffsetClock, or a test's ManualClock). */
+export interface AdvanceableClock extends Clock {
+  advance(ms: number): void;
+}
+
+export const isAdvanceable = (clock: Clock): clock is AdvanceableClock =>
+  typeof (clock as Partial<AdvanceableClock>).advance === 'function';

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Server } from 'node:http';
-import { systemClock } from './clock.js';
+import { OffsetClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { ensureDemoAccount } from './console/demo.js';
 import { createApp } from './http/app.js';
@@ -37,6 +37,8 @@ function demoKeyFile(config: Config): string {
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // The system time, moved on only by the sandbox's clock action (admin API) while the sandbox is on.
+  const clock = new OffsetClock();
   const logger = createLogger(config.logLevel);
   const embedded = !config.databaseUrl;
   if (embedded) mkdirSync(config.dataDir, { recursive: true });
@@ -49,7 +51,7 @@ async function main(): Promise<void> {
     {
       config: { ...config, adminToken: token },
       database,
-      clock: systemClock,
+      clock: clock,
       logger,
       rateLimiter: new StoreRateLimiter(database.db, logger),
     },
@@ -69,7 +71,7 @@ async function main(): Promise<void> {
   // A demo account outside production, on either engine: `npm start` and `DATABASE_URL=… npm start` both
   // print a working key.
   if (config.env !== 'production') {
-    const demo = await ensureDemoAccount(database.db, systemClock, config.dataDir, demoKeyFile(config));
+    const demo = await ensureDemoAccount(database.db, clock, config.dataDir, demoKeyFile(config));
     lines.push(
       `  demo account ${demo.accountId}${demo.created ? ' (created now)' : ''}`,
       `  demo API key (every scope): ${demo.apiKey}`,
@@ -83,7 +85,7 @@ async function main(): Promise<void> {
   // releases its leases. WORKERS=false leaves the jobs to other processes on the same database.
   const workers: { stop(): Promise<void> }[] = [];
   if (config.workers) {
-    const jobs = new JobWorker({ db: database.db, clock: systemClock, registry: createJobRegistry(), logger });
+    const jobs = new JobWorker({ db: database.db, clock: clock, registry: createJobRegistry(), logger });
     jobs.start();
     workers.push(jobs);
   }

@@ -12,9 +12,19 @@ import workflows from './workflows.js';
 import catalog from './catalog.js';
 import webhooks from './webhooks.js';
 import admin from './admin.js';
+import sandbox from './sandbox.js';
 
 // New areas go last: each area's faker seed follows its position, so the others' examples stay the same.
-const areas: Record<string, AreaBuilder> = { errors, contacts, messaging, workflows, catalog, webhooks, admin };
+const areas: Record<string, AreaBuilder> = {
+  errors,
+  contacts,
+  messaging,
+  workflows,
+  catalog,
+  webhooks,
+  admin,
+  sandbox,
+};
 
 export async function buildExamples(root: string): Promise<string[]> {
   const world = buildWorld();

@@ -40,9 +40,11 @@ import { ApiError, GatewayError } from '../errors.js';
 import type { AppContext, HandlerResult } from './context.js';
 import { bundledSpecPath } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
+import { sandboxAdminHandlers } from './sandbox-admin.js';
 import { sendResult } from './respond.js';
 
 export interface AdminHandlerInput {
+  req: Request;
   app: AppContext;
   params: Record<string, string>;
   body: unknown;
@@ -188,6 +190,7 @@ export const adminHandlers: Record<AdminOperationId, AdminHandler> = {
       body: { data: await contactHistory(app.database.db, accountId, params.contactId!), next_cursor: null },
     };
   },
+  ...sandboxAdminHandlers,
 };
 
 /** The account of the contact the admin route names (deleted contacts included), or 404. */
@@ -242,7 +245,7 @@ export function adminRouter(ctx: AppContext, handlers: Record<AdminOperationId, 
     router[info.method](info.expressPath, (req, res, next) => {
       // The route template labels the request log and metrics.
       res.locals.operation = { ...info, id };
-      handler({ app: ctx, params: req.params as Record<string, string>, body: req.body })
+      handler({ req, app: ctx, params: req.params as Record<string, string>, body: req.body })
         .then((result) => sendResult(res, result))
         .catch(next);
     });

@@ -1,7 +1,8 @@
 // The Express app: every public route of the spec, bound by operationId from generated/operations.ts.
 //
 //   request → edge (403 no body) and ceiling (429 no body) → request id → /healthz /readyz /metrics (no key)
-//           → request log and metrics → route match (unknown → 404 envelope)
+//           → request log and metrics → media upload/download links (pre-signed, no key)
+//           → route match (unknown → 404 envelope)
 //           → gateway auth (401/403 with only message) → scope (403 insufficient_scope)
 //           → rate limit (429 rate_limited) → OpenAPI validation (400)
 //           → idempotency (replay, 409, 422, 503) → handler (501 not_implemented until its issue lands)
@@ -11,6 +12,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import * as OpenApiValidator from 'express-openapi-validator';
 import { ADMIN_PREFIX, operations, type OperationId, type OperationInfo } from '../../generated/operations.js';
 import { ApiError, GatewayError, serviceUnavailable } from '../errors.js';
+import { mediaTransferRouter } from '../media/links.js';
 import { adminRouter } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
@@ -57,6 +59,10 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
   app.use(healthRoutes(ctx.database));
   app.get('/metrics', observability.metrics);
   app.use(observability.middleware);
+
+  // Pre-signed media upload and download links: the storage, not the API (no key, rate limit or validator),
+  // and before the JSON parser, which would swallow an upload of type application/json.
+  app.use(mediaTransferRouter(ctx));
 
   app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
 

@@ -1,8 +1,10 @@
 // What the HTTP layer needs from the rest of the process, and what a handler receives.
 import type { Request } from 'express';
 import type { Logger } from 'pino';
+import type { ChannelProvider } from '../channels/provider.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { MediaStorage } from '../media/storage.js';
 import type { Database } from '../store/database.js';
 import type { AccountRow, ApiKeyRow } from '../store/accounts.js';
 import type { OperationId, OperationInfo } from '../../generated/operations.js';
@@ -17,6 +19,10 @@ export interface AppContext {
   rateLimiter: RateLimiter;
   /** Key store and lease settings of Idempotency-Key; defaults suit production (tests change them). */
   idempotency?: IdempotencyOptions;
+  /** The channel layer; the sandbox when absent. */
+  provider?: ChannelProvider;
+  /** Where media bytes live; `LocalDiskStorage` on `DATA_DIR/media` when absent (server/media/storage.ts). */
+  storage?: MediaStorage;
 }
 
 export interface Caller {

@@ -79,6 +79,23 @@ export async function lockContactByPhoneKey(
     .executeTakeFirst();
 }
 
+/** The contact with this instagram id on the connection, deleted or not, locked for update. */
+export async function lockContactByInstagramId(
+  db: Kysely<DB>,
+  accountId: string,
+  connectionId: string,
+  instagramId: string,
+): Promise<ContactRow | undefined> {
+  return db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('connection_id', '=', connectionId)
+    .where('instagram_id', '=', instagramId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
 /** The active contacts of a person (this one included), locked in id order so two removals cannot deadlock. */
 export async function lockPersonContacts(db: Kysely<DB>, accountId: string, personId: string): Promise<ContactRow[]> {
   return db
@@ -96,7 +113,12 @@ export async function updateContact(
   db: Kysely<DB>,
   accountId: string,
   contactId: string,
-  changes: Partial<Pick<ContactRow, 'name' | 'person_id' | 'updated_at' | 'last_interaction_at' | 'deleted_at'>>,
+  changes: Partial<
+    Pick<
+      ContactRow,
+      'name' | 'person_id' | 'updated_at' | 'last_interaction_at' | 'deleted_at' | 'blocked_from_automations'
+    >
+  >,
 ): Promise<void> {
   await db
     .updateTable('contacts')

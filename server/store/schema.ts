@@ -13,6 +13,8 @@ export interface AccountsTable {
   time_zone: string;
   suspended: boolean;
   api_enabled: boolean;
+  /** The text the plan appends to API sends; null when the plan has no platform signature. */
+  platform_signature: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -176,6 +178,8 @@ export interface ContactsTable {
   /** The last activity (a message or a console edit); API changes never move it. */
   updated_at: Timestamp;
   deleted_at: Timestamp | null;
+  /** The account blocked the contact from automations: API sends to it are refused (contact_blocked). */
+  blocked_from_automations: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface ContactTagsTable {
@@ -219,6 +223,80 @@ export interface EventsTable {
   created_at: Timestamp;
 }
 
+export interface ConversationsTable {
+  id: string;
+  account_id: string;
+  contact_id: string;
+  connection_id: string;
+  channel: 'instagram' | 'whatsapp';
+  /** False while the contact only commented: the list leaves the conversation out. */
+  in_inbox: boolean;
+  last_message_at: Timestamp | null;
+  /** The contact's last direct message: the 24-hour reply window runs from it. */
+  last_inbound_at: Timestamp | null;
+  marked_unread: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Timestamp;
+}
+
+type JsonColumn<T> = ColumnType<T, string, string>;
+
+export interface MessagesTable {
+  id: string;
+  account_id: string;
+  conversation_id: string;
+  contact_id: string;
+  connection_id: string;
+  channel: 'instagram' | 'whatsapp';
+  type: string;
+  direction: 'inbound' | 'outbound';
+  sender_type: string;
+  sender_user_id: string | null;
+  sender_name: string | null;
+  sender_workflow_id: string | null;
+  sender_api_key_id: string | null;
+  text: string | null;
+  attachments: JsonColumn<unknown[]>;
+  template: JsonColumn<unknown> | null;
+  reply_to_message_id: string | null;
+  button: JsonColumn<unknown> | null;
+  post: JsonColumn<unknown> | null;
+  status: string;
+  failure: JsonColumn<unknown> | null;
+  is_unsupported: ColumnType<boolean, boolean | undefined, boolean>;
+  is_removed: ColumnType<boolean, boolean | undefined, boolean>;
+  is_edited: ColumnType<boolean, boolean | undefined, boolean>;
+  reactions: JsonColumn<unknown[]>;
+  read_at: Timestamp | null;
+  provider_message_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface MediaTable {
+  id: string;
+  account_id: string;
+  origin: 'upload' | 'received';
+  content_type: string | null;
+  filename: string | null;
+  size: ColumnType<string | null, number | null, number | null>;
+  /** Uploads: the end of the 5-minute upload window. */
+  upload_expires_at: Timestamp | null;
+  /** Uploads: when the bytes arrived (null: nothing uploaded). */
+  uploaded_at: Timestamp | null;
+  /** Received media: when it is stored and downloadable (404 before). */
+  available_at: Timestamp | null;
+  /** Received media: the end of retention (410 media_expired after). Null for uploads, kept with the account. */
+  expires_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface SandboxArrangementsTable {
+  id: Generated<string>;
+  account_id: string;
+  connection_id: string;
+  outcome: JsonColumn<unknown>;
+  created_at: Timestamp;
+}
+
 export interface DB {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -238,4 +316,8 @@ export interface DB {
   contact_field_values: ContactFieldValuesTable;
   contact_history: ContactHistoryTable;
   events: EventsTable;
+  conversations: ConversationsTable;
+  messages: MessagesTable;
+  media: MediaTable;
+  sandbox_arrangements: SandboxArrangementsTable;
 }

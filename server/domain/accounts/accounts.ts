@@ -48,6 +48,7 @@ export async function createAccount(
     time_zone: canonicalTimeZone(input.timeZone ?? 'UTC'),
     suspended: false,
     api_enabled: true,
+    platform_signature: null,
     created_at: now,
     updated_at: now,
   };

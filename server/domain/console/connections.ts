@@ -19,6 +19,7 @@ import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
 import { requireName } from '../accounts/accounts.js';
 import { audit, type Actor } from '../accounts/actor.js';
+import { recordEvents } from '../events/outbox.js';
 
 export const CHANNELS = ['instagram', 'whatsapp'] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -149,8 +150,11 @@ export async function changeConnection(
   if (change.name !== undefined) requireName(change.name);
   const now = clock.now().toISOString();
   return db.transaction().execute(async (tx) => {
-    const current = await findConnectionById(tx, connectionId);
-    if (!current) throw notFound('No such connection.');
+    const found = await findConnectionById(tx, connectionId);
+    if (!found) throw notFound('No such connection.');
+    // Serialise changes of the account's connections: two identical changes at once emit one event.
+    await lockAccount(tx, found.account_id);
+    const current = (await findConnectionById(tx, connectionId))!;
     const state = statusAfter(current, change);
     const updated = await updateConnection(tx, current.account_id, connectionId, {
       ...(change.name !== undefined ? { name: change.name } : {}),
@@ -158,6 +162,16 @@ export async function changeConnection(
       updated_at: now,
     });
     if (!updated) throw notFound('No such connection.');
+    // connection.connected / connection.disconnected: once per real status change (Part C), not on a rename
+    // or a new reason of an already disconnected connection.
+    if (updated.status !== current.status)
+      await recordEvents(tx, current.account_id, now, [
+        {
+          type: updated.status === 'connected' ? 'connection.connected' : 'connection.disconnected',
+          resource: { type: 'connection', id: connectionId },
+          data: connectionView(updated),
+        },
+      ]);
     await audit(
       tx,
       actor,

@@ -142,6 +142,7 @@ export async function createOrUpdateWhatsappContact(
       created_at: now,
       updated_at: now,
       deleted_at: null,
+      blocked_from_automations: false,
     };
     const inserted = await insertContactUnlessPhoneKnown(tx, fresh);
     const created = inserted !== undefined;
@@ -221,10 +222,46 @@ export interface InstagramContactInput {
   name: string;
 }
 
+/** A contact new to the account, as a channel identifies it. */
+export type ChannelIdentity =
+  | { channel: 'instagram'; instagramId: string; username: string }
+  | { channel: 'whatsapp'; phone: string; phoneKey: string };
+
 /**
- * Someone new on an instagram connection (they wrote or commented): the contact is created with a person of
- * its own and `contact.created` is emitted. The messaging work calls this when a channel delivers them.
+ * Inserts a contact someone new brought (they wrote or commented, or the account wrote to a new number) with a
+ * person of its own, and emits `contact.created`. Call inside the caller's transaction.
  */
+export async function insertChannelContact(
+  tx: Kysely<DB>,
+  accountId: string,
+  connectionId: string,
+  identity: ChannelIdentity,
+  name: string,
+  now: string,
+): Promise<ContactRow> {
+  const row = await insertContact(tx, {
+    id: randomUUID(),
+    account_id: accountId,
+    person_id: randomUUID(),
+    channel: identity.channel,
+    connection_id: connectionId,
+    name,
+    phone: identity.channel === 'whatsapp' ? identity.phone : null,
+    phone_key: identity.channel === 'whatsapp' ? identity.phoneKey : null,
+    instagram_id: identity.channel === 'instagram' ? identity.instagramId : null,
+    instagram_username: identity.channel === 'instagram' ? identity.username.replace(/^@/, '') : null,
+    last_interaction_at: now,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+    blocked_from_automations: false,
+  });
+  const view = await contactViewOf(tx, accountId, row);
+  await recordEvents(tx, accountId, now, [contactEvent('contact.created', view)]);
+  return row;
+}
+
+/** Someone new on an instagram connection, in a transaction of its own (tests and tools). */
 export async function createInstagramContact(
   db: Kysely<DB>,
   clock: Clock,
@@ -235,26 +272,16 @@ export async function createInstagramContact(
     const connection = await findConnection(tx, accountId, input.connectionId);
     if (!connection || connection.channel !== 'instagram')
       throw new Error('not an instagram connection of the account');
-    const now = clock.now().toISOString();
-    const row: ContactRow = {
-      id: randomUUID(),
-      account_id: accountId,
-      person_id: randomUUID(),
-      channel: 'instagram',
-      connection_id: connection.id,
-      name: input.name,
-      phone: null,
-      phone_key: null,
-      instagram_id: input.instagramId,
-      instagram_username: input.username.replace(/^@/, ''),
-      last_interaction_at: now,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-    };
-    const view = await contactViewOf(tx, accountId, await insertContact(tx, row));
-    await recordEvents(tx, accountId, now, [contactEvent('contact.created', view)]);
-    return view;
+    const identity = { channel: 'instagram' as const, instagramId: input.instagramId, username: input.username };
+    const row = await insertChannelContact(
+      tx,
+      accountId,
+      connection.id,
+      identity,
+      input.name,
+      clock.now().toISOString(),
+    );
+    return contactViewOf(tx, accountId, row);
   });
 }
 

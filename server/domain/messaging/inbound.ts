@@ -1,0 +1,192 @@
+// What a channel delivers from a contact: a direct message, a comment, a story reply or mention, a live
+// comment, a button tap. The sandbox channel calls this; a real channel adapter would too.
+//
+// - Someone new: the contact (with `contact.created`) and its conversation are created. A deleted contact
+//   that writes again comes back under its id, without `contact.created`.
+// - The message keeps the channel's time (`created_at`, which may lie a few seconds in the past);
+//   `last_message_at` is the latest message time. Direct messages put the conversation in the inbox and move
+//   `last_inbound_at` (the reply window); comments do neither.
+// - The contact's profile name overwrites its name; the message is activity (moves `updated_at`).
+// - One event: `message.received`, `comment.received` or `live_comment.received`.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import { ApiError } from '../../errors.js';
+import type { ConnectionRow } from '../../store/console.js';
+import {
+  findContact,
+  lockContactByInstagramId,
+  lockContactByPhoneKey,
+  updateContact,
+  type ContactRow,
+} from '../../store/contacts.js';
+import {
+  findConversationOfContact,
+  insertConversation,
+  insertMessage,
+  updateConversation,
+  type ConversationRow,
+  type MessageRow,
+} from '../../store/messaging.js';
+import type { DB } from '../../store/schema.js';
+import { insertChannelContact } from '../contacts/contacts.js';
+import { parsePhone } from '../contacts/phone.js';
+import { recordEvents } from '../events/outbox.js';
+import { DIRECT_TYPES, messageView } from './views.js';
+
+export const INBOUND_TYPES = ['message', 'comment', 'live_comment', 'story_message', 'story_mention'] as const;
+export type InboundType = (typeof INBOUND_TYPES)[number];
+
+export interface InboundFrom {
+  /** instagram */
+  instagram_id?: string;
+  username?: string;
+  /** whatsapp */
+  phone?: string;
+  name: string;
+}
+
+export interface InboundInput {
+  from: InboundFrom;
+  type: InboundType;
+  text: string | null;
+  /** Stored attachment form (see views.ts). */
+  attachments: unknown[];
+  post: { id: string; type: 'feed' | 'story' | 'live'; url: string | null } | null;
+  reply_to_message_id: string | null;
+  button: { id: string | null; title: string; source: string } | null;
+  is_unsupported: boolean;
+  /** The channel's time of the message; defaults to now. */
+  created_at?: string;
+}
+
+export interface InboundResult {
+  contact: ContactRow;
+  conversation: ConversationRow;
+  message: MessageRow;
+  contactCreated: boolean;
+}
+
+export const invalidSandboxAction = (reason: string, message: string) =>
+  new ApiError(422, 'invalid_sandbox_action', message, { reason });
+
+export const eventTypeOfInbound = (type: string): string =>
+  type === 'comment' ? 'comment.received' : type === 'live_comment' ? 'live_comment.received' : 'message.received';
+
+/** The contact the channel names, created (or brought back) when new. Inside the caller's transaction. */
+async function contactOfSender(
+  tx: Kysely<DB>,
+  accountId: string,
+  connection: ConnectionRow,
+  from: InboundFrom,
+  now: string,
+): Promise<{ contact: ContactRow; created: boolean }> {
+  let existing: ContactRow | undefined;
+  if (connection.channel === 'instagram') {
+    if (!from.instagram_id || !from.username || from.phone !== undefined)
+      throw invalidSandboxAction('identity_mismatch', 'An instagram contact is named by instagram_id and username.');
+    existing = await lockContactByInstagramId(tx, accountId, connection.id, from.instagram_id);
+    if (!existing) {
+      const identity = { channel: 'instagram' as const, instagramId: from.instagram_id, username: from.username };
+      return {
+        contact: await insertChannelContact(tx, accountId, connection.id, identity, from.name, now),
+        created: true,
+      };
+    }
+  } else {
+    if (!from.phone || from.instagram_id !== undefined || from.username !== undefined)
+      throw invalidSandboxAction('identity_mismatch', 'A whatsapp contact is named by phone.');
+    const phone = parsePhone(from.phone);
+    existing = await lockContactByPhoneKey(tx, accountId, phone.key);
+    if (!existing) {
+      const identity = { channel: 'whatsapp' as const, phone: phone.e164, phoneKey: phone.key };
+      return {
+        contact: await insertChannelContact(tx, accountId, connection.id, identity, from.name, now),
+        created: true,
+      };
+    }
+  }
+  return { contact: existing, created: false };
+}
+
+export async function recordInbound(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  connection: ConnectionRow,
+  input: InboundInput,
+  baseUrl: string,
+): Promise<InboundResult> {
+  return db.transaction().execute(async (tx) => {
+    const now = clock.now().toISOString();
+    const at = input.created_at ?? now;
+    const { contact, created } = await contactOfSender(tx, accountId, connection, input.from, now);
+    // A message is activity; the profile name overwrites the name; a deleted contact that writes comes back.
+    await updateContact(tx, accountId, contact.id, {
+      name: input.from.name,
+      updated_at: now,
+      last_interaction_at: now,
+      deleted_at: null,
+    });
+
+    const direct = DIRECT_TYPES.has(input.type);
+    let conversation = await findConversationOfContact(tx, accountId, contact.id, { forUpdate: true });
+    conversation ??= await insertConversation(tx, {
+      id: randomUUID(),
+      account_id: accountId,
+      contact_id: contact.id,
+      connection_id: contact.connection_id,
+      channel: contact.channel,
+      in_inbox: false,
+      last_message_at: null,
+      last_inbound_at: null,
+      marked_unread: false,
+      created_at: now,
+    });
+
+    const message = await insertMessage(tx, {
+      id: randomUUID(),
+      account_id: accountId,
+      conversation_id: conversation.id,
+      contact_id: contact.id,
+      connection_id: contact.connection_id,
+      channel: contact.channel,
+      type: input.type,
+      direction: 'inbound',
+      sender_type: 'contact',
+      sender_user_id: null,
+      sender_name: input.from.name,
+      sender_workflow_id: null,
+      sender_api_key_id: null,
+      text: input.text,
+      attachments: JSON.stringify(input.attachments),
+      template: null,
+      reply_to_message_id: input.reply_to_message_id,
+      button: input.button ? JSON.stringify(input.button) : null,
+      post: input.post ? JSON.stringify(input.post) : null,
+      status: 'received',
+      failure: null,
+      is_unsupported: input.is_unsupported,
+      reactions: JSON.stringify([]),
+      read_at: null,
+      provider_message_id: `sandbox-${randomUUID()}`,
+      created_at: at,
+    });
+
+    const later = (a: string | null, b: string) => (a !== null && Date.parse(a) >= Date.parse(b) ? a : b);
+    await updateConversation(tx, accountId, conversation.id, {
+      last_message_at: later(conversation.last_message_at, message.created_at),
+      ...(direct ? { in_inbox: true, last_inbound_at: later(conversation.last_inbound_at, message.created_at) } : {}),
+    });
+    await recordEvents(tx, accountId, now, [
+      {
+        type: eventTypeOfInbound(input.type),
+        resource: { type: 'message', id: message.id },
+        data: messageView(message, baseUrl),
+      },
+    ]);
+    const fresh = (await findConversationOfContact(tx, accountId, contact.id))!;
+    const freshContact = (await findContact(tx, accountId, contact.id))!;
+    return { contact: freshContact, conversation: fresh, message, contactCreated: created };
+  });
+}

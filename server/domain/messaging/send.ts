@@ -1,0 +1,238 @@
+// POST /v1/conversations/{conversationId}/messages: a send on the conversation's own connection (Part A).
+//
+// Order of checks: the conversation (404), its connection (channel_disconnected), the contact
+// (contact_blocked), the body against the channel's rules (send-rules: forms, lengths, media, templates), then
+// the 24-hour window (a template always passes). Then the channel answers. Only an accepted message is stored:
+// as `sent`, `sender.type` `api` with the key, `message.sent` in the outbox, the contact's messages marked
+// read, `last_message_at` and the contact's activity moved. `outcome_unknown` with `provider_accepted` true
+// stores the message too (it went out), so the conversation shows it when the partner checks.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { ChannelProvider } from '../../channels/provider.js';
+import type { Clock } from '../../clock.js';
+import { ApiError } from '../../errors.js';
+import type { ApiKeyRow } from '../../store/accounts.js';
+import { findConnection } from '../../store/console.js';
+import { findContact, updateContact } from '../../store/contacts.js';
+import { enqueueJob } from '../../store/jobs.js';
+import {
+  findConversation,
+  insertMessage,
+  markInboundRead,
+  updateConversation,
+  type MessageRow,
+} from '../../store/messaging.js';
+import type { DB } from '../../store/schema.js';
+import { recordEvents } from '../events/outbox.js';
+import { conversationNotFound } from './conversations.js';
+import { findMediaInfo } from './media.js';
+import { checkSend, type OutboundContent } from './send-rules.js';
+import type { SchemaSendMessageRequest } from '../../../generated/api.js';
+import { messageView, REPLY_WINDOW_MS, type MessageView } from './views.js';
+
+/** The job that reports a whatsapp send as undelivered, when the channel said it would fail later. */
+export const FAIL_LATER_JOB = 'sandbox.fail_message';
+/** How long after the send the sandbox's whatsapp reports non-delivery. */
+export const FAIL_LATER_DELAY_MS = 5_000;
+
+export interface SendDeps {
+  db: Kysely<DB>;
+  clock: Clock;
+  provider: ChannelProvider;
+  baseUrl: string;
+}
+
+export async function sendMessage(
+  deps: SendDeps,
+  account: { id: string; platform_signature: string | null },
+  key: Pick<ApiKeyRow, 'id' | 'name'>,
+  conversationId: string,
+  body: SchemaSendMessageRequest,
+): Promise<MessageView> {
+  const { db, clock } = deps;
+  const accountId = account.id;
+  const conversation = await findConversation(db, accountId, conversationId);
+  if (!conversation) throw conversationNotFound();
+  const connection = await findConnection(db, accountId, conversation.connection_id);
+  const contact = await findContact(db, accountId, conversation.contact_id);
+  if (!connection || !contact) throw conversationNotFound();
+  const channel = connection.channel;
+
+  if (connection.status !== 'connected')
+    throw new ApiError(422, 'channel_disconnected', `The ${channel} connection of this conversation is disconnected.`, {
+      channel,
+      ...(connection.disconnect_reason === 'authorization_lost' ? { reason: 'authorization_lost' } : {}),
+    });
+  if (contact.blocked_from_automations)
+    throw new ApiError(422, 'contact_blocked', 'The account blocked this contact from automations.');
+
+  const content = await checkSend(body, {
+    channel,
+    findMedia: (mediaId) => findMediaInfo(db, clock, accountId, mediaId),
+    findTemplate: async (name, language) => {
+      const template = await db
+        .selectFrom('templates')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('connection_id', '=', connection.id)
+        .where('name', '=', name)
+        .where('language', '=', language)
+        .executeTakeFirst();
+      return template
+        ? {
+            name: template.name,
+            language: template.language,
+            body: template.body,
+            variable_count: template.variable_count,
+            status: template.status,
+            unsupported_features: template.unsupported_features,
+          }
+        : undefined;
+    },
+    platformSignature: account.platform_signature,
+  });
+
+  const now = clock.now();
+  if (content.form !== 'template') {
+    const last = conversation.last_inbound_at;
+    if (last === null || now.getTime() >= Date.parse(last) + REPLY_WINDOW_MS) {
+      const code = channel === 'whatsapp' ? 'template_required' : 'messaging_window_closed';
+      throw new ApiError(
+        422,
+        code,
+        channel === 'whatsapp'
+          ? 'The contact has not written in the last 24 hours: only a template reaches them.'
+          : 'The contact has not written in the last 24 hours: the messaging window is closed.',
+        { channel, last_inbound_at: last },
+      );
+    }
+  }
+
+  const result = await deps.provider.deliver(db, { accountId, connection, contact, content }, now);
+  switch (result.outcome) {
+    case 'accepted': {
+      const message = await storeSent(
+        deps,
+        accountId,
+        key,
+        conversation.id,
+        contact.id,
+        connection.id,
+        channel,
+        content,
+        result.providerMessageId,
+        result.failsLater,
+      );
+      return messageView(message, deps.baseUrl);
+    }
+    case 'outcome_unknown':
+      if (result.providerAccepted)
+        await storeSent(
+          deps,
+          accountId,
+          key,
+          conversation.id,
+          contact.id,
+          connection.id,
+          channel,
+          content,
+          result.providerMessageId,
+          undefined,
+        );
+      throw new ApiError(
+        502,
+        'outcome_unknown',
+        'The channel did not confirm the send; the message may have gone out.',
+        {
+          provider_accepted: result.providerAccepted,
+        },
+      );
+    case 'provider_rejected':
+      throw new ApiError(422, 'provider_rejected', 'The channel refused the message.', {
+        channel,
+        provider_message: result.providerMessage,
+      });
+    case 'provider_throttled':
+      throw new ApiError(429, 'provider_throttled', `${channel} is holding the account's sends. Retry later.`, {
+        channel,
+      });
+    case 'provider_unavailable':
+      throw new ApiError(503, 'provider_unavailable', `${channel} failed without sending. Retry.`, { channel });
+    case 'recipient_unavailable':
+      throw new ApiError(
+        422,
+        'recipient_unavailable',
+        'The conversation or the contact no longer exists on the channel.',
+      );
+    case 'conversation_not_owned':
+      throw new ApiError(
+        422,
+        'conversation_not_owned',
+        'Another app controls this instagram conversation for now; it returns by itself.',
+      );
+  }
+}
+
+async function storeSent(
+  deps: SendDeps,
+  accountId: string,
+  key: Pick<ApiKeyRow, 'id' | 'name'>,
+  conversationId: string,
+  contactId: string,
+  connectionId: string,
+  channel: 'instagram' | 'whatsapp',
+  content: OutboundContent,
+  providerMessageId: string | null,
+  failsLater: { provider_code: string | null; provider_message: string | null } | undefined,
+): Promise<MessageRow> {
+  return deps.db.transaction().execute(async (tx) => {
+    const now = deps.clock.now();
+    const at = now.toISOString();
+    const message = await insertMessage(tx, {
+      id: randomUUID(),
+      account_id: accountId,
+      conversation_id: conversationId,
+      contact_id: contactId,
+      connection_id: connectionId,
+      channel,
+      type: 'message',
+      direction: 'outbound',
+      sender_type: 'api',
+      sender_user_id: null,
+      sender_name: key.name,
+      sender_workflow_id: null,
+      sender_api_key_id: key.id,
+      text: content.text,
+      attachments: JSON.stringify(content.attachments),
+      template: content.template ? JSON.stringify(content.template) : null,
+      reply_to_message_id: null,
+      button: null,
+      post: null,
+      status: 'sent',
+      failure: null,
+      reactions: JSON.stringify([]),
+      read_at: null,
+      provider_message_id: providerMessageId,
+      created_at: at,
+    });
+    // Like a console reply: what the contact sent so far is read. A message in either direction is activity.
+    await markInboundRead(tx, accountId, conversationId, at);
+    await updateConversation(tx, accountId, conversationId, { last_message_at: at, marked_unread: false });
+    await updateContact(tx, accountId, contactId, { updated_at: at, last_interaction_at: at });
+    await recordEvents(tx, accountId, at, [
+      { type: 'message.sent', resource: { type: 'message', id: message.id }, data: messageView(message, deps.baseUrl) },
+    ]);
+    if (failsLater)
+      await enqueueJob(
+        tx,
+        {
+          kind: FAIL_LATER_JOB,
+          accountId,
+          payload: { message_id: message.id, ...failsLater, base_url: deps.baseUrl },
+          runAt: new Date(now.getTime() + FAIL_LATER_DELAY_MS),
+        },
+        now,
+      );
+    return message;
+  });
+}

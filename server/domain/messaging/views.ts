@@ -1,0 +1,112 @@
+// What the public routes and the message events show of conversations and messages (Part A).
+import type { ConversationRow, MessageRow } from '../../store/messaging.js';
+
+/** The reply window: 24 hours after the contact's last direct message. */
+export const REPLY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** Message types a contact sends in direct messages: they put the conversation in the inbox and open the window. */
+export const DIRECT_TYPES: ReadonlySet<string> = new Set(['message', 'story_message', 'story_mention']);
+
+export function replyWindow(
+  lastInboundAt: string | null,
+  now: Date,
+): { state: 'open' | 'closed'; closes_at: string | null } {
+  if (lastInboundAt === null) return { state: 'closed', closes_at: null };
+  const closes = new Date(Date.parse(lastInboundAt) + REPLY_WINDOW_MS);
+  return { state: now < closes ? 'open' : 'closed', closes_at: closes.toISOString() };
+}
+
+export interface ConversationView {
+  id: string;
+  contact: { id: string; name: string };
+  person_id: string;
+  channel: { type: ConversationRow['channel']; connection_id: string };
+  last_message_at: string | null;
+  unread: boolean;
+  reply_window: { state: 'open' | 'closed'; closes_at: string | null };
+  created_at: string;
+}
+
+export function conversationView(
+  row: ConversationRow,
+  contact: { id: string; name: string; person_id: string },
+  hasUnread: boolean,
+  now: Date,
+): ConversationView {
+  return {
+    id: row.id,
+    contact: { id: contact.id, name: contact.name },
+    person_id: contact.person_id,
+    channel: { type: row.channel, connection_id: row.connection_id },
+    last_message_at: row.last_message_at,
+    unread: row.marked_unread || hasUnread,
+    reply_window: replyWindow(row.last_inbound_at, now),
+    created_at: row.created_at,
+  };
+}
+
+/** The download route of a media, which attachment `url`s point at. */
+export const mediaUrl = (baseUrl: string, mediaId: string) =>
+  `${baseUrl.replace(/\/+$/, '')}/v1/media/${mediaId}/content`;
+
+interface StoredMedia {
+  type: string;
+  media_id: string;
+  [field: string]: unknown;
+}
+interface StoredCards {
+  type: 'cards';
+  cards: { image: { media_id: string; [field: string]: unknown } | null; [field: string]: unknown }[];
+}
+
+/** Adds the service `url` to media attachments and card images (stored without it: the base may change). */
+export function attachmentsView(stored: readonly unknown[], baseUrl: string): unknown[] {
+  return stored.map((a) => {
+    const attachment = a as StoredMedia | StoredCards;
+    if (attachment.type === 'cards') {
+      const cards = (attachment as StoredCards).cards.map((card) => ({
+        ...card,
+        image: card.image ? { ...card.image, url: mediaUrl(baseUrl, card.image.media_id) } : null,
+      }));
+      return { ...attachment, cards };
+    }
+    const media = attachment as StoredMedia;
+    return { ...media, url: mediaUrl(baseUrl, media.media_id) };
+  });
+}
+
+export function messageView(row: MessageRow, baseUrl: string) {
+  const hidden = row.is_removed || row.is_unsupported;
+  return {
+    id: row.id,
+    conversation_id: row.conversation_id,
+    contact_id: row.contact_id,
+    channel: { type: row.channel, connection_id: row.connection_id },
+    type: row.type,
+    direction: row.direction,
+    sender: {
+      type: row.sender_type,
+      user_id: row.sender_user_id,
+      name: row.sender_name,
+      workflow_id: row.sender_workflow_id,
+      api_key_id: row.sender_api_key_id,
+    },
+    // Removed and unsupported messages show nothing (decisions: "nothing to show").
+    text: hidden ? null : row.text,
+    attachments: hidden ? [] : attachmentsView(row.attachments, baseUrl),
+    template: row.template,
+    reply_to_message_id: row.reply_to_message_id,
+    button: row.button,
+    post: row.post,
+    status: row.status,
+    failure: row.failure,
+    is_unsupported: row.is_unsupported,
+    is_removed: row.is_removed,
+    is_edited: row.is_edited,
+    reactions: row.reactions,
+    read_at: row.read_at,
+    created_at: row.created_at,
+  };
+}
+
+export type MessageView = ReturnType<typeof messageView>;

@@ -1,0 +1,330 @@
+// The sandbox's actions (admin API `/admin/v1/sandbox/…`): act as a contact on the sandbox channel, make the
+// channel answer the next send in a given way, fail a sent whatsapp message, and the like. Each action stores
+// what a real channel would deliver and emits the same events, through the same services the channels use.
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import { ApiError } from '../../errors.js';
+import { findConnection, type ConnectionRow } from '../../store/console.js';
+import { findContact, updateContact, type ContactRow } from '../../store/contacts.js';
+import {
+  findMessage,
+  updateMessage,
+  findConversation,
+  markInboundRead,
+  updateConversation,
+  type MessageRow,
+} from '../../store/messaging.js';
+import type { DB } from '../../store/schema.js';
+import { contactNotFound, linkSamePerson } from '../contacts/contacts.js';
+import { parsePhone } from '../contacts/phone.js';
+import { recordEvents } from '../events/outbox.js';
+import { conversationNotFound, messageNotFound } from '../messaging/conversations.js';
+import { failSentMessage, type ProviderFailure } from '../messaging/failures.js';
+import { invalidSandboxAction, recordInbound, type InboundInput, type InboundResult } from '../messaging/inbound.js';
+import { DIRECT_TYPES, messageView } from '../messaging/views.js';
+
+/** The post type each message type relates to (a direct message relates to none). */
+const POST_TYPE: Record<string, string | undefined> = {
+  comment: 'feed',
+  live_comment: 'live',
+  story_message: 'story',
+  story_mention: 'story',
+};
+
+/** How far back the channel's time of a message may lie (a channel's delivery delay). */
+export const MAX_DELIVERY_DELAY_MS = 5 * 60_000;
+
+const requireConnected = (connection: Pick<ConnectionRow, 'status'>) => {
+  if (connection.status !== 'connected')
+    throw invalidSandboxAction('connection_disconnected', 'A disconnected connection delivers nothing.');
+};
+
+/** The rules of SandboxInboundRequest that the format check cannot express. */
+async function checkInbound(db: Kysely<DB>, clock: Clock, connection: ConnectionRow, input: InboundInput) {
+  requireConnected(connection);
+  if (input.type !== 'message' && connection.channel === 'whatsapp')
+    throw invalidSandboxAction('not_instagram', `whatsapp has no ${input.type}.`);
+  const postType = POST_TYPE[input.type];
+  if (postType && !input.post)
+    throw invalidSandboxAction('post_required', `A ${input.type} names its post, story or live in \`post\`.`);
+  if (input.post && input.post.type !== postType)
+    throw invalidSandboxAction('post_mismatch', `A ${input.type} does not relate to a ${input.post.type}.`);
+  if (input.is_unsupported && (input.text !== null || input.attachments.length > 0))
+    throw invalidSandboxAction('unsupported_with_content', 'An unsupported message carries no text or attachment.');
+  if (!input.is_unsupported && input.text === null && input.attachments.length === 0)
+    throw invalidSandboxAction('empty', 'Nothing to deliver: give text, an attachment, or is_unsupported.');
+  if (input.created_at !== undefined) {
+    const now = clock.now().getTime();
+    const at = Date.parse(input.created_at);
+    if (at > now || at < now - MAX_DELIVERY_DELAY_MS)
+      throw invalidSandboxAction(
+        'created_at_out_of_range',
+        'created_at lies in the future or more than 5 minutes back.',
+      );
+  }
+  if (input.reply_to_message_id !== null) {
+    const quoted = await findMessage(db, connection.account_id, input.reply_to_message_id);
+    const contact = quoted && (await findContact(db, connection.account_id, quoted.contact_id));
+    const from = input.from;
+    const same =
+      contact &&
+      contact.connection_id === connection.id &&
+      (contact.channel === 'instagram'
+        ? contact.instagram_id === from.instagram_id
+        : from.phone !== undefined && contact.phone_key === parsePhone(from.phone).key);
+    if (!same) throw invalidSandboxAction('reply_to_unknown', 'reply_to_message_id is not a message of this contact.');
+  }
+}
+
+/** A contact writes to the connection (someone new the first time). */
+export async function contactWrites(
+  db: Kysely<DB>,
+  clock: Clock,
+  connection: ConnectionRow,
+  input: InboundInput,
+  baseUrl: string,
+): Promise<InboundResult> {
+  await checkInbound(db, clock, connection, input);
+  return recordInbound(db, clock, connection.account_id, connection, input, baseUrl);
+}
+
+/** How a contact is named on its channel, for a follow-up action of the same contact. */
+function senderOf(contact: ContactRow): InboundInput['from'] {
+  return contact.channel === 'instagram'
+    ? { instagram_id: contact.instagram_id!, username: contact.instagram_username!, name: contact.name }
+    : { phone: contact.phone!, name: contact.name };
+}
+
+interface StoredCardButton {
+  type: 'postback' | 'open_url';
+  id: string | null;
+  title: string;
+}
+
+/** The reply button `buttonId` of an outbound message (a text with buttons or cards), if any. */
+function replyButton(message: MessageRow, buttonId: string): StoredCardButton | undefined {
+  for (const attachment of message.attachments as { type: string; cards?: { buttons: StoredCardButton[] }[] }[]) {
+    if (attachment.type !== 'cards') continue;
+    for (const card of attachment.cards ?? [])
+      for (const button of card.buttons) if (button.type === 'postback' && button.id === buttonId) return button;
+  }
+  return undefined;
+}
+
+const BUTTON_SOURCE: Record<string, string> = { api: 'api', workflow: 'workflow' };
+
+/**
+ * The contact taps a reply button: a contact message with the title as `text`, `button` (source `api` for a
+ * key's message) and `reply_to_message_id`; `message.received`. It starts or resumes no automation.
+ */
+export async function contactTapsButton(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  messageId: string,
+  buttonId: string,
+  baseUrl: string,
+): Promise<InboundResult> {
+  const message = await findMessage(db, accountId, messageId);
+  if (!message) throw messageNotFound();
+  if (message.direction !== 'outbound')
+    throw invalidSandboxAction('not_outbound', 'A contact taps buttons of messages the account sent.');
+  if (message.status !== 'sent') throw invalidSandboxAction('not_sent', 'The message did not reach the contact.');
+  const button = replyButton(message, buttonId);
+  if (!button) throw invalidSandboxAction('no_such_button', `The message has no reply button with id ${buttonId}.`);
+  const contact = await findContact(db, accountId, message.contact_id);
+  const connection = await findConnection(db, accountId, message.connection_id);
+  if (!contact || !connection) throw contactNotFound();
+  requireConnected(connection);
+  return recordInbound(
+    db,
+    clock,
+    accountId,
+    connection,
+    {
+      from: senderOf(contact),
+      type: 'message',
+      text: button.title,
+      attachments: [],
+      post: null,
+      reply_to_message_id: message.id,
+      button: { id: button.id, title: button.title, source: BUTTON_SOURCE[message.sender_type] ?? 'other' },
+      is_unsupported: false,
+    },
+    baseUrl,
+  );
+}
+
+/** Changes a message as the channel reports it, and emits `message.updated` or `message.deleted`. */
+async function changeMessage(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  messageId: string,
+  baseUrl: string,
+  change: (message: MessageRow, at: string) => Parameters<typeof updateMessage>[3],
+  eventType: 'message.updated' | 'message.deleted',
+): Promise<MessageRow> {
+  return db.transaction().execute(async (tx) => {
+    const message = await findMessage(tx, accountId, messageId, { forUpdate: true });
+    if (!message) throw messageNotFound();
+    if (!DIRECT_TYPES.has(message.type))
+      throw invalidSandboxAction('not_direct_message', 'Reactions, edits and unsends apply to direct messages.');
+    if (message.is_removed) throw invalidSandboxAction('message_removed', 'The message was removed.');
+    const connection = await findConnection(tx, accountId, message.connection_id);
+    if (connection) requireConnected(connection);
+    const at = clock.now().toISOString();
+    const changed = await updateMessage(tx, accountId, messageId, change(message, at));
+    await recordEvents(tx, accountId, at, [
+      { type: eventType, resource: { type: 'message', id: changed.id }, data: messageView(changed, baseUrl) },
+    ]);
+    return changed;
+  });
+}
+
+const requireInstagram = (message: MessageRow) => {
+  if (message.channel !== 'instagram')
+    throw invalidSandboxAction('not_instagram', 'Only instagram has reactions and edits.');
+};
+const requireInbound = (message: MessageRow) => {
+  if (message.direction !== 'inbound')
+    throw invalidSandboxAction('not_inbound', 'A contact edits or unsends only its own messages.');
+};
+
+/** The contact reacts (instagram: one reaction per person per message, a new one replaces it). */
+export function contactReacts(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  messageId: string,
+  emoji: string | null,
+  baseUrl: string,
+): Promise<MessageRow> {
+  return changeMessage(
+    db,
+    clock,
+    accountId,
+    messageId,
+    baseUrl,
+    (message, at) => {
+      requireInstagram(message);
+      const others = (message.reactions as { by: string }[]).filter((r) => r.by !== 'contact');
+      const reactions = emoji === null ? others : [...others, { emoji, by: 'contact', created_at: at }];
+      return { reactions: JSON.stringify(reactions) };
+    },
+    'message.updated',
+  );
+}
+
+/** The contact edits its message (instagram). */
+export function contactEdits(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  messageId: string,
+  text: string,
+  baseUrl: string,
+): Promise<MessageRow> {
+  return changeMessage(
+    db,
+    clock,
+    accountId,
+    messageId,
+    baseUrl,
+    (message) => {
+      requireInstagram(message);
+      requireInbound(message);
+      return { text, is_edited: true };
+    },
+    'message.updated',
+  );
+}
+
+/** The contact unsends its message: it reads as removed. */
+export function contactDeletes(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  messageId: string,
+  baseUrl: string,
+): Promise<MessageRow> {
+  return changeMessage(
+    db,
+    clock,
+    accountId,
+    messageId,
+    baseUrl,
+    (message) => {
+      requireInstagram(message);
+      requireInbound(message);
+      return { is_removed: true };
+    },
+    'message.deleted',
+  );
+}
+
+/** whatsapp reports a sent message undelivered. */
+export function channelFailsMessage(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  messageId: string,
+  failure: ProviderFailure,
+  baseUrl: string,
+): Promise<MessageRow> {
+  return db.transaction().execute((tx) => failSentMessage(tx, clock, accountId, messageId, failure, baseUrl));
+}
+
+export async function blockContact(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  blocked: boolean,
+): Promise<void> {
+  if (!(await findContact(db, accountId, contactId))) throw contactNotFound();
+  await updateContact(db, accountId, contactId, { blocked_from_automations: blocked });
+}
+
+/** The contact is found to be the same person as another contact of the account (another channel). */
+export async function makeSamePerson(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  otherId: string,
+): Promise<void> {
+  if (contactId === otherId) throw invalidSandboxAction('same_contact', 'A contact is already its own person.');
+  const [contact, other] = await Promise.all([
+    findContact(db, accountId, contactId),
+    findContact(db, accountId, otherId),
+  ]);
+  if (!contact || !other) throw contactNotFound();
+  const persons = await db
+    .selectFrom('contacts')
+    .select(['id', 'connection_id'])
+    .where('account_id', '=', accountId)
+    .where('person_id', 'in', [contact.person_id, other.person_id])
+    .where('deleted_at', 'is', null)
+    .execute();
+  if (new Set(persons.map((c) => c.connection_id)).size < persons.length)
+    throw invalidSandboxAction('same_connection', 'The person would have two contacts on one connection.');
+  await linkSamePerson(db, accountId, contactId, otherId);
+}
+
+/** The account reads the conversation (as in the console), or marks it unread or not. */
+export async function changeConversation(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  conversationId: string,
+  change: { read?: boolean; unread?: boolean },
+): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    if (!(await findConversation(tx, accountId, conversationId, { forUpdate: true }))) throw conversationNotFound();
+    if (change.read) await markInboundRead(tx, accountId, conversationId, clock.now().toISOString());
+    if (change.unread !== undefined)
+      await updateConversation(tx, accountId, conversationId, { marked_unread: change.unread });
+    else if (change.read) await updateConversation(tx, accountId, conversationId, { marked_unread: false });
+  });
+}
+
+export const sandboxDisabled = () => new ApiError(404, 'not_found', 'The sandbox is off on this service.');

@@ -1,0 +1,31 @@
+// The sandbox channel's arranged answers: what the next sends on a connection will get, in order.
+import type { Kysely } from 'kysely';
+import type { ArrangedOutcome } from '../../channels/sandbox.js';
+import type { Clock } from '../../clock.js';
+import type { ConnectionRow } from '../../store/console.js';
+import { addArrangement, clearArrangements } from '../../store/sandbox.js';
+import type { DB } from '../../store/schema.js';
+import { invalidSandboxAction } from '../messaging/inbound.js';
+
+/** Answers only instagram gives (Part A: "instagram failed without sending", another app owning the thread). */
+const INSTAGRAM_ONLY = new Set(['provider_unavailable', 'conversation_not_owned']);
+/** Answers only whatsapp gives (a later non-delivery report). */
+const WHATSAPP_ONLY = new Set(['fails_later']);
+
+export async function arrangeSendOutcome(
+  db: Kysely<DB>,
+  clock: Clock,
+  connection: ConnectionRow,
+  outcome: ArrangedOutcome,
+): Promise<{ outcome: ArrangedOutcome; queued: number }> {
+  if (INSTAGRAM_ONLY.has(outcome.outcome) && connection.channel !== 'instagram')
+    throw invalidSandboxAction('not_instagram', `Only instagram answers ${outcome.outcome}.`);
+  if (WHATSAPP_ONLY.has(outcome.outcome) && connection.channel !== 'whatsapp')
+    throw invalidSandboxAction('not_whatsapp', `Only whatsapp answers ${outcome.outcome}.`);
+  const queued = await addArrangement(db, connection.account_id, connection.id, outcome, clock.now().toISOString());
+  return { outcome, queued };
+}
+
+export async function clearSendOutcomes(db: Kysely<DB>, connection: ConnectionRow): Promise<void> {
+  await clearArrangements(db, connection.account_id, connection.id);
+}

@@ -1,0 +1,37 @@
+// The media routes: POST /v1/media (a media waiting for its file, with its pre-signed upload_url) and
+// GET /v1/media/{mediaId}/content (302 to a pre-signed download link). The rules live in
+// domain/messaging/media.ts; the upload and download links themselves are served by server/media/links.ts.
+import type { SchemaCreateMediaRequest } from '../../../generated/api.js';
+import { createMedia, mediaContentLink } from '../../domain/messaging/media.js';
+import { mediaStorage } from '../../media/storage.js';
+import { publicBaseUrl } from '../base-url.js';
+import type { Handlers } from '../context.js';
+
+export const mediaHandlers: Handlers = {
+  createMedia: async ({ req, app, caller, body }) => {
+    const { content_type, filename } = body as SchemaCreateMediaRequest;
+    return {
+      status: 201,
+      body: await createMedia(
+        app.database.db,
+        app.clock,
+        caller.account.id,
+        { content_type, filename },
+        publicBaseUrl(app, req),
+      ),
+    };
+  },
+  getMediaContent: async ({ req, app, caller, params }) => ({
+    status: 302,
+    headers: {
+      Location: await mediaContentLink(
+        app.database.db,
+        mediaStorage(app),
+        app.clock,
+        caller.account.id,
+        params.mediaId!,
+        publicBaseUrl(app, req),
+      ),
+    },
+  }),
+};

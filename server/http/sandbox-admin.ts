@@ -1,0 +1,237 @@
+// The sandbox routes of the admin API (`/admin/v1/sandbox/…`): thin handlers over domain/sandbox. Each
+// addresses its resource by id alone, as the admin API does, and answers 404 while the sandbox is off.
+import type {
+  SchemaSandboxButtonTapRequest,
+  SchemaSandboxClockAdvanceRequest,
+  SchemaSandboxContactUpdateRequest,
+  SchemaSandboxConversationUpdateRequest,
+  SchemaSandboxFailureRequest,
+  SchemaSandboxInboundRequest,
+  SchemaSandboxMessageUpdateRequest,
+  SchemaSandboxReactionRequest,
+  SchemaSandboxSamePersonRequest,
+  SchemaSandboxSendOutcome,
+} from '../../generated/api.js';
+import type { AdminOperationId } from '../../generated/operations.js';
+import { isAdvanceable } from '../clock.js';
+import { contactNotFound } from '../domain/contacts/contacts.js';
+import { contactViewOf } from '../domain/contacts/view.js';
+import { conversationNotFound, conversationViews, messageNotFound } from '../domain/messaging/conversations.js';
+import type { InboundInput } from '../domain/messaging/inbound.js';
+import { storeReceivedMedia } from '../domain/messaging/media.js';
+import { messageView } from '../domain/messaging/views.js';
+import {
+  blockContact,
+  changeConversation,
+  channelFailsMessage,
+  contactDeletes,
+  contactEdits,
+  contactReacts,
+  contactTapsButton,
+  contactWrites,
+  makeSamePerson,
+  sandboxDisabled,
+} from '../domain/sandbox/actions.js';
+import { arrangeSendOutcome, clearSendOutcomes } from '../domain/sandbox/outcomes.js';
+import { notFound } from '../errors.js';
+import { mediaStorage } from '../media/storage.js';
+import { findConnectionById } from '../store/console.js';
+import { findContact, findContactAccountById } from '../store/contacts.js';
+import { findConversation, findMessageAccountById, type ConversationRow } from '../store/messaging.js';
+import type { AdminHandler, AdminHandlerInput } from './admin.js';
+import { publicBaseUrl } from './base-url.js';
+import type { AppContext } from './context.js';
+import type { InboundResult } from '../domain/messaging/inbound.js';
+
+type SandboxOperationId = Extract<AdminOperationId, `${string}Sandbox${string}`>;
+
+/** Runs the handler only while the sandbox is on. */
+const sandbox =
+  (handler: AdminHandler): AdminHandler =>
+  (input) => {
+    if (!input.app.config.sandboxEnabled) throw sandboxDisabled();
+    return handler(input);
+  };
+
+async function accountOfMessage(app: AppContext, messageId: string): Promise<string> {
+  const accountId = await findMessageAccountById(app.database.db, messageId);
+  if (!accountId) throw messageNotFound();
+  return accountId;
+}
+
+async function connectionOf(app: AppContext, connectionId: string) {
+  const connection = await findConnectionById(app.database.db, connectionId);
+  if (!connection) throw notFound('No such connection.');
+  return connection;
+}
+
+async function conversationById(app: AppContext, conversationId: string): Promise<ConversationRow> {
+  const row = await app.database.db
+    .selectFrom('conversations')
+    .select('account_id')
+    .where('id', '=', conversationId)
+    .executeTakeFirst();
+  const conversation = row && (await findConversation(app.database.db, row.account_id, conversationId));
+  if (!conversation) throw conversationNotFound();
+  return conversation;
+}
+
+async function contactView(app: AppContext, accountId: string, contactId: string) {
+  const row = await findContact(app.database.db, accountId, contactId);
+  if (!row) throw contactNotFound();
+  return contactViewOf(app.database.db, accountId, row);
+}
+
+async function inboundView(input: AdminHandlerInput, accountId: string, result: InboundResult) {
+  const { app } = input;
+  const [conversation] = await conversationViews(app.database.db, app.clock, accountId, [result.conversation]);
+  return {
+    contact: await contactViewOf(app.database.db, accountId, result.contact),
+    conversation: conversation!,
+    message: messageView(result.message, publicBaseUrl(app, input.req)),
+    contact_created: result.contactCreated,
+  };
+}
+
+/** The sandbox clock: the service clock, which an OffsetClock (or a test's ManualClock) lets advance. */
+function clockView(app: AppContext) {
+  const now = app.clock.now();
+  return { now: now.toISOString(), offset_seconds: Math.round((now.getTime() - Date.now()) / 1000) };
+}
+
+export const sandboxAdminHandlers: Record<SandboxOperationId, AdminHandler> = {
+  sendSandboxInbound: sandbox(async (input) => {
+    const { app, params } = input;
+    const b = input.body as SchemaSandboxInboundRequest;
+    const connection = await connectionOf(app, params.connectionId!);
+    const attachments: unknown[] = [];
+    if (b.attachment) {
+      // The sandbox makes a file of the size given: what a real channel would hand over.
+      const media = await storeReceivedMedia(app.database.db, mediaStorage(app), app.clock, connection.account_id, {
+        content_type: b.attachment.content_type,
+        filename: b.attachment.filename ?? null,
+        bytes: Buffer.alloc(b.attachment.size, 0x2a),
+      });
+      attachments.push({
+        type: b.attachment.type,
+        media_id: media.id,
+        content_type: media.content_type,
+        size: media.size === null ? null : Number(media.size),
+        filename: media.filename,
+        expires_at: media.expires_at,
+      });
+    }
+    const inbound: InboundInput = {
+      from: b.from as InboundInput['from'],
+      type: b.type ?? 'message',
+      text: b.text ?? null,
+      attachments,
+      post: b.post ? { id: b.post.id, type: b.post.type, url: b.post.url ?? null } : null,
+      reply_to_message_id: b.reply_to_message_id ?? null,
+      button: null,
+      is_unsupported: b.is_unsupported ?? false,
+      ...(b.created_at !== undefined ? { created_at: b.created_at } : {}),
+    };
+    const result = await contactWrites(app.database.db, app.clock, connection, inbound, publicBaseUrl(app, input.req));
+    return { status: 201, body: await inboundView(input, connection.account_id, result) };
+  }),
+  sendSandboxButtonTap: sandbox(async (input) => {
+    const { app, params } = input;
+    const accountId = await accountOfMessage(app, params.messageId!);
+    const { button_id } = input.body as SchemaSandboxButtonTapRequest;
+    const result = await contactTapsButton(
+      app.database.db,
+      app.clock,
+      accountId,
+      params.messageId!,
+      button_id,
+      publicBaseUrl(app, input.req),
+    );
+    return { status: 201, body: { message: messageView(result.message, publicBaseUrl(app, input.req)) } };
+  }),
+  updateSandboxReaction: sandbox(async (input) => {
+    const { app, params } = input;
+    const accountId = await accountOfMessage(app, params.messageId!);
+    const { emoji } = input.body as SchemaSandboxReactionRequest;
+    const base = publicBaseUrl(app, input.req);
+    const row = await contactReacts(app.database.db, app.clock, accountId, params.messageId!, emoji, base);
+    return { status: 200, body: messageView(row, base) };
+  }),
+  deleteSandboxReaction: sandbox(async (input) => {
+    const { app, params } = input;
+    const accountId = await accountOfMessage(app, params.messageId!);
+    const base = publicBaseUrl(app, input.req);
+    const row = await contactReacts(app.database.db, app.clock, accountId, params.messageId!, null, base);
+    return { status: 200, body: messageView(row, base) };
+  }),
+  updateSandboxMessage: sandbox(async (input) => {
+    const { app, params } = input;
+    const accountId = await accountOfMessage(app, params.messageId!);
+    const { text } = input.body as SchemaSandboxMessageUpdateRequest;
+    const base = publicBaseUrl(app, input.req);
+    const row = await contactEdits(app.database.db, app.clock, accountId, params.messageId!, text, base);
+    return { status: 200, body: messageView(row, base) };
+  }),
+  deleteSandboxMessage: sandbox(async (input) => {
+    const { app, params } = input;
+    const accountId = await accountOfMessage(app, params.messageId!);
+    const base = publicBaseUrl(app, input.req);
+    const row = await contactDeletes(app.database.db, app.clock, accountId, params.messageId!, base);
+    return { status: 200, body: messageView(row, base) };
+  }),
+  createSandboxFailure: sandbox(async (input) => {
+    const { app, params } = input;
+    const accountId = await accountOfMessage(app, params.messageId!);
+    const b = (input.body ?? {}) as SchemaSandboxFailureRequest;
+    const base = publicBaseUrl(app, input.req);
+    const failure = { provider_code: b.provider_code ?? null, provider_message: b.provider_message ?? null };
+    const row = await channelFailsMessage(app.database.db, app.clock, accountId, params.messageId!, failure, base);
+    return { status: 200, body: messageView(row, base) };
+  }),
+  addSandboxSendOutcome: sandbox(async ({ app, params, body }) => {
+    const connection = await connectionOf(app, params.connectionId!);
+    const arranged = await arrangeSendOutcome(app.database.db, app.clock, connection, body as SchemaSandboxSendOutcome);
+    return { status: 201, body: arranged };
+  }),
+  clearSandboxSendOutcomes: sandbox(async ({ app, params }) => {
+    const connection = await connectionOf(app, params.connectionId!);
+    await clearSendOutcomes(app.database.db, connection);
+    return { status: 200, body: { queued: 0 } };
+  }),
+  updateSandboxContact: sandbox(async ({ app, params, body }) => {
+    const accountId = await findContactAccountById(app.database.db, params.contactId!);
+    if (!accountId) throw contactNotFound();
+    const { blocked_from_automations } = body as SchemaSandboxContactUpdateRequest;
+    await blockContact(app.database.db, accountId, params.contactId!, blocked_from_automations);
+    return { status: 200, body: await contactView(app, accountId, params.contactId!) };
+  }),
+  addSandboxSamePerson: sandbox(async ({ app, params, body }) => {
+    const accountId = await findContactAccountById(app.database.db, params.contactId!);
+    if (!accountId) throw contactNotFound();
+    const { contact_id } = body as SchemaSandboxSamePersonRequest;
+    await makeSamePerson(app.database.db, accountId, params.contactId!, contact_id);
+    const contacts = [
+      await contactView(app, accountId, params.contactId!),
+      await contactView(app, accountId, contact_id),
+    ];
+    return { status: 200, body: { contacts } };
+  }),
+  updateSandboxConversation: sandbox(async ({ app, params, body }) => {
+    const conversation = await conversationById(app, params.conversationId!);
+    const change = body as SchemaSandboxConversationUpdateRequest;
+    await changeConversation(app.database.db, app.clock, conversation.account_id, conversation.id, {
+      ...(change.read !== undefined ? { read: change.read } : {}),
+      ...(change.unread !== undefined ? { unread: change.unread } : {}),
+    });
+    const fresh = await conversationById(app, conversation.id);
+    const [view] = await conversationViews(app.database.db, app.clock, conversation.account_id, [fresh]);
+    return { status: 200, body: view };
+  }),
+  getSandboxClock: sandbox(async ({ app }) => ({ status: 200, body: clockView(app) })),
+  updateSandboxClock: sandbox(async ({ app, body }) => {
+    // main.ts gives the service an OffsetClock and tests a ManualClock: both advance.
+    if (!isAdvanceable(app.clock)) throw new Error('the service clock cannot be advanced');
+    app.clock.advance((body as SchemaSandboxClockAdvanceRequest).advance_seconds * 1000);
+    return { status: 200, body: clockView(app) };
+  }),
+};

@@ -1,0 +1,35 @@
+// SQL of media (what a media is; its bytes live in the media storage). Every query takes the account first.
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { DB, MediaTable } from './schema.js';
+
+export type MediaRow = Selectable<MediaTable>;
+export type NewMediaRow = Insertable<MediaTable>;
+
+export async function insertMedia(db: Kysely<DB>, row: NewMediaRow): Promise<MediaRow> {
+  return db.insertInto('media').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findMedia(db: Kysely<DB>, accountId: string, mediaId: string): Promise<MediaRow | undefined> {
+  return db
+    .selectFrom('media')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', mediaId)
+    .executeTakeFirst();
+}
+
+/** Records a (repeat) upload of an uploaded media: when the bytes arrived and how many. */
+export async function markMediaUploaded(
+  db: Kysely<DB>,
+  accountId: string,
+  mediaId: string,
+  upload: { uploaded_at: string; size: number },
+): Promise<void> {
+  await db
+    .updateTable('media')
+    .set({ uploaded_at: upload.uploaded_at, size: upload.size })
+    .where('account_id', '=', accountId)
+    .where('id', '=', mediaId)
+    .where('origin', '=', 'upload')
+    .execute();
+}

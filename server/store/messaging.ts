@@ -1,0 +1,217 @@
+// SQL of conversations and messages. Every query takes the account first and filters by it.
+import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
+import type { CursorCodec } from './cursor.js';
+import { paginate, type Page, type PageRequest } from './pagination.js';
+import type { ConversationsTable, DB, MessagesTable } from './schema.js';
+
+export type ConversationRow = Selectable<ConversationsTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type NewMessageRow = Insertable<MessagesTable>;
+
+// ------------------------------------------------------------------------------------------- conversations
+
+export async function insertConversation(db: Kysely<DB>, row: ConversationRow): Promise<ConversationRow> {
+  return db.insertInto('conversations').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findConversation(
+  db: Kysely<DB>,
+  accountId: string,
+  conversationId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<ConversationRow | undefined> {
+  let q = db
+    .selectFrom('conversations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', conversationId);
+  if (options.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+export async function findConversationOfContact(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<ConversationRow | undefined> {
+  let q = db
+    .selectFrom('conversations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId);
+  if (options.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+export async function updateConversation(
+  db: Kysely<DB>,
+  accountId: string,
+  conversationId: string,
+  changes: Updateable<ConversationsTable>,
+): Promise<void> {
+  await db
+    .updateTable('conversations')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', conversationId)
+    .execute();
+}
+
+/** The conversations among `ids` that hold an inbound message the account has not read. */
+export async function conversationsWithUnread(
+  db: Kysely<DB>,
+  accountId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('messages')
+    .select('conversation_id')
+    .distinct()
+    .where('account_id', '=', accountId)
+    .where('conversation_id', 'in', ids)
+    .where('direction', '=', 'inbound')
+    .where('read_at', 'is', null)
+    .execute();
+  return new Set(rows.map((r) => r.conversation_id));
+}
+
+export interface ConversationFilters {
+  order: 'asc' | 'desc';
+  channel?: 'instagram' | 'whatsapp' | undefined;
+  unread?: boolean | undefined;
+  lastMessageAfter?: string | undefined;
+}
+
+/** GET /v1/conversations: inbox conversations by last message (then id), filters combined. */
+export async function listConversations(
+  db: Kysely<DB>,
+  codec: CursorCodec,
+  accountId: string,
+  filters: ConversationFilters,
+  page: PageRequest,
+): Promise<Page<ConversationRow & { last_message_at: string }>> {
+  let q = db
+    .selectFrom('conversations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('in_inbox', '=', true)
+    .where('last_message_at', 'is not', null);
+  if (filters.channel !== undefined) q = q.where('channel', '=', filters.channel);
+  if (filters.lastMessageAfter !== undefined)
+    q = q.where('last_message_at', '>', sql<string>`cast(${filters.lastMessageAfter} as timestamptz)`);
+  if (filters.unread !== undefined) {
+    const unread = sql<boolean>`(conversations.marked_unread or exists (
+      select 1 from messages m
+      where m.conversation_id = conversations.id and m.direction = 'inbound' and m.read_at is null
+    ))`;
+    q = q.where(filters.unread ? unread : sql<boolean>`not ${unread}`);
+  }
+  const result = await paginate(
+    q,
+    {
+      codec,
+      list: 'conversations',
+      accountId,
+      filters: { channel: filters.channel, unread: filters.unread, last_message_after: filters.lastMessageAfter },
+      order: filters.order,
+      keys: [
+        { column: 'last_message_at', field: 'last_message_at', type: 'timestamptz' },
+        { column: 'id', field: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+  );
+  return result as Page<ConversationRow & { last_message_at: string }>;
+}
+
+// ------------------------------------------------------------------------------------------------ messages
+
+export async function insertMessage(db: Kysely<DB>, row: NewMessageRow): Promise<MessageRow> {
+  return db.insertInto('messages').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findMessage(
+  db: Kysely<DB>,
+  accountId: string,
+  messageId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<MessageRow | undefined> {
+  let q = db.selectFrom('messages').selectAll().where('account_id', '=', accountId).where('id', '=', messageId);
+  if (options.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/** The account of a message (the admin API addresses a message by its id alone). */
+export async function findMessageAccountById(db: Kysely<DB>, messageId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('messages').select('account_id').where('id', '=', messageId).executeTakeFirst();
+  return row?.account_id;
+}
+
+export async function updateMessage(
+  db: Kysely<DB>,
+  accountId: string,
+  messageId: string,
+  changes: Updateable<MessagesTable>,
+): Promise<MessageRow> {
+  return db
+    .updateTable('messages')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', messageId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Marks every unread contact message of the conversation read (a send, or the console reading). */
+export async function markInboundRead(
+  db: Kysely<DB>,
+  accountId: string,
+  conversationId: string,
+  now: string,
+): Promise<number> {
+  const result = await db
+    .updateTable('messages')
+    .set({ read_at: now })
+    .where('account_id', '=', accountId)
+    .where('conversation_id', '=', conversationId)
+    .where('direction', '=', 'inbound')
+    .where('read_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** GET /v1/conversations/{id}/messages: by `created_at`, then id, in either order. */
+export async function listMessages(
+  db: Kysely<DB>,
+  codec: CursorCodec,
+  accountId: string,
+  conversationId: string,
+  filters: { order: 'asc' | 'desc'; createdAfter?: string | undefined },
+  page: PageRequest,
+): Promise<Page<MessageRow>> {
+  let q = db
+    .selectFrom('messages')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('conversation_id', '=', conversationId);
+  if (filters.createdAfter !== undefined)
+    q = q.where('created_at', '>', sql<string>`cast(${filters.createdAfter} as timestamptz)`);
+  return paginate(
+    q,
+    {
+      codec,
+      list: 'conversation_messages',
+      accountId,
+      parent: conversationId,
+      filters: { created_after: filters.createdAfter },
+      order: filters.order,
+      keys: [
+        { column: 'created_at', field: 'created_at', type: 'timestamptz' },
+        { column: 'id', field: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+  );
+}

@@ -1,0 +1,57 @@
+// SQL of the sandbox channel's arranged answers.
+import type { Kysely } from 'kysely';
+import type { DB } from './schema.js';
+
+export async function addArrangement(
+  db: Kysely<DB>,
+  accountId: string,
+  connectionId: string,
+  outcome: unknown,
+  now: string,
+): Promise<number> {
+  await db
+    .insertInto('sandbox_arrangements')
+    .values({ account_id: accountId, connection_id: connectionId, outcome: JSON.stringify(outcome), created_at: now })
+    .execute();
+  return countArrangements(db, accountId, connectionId);
+}
+
+export async function countArrangements(db: Kysely<DB>, accountId: string, connectionId: string): Promise<number> {
+  const row = await db
+    .selectFrom('sandbox_arrangements')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('connection_id', '=', connectionId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function clearArrangements(db: Kysely<DB>, accountId: string, connectionId: string): Promise<void> {
+  await db
+    .deleteFrom('sandbox_arrangements')
+    .where('account_id', '=', accountId)
+    .where('connection_id', '=', connectionId)
+    .execute();
+}
+
+/** Takes (deletes and returns) the oldest arranged answer of the connection; concurrent sends take one each. */
+export async function takeNextArrangement(db: Kysely<DB>, accountId: string, connectionId: string): Promise<unknown> {
+  const row = await db
+    .deleteFrom('sandbox_arrangements')
+    .where(
+      'id',
+      '=',
+      db
+        .selectFrom('sandbox_arrangements')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('connection_id', '=', connectionId)
+        .orderBy('id')
+        .limit(1)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returning('outcome')
+    .executeTakeFirst();
+  return row?.outcome;
+}
