@@ -9,6 +9,7 @@ import { createAccount } from '../domain/accounts/accounts.js';
 import { createApiKey, SCOPES } from '../domain/accounts/keys.js';
 import { createConnection } from '../domain/console/connections.js';
 import { createCustomField } from '../domain/console/custom-fields.js';
+import { createTemplate } from '../domain/console/templates.js';
 import type { DB } from '../store/schema.js';
 
 export interface Demo {
@@ -53,12 +54,13 @@ export async function ensureDemoAccount(
 
 /**
  * What the console would have set up on the demo account, so every contact route works at once: a connected
- * whatsapp number (for `POST /v1/contacts`), an instagram account, and three custom fields of each type.
- * Added to a demo account made before they existed.
+ * whatsapp number (for `POST /v1/contacts`), an instagram account, three custom fields of each type, and an
+ * approved whatsapp template (the only message that reaches a contact outside the 24-hour window). Added to
+ * a demo account made before they existed.
  */
 async function ensureDemoConsole(db: Kysely<DB>, clock: Clock, accountId: string): Promise<void> {
   const has = await db.selectFrom('connections').select('id').where('account_id', '=', accountId).executeTakeFirst();
-  if (has) return;
+  if (has) return ensureDemoTemplate(db, clock, accountId);
   await createConnection(db, clock, accountId, {
     channel: 'whatsapp',
     name: 'Loja (whatsapp)',
@@ -79,4 +81,27 @@ async function ensureDemoConsole(db: Kysely<DB>, clock: Clock, accountId: string
   });
   await createCustomField(db, clock, accountId, { label: 'Cidade', type: 'text' });
   await createCustomField(db, clock, accountId, { label: 'Pedidos', type: 'number' });
+  await ensureDemoTemplate(db, clock, accountId);
 }
+
+/** The template `DEMO_TEMPLATE` on the demo whatsapp number, unless the account has a template already. */
+async function ensureDemoTemplate(db: Kysely<DB>, clock: Clock, accountId: string): Promise<void> {
+  const has = await db.selectFrom('templates').select('id').where('account_id', '=', accountId).executeTakeFirst();
+  const whatsapp = await db
+    .selectFrom('connections')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('channel', '=', 'whatsapp')
+    .where('status', '=', 'connected')
+    .orderBy('created_at')
+    .executeTakeFirst();
+  if (has || !whatsapp) return;
+  await createTemplate(db, clock, accountId, { connection_id: whatsapp.id, ...DEMO_TEMPLATE });
+}
+
+/** The demo account's approved whatsapp template: two body variables (the name and the order number). */
+export const DEMO_TEMPLATE = {
+  name: 'order_update',
+  language: 'pt_BR',
+  body: 'Olá {{1}}, seu pedido {{2}} saiu para entrega.',
+} as const;
