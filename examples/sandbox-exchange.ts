@@ -74,9 +74,13 @@ export async function sandboxExchange(api: ApiClient, admin: AdminClient, phone 
   const inbox = check(await api.GET('/v1/conversations', { params: { query: { unread: true } } }), 'list unread');
   if (!inbox.data.some((c) => c.id === conversationId)) throw new Error('the new conversation is not unread');
 
+  // A send requires an Idempotency-Key: keep it to retry safely (here each send is new, so a new key).
   const send = async (body: components['schemas']['SendMessageRequest'], what: string) =>
     check(
-      await api.POST('/v1/conversations/{conversationId}/messages', { params: { path: { conversationId } }, body }),
+      await api.POST('/v1/conversations/{conversationId}/messages', {
+        params: { path: { conversationId }, header: { 'Idempotency-Key': randomUUID() } },
+        body,
+      }),
       what,
     );
 

@@ -2,6 +2,9 @@
 // .ci/run does). Each test file gets its own database — a PGlite opened from a migrated template, or a
 // PostgreSQL database created for the run and dropped at the end — so runs never share state.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import pg from 'pg';
@@ -104,7 +107,15 @@ export async function startTestApp(
     ? await secondHandle(options.sameDatabaseAs)
     : await openTestDatabase(engine);
   const clock = options.sameDatabaseAs?.clock ?? new ManualClock(new Date());
-  const config = loadConfig({ APP_ENV: 'test', KEY_CACHE_SECONDS: '0', LOG_LEVEL: 'silent', ...options.env });
+  // Media files go to a directory of this app's own (removed at close), never to the repository's ./data.
+  const scratch = options.env?.DATA_DIR ? undefined : mkdtempSync(join(tmpdir(), 'ep-test-data-'));
+  const config = loadConfig({
+    APP_ENV: 'test',
+    KEY_CACHE_SECONDS: '0',
+    LOG_LEVEL: 'silent',
+    ...(scratch ? { DATA_DIR: scratch } : {}),
+    ...options.env,
+  });
   const app = createApp(
     {
       config,
@@ -149,6 +160,7 @@ export async function startTestApp(
     async close() {
       await new Promise<void>((ok) => server.close(() => ok()));
       await drop();
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
     },
   };
 }

@@ -15,7 +15,7 @@ describe.each(engines)('the sandbox exchange on %s', (engine) => {
   let t: TestApp;
   const dataDir = mkdtempSync(join(tmpdir(), 'ep-exchange-'));
   beforeAll(async () => {
-    t = await startTestApp(engine, { env: { ADMIN_TOKEN, SANDBOX_ENABLED: 'true' } });
+    t = await startTestApp(engine, { env: { ADMIN_TOKEN, SANDBOX_ENABLED: 'true', DATA_DIR: dataDir } });
   });
   afterAll(async () => {
     await t?.close();
