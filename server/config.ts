@@ -29,6 +29,11 @@ const schema = z
     WORKERS: bool.default(true),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SANDBOX_ENABLED: bool.optional(),
+    // Development only: webhook receivers on http, on any port and on loopback or private addresses.
+    WEBHOOK_DEV_TARGETS: bool.optional(),
+    // Per endpoint: deliveries in flight at once, and attempts started per minute beyond them (0: no pacing).
+    WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100).default(5),
+    WEBHOOK_PACE_PER_MINUTE: z.coerce.number().int().min(0).default(100),
   })
   .transform((env) => ({
     env: env.APP_ENV,
@@ -50,6 +55,12 @@ const schema = z
     logLevel: env.LOG_LEVEL,
     // The sandbox acts as contacts and channels: on by default in embedded mode only.
     sandboxEnabled: env.SANDBOX_ENABLED ?? env.DATABASE_URL === undefined,
+    // The strict webhook URL rules (https, port 443, public addresses only) hold unless this is on; it is on
+    // by default in the embedded development mode only, so a developer can receive events on localhost.
+    webhookDevTargets:
+      env.WEBHOOK_DEV_TARGETS ?? (env.DATABASE_URL === undefined && env.APP_ENV === 'development'),
+    webhookMaxInFlight: env.WEBHOOK_MAX_IN_FLIGHT,
+    webhookPacePerMinute: env.WEBHOOK_PACE_PER_MINUTE,
   }));
 
 export type Config = z.output<typeof schema>;

@@ -297,6 +297,54 @@ export interface SandboxArrangementsTable {
   created_at: Timestamp;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  description: string | null;
+  /** Without repeats, in alphabetical order. */
+  event_types: string[];
+  status: 'enabled' | 'disabled';
+  disabled_reason: 'requested' | 'failing' | null;
+  disabled_at: Timestamp | null;
+  failing_since: Timestamp | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  event_created_at: Timestamp;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp | null;
+  last_attempt_at: Timestamp | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  delivered_at: Timestamp | null;
+  /** The lease of an attempt under way (at most 5 per endpoint). */
+  in_flight_until: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface AccountNotificationsTable {
+  id: string;
+  account_id: string;
+  kind: string;
+  subject_type: string;
+  subject_id: string;
+  details: JsonColumn<unknown> | null;
+  created_at: Timestamp;
+}
+
 export interface DB {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -320,4 +368,7 @@ export interface DB {
   messages: MessagesTable;
   media: MediaTable;
   sandbox_arrangements: SandboxArrangementsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  account_notifications: AccountNotificationsTable;
 }

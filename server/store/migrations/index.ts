@@ -6,6 +6,7 @@ import * as m0003console from './0003_console.js';
 import * as m0004tags from './0004_tags.js';
 import * as m0005contacts from './0005_contacts.js';
 import * as m0006messaging from './0006_messaging.js';
+import * as m0007webhooks from './0007_webhooks.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_tags': m0004tags,
   '0005_contacts': m0005contacts,
   '0006_messaging': m0006messaging,
+  '0007_webhooks': m0007webhooks,
 };
