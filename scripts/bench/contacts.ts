@@ -29,45 +29,40 @@
 //
 // Flags: --contacts N (100000), --engine pglite|postgres|both (both), --batch N (1000), --runs N (200 latency
 // samples per page), --upsert-seconds N (10), --connections N (8), --response-validation.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { fakerPT_BR as faker } from '@faker-js/faker';
 import autocannon from 'autocannon';
-import { sql, type Insertable, type Kysely } from 'kysely';
-import pg from 'pg';
-import type { Database } from '../../server/store/database.js';
-import type { ContactFieldValuesTable, ContactTagsTable, ContactsTable, DB } from '../../server/store/schema.js';
+import type { Insertable } from 'kysely';
+import type { ContactFieldValuesTable, ContactTagsTable, ContactsTable } from '../../server/store/schema.js';
 import type { TagRow } from '../../server/store/tags.js';
+import {
+  analyze,
+  argInt,
+  ENGINE_LABEL,
+  engineOption,
+  enginesToRun,
+  fmt,
+  insertColumns,
+  main,
+  phoneOf,
+  ms,
+  openBenchServer,
+  progressBar,
+  quantile,
+  rng,
+  table,
+  withBenchServer,
+  type EngineName,
+} from './common.js';
 
-const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const self = fileURLToPath(import.meta.url);
-const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
-
-type EngineName = 'pglite' | 'postgres';
-const ENGINE_LABEL: Record<EngineName, string> = { pglite: 'PGlite', postgres: 'PostgreSQL' };
 
 // ---------------------------------------------------------------------------------------------------------
 // Flags
 // ---------------------------------------------------------------------------------------------------------
-function argValue(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-function argInt(name: string, fallback: number): number {
-  const raw = argValue(name);
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
-
 const options = {
   contacts: argInt('contacts', 100_000),
   batch: argInt('batch', 1000),
@@ -75,10 +70,8 @@ const options = {
   upsertSeconds: argInt('upsert-seconds', 10),
   connections: argInt('connections', 8),
   responseValidation: process.argv.includes('--response-validation'),
-  engine: argValue('engine') ?? 'both',
+  engine: engineOption(),
 };
-if (!['pglite', 'postgres', 'both'].includes(options.engine))
-  throw new Error('--engine must be pglite, postgres or both');
 
 const SYNC_LIMIT = 100;
 const LATENCY_LIMIT = 50;
@@ -88,41 +81,11 @@ const LATENCY_WARMUP = 30;
 // The data: deterministic phones, names and times
 // ---------------------------------------------------------------------------------------------------------
 /** Brazilian area codes (DDD). */
-const DDDS = [
-  11, 12, 13, 14, 15, 16, 17, 18, 19, 21, 22, 24, 27, 28, 31, 32, 33, 34, 35, 37, 38, 41, 42, 43, 44, 45, 46, 47, 48,
-  49, 51, 53, 54, 55, 61, 62, 63, 64, 65, 66, 67, 68, 69, 71, 73, 74, 75, 77, 79, 81, 82, 83, 84, 85, 86, 87, 88, 89,
-  91, 92, 93, 94, 95, 96, 97, 98, 99,
-];
-
-/**
- * The i-th phone of the bench, a Brazilian mobile: `nine` is its 9-digit form (the phone key), `eight` its old
- * 8-digit form when it has one (subscriber numbers starting with 6–9). Distinct for every i below 6.7 billion:
- * the area code is i mod 67 and the subscriber number an affine bijection of i div 67 modulo 10^8.
- */
-function phoneOf(i: number): { nine: string; eight: string | null } {
-  const ddd = DDDS[i % DDDS.length]!;
-  const k = Math.floor(i / DDDS.length);
-  const subscriber = String((k * 7919 + 12_345_678) % 100_000_000).padStart(8, '0');
-  return { nine: `+55${ddd}9${subscriber}`, eight: /^[6-9]/.test(subscriber) ? `+55${ddd}${subscriber}` : null };
-}
-
 /** The phone a seeded contact is stored under: one in ten in its old 8-digit form when it has one. */
 const storedPhoneOf = (i: number) => {
   const p = phoneOf(i);
   return i % 10 === 3 && p.eight ? p.eight : p.nine;
 };
-
-/** mulberry32: a small seeded generator, so two runs seed the same data. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TAG_NAMES = [
   'cliente',
@@ -161,40 +124,6 @@ interface Ready extends Seeded {
   apiKey: string;
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-
-/** A progress bar on stderr: redrawn in place on a terminal, a line per 10% otherwise. */
-function progressBar(label: string, total: number) {
-  const tty = process.stderr.isTTY === true;
-  const started = performance.now();
-  let lastTenth = -1;
-  return {
-    update(done: number): void {
-      const seconds = (performance.now() - started) / 1000;
-      const rate = done / Math.max(seconds, 1e-6);
-      const share = done / total;
-      if (tty) {
-        const width = 30;
-        const filled = Math.round(share * width);
-        const eta = rate > 0 ? Math.ceil((total - done) / rate) : 0;
-        process.stderr.write(
-          `\r  ${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%` +
-            `  ${fmt(done)}/${fmt(total)}  ${fmt(rate)}/s  eta ${eta} s   `,
-        );
-      } else {
-        const tenth = Math.floor(share * 10);
-        if (tenth > lastTenth) {
-          lastTenth = tenth;
-          process.stderr.write(`  ${label} ${tenth * 10}%  ${fmt(done)}/${fmt(total)}  ${fmt(rate)}/s\n`);
-        }
-      }
-    },
-    end(): void {
-      if (tty) process.stderr.write('\n');
-    },
-  };
-}
-
 /** The columns the seeding writes, with their SQL types (the others keep their defaults: null). */
 const CONTACT_COLUMNS: Partial<Record<keyof ContactsTable, string>> = {
   id: 'uuid',
@@ -223,73 +152,18 @@ const VALUE_COLUMNS: Record<keyof ContactFieldValuesTable, string> = {
   updated_at: 'timestamptz',
 };
 
-/**
- * Inserts `rows` in one statement, `insert … select * from unnest($1::uuid[], $2::text[], …)`: one array
- * parameter per column whatever the batch size. (A multi-row VALUES list binds rows × columns parameters and
- * was about 1.5× slower on both engines here: Kysely compiles, the driver binds and the server parses 14,000
- * parameters per 1000 contacts.)
- */
-async function insertColumns<T extends object>(
-  db: Kysely<DB>,
-  table: string,
-  columns: Partial<Record<keyof T & string, string>>,
-  rows: readonly T[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  const names = Object.keys(columns) as (keyof T & string)[];
-  const arrays = names.map((name) => {
-    const values = rows.map((row) => (row as Record<string, unknown>)[name] ?? null);
-    return sql`${values}::${sql.raw(columns[name]!)}[]`;
-  });
-  await sql`insert into ${sql.table(table)} (${sql.join(names.map((n) => sql.ref(n)))}) select * from unnest(${sql.join(arrays)})`.execute(
-    db,
-  );
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Child mode: open the database (migrations run at open), seed it, serve it, report over IPC.
 // ---------------------------------------------------------------------------------------------------------
 async function serve(): Promise<void> {
-  const { systemClock } = await import('../../server/clock.js');
-  const { loadConfig } = await import('../../server/config.js');
   const { createAccount } = await import('../../server/domain/accounts/accounts.js');
   const { createApiKey, SCOPES } = await import('../../server/domain/accounts/keys.js');
   const { createConnection } = await import('../../server/domain/console/connections.js');
   const { createCustomField } = await import('../../server/domain/console/custom-fields.js');
   const { parsePhone } = await import('../../server/domain/contacts/phone.js');
   const { createTag } = await import('../../server/domain/tags/tags.js');
-  const { createApp } = await import('../../server/http/app.js');
-  const { StoreRateLimiter } = await import('../../server/http/rate-limit.js');
-  const { handlers } = await import('../../server/http/routes/index.js');
-  const { createLogger } = await import('../../server/logger.js');
-  const { openDatabase } = await import('../../server/store/database.js');
-  const open: { database?: Database; server?: Server } = {};
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    // Still seeding: nothing to finish, the parent drops the scratch database or removes the PGlite directory.
-    if (!open.server) process.exit(0);
-    open.server.closeAllConnections();
-    open.server.close();
-    void (open.database?.close() ?? Promise.resolve()).finally(() => process.exit(0));
-  };
-  process.on('disconnect', stop);
-  process.on('SIGTERM', stop);
-  // Ctrl-C reaches the whole process group: the parent decides, and stops this process with SIGTERM.
-  process.on('SIGINT', () => {});
-
-  const config = loadConfig({
-    ...process.env,
-    EDGE_IP_LIMIT_PER_MINUTE: '1000000000',
-    GLOBAL_RPS_CEILING: '1000000000',
-  });
-  const database = config.databaseUrl
-    ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize })
-    : await openDatabase({ engine: 'pglite', dataDir: join(config.dataDir, 'pglite') });
-  open.database = database;
-  const db = database.db;
-  const clock = systemClock;
+  const server = await openBenchServer();
+  const { db, clock } = server;
 
   // The account and what the console sets up, through the domain functions.
   const account = await createAccount(db, clock, {
@@ -404,131 +278,25 @@ async function serve(): Promise<void> {
   }
   bar.end();
   const seedSeconds = (performance.now() - seedStarted) / 1000;
-  const analyzeStarted = performance.now();
-  for (const table of ['contacts', 'contact_tags', 'contact_field_values'])
-    await sql`analyze ${sql.table(table)}`.execute(db);
-  const analyzeSeconds = (performance.now() - analyzeStarted) / 1000;
+  const analyzeSeconds = await analyze(db, ['contacts', 'contact_tags', 'contact_field_values']);
 
-  const logger = createLogger(config.logLevel); // stdout, which the parent discards
-  const counted = new StoreRateLimiter(db, logger);
-  const app = createApp(
-    {
-      config,
-      database,
-      clock,
-      logger,
-      // The count is written as in production; only the refusal is lifted.
-      rateLimiter: { hit: async (...args) => ({ ...(await counted.hit(...args)), allowed: true }) },
-    },
-    handlers,
-  );
-  const listening = app.listen(0, '127.0.0.1', () => {
-    const { port } = listening.address() as AddressInfo;
-    const ready: Ready = {
-      url: `http://127.0.0.1:${port}`,
-      apiKey: secret,
-      connectionId: connection.id,
-      tagIds: tags.map((t) => t.id),
-      fields: { city: city.id, points: points.id, plan: plan.id },
-      contacts: total,
-      tagRows,
-      valueRows,
-      seedSeconds,
-      analyzeSeconds,
-    };
-    process.send!(ready);
-  });
-  open.server = listening;
+  await server.listen((url): Ready => ({
+    url,
+    apiKey: secret,
+    connectionId: connection.id,
+    tagIds: tags.map((t) => t.id),
+    fields: { city: city.id, points: points.id, plan: plan.id },
+    contacts: total,
+    tagRows,
+    valueRows,
+    seedSeconds,
+    analyzeSeconds,
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Parent mode: per engine, a server process, the sync pass, the page latencies, the upserts; then the table.
 // ---------------------------------------------------------------------------------------------------------
-const children = new Set<ChildProcess>();
-
-/** What must be undone if the run stops: scratch databases, temporary directories, server processes. */
-const pendingCleanups = new Set<() => Promise<void>>();
-let interrupted = false;
-
-/** Parent mode only: the child runs this same module, and handles its own signals. */
-function handleSignals(): void {
-  process.on('exit', () => {
-    for (const child of children) child.kill('SIGKILL');
-  });
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      // npm and tsx pass Ctrl-C on and may follow it with SIGTERM: a second signal must not cut the clean-up short
-      // (it is bounded: a server process gets 5 s, then SIGKILL).
-      if (interrupted) return;
-      interrupted = true;
-      process.stderr.write(`\n${signal}: stopping the servers and dropping the scratch databases…\n`);
-      void Promise.allSettled([...pendingCleanups].map((c) => c())).finally(() => process.exit(130));
-    });
-  }
-}
-
-/** `fn` run once, however many times it is called. */
-function once(fn: () => Promise<void>): () => Promise<void> {
-  let done: Promise<void> | undefined;
-  return () => (done ??= fn());
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  }
-  children.delete(child);
-}
-
-/** Starts a server process; `ready` settles once it has seeded its database and listens. */
-function startServer(env: NodeJS.ProcessEnv): { child: ChildProcess; ready: Promise<Ready> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', self, '--serve'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  children.add(child);
-  const ready = new Promise<Ready>((ok, fail) => {
-    child.once('message', (m) => ok(m as Ready));
-    child.once('exit', (code, signal) => fail(new Error(`the bench server exited with ${code ?? signal}`)));
-  });
-  return { child, ready };
-}
-
-interface Scratch {
-  url: string;
-  drop(): Promise<void>;
-}
-
-async function scratchPostgres(base: string): Promise<Scratch> {
-  const name = `ep_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      try {
-        await c.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
-}
-
 interface Result {
   engine: EngineName;
   seed: Seeded;
@@ -552,44 +320,13 @@ interface ContactPage {
   next_cursor: string | null;
 }
 
-function quantile(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-}
-
-async function runEngine(engine: EngineName, postgresBase: string): Promise<Result> {
-  let scratch: Scratch | undefined;
-  let dataDir: string | undefined;
-  let child: ChildProcess | undefined;
-  const cleanup = once(async () => {
-    if (child) await stopChild(child);
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    if (scratch) await scratch.drop();
-  });
-  pendingCleanups.add(cleanup);
-  try {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      APP_ENV: 'development',
-      LOG_LEVEL: 'info',
-      RESPONSE_VALIDATION: String(options.responseValidation),
-      BENCH_CONTACTS: String(options.contacts),
-      BENCH_BATCH: String(options.batch),
-    };
-    if (engine === 'postgres') {
-      scratch = await scratchPostgres(postgresBase);
-      env.DATABASE_URL = scratch.url;
-      env.DATA_DIR = tmpdir();
-    } else {
-      delete env.DATABASE_URL;
-      dataDir = mkdtempSync(join(tmpdir(), 'ep-bench-contacts-'));
-      env.DATA_DIR = dataDir;
-    }
-    process.stderr.write(
-      `\n${ENGINE_LABEL[engine]}${scratch ? ` (scratch database ${new URL(scratch.url).pathname.slice(1)})` : ''}\n`,
-    );
-    const started = startServer(env);
-    child = started.child; // known at once: an interruption while it seeds stops it before the drop
-    const ready = await started.ready;
+function runEngine(engine: EngineName, postgresBase: string): Promise<Result> {
+  const env = {
+    RESPONSE_VALIDATION: String(options.responseValidation),
+    BENCH_CONTACTS: String(options.contacts),
+    BENCH_BATCH: String(options.batch),
+  };
+  return withBenchServer<Ready, Result>(engine, postgresBase, self, env, async (ready) => {
     process.stderr.write(
       `  seeded ${fmt(ready.contacts)} contacts (+${fmt(ready.tagRows)} tags held, ${fmt(ready.valueRows)} values) ` +
         `in ${ready.seedSeconds.toFixed(1)} s: ${fmt(ready.contacts / ready.seedSeconds)} contacts/s; ` +
@@ -716,7 +453,6 @@ async function runEngine(engine: EngineName, postgresBase: string): Promise<Resu
     const r = await upserts(options.upsertSeconds);
     const count = (code: string) => r.statusCodeStats?.[code as `${number}`]?.count ?? 0;
 
-    await stopChild(child);
     return {
       engine,
       seed: ready,
@@ -734,21 +470,8 @@ async function runEngine(engine: EngineName, postgresBase: string): Promise<Resu
         errors: r.errors + r.timeouts,
       },
     };
-  } finally {
-    await cleanup();
-    pendingCleanups.delete(cleanup);
-  }
+  });
 }
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => '| ' + r.map((c, i) => c.padEnd(widths[i]!)).join(' | ') + ' |';
-  return [line(rows[0]!), '| ' + widths.map((w) => '-'.repeat(w)).join(' | ') + ' |', ...rows.slice(1).map(line)].join(
-    '\n',
-  );
-}
-
-const ms = (n: number) => n.toFixed(2);
 
 function summary(results: Result[], notes: string[]): void {
   const figures: [string, (r: Result) => string][] = [
@@ -799,35 +522,10 @@ function summary(results: Result[], notes: string[]): void {
 }
 
 async function bench(): Promise<void> {
-  handleSignals();
-  const engines: EngineName[] = options.engine === 'both' ? ['pglite', 'postgres'] : [options.engine as EngineName];
-  const explicitUrl = process.env.DATABASE_URL;
-  const postgresBase = explicitUrl ?? DEFAULT_POSTGRES;
-  const notes: string[] = [];
-  if (engines.includes('postgres') && options.engine === 'both' && !explicitUrl) {
-    // The default PostgreSQL may not be there: skip it rather than fail `npm run bench`.
-    const probe = new pg.Client({ connectionString: postgresBase, connectionTimeoutMillis: 3000 });
-    try {
-      await probe.connect();
-    } catch (error) {
-      engines.splice(engines.indexOf('postgres'), 1);
-      notes.push(
-        `PostgreSQL skipped: ${postgresBase} is not reachable (${error instanceof Error ? error.message : String(error)}); ` +
-          'set DATABASE_URL to measure it.',
-      );
-    } finally {
-      await probe.end().catch(() => {});
-    }
-  }
+  const { engines, postgresBase, notes } = await enginesToRun(options.engine);
   const results: Result[] = [];
   for (const engine of engines) results.push(await runEngine(engine, postgresBase));
   summary(results, notes);
 }
 
-if (process.argv.includes('--serve')) await serve();
-else
-  await bench().catch((error: unknown) => {
-    if (interrupted) return; // the signal handler cleans up and exits
-    console.error(error);
-    process.exitCode = 1;
-  });
+await main(serve, bench);

@@ -32,7 +32,8 @@ export async function failSentMessage(
   const at = clock.now().toISOString();
   const failed = await updateMessage(tx, accountId, messageId, {
     status: 'failed',
-    failure: JSON.stringify({ failed_at: at, ...failure }),
+    // In the form every timestamp of the API takes (six fraction digits), like the event's own `created_at`.
+    failure: JSON.stringify({ failed_at: at.replace(/Z$/, '000Z'), ...failure }),
   });
   await recordEvents(tx, accountId, at, [
     { type: 'message.failed', resource: { type: 'message', id: failed.id }, data: messageView(failed, baseUrl) },

@@ -140,6 +140,8 @@ export interface MediaInfo {
   /** Bytes; null until uploaded. */
   size: number | null;
   filename: string | null;
+  /** Received media: the end of retention, which a send of it reads back with. Absent for uploads. */
+  expires_at?: string | null;
 }
 
 /**
@@ -162,5 +164,6 @@ export async function findMediaInfo(
     content_type: media.content_type,
     size: media.size === null ? null : Number(media.size),
     filename: media.filename,
+    ...(media.origin === 'received' ? { expires_at: media.expires_at } : {}),
   };
 }

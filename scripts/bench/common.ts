@@ -1,0 +1,423 @@
+// What the seeded benchmarks (contacts.ts, messaging.ts) share: flags, figures and tables, a progress bar, bulk
+// inserts, the bench server process (child mode: the real app with the account rate limit counted but never
+// refusing) and, in the parent, the engines to run, their scratch PostgreSQL databases or PGlite directories, the
+// server processes and the clean-up on Ctrl-C.
+//
+// Importing this module loads no server code: the child-side helpers import it when they run, so the parent
+// process stays light and never opens a database itself.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
+import type { Clock } from '../../server/clock.js';
+import type { Config } from '../../server/config.js';
+import type { Database } from '../../server/store/database.js';
+import type { DB } from '../../server/store/schema.js';
+
+export const root = resolve(fileURLToPath(import.meta.url), '../../..');
+export const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+
+export type EngineName = 'pglite' | 'postgres';
+export const ENGINE_LABEL: Record<EngineName, string> = { pglite: 'PGlite', postgres: 'PostgreSQL' };
+
+// ---------------------------------------------------------------------------------------------------------
+// Flags, figures, tables
+// ---------------------------------------------------------------------------------------------------------
+export function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+export function argInt(name: string, fallback: number): number {
+  const raw = argValue(name);
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
+  return value;
+}
+
+/** `--engine pglite|postgres|both` (default both). */
+export function engineOption(): 'pglite' | 'postgres' | 'both' {
+  const engine = argValue('engine') ?? 'both';
+  if (engine !== 'pglite' && engine !== 'postgres' && engine !== 'both')
+    throw new Error('--engine must be pglite, postgres or both');
+  return engine;
+}
+
+export const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+export const ms = (n: number) => n.toFixed(2);
+
+/** mulberry32: a small seeded generator, so two runs seed the same data. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Brazilian area codes (DDD). */
+const DDDS = [
+  11, 12, 13, 14, 15, 16, 17, 18, 19, 21, 22, 24, 27, 28, 31, 32, 33, 34, 35, 37, 38, 41, 42, 43, 44, 45, 46, 47, 48,
+  49, 51, 53, 54, 55, 61, 62, 63, 64, 65, 66, 67, 68, 69, 71, 73, 74, 75, 77, 79, 81, 82, 83, 84, 85, 86, 87, 88, 89,
+  91, 92, 93, 94, 95, 96, 97, 98, 99,
+];
+
+/**
+ * The i-th phone of a bench, a Brazilian mobile: `nine` is its 9-digit form (the phone key), `eight` its old
+ * 8-digit form when it has one (subscriber numbers starting with 6–9). Distinct for every i below 6.7 billion:
+ * the area code is i mod 67 and the subscriber number an affine bijection of i div 67 modulo 10^8.
+ */
+export function phoneOf(i: number): { nine: string; eight: string | null } {
+  const ddd = DDDS[i % DDDS.length]!;
+  const k = Math.floor(i / DDDS.length);
+  const subscriber = String((k * 7919 + 12_345_678) % 100_000_000).padStart(8, '0');
+  return { nine: `+55${ddd}9${subscriber}`, eight: /^[6-9]/.test(subscriber) ? `+55${ddd}${subscriber}` : null };
+}
+
+/** The q-quantile of ascending `sorted` (nearest rank). */
+export function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => '| ' + r.map((c, i) => c.padEnd(widths[i]!)).join(' | ') + ' |';
+  return [line(rows[0]!), '| ' + widths.map((w) => '-'.repeat(w)).join(' | ') + ' |', ...rows.slice(1).map(line)].join(
+    '\n',
+  );
+}
+
+/** A progress bar on stderr: redrawn in place on a terminal, a line per 10% otherwise. */
+export function progressBar(label: string, total: number) {
+  const tty = process.stderr.isTTY === true;
+  const started = performance.now();
+  let lastTenth = -1;
+  return {
+    update(done: number): void {
+      const seconds = (performance.now() - started) / 1000;
+      const rate = done / Math.max(seconds, 1e-6);
+      const share = done / total;
+      if (tty) {
+        const width = 30;
+        const filled = Math.round(share * width);
+        const eta = rate > 0 ? Math.ceil((total - done) / rate) : 0;
+        process.stderr.write(
+          `\r  ${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%` +
+            `  ${fmt(done)}/${fmt(total)}  ${fmt(rate)}/s  eta ${eta} s   `,
+        );
+      } else {
+        const tenth = Math.floor(share * 10);
+        if (tenth > lastTenth) {
+          lastTenth = tenth;
+          process.stderr.write(`  ${label} ${tenth * 10}%  ${fmt(done)}/${fmt(total)}  ${fmt(rate)}/s\n`);
+        }
+      }
+    },
+    end(): void {
+      if (tty) process.stderr.write('\n');
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Bulk inserts
+// ---------------------------------------------------------------------------------------------------------
+/**
+ * Inserts `rows` in one statement, `insert … select * from unnest($1::uuid[], $2::text[], …)`: one array
+ * parameter per column whatever the batch size. (A multi-row VALUES list binds rows × columns parameters and
+ * was about 1.5× slower on both engines here: Kysely compiles, the driver binds and the server parses 14,000
+ * parameters per 1000 contacts.) `columns` names the columns written, with their SQL types; the others keep
+ * their defaults.
+ */
+export async function insertColumns<T extends object>(
+  db: Kysely<DB>,
+  table: string,
+  columns: Partial<Record<keyof T & string, string>>,
+  rows: readonly T[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const names = Object.keys(columns) as (keyof T & string)[];
+  const arrays = names.map((name) => {
+    const values = rows.map((row) => (row as Record<string, unknown>)[name] ?? null);
+    return sql`${values}::${sql.raw(columns[name]!)}[]`;
+  });
+  await sql`insert into ${sql.table(table)} (${sql.join(names.map((n) => sql.ref(n)))}) select * from unnest(${sql.join(arrays)})`.execute(
+    db,
+  );
+}
+
+/** ANALYZE of `tables`, as autovacuum would soon do on PostgreSQL; returns the seconds it took. */
+export async function analyze(db: Kysely<DB>, tables: readonly string[]): Promise<number> {
+  const started = performance.now();
+  for (const table of tables) await sql`analyze ${sql.table(table)}`.execute(db);
+  return (performance.now() - started) / 1000;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Child mode: the bench server process
+// ---------------------------------------------------------------------------------------------------------
+export interface BenchServer {
+  config: Config;
+  database: Database;
+  db: Kysely<DB>;
+  clock: Clock;
+  /**
+   * Serves the real app (all handlers) on a free loopback port, then sends `ready(url)` to the parent over
+   * IPC. The account rate limit is counted in the database as in production but never refuses.
+   */
+  listen(ready: (url: string) => object): Promise<void>;
+}
+
+/**
+ * Opens the database the environment names (DATABASE_URL, else PGlite under DATA_DIR; migrations run at open),
+ * started like main.ts with the edge and per-second ceilings raised. Stops on SIGTERM or when the parent goes;
+ * ignores Ctrl-C, which reaches the whole process group: the parent decides, and stops this process.
+ */
+export async function openBenchServer(): Promise<BenchServer> {
+  const { systemClock } = await import('../../server/clock.js');
+  const { loadConfig } = await import('../../server/config.js');
+  const { openDatabase } = await import('../../server/store/database.js');
+  const open: { database?: Database; server?: Server } = {};
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    // Still seeding: nothing to finish, the parent drops the scratch database or removes the PGlite directory.
+    if (!open.server) process.exit(0);
+    open.server.closeAllConnections();
+    open.server.close();
+    void (open.database?.close() ?? Promise.resolve()).finally(() => process.exit(0));
+  };
+  process.on('disconnect', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', () => {});
+
+  const config = loadConfig({
+    ...process.env,
+    EDGE_IP_LIMIT_PER_MINUTE: '1000000000',
+    GLOBAL_RPS_CEILING: '1000000000',
+  });
+  const database = config.databaseUrl
+    ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize })
+    : await openDatabase({ engine: 'pglite', dataDir: join(config.dataDir, 'pglite') });
+  open.database = database;
+
+  return {
+    config,
+    database,
+    db: database.db,
+    clock: systemClock,
+    async listen(ready) {
+      const { createApp } = await import('../../server/http/app.js');
+      const { StoreRateLimiter } = await import('../../server/http/rate-limit.js');
+      const { handlers } = await import('../../server/http/routes/index.js');
+      const { createLogger } = await import('../../server/logger.js');
+      const logger = createLogger(config.logLevel); // stdout, which the parent discards
+      const counted = new StoreRateLimiter(database.db, logger);
+      const app = createApp(
+        {
+          config,
+          database,
+          clock: systemClock,
+          logger,
+          // The count is written as in production; only the refusal is lifted.
+          rateLimiter: { hit: async (...args) => ({ ...(await counted.hit(...args)), allowed: true }) },
+        },
+        handlers,
+      );
+      const listening = app.listen(0, '127.0.0.1', () => {
+        const { port } = listening.address() as AddressInfo;
+        process.send!(ready(`http://127.0.0.1:${port}`));
+      });
+      open.server = listening;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Parent mode: server processes, scratch databases, clean-up
+// ---------------------------------------------------------------------------------------------------------
+const children = new Set<ChildProcess>();
+
+/** What must be undone if the run stops: scratch databases, temporary directories, server processes. */
+const pendingCleanups = new Set<() => Promise<void>>();
+let interrupted = false;
+
+/** Whether Ctrl-C (or SIGTERM) stopped the run: its handler cleans up and exits. */
+export const wasInterrupted = () => interrupted;
+
+/** Parent mode only: the child runs the same module, and handles its own signals. */
+export function handleSignals(): void {
+  process.on('exit', () => {
+    for (const child of children) child.kill('SIGKILL');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      // npm and tsx pass Ctrl-C on and may follow it with SIGTERM: a second signal must not cut the clean-up short
+      // (it is bounded: a server process gets 5 s, then SIGKILL).
+      if (interrupted) return;
+      interrupted = true;
+      process.stderr.write(`\n${signal}: stopping the servers and dropping the scratch databases…\n`);
+      void Promise.allSettled([...pendingCleanups].map((c) => c())).finally(() => process.exit(130));
+    });
+  }
+}
+
+/** `fn` run once, however many times it is called. */
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= fn());
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+  children.delete(child);
+}
+
+/** Starts `script --serve` in a server process; `ready` settles once it has seeded its database and listens. */
+function startServer<R>(script: string, env: NodeJS.ProcessEnv): { child: ChildProcess; ready: Promise<R> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, '--serve'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  children.add(child);
+  const ready = new Promise<R>((ok, fail) => {
+    child.once('message', (m) => ok(m as R));
+    child.once('exit', (code, signal) => fail(new Error(`the bench server exited with ${code ?? signal}`)));
+  });
+  return { child, ready };
+}
+
+interface Scratch {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A new database `ep_bench_<random>` on the server of `base`, dropped (with force) by `drop`. */
+async function scratchPostgres(base: string): Promise<Scratch> {
+  const name = `ep_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/**
+ * The engines of `--engine`, and PostgreSQL's base URL: DATABASE_URL, or the default. With `both` and no
+ * DATABASE_URL, an unreachable default PostgreSQL is skipped with a note rather than failing `npm run bench`.
+ */
+export async function enginesToRun(
+  option: 'pglite' | 'postgres' | 'both',
+): Promise<{ engines: EngineName[]; postgresBase: string; notes: string[] }> {
+  const engines: EngineName[] = option === 'both' ? ['pglite', 'postgres'] : [option];
+  const explicitUrl = process.env.DATABASE_URL;
+  const postgresBase = explicitUrl ?? DEFAULT_POSTGRES;
+  const notes: string[] = [];
+  if (option === 'both' && !explicitUrl) {
+    const probe = new pg.Client({ connectionString: postgresBase, connectionTimeoutMillis: 3000 });
+    try {
+      await probe.connect();
+    } catch (error) {
+      engines.splice(engines.indexOf('postgres'), 1);
+      notes.push(
+        `PostgreSQL skipped: ${postgresBase} is not reachable (${error instanceof Error ? error.message : String(error)}); ` +
+          'set DATABASE_URL to measure it.',
+      );
+    } finally {
+      await probe.end().catch(() => {});
+    }
+  }
+  return { engines, postgresBase, notes };
+}
+
+/**
+ * Runs `body` against a fresh bench server on `engine`: `script --serve` in its own process, on a scratch
+ * PostgreSQL database (created on `postgresBase`) or a PGlite directory under the system's temporary directory.
+ * The server, the database and the directory go at the end, on failure and on Ctrl-C too.
+ */
+export async function withBenchServer<R, T>(
+  engine: EngineName,
+  postgresBase: string,
+  script: string,
+  env: NodeJS.ProcessEnv,
+  body: (ready: R) => Promise<T>,
+): Promise<T> {
+  let scratch: Scratch | undefined;
+  let dataDir: string | undefined;
+  let child: ChildProcess | undefined;
+  const cleanup = once(async () => {
+    if (child) await stopChild(child);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (scratch) await scratch.drop();
+  });
+  pendingCleanups.add(cleanup);
+  try {
+    const serverEnv: NodeJS.ProcessEnv = { ...process.env, APP_ENV: 'development', LOG_LEVEL: 'info', ...env };
+    if (engine === 'postgres') {
+      scratch = await scratchPostgres(postgresBase);
+      serverEnv.DATABASE_URL = scratch.url;
+      dataDir = mkdtempSync(join(tmpdir(), 'ep-bench-')); // media files and the like
+    } else {
+      delete serverEnv.DATABASE_URL;
+      dataDir = mkdtempSync(join(tmpdir(), 'ep-bench-'));
+    }
+    serverEnv.DATA_DIR = dataDir;
+    process.stderr.write(
+      `\n${ENGINE_LABEL[engine]}${scratch ? ` (scratch database ${new URL(scratch.url).pathname.slice(1)})` : ''}\n`,
+    );
+    const started = startServer<R>(script, serverEnv);
+    child = started.child; // known at once: an interruption while it seeds stops it before the drop
+    return await body(await started.ready);
+  } finally {
+    await cleanup();
+    pendingCleanups.delete(cleanup);
+  }
+}
+
+/** The entry of a bench script: `--serve` is the child mode, anything else the parent (exit code 1 on failure). */
+export async function main(serve: () => Promise<void>, bench: () => Promise<void>): Promise<void> {
+  if (process.argv.includes('--serve')) {
+    await serve();
+    return;
+  }
+  handleSignals();
+  await bench().catch((error: unknown) => {
+    if (interrupted) return; // the signal handler cleans up and exits
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
