@@ -920,7 +920,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
       expect(contact).toMatchObject({ updated_at: at, last_interaction_at: at });
     });
 
-    it('the message and its message.sent commit together: no event, no message', async () => {
+    it('the message and its message.sent commit together; an accepted send that cannot be recorded is outcome_unknown and keeps the key', async () => {
       const th = await thread('instagram');
       // The outbox refuses this account's message.sent: the whole send must roll back.
       await sql
@@ -943,14 +943,23 @@ describe.each(engines)('sending a message on %s', (engine) => {
       const before = await written(th);
       try {
         const res = await send(th, { text: 'Oi' }, key);
-        expect(res.status).toBe(500);
+        // The channel took the message: a retry with the key must not send it again.
+        expect(res.status).toBe(502);
+        expect(((await res.json()) as { context: unknown }).context).toEqual({
+          code: 'outcome_unknown',
+          provider_accepted: true,
+        });
         expect(await written(th)).toEqual(before);
       } finally {
         await sql.raw('drop trigger send_test_refuse_event on events').execute(t.database.db);
         await sql.raw('drop function send_test_refuse_event()').execute(t.database.db);
       }
-      // A failed request released the key.
-      const message = await sent(th, { text: 'Oi' }, key);
+      // outcome_unknown keeps the key: the repeat answers the same 502 and sends nothing.
+      const again = await send(th, { text: 'Oi' }, key);
+      expect(again.status).toBe(502);
+      expect(await written(th)).toEqual(before);
+      // A new key sends.
+      const message = await sent(th, { text: 'Oi' }, randomUUID());
       expect((await eventsOf(th.me.accountId, 'message.sent')).map((e) => e.resource_id)).toEqual([message.id]);
     });
   });

@@ -8,6 +8,7 @@
 // stores the message too (it went out), so the conversation shows it when the partner checks.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
 import type { ChannelProvider } from '../../channels/provider.js';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
@@ -40,7 +41,10 @@ export interface SendDeps {
   clock: Clock;
   provider: ChannelProvider;
   baseUrl: string;
+  logger?: Logger;
 }
+
+type FailsLater = { provider_code: string | null; provider_message: string | null };
 
 export async function sendMessage(
   deps: SendDeps,
@@ -109,9 +113,11 @@ export async function sendMessage(
   }
 
   const result = await deps.provider.deliver(db, { accountId, connection, contact, content }, now);
-  switch (result.outcome) {
-    case 'accepted': {
-      const message = await storeSent(
+  // The channel took the message: from here a failure to record it must not release the key (a retry would
+  // send it twice), so it answers outcome_unknown with provider_accepted true, which keeps the key.
+  const record = async (providerMessageId: string | null, failsLater: FailsLater | undefined) => {
+    try {
+      return await storeSent(
         deps,
         accountId,
         key,
@@ -120,25 +126,29 @@ export async function sendMessage(
         connection.id,
         channel,
         content,
-        result.providerMessageId,
-        result.failsLater,
+        providerMessageId,
+        failsLater,
       );
-      return messageView(message, deps.baseUrl);
+    } catch (error) {
+      deps.logger?.error(
+        { err: error, account_id: accountId, conversation_id: conversation.id, provider_message_id: providerMessageId },
+        'a send the channel accepted could not be recorded',
+      );
+      throw new ApiError(
+        502,
+        'outcome_unknown',
+        'The channel accepted the message but the service could not record it.',
+        {
+          provider_accepted: true,
+        },
+      );
     }
+  };
+  switch (result.outcome) {
+    case 'accepted':
+      return messageView(await record(result.providerMessageId, result.failsLater), deps.baseUrl);
     case 'outcome_unknown':
-      if (result.providerAccepted)
-        await storeSent(
-          deps,
-          accountId,
-          key,
-          conversation.id,
-          contact.id,
-          connection.id,
-          channel,
-          content,
-          result.providerMessageId,
-          undefined,
-        );
+      if (result.providerAccepted) await record(result.providerMessageId, undefined);
       throw new ApiError(
         502,
         'outcome_unknown',
@@ -183,7 +193,7 @@ async function storeSent(
   channel: 'instagram' | 'whatsapp',
   content: OutboundContent,
   providerMessageId: string | null,
-  failsLater: { provider_code: string | null; provider_message: string | null } | undefined,
+  failsLater: FailsLater | undefined,
 ): Promise<MessageRow> {
   return deps.db.transaction().execute(async (tx) => {
     const now = deps.clock.now();
