@@ -2337,6 +2337,46 @@ export interface paths {
     patch: operations['updateSandboxConversation'];
     trace?: never;
   };
+  '/admin/v1/sandbox/conversations/{conversationId}/native-messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        conversationId: components['parameters']['ConversationId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Write to a contact from the native app
+     * @description Acts as someone on the account typing a text in the channel's own app (the instagram app, the WhatsApp
+     *     Business app) rather than through the service. The channel reports the message and the service stores it
+     *     as it would a real one:
+     *
+     *     - A direct message (`type` `message`), `direction` `outbound`, `status` `sent`, `sender.type`
+     *       `unattributed` (`user_id`, `name`, `workflow_id` and `api_key_id` null): the service has no record of who
+     *       sent it. No platform signature is added.
+     *     - Emits `message.sent`, with `unattributed`.
+     *     - The conversation's `last_message_at` becomes now. The conversation enters the list
+     *       (`GET /v1/conversations`) even when the contact had only commented, since it now holds a direct
+     *       message. As with a reply from the console or the API, the contact's messages so far are read
+     *       (`read_at`), the `unread` mark is cleared, and the contact's `updated_at` and `last_interaction_at`
+     *       move.
+     *     - **No reply window check.** The 24-hour window and whatsapp's template rule bind sends through the API;
+     *       the native apps are not held to them, so the message is stored whatever `reply_window` says, and it
+     *       neither opens nor extends the window (only the contact's messages do). What the channel itself requires
+     *       still holds: the connection must be connected (`connection_disconnected`), and the text must fit the
+     *       channel (1000 characters on instagram, 4096 on whatsapp: `text_too_long`).
+     */
+    post: operations['createSandboxNativeMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/sandbox/clock': {
     parameters: {
       query?: never;
@@ -7261,6 +7301,7 @@ export interface components {
          *     - `not_sent`: the message is not `sent` (already failed, or inbound).
          *     - `same_contact`: `contact_id` is the contact itself.
          *     - `same_connection`: the person would have two contacts on one connection.
+         *     - `text_too_long`: a text typed in the native app is longer than the channel carries (instagram 1000).
          *
          *     Other values may appear later; tolerate them.
          * @enum {string}
@@ -7283,7 +7324,8 @@ export interface components {
           | 'no_such_button'
           | 'not_sent'
           | 'same_contact'
-          | 'same_connection';
+          | 'same_connection'
+          | 'text_too_long';
       };
     };
     /**
@@ -7507,6 +7549,19 @@ export interface components {
        *     mark (contact messages still unread keep `unread` true). With `read`, the messages are read first.
        */
       unread?: boolean;
+    };
+    /**
+     * SandboxNativeMessageRequest
+     * @description What someone on the account typed in the channel's own app (instagram, WhatsApp Business).
+     */
+    SandboxNativeMessageRequest: {
+      /**
+       * @description The text as the channel reports it: the message's `text`, without the platform signature (the service
+       *     did not send it). Up to 4096 characters on whatsapp and 1000 on instagram (`422 invalid_sandbox_action`,
+       *     `text_too_long`).
+       * @example Oi! Seu pedido saiu para entrega hoje 🚚
+       */
+      text: string;
     };
     /**
      * SandboxClock
@@ -8404,6 +8459,7 @@ export type SchemaSandboxContactUpdateRequest = components['schemas']['SandboxCo
 export type SchemaSandboxSamePersonRequest = components['schemas']['SandboxSamePersonRequest'];
 export type SchemaSandboxSamePersonResult = components['schemas']['SandboxSamePersonResult'];
 export type SchemaSandboxConversationUpdateRequest = components['schemas']['SandboxConversationUpdateRequest'];
+export type SchemaSandboxNativeMessageRequest = components['schemas']['SandboxNativeMessageRequest'];
 export type SchemaSandboxClock = components['schemas']['SandboxClock'];
 export type SchemaSandboxClockAdvanceRequest = components['schemas']['SandboxClockAdvanceRequest'];
 export type SchemaEventApiVersion = components['schemas']['EventApiVersion'];
@@ -13020,6 +13076,58 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  createSandboxNativeMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        conversationId: components['parameters']['ConversationId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxNativeMessageRequest'];
+      };
+    };
+    responses: {
+      /** @description The message, as the public API reads it. */
+      201: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such conversation, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      /**
+       * @description `invalid_sandbox_action`: `reason` is `connection_disconnected` (the conversation's connection is
+       *     disconnected: the channel reports nothing) or `text_too_long` (over 1000 characters on instagram).
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidSandboxActionError'];
         };
       };
       default: components['responses']['UnexpectedError'];

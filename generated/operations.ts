@@ -817,6 +817,13 @@ export const adminOperations = {
     tag: 'Sandbox',
     successStatuses: [200],
   },
+  createSandboxNativeMessage: {
+    method: 'post',
+    path: '/admin/v1/sandbox/conversations/{conversationId}/native-messages',
+    expressPath: '/sandbox/conversations/:conversationId/native-messages',
+    tag: 'Sandbox',
+    successStatuses: [201],
+  },
   getSandboxClock: {
     method: 'get',
     path: '/admin/v1/sandbox/clock',

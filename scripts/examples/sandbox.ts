@@ -124,6 +124,20 @@ const build: AreaBuilder = (w, f) => {
   // ---------------------------------------------------------------- clock
   const clockNow = at(0, 518);
 
+  // ---------------------------------------------------------------- typed in the native app
+  // Carla's window closed 2 hours ago (she last wrote 26 hours ago); the WhatsApp Business app is not held to
+  // it. Drawn last, so the ids drawn above stay put.
+  const nativeText = 'Oi Carla! Vi que seu pedido ainda não saiu, já estou verificando com a transportadora.';
+  const nativeMessage: Message = {
+    ...fx.carla.template,
+    id: f.string.uuid(),
+    sender: { type: 'unattributed', user_id: null, name: null, workflow_id: null, api_key_id: null },
+    text: nativeText,
+    attachments: [],
+    template: null,
+    created_at: at(-50, 377),
+  };
+
   const set: ExampleSet = {
     SandboxOff: {
       summary: 'Sandbox off',
@@ -389,6 +403,23 @@ const build: AreaBuilder = (w, f) => {
     },
     SandboxMarkUnread: { summary: 'Mark unread', value: { unread: true } },
     SandboxConversationMarkedUnread: { summary: 'Marked unread', value: { ...cv.carla, unread: true } },
+
+    // ------------------------------------------------ POST /admin/v1/sandbox/conversations/{conversationId}/native-messages
+    SandboxNativeMessage: {
+      summary: 'A reply typed in the WhatsApp Business app',
+      description: `On Carla's conversation \`${cv.carla.id}\`, whose reply window is closed: the native app is not held to it.`,
+      value: { text: nativeText },
+    },
+    SandboxNativeMessageSent: {
+      summary: 'Stored as sent, unattributed',
+      description:
+        "`message.sent` went out with `sender.type` `unattributed`; the conversation's `last_message_at` moved. No platform signature.",
+      value: nativeMessage,
+    },
+    SandboxNativeTextTooLong: {
+      summary: 'Too long for instagram',
+      value: invalid('text_too_long', 'instagram carries at most 1000 characters in a message.'),
+    },
 
     // ------------------------------------------------ GET and PATCH /admin/v1/sandbox/clock
     SandboxClock: { summary: 'Never advanced', value: { now: clockNow, offset_seconds: 0 } },

@@ -8,6 +8,7 @@ import type {
   SchemaSandboxFailureRequest,
   SchemaSandboxInboundRequest,
   SchemaSandboxMessageUpdateRequest,
+  SchemaSandboxNativeMessageRequest,
   SchemaSandboxReactionRequest,
   SchemaSandboxSamePersonRequest,
   SchemaSandboxSendOutcome,
@@ -21,6 +22,7 @@ import type { InboundInput } from '../domain/messaging/inbound.js';
 import { storeReceivedMedia } from '../domain/messaging/media.js';
 import { messageView } from '../domain/messaging/views.js';
 import {
+  accountWritesInApp,
   blockContact,
   changeConversation,
   channelFailsMessage,
@@ -96,7 +98,11 @@ async function inboundView(input: AdminHandlerInput, accountId: string, result: 
 /** The sandbox clock: the service clock, which an OffsetClock (or a test's ManualClock) lets advance. */
 function clockView(app: AppContext) {
   const now = app.clock.now();
-  return { now: now.toISOString(), offset_seconds: Math.round((now.getTime() - Date.now()) / 1000) };
+  // Six fraction digits, the form of every timestamp of the API.
+  return {
+    now: now.toISOString().replace(/Z$/, '000Z'),
+    offset_seconds: Math.round((now.getTime() - Date.now()) / 1000),
+  };
 }
 
 export const sandboxAdminHandlers: Record<SandboxOperationId, AdminHandler> = {
@@ -104,35 +110,39 @@ export const sandboxAdminHandlers: Record<SandboxOperationId, AdminHandler> = {
     const { app, params } = input;
     const b = input.body as SchemaSandboxInboundRequest;
     const connection = await connectionOf(app, params.connectionId!);
-    const attachments: unknown[] = [];
-    if (b.attachment) {
-      // The sandbox makes a file of the size given: what a real channel would hand over.
-      const media = await storeReceivedMedia(app.database.db, mediaStorage(app), app.clock, connection.account_id, {
-        content_type: b.attachment.content_type,
-        filename: b.attachment.filename ?? null,
-        bytes: Buffer.alloc(b.attachment.size, 0x2a),
-      });
-      attachments.push({
-        type: b.attachment.type,
-        media_id: media.id,
-        content_type: media.content_type,
-        size: media.size === null ? null : Number(media.size),
-        filename: media.filename,
-        expires_at: media.expires_at,
-      });
-    }
+    const attachment = b.attachment;
+    // The sandbox makes a file of the size given: what a real channel would hand over. Stored only once the
+    // message passes the checks.
+    const storeAttachment = attachment
+      ? async () => {
+          const media = await storeReceivedMedia(app.database.db, mediaStorage(app), app.clock, connection.account_id, {
+            content_type: attachment.content_type,
+            filename: attachment.filename ?? null,
+            bytes: Buffer.alloc(attachment.size, 0x2a),
+          });
+          return {
+            type: attachment.type,
+            media_id: media.id,
+            content_type: media.content_type,
+            size: media.size === null ? null : Number(media.size),
+            filename: media.filename,
+            expires_at: media.expires_at,
+          };
+        }
+      : undefined;
     const inbound: InboundInput = {
       from: b.from as InboundInput['from'],
       type: b.type ?? 'message',
       text: b.text ?? null,
-      attachments,
+      attachments: [],
       post: b.post ? { id: b.post.id, type: b.post.type, url: b.post.url ?? null } : null,
       reply_to_message_id: b.reply_to_message_id ?? null,
       button: null,
       is_unsupported: b.is_unsupported ?? false,
       ...(b.created_at !== undefined ? { created_at: b.created_at } : {}),
     };
-    const result = await contactWrites(app.database.db, app.clock, connection, inbound, publicBaseUrl(app, input.req));
+    const base = publicBaseUrl(app, input.req);
+    const result = await contactWrites(app.database.db, app.clock, connection, inbound, base, storeAttachment);
     return { status: 201, body: await inboundView(input, connection.account_id, result) };
   }),
   sendSandboxButtonTap: sandbox(async (input) => {
@@ -226,6 +236,21 @@ export const sandboxAdminHandlers: Record<SandboxOperationId, AdminHandler> = {
     const fresh = await conversationById(app, conversation.id);
     const [view] = await conversationViews(app.database.db, app.clock, conversation.account_id, [fresh]);
     return { status: 200, body: view };
+  }),
+  createSandboxNativeMessage: sandbox(async (input) => {
+    const { app, params } = input;
+    const conversation = await conversationById(app, params.conversationId!);
+    const { text } = input.body as SchemaSandboxNativeMessageRequest;
+    const base = publicBaseUrl(app, input.req);
+    const row = await accountWritesInApp(
+      app.database.db,
+      app.clock,
+      conversation.account_id,
+      conversation.id,
+      text,
+      base,
+    );
+    return { status: 201, body: messageView(row, base) };
   }),
   getSandboxClock: sandbox(async ({ app }) => ({ status: 200, body: clockView(app) })),
   updateSandboxClock: sandbox(async ({ app, body }) => {

@@ -6,7 +6,8 @@
 // - The message keeps the channel's time (`created_at`, which may lie a few seconds in the past);
 //   `last_message_at` is the latest message time. Direct messages put the conversation in the inbox and move
 //   `last_inbound_at` (the reply window); comments do neither.
-// - The contact's profile name overwrites its name; the message is activity (moves `updated_at`).
+// - The contact's profile name overwrites its name (and on instagram the username its username); the message
+//   is activity (moves `updated_at`).
 // - One event: `message.received`, `comment.received` or `live_comment.received`.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -73,6 +74,18 @@ export const invalidSandboxAction = (reason: string, message: string) =>
 export const eventTypeOfInbound = (type: string): string =>
   type === 'comment' ? 'comment.received' : type === 'live_comment' ? 'live_comment.received' : 'message.received';
 
+/** The sender fits the connection's channel: an instagram user on instagram, a valid phone on whatsapp. */
+export function checkSender(connection: Pick<ConnectionRow, 'channel'>, from: InboundFrom): void {
+  if (connection.channel === 'instagram') {
+    if (!from.instagram_id || !from.username || from.phone !== undefined)
+      throw invalidSandboxAction('identity_mismatch', 'An instagram contact is named by instagram_id and username.');
+  } else {
+    if (!from.phone || from.instagram_id !== undefined || from.username !== undefined)
+      throw invalidSandboxAction('identity_mismatch', 'A whatsapp contact is named by phone.');
+    parsePhone(from.phone); // 422 invalid_phone
+  }
+}
+
 /** The contact the channel names, created (or brought back) when new. Inside the caller's transaction. */
 async function contactOfSender(
   tx: Kysely<DB>,
@@ -81,22 +94,20 @@ async function contactOfSender(
   from: InboundFrom,
   now: string,
 ): Promise<{ contact: ContactRow; created: boolean }> {
+  checkSender(connection, from);
   let existing: ContactRow | undefined;
   if (connection.channel === 'instagram') {
-    if (!from.instagram_id || !from.username || from.phone !== undefined)
-      throw invalidSandboxAction('identity_mismatch', 'An instagram contact is named by instagram_id and username.');
-    existing = await lockContactByInstagramId(tx, accountId, connection.id, from.instagram_id);
+    const instagramId = from.instagram_id!;
+    existing = await lockContactByInstagramId(tx, accountId, connection.id, instagramId);
     if (!existing) {
-      const identity = { channel: 'instagram' as const, instagramId: from.instagram_id, username: from.username };
+      const identity = { channel: 'instagram' as const, instagramId, username: from.username! };
       return {
         contact: await insertChannelContact(tx, accountId, connection.id, identity, from.name, now),
         created: true,
       };
     }
   } else {
-    if (!from.phone || from.instagram_id !== undefined || from.username !== undefined)
-      throw invalidSandboxAction('identity_mismatch', 'A whatsapp contact is named by phone.');
-    const phone = parsePhone(from.phone);
+    const phone = parsePhone(from.phone!);
     existing = await lockContactByPhoneKey(tx, accountId, phone.key);
     if (!existing) {
       const identity = { channel: 'whatsapp' as const, phone: phone.e164, phoneKey: phone.key };
@@ -128,6 +139,15 @@ export async function recordInbound(
       last_interaction_at: now,
       deleted_at: null,
     });
+    // The channel sends the current username with each message (SandboxInstagramSender: "It updates the
+    // contact's instagram.username"); contacts.ts's updateContact does not take it.
+    if (contact.channel === 'instagram' && input.from.username && input.from.username !== contact.instagram_username)
+      await tx
+        .updateTable('contacts')
+        .set({ instagram_username: input.from.username })
+        .where('account_id', '=', accountId)
+        .where('id', '=', contact.id)
+        .execute();
 
     const direct = DIRECT_TYPES.has(input.type);
     let conversation = await findConversationOfContact(tx, accountId, contact.id, { forUpdate: true });

@@ -1,6 +1,7 @@
 // The sandbox's actions (admin API `/admin/v1/sandbox/…`): act as a contact on the sandbox channel, make the
 // channel answer the next send in a given way, fail a sent whatsapp message, and the like. Each action stores
 // what a real channel would deliver and emits the same events, through the same services the channels use.
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
@@ -10,6 +11,7 @@ import {
   findMessage,
   updateMessage,
   findConversation,
+  insertMessage,
   markInboundRead,
   updateConversation,
   type MessageRow,
@@ -20,7 +22,14 @@ import { parsePhone } from '../contacts/phone.js';
 import { recordEvents } from '../events/outbox.js';
 import { conversationNotFound, messageNotFound } from '../messaging/conversations.js';
 import { failSentMessage, type ProviderFailure } from '../messaging/failures.js';
-import { invalidSandboxAction, recordInbound, type InboundInput, type InboundResult } from '../messaging/inbound.js';
+import {
+  checkSender,
+  invalidSandboxAction,
+  recordInbound,
+  type InboundInput,
+  type InboundResult,
+} from '../messaging/inbound.js';
+import { TEXT_LIMITS, textLength } from '../messaging/send-rules.js';
 import { DIRECT_TYPES, messageView } from '../messaging/views.js';
 
 /** The post type each message type relates to (a direct message relates to none). */
@@ -42,6 +51,7 @@ const requireConnected = (connection: Pick<ConnectionRow, 'status'>) => {
 /** The rules of SandboxInboundRequest that the format check cannot express. */
 async function checkInbound(db: Kysely<DB>, clock: Clock, connection: ConnectionRow, input: InboundInput) {
   requireConnected(connection);
+  checkSender(connection, input.from);
   if (input.type !== 'message' && connection.channel === 'whatsapp')
     throw invalidSandboxAction('not_instagram', `whatsapp has no ${input.type}.`);
   const postType = POST_TYPE[input.type];
@@ -83,9 +93,18 @@ export async function contactWrites(
   connection: ConnectionRow,
   input: InboundInput,
   baseUrl: string,
+  /** Stores the file the contact sends, once the message is known to be deliverable; its stored attachment. */
+  storeAttachment?: () => Promise<unknown>,
 ): Promise<InboundResult> {
-  await checkInbound(db, clock, connection, input);
-  return recordInbound(db, clock, connection.account_id, connection, input, baseUrl);
+  // The checks see the attachment to come, so a refused message leaves no stored file behind.
+  await checkInbound(
+    db,
+    clock,
+    connection,
+    storeAttachment ? { ...input, attachments: [...input.attachments, {}] } : input,
+  );
+  const attachments = storeAttachment ? [...input.attachments, await storeAttachment()] : input.attachments;
+  return recordInbound(db, clock, connection.account_id, connection, { ...input, attachments }, baseUrl);
 }
 
 /** How a contact is named on its channel, for a follow-up action of the same contact. */
@@ -209,7 +228,9 @@ export function contactReacts(
     (message, at) => {
       requireInstagram(message);
       const others = (message.reactions as { by: string }[]).filter((r) => r.by !== 'contact');
-      const reactions = emoji === null ? others : [...others, { emoji, by: 'contact', created_at: at }];
+      // In the form every timestamp of the API takes (six fraction digits).
+      const created_at = at.replace(/Z$/, '000Z');
+      const reactions = emoji === null ? others : [...others, { emoji, by: 'contact', created_at }];
       return { reactions: JSON.stringify(reactions) };
     },
     'message.updated',
@@ -324,6 +345,73 @@ export async function changeConversation(
     if (change.unread !== undefined)
       await updateConversation(tx, accountId, conversationId, { marked_unread: change.unread });
     else if (change.read) await updateConversation(tx, accountId, conversationId, { marked_unread: false });
+  });
+}
+
+/**
+ * Someone on the account types a text in the channel's own app: the channel reports it and the service stores
+ * it as sent, `unattributed`, and emits `message.sent`. The native apps are not held to the API's 24-hour
+ * window, so none is checked; the channel still carries nothing on a disconnected connection and no text over
+ * its length limit. Like any reply, it marks the contact's messages read and is activity of the contact; being
+ * a direct message, it puts the conversation in the list. It neither opens nor extends the reply window.
+ */
+export async function accountWritesInApp(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  conversationId: string,
+  text: string,
+  baseUrl: string,
+): Promise<MessageRow> {
+  return db.transaction().execute(async (tx) => {
+    const conversation = await findConversation(tx, accountId, conversationId, { forUpdate: true });
+    if (!conversation) throw conversationNotFound();
+    const connection = await findConnection(tx, accountId, conversation.connection_id);
+    if (!connection) throw conversationNotFound();
+    requireConnected(connection);
+    const limit = TEXT_LIMITS[connection.channel].text;
+    if (textLength(text) > limit)
+      throw invalidSandboxAction('text_too_long', `${connection.channel} carries at most ${limit} characters.`);
+    const at = clock.now().toISOString();
+    const message = await insertMessage(tx, {
+      id: randomUUID(),
+      account_id: accountId,
+      conversation_id: conversation.id,
+      contact_id: conversation.contact_id,
+      connection_id: connection.id,
+      channel: connection.channel,
+      type: 'message',
+      direction: 'outbound',
+      sender_type: 'unattributed',
+      sender_user_id: null,
+      sender_name: null,
+      sender_workflow_id: null,
+      sender_api_key_id: null,
+      text,
+      attachments: JSON.stringify([]),
+      template: null,
+      reply_to_message_id: null,
+      button: null,
+      post: null,
+      status: 'sent',
+      failure: null,
+      reactions: JSON.stringify([]),
+      read_at: null,
+      provider_message_id: `sandbox-${randomUUID()}`,
+      created_at: at,
+    });
+    await markInboundRead(tx, accountId, conversation.id, at);
+    const last = conversation.last_message_at;
+    await updateConversation(tx, accountId, conversation.id, {
+      last_message_at: last !== null && Date.parse(last) > Date.parse(at) ? last : at,
+      in_inbox: true,
+      marked_unread: false,
+    });
+    await updateContact(tx, accountId, conversation.contact_id, { updated_at: at, last_interaction_at: at });
+    await recordEvents(tx, accountId, at, [
+      { type: 'message.sent', resource: { type: 'message', id: message.id }, data: messageView(message, baseUrl) },
+    ]);
+    return message;
   });
 }
 
