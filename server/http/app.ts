@@ -7,6 +7,7 @@
 //           → rate limit (429 rate_limited) → OpenAPI validation (400)
 //           → idempotency (replay, 409, 422, 503) → handler (501 not_implemented until its issue lands)
 //           → response headers → error envelope
+import { strictFormats } from './formats.js';
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -142,6 +143,7 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
       validateResponses: ctx.config.responseValidation ? { removeAdditional: false } : false,
       validateSecurity: false,
       validateFormats: true,
+      formats: strictFormats,
       ignoreUndocumented: false,
       ignorePaths: /^\/(healthz|readyz|metrics|admin)(\/|$)/,
     }),

@@ -215,3 +215,13 @@ export async function listMessages(
     page,
   );
 }
+
+/** The contact's conversation, inserted when it has none yet (one per contact). */
+export async function ensureConversation(db: Kysely<DB>, row: ConversationRow): Promise<ConversationRow> {
+  await db
+    .insertInto('conversations')
+    .values(row)
+    .onConflict((oc) => oc.column('contact_id').doNothing())
+    .execute();
+  return (await findConversationOfContact(db, row.account_id, row.contact_id))!;
+}

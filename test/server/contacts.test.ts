@@ -421,6 +421,16 @@ describe.each(engines)('contacts on %s', (engine) => {
       expect(ids((await listOk(me, { updated_since: inSaoPaulo })).data)).toEqual([c1!.id]);
     });
 
+    it('an impossible updated_since (month 13, 30 February, offset +23:00) is a 400 with details, not a 500', async () => {
+      const me = await t.account();
+      for (const since of ['2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-11-20T13:00:00+23:00']) {
+        const res = await me.call('GET', `/v1/contacts?updated_since=${encodeURIComponent(since)}`);
+        expect(res.status, since).toBe(400);
+        const body = (await res.json()) as { context: { details: { path: string }[] } };
+        expect(body.context.details[0]!.path).toContain('updated_since');
+      }
+    });
+
     it('does not list a contact deleted in the console (plain, with updated_since, nor by phone)', async () => {
       const me = await t.account();
       const w = await world(me);

@@ -24,6 +24,7 @@ import {
   type ContactRow,
 } from '../../store/contacts.js';
 import { cursorCodec } from '../../store/cursor.js';
+import { ensureConversation } from '../../store/messaging.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
 import { recordEvents, type OutboxEvent } from '../events/outbox.js';
@@ -149,6 +150,9 @@ export async function createOrUpdateWhatsappContact(
     const contact = inserted ?? (await lockContactByPhoneKey(tx, accountId, phone.key));
     if (!contact) throw new Error('a contact with this phone key vanished inside its transaction');
     const returning = !created && contact.deleted_at !== null;
+    // One conversation per contact: with no message yet it stays out of the list, but GET by id reads it and
+    // a template reaches the contact through it.
+    await openConversation(tx, contact, now);
     // Neither the name nor the return moves updated_at: API changes never do (sync rule 4).
     if (!created) await updateContact(tx, accountId, contact.id, { name, deleted_at: null });
 
@@ -256,9 +260,26 @@ export async function insertChannelContact(
     deleted_at: null,
     blocked_from_automations: false,
   });
+  await openConversation(tx, row, now);
   const view = await contactViewOf(tx, accountId, row);
   await recordEvents(tx, accountId, now, [contactEvent('contact.created', view)]);
   return row;
+}
+
+/** The contact's conversation on its channel, created empty (out of the inbox) when it has none yet. */
+function openConversation(tx: Kysely<DB>, contact: ContactRow, now: string) {
+  return ensureConversation(tx, {
+    id: randomUUID(),
+    account_id: contact.account_id,
+    contact_id: contact.id,
+    connection_id: contact.connection_id,
+    channel: contact.channel,
+    in_inbox: false,
+    last_message_at: null,
+    last_inbound_at: null,
+    marked_unread: false,
+    created_at: now,
+  });
 }
 
 /** Someone new on an instagram connection, in a transaction of its own (tests and tools). */

@@ -3,10 +3,11 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { notFound } from '../../errors.js';
-import { cursorCodec } from '../../store/cursor.js';
+import { cursorCodec, invalidCursor } from '../../store/cursor.js';
 import {
   conversationsWithUnread,
   findConversation,
+  findConversationOfContact,
   findMessage,
   listConversations as listConversationRows,
   listMessages as listMessageRows,
@@ -51,6 +52,8 @@ export interface ConversationListQuery {
   channel?: 'instagram' | 'whatsapp';
   unread?: boolean;
   last_message_after?: string;
+  /** The lookup form: only this contact's conversation, listed even when the inbox leaves it out. */
+  contact_id?: string;
 }
 
 export async function listConversations(
@@ -60,6 +63,7 @@ export async function listConversations(
   query: ConversationListQuery,
   page: PageRequest,
 ): Promise<Page<ConversationView>> {
+  if (query.contact_id !== undefined) return conversationOfContact(db, clock, accountId, query, page);
   const codec = await cursorCodec(db, clock);
   const rows = await listConversationRows(
     db,
@@ -74,6 +78,36 @@ export async function listConversations(
     page,
   );
   return { data: await conversationViews(db, clock, accountId, rows.data), next_cursor: rows.next_cursor };
+}
+
+/** A moment to the microsecond (a Date keeps milliseconds only), for the strict "later" of the filter. */
+function epochMicros(moment: string): number {
+  const micros = /\.\d{3}(\d{1,3})/.exec(moment)?.[1] ?? '';
+  return Date.parse(moment) * 1000 + Number(micros.padEnd(3, '0'));
+}
+
+/**
+ * `contact_id`: the contact's one conversation, as a single page (no cursor is ever issued for it), whether or
+ * not the inbox lists it (a contact created by POST /v1/contacts, or one who only commented). The other
+ * filters still apply to it.
+ */
+async function conversationOfContact(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  query: ConversationListQuery,
+  page: PageRequest,
+): Promise<Page<ConversationView>> {
+  if (page.cursor !== undefined) throw invalidCursor();
+  const row = await findConversationOfContact(db, accountId, query.contact_id!);
+  const [view] = row ? await conversationViews(db, clock, accountId, [row]) : [];
+  const after = query.last_message_after;
+  const matches =
+    view !== undefined &&
+    (query.channel === undefined || view.channel.type === query.channel) &&
+    (query.unread === undefined || view.unread === query.unread) &&
+    (after === undefined || (view.last_message_at !== null && epochMicros(view.last_message_at) > epochMicros(after)));
+  return { data: matches ? [view] : [], next_cursor: null };
 }
 
 export async function getConversation(

@@ -29,7 +29,7 @@ import { conversationNotFound } from './conversations.js';
 import { findMediaInfo } from './media.js';
 import { checkSend, type OutboundContent } from './send-rules.js';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
-import { messageView, REPLY_WINDOW_MS, type MessageView } from './views.js';
+import { messageView, replyWindow, type MessageView } from './views.js';
 
 /** The job that reports a whatsapp send as undelivered, when the channel said it would fail later. */
 export const FAIL_LATER_JOB = 'sandbox.fail_message';
@@ -99,7 +99,8 @@ export async function sendMessage(
   const now = clock.now();
   if (content.form !== 'template') {
     const last = conversation.last_inbound_at;
-    if (last === null || now.getTime() >= Date.parse(last) + REPLY_WINDOW_MS) {
+    // The same window the conversation shows, to the microsecond.
+    if (replyWindow(last, now).state === 'closed') {
       const code = channel === 'whatsapp' ? 'template_required' : 'messaging_window_closed';
       throw new ApiError(
         422,
@@ -227,7 +228,12 @@ async function storeSent(
     });
     // Like a console reply: what the contact sent so far is read. A message in either direction is activity.
     await markInboundRead(tx, accountId, conversationId, at);
-    await updateConversation(tx, accountId, conversationId, { last_message_at: at, marked_unread: false });
+    // The account wrote: the conversation is in the inbox from now on (also when a template opens it).
+    await updateConversation(tx, accountId, conversationId, {
+      last_message_at: at,
+      marked_unread: false,
+      in_inbox: true,
+    });
     await updateContact(tx, accountId, contactId, { updated_at: at, last_interaction_at: at });
     await recordEvents(tx, accountId, at, [
       { type: 'message.sent', resource: { type: 'message', id: message.id }, data: messageView(message, deps.baseUrl) },

@@ -7,13 +7,21 @@ export const REPLY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Message types a contact sends in direct messages: they put the conversation in the inbox and open the window. */
 export const DIRECT_TYPES: ReadonlySet<string> = new Set(['message', 'story_message', 'story_mention']);
 
+/**
+ * The window of a conversation whose contact last wrote a direct message at `lastInboundAt` (as the database
+ * returns it, to the microsecond). `closes_at` is that moment plus 24 hours exactly, microseconds kept (a Date
+ * holds milliseconds only), in the format of every other timestamp.
+ */
 export function replyWindow(
   lastInboundAt: string | null,
   now: Date,
 ): { state: 'open' | 'closed'; closes_at: string | null } {
   if (lastInboundAt === null) return { state: 'closed', closes_at: null };
-  const closes = new Date(Date.parse(lastInboundAt) + REPLY_WINDOW_MS);
-  return { state: now < closes ? 'open' : 'closed', closes_at: closes.toISOString() };
+  const closesMs = Date.parse(lastInboundAt) + REPLY_WINDOW_MS;
+  const micros = Number((/\.\d{3}(\d{1,3})/.exec(lastInboundAt)?.[1] ?? '').padEnd(3, '0'));
+  const closesAt = new Date(closesMs).toISOString().replace('Z', `${String(micros).padStart(3, '0')}Z`);
+  const open = now.getTime() < closesMs || (now.getTime() === closesMs && micros > 0);
+  return { state: open ? 'open' : 'closed', closes_at: closesAt };
 }
 
 export interface ConversationView {

@@ -35,10 +35,12 @@ export const conversationHandlers: Handlers = {
     const channel = stringParam(query, 'channel') as ConversationListQuery['channel'];
     const unread = booleanParam(query, 'unread');
     const after = stringParam(query, 'last_message_after');
+    const contactId = stringParam(query, 'contact_id');
     if (order) filters.order = order;
     if (channel) filters.channel = channel;
     if (unread !== undefined) filters.unread = unread;
     if (after) filters.last_message_after = after;
+    if (contactId) filters.contact_id = contactId;
     return {
       status: 200,
       body: await listConversations(app.database.db, app.clock, caller.account.id, filters, pageRequest(query)),
@@ -76,7 +78,13 @@ export const sendHandlers: Handlers = {
   sendMessage: async ({ req, app, caller, params, body }) => ({
     status: 201,
     body: await sendMessage(
-      { db: app.database.db, clock: app.clock, provider: app.provider ?? sandbox, baseUrl: publicBaseUrl(app, req) },
+      {
+        db: app.database.db,
+        clock: app.clock,
+        provider: app.provider ?? sandbox,
+        baseUrl: publicBaseUrl(app, req),
+        logger: app.logger,
+      },
       caller.account,
       caller.key,
       params.conversationId!,
