@@ -641,6 +641,12 @@ describe.each(engines)('the sandbox on %s', (engine) => {
         );
         await expectError(await admin('DELETE', `/sandbox/messages/${randomUUID()}`), 404, { code: 'not_found' });
       });
+      // A comment can be deleted (by its author, or by the account in the app): message.deleted.
+      const [removed, deleted] = await withEvents(w.c.accountId, async () =>
+        json<Message>(await admin('DELETE', `/sandbox/messages/${comment.message.id}`), 200),
+      );
+      expect(removed).toMatchObject({ id: comment.message.id, type: 'comment', is_removed: true, text: null });
+      expect(deleted.map((e) => e.type)).toEqual(['message.deleted']);
       // The contact may react to what the account sent.
       const reacted = await json<Message>(
         await admin('PUT', `/sandbox/messages/${sent.id}/reaction`, { emoji: '👍' }),

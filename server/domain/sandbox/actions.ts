@@ -183,11 +183,12 @@ async function changeMessage(
   baseUrl: string,
   change: (message: MessageRow, at: string) => Parameters<typeof updateMessage>[3],
   eventType: 'message.updated' | 'message.deleted',
+  types: ReadonlySet<string> = DIRECT_TYPES,
 ): Promise<MessageRow> {
   return db.transaction().execute(async (tx) => {
     const message = await findMessage(tx, accountId, messageId, { forUpdate: true });
     if (!message) throw messageNotFound();
-    if (!DIRECT_TYPES.has(message.type))
+    if (!types.has(message.type))
       throw invalidSandboxAction('not_direct_message', 'Reactions, edits and unsends apply to direct messages.');
     if (message.is_removed) throw invalidSandboxAction('message_removed', 'The message was removed.');
     const connection = await findConnection(tx, accountId, message.connection_id);
@@ -261,7 +262,13 @@ export function contactEdits(
   );
 }
 
-/** The contact unsends its message: it reads as removed. */
+/** What can be deleted: a contact's direct message (by the contact) and a comment (by its author or the account). */
+const DELETABLE_TYPES: ReadonlySet<string> = new Set([...DIRECT_TYPES, 'comment', 'live_comment']);
+
+/**
+ * The contact unsends its direct message, or a comment is deleted (by the contact or by the account, as Part C's
+ * `message.deleted` says): it reads as removed.
+ */
 export function contactDeletes(
   db: Kysely<DB>,
   clock: Clock,
@@ -281,6 +288,7 @@ export function contactDeletes(
       return { is_removed: true };
     },
     'message.deleted',
+    DELETABLE_TYPES,
   );
 }
 
