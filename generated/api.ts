@@ -439,9 +439,11 @@ export interface paths {
      * @description Lists the account's conversations, one per contact, as the console Live Chat lists them: ordered by
      *     `last_message_at` (then `id`), newest first by default. Filters combine.
      *
-     *     The list leaves out a conversation whose contact only commented, and one with no message yet. Read those
-     *     with `GET /v1/conversations/{conversationId}`, taking the id from a message's `conversation_id` (for
-     *     example in a `comment.received` event).
+     *     The list leaves out a conversation whose contact only commented, and one with no message yet (a contact
+     *     created by `POST /v1/contacts` has one, which only a whatsapp template reaches). Find those with
+     *     `contact_id` (the contact's one conversation, whatever the inbox shows), or read them with
+     *     `GET /v1/conversations/{conversationId}`, taking the id from a message's `conversation_id` (for example in
+     *     a `comment.received` event).
      *
      *     **Sync.** Page with `order=asc` from `last_message_after`. A conversation that receives a message while you
      *     page moves to the end, so you meet it again further on. Received messages are stored with the channel's
@@ -2017,6 +2019,33 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/accounts/{accountId}/notifications': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * List the notices to the account owner
+     * @description What the service told the account's owner, newest first (by `created_at`, then `id`), in one page. Today
+     *     one kind: `webhook_disabled`, left when the service disables a webhook endpoint whose attempts all failed
+     *     for 3 days (`disabled_reason` `failing`); `details` says which URL, since when it failed, the last
+     *     attempt's outcome and how many pending deliveries were dropped (failed with `endpoint_disabled`). The same
+     *     notice goes to the service log (level `warn`). Notices are kept with the account.
+     */
+    get: operations['listAccountNotifications'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/contacts/{contactId}': {
     parameters: {
       query?: never;
@@ -2187,10 +2216,11 @@ export interface paths {
     put?: never;
     post?: never;
     /**
-     * Unsend a message as the contact
-     * @description The contact deletes (unsends) its own direct message (instagram only). It reads back with `is_removed`
-     *     true, `text` null and no attachments; it stays readable. Emits `message.deleted`; does not move the
-     *     conversation's `last_message_at`.
+     * Unsend a message, or delete a comment
+     * @description The contact deletes (unsends) its own direct message, or a comment or live comment is deleted (by the
+     *     contact, or by the account in the app): instagram only. It reads back with `is_removed` true, `text` null
+     *     and no attachments; it stays readable. Emits `message.deleted`; does not move the conversation's
+     *     `last_message_at`.
      */
     delete: operations['deleteSandboxMessage'];
     options?: never;
@@ -7028,6 +7058,69 @@ export interface components {
       created_at: components['schemas']['Timestamp'];
     };
     /**
+     * AdminWebhookDisabledDetails
+     * @description Why a webhook endpoint was disabled, as of that moment.
+     */
+    AdminWebhookDisabledDetails: {
+      /**
+       * @description The endpoint's `disabled_reason`.
+       * @enum {string}
+       */
+      reason: 'failing';
+      /** @description The endpoint's URL when it was disabled. */
+      url: string;
+      /**
+       * Format: date-time
+       * @description The first failed attempt of the run of failures (3 days or more before the disabling).
+       */
+      failing_since: string;
+      /**
+       * @description Why the attempt that disabled the endpoint failed (a delivery's `last_error`).
+       * @enum {string}
+       */
+      last_error: 'http_status' | 'timeout' | 'dns_failed' | 'connection_failed' | 'tls_failed' | 'unsafe_target';
+      /** @description The status that attempt got, when the endpoint answered. */
+      last_response_status: number | null;
+      /** @description Pending deliveries failed with `endpoint_disabled` (resendable within 7 days once enabled). */
+      dropped_deliveries: number;
+    };
+    /**
+     * AdminNotification
+     * @description A notice the service left for the account owner. `kind` `webhook_disabled`: the service disabled a webhook
+     *     endpoint (`subject`) after its attempts all failed for 3 days.
+     */
+    AdminNotification: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * @description What the notice is about. New kinds may appear.
+       * @enum {string}
+       */
+      kind: 'webhook_disabled';
+      /** @description The resource the notice is about. */
+      subject: {
+        /** @enum {string} */
+        type: 'webhook';
+        /** Format: uuid */
+        id: string;
+      };
+      details: components['schemas']['AdminWebhookDisabledDetails'];
+      /**
+       * Format: date-time
+       * @description When the service left the notice (for `webhook_disabled`, the endpoint's `disabled_at`).
+       */
+      created_at: string;
+    };
+    /**
+     * AdminNotificationList
+     * @description Every notice to the account owner, newest first, in one page.
+     */
+    AdminNotificationList: {
+      data: components['schemas']['AdminNotification'][];
+      /** @description Always null. The notices are read in one page. */
+      next_cursor: null;
+    };
+    /**
      * AdminDeletedContact
      * @description The contact was deleted.
      */
@@ -7295,7 +7388,8 @@ export interface components {
          *     - `not_outbound`: the message was not sent by the account (a button tap needs an outbound message).
          *     - `not_inbound`: the message was not sent by the contact (only the contact edits or unsends its own).
          *     - `not_direct_message`: the message is a comment, a public or private reply or a live comment; the
-         *       action applies to direct messages (`message`, `story_message`, `story_mention`).
+         *       action applies to direct messages (`message`, `story_message`, `story_mention`), and deletion also
+         *       to comments and live comments.
          *     - `message_removed`: the message was already removed.
          *     - `no_such_button`: the message has no reply button with this id.
          *     - `not_sent`: the message is not `sent` (already failed, or inbound).
@@ -8435,6 +8529,9 @@ export type SchemaInvalidTemplateBodyError = components['schemas']['InvalidTempl
 export type SchemaAdminTemplateUpdateRequest = components['schemas']['AdminTemplateUpdateRequest'];
 export type SchemaAdminUploadCreateRequest = components['schemas']['AdminUploadCreateRequest'];
 export type SchemaAdminUpload = components['schemas']['AdminUpload'];
+export type SchemaAdminWebhookDisabledDetails = components['schemas']['AdminWebhookDisabledDetails'];
+export type SchemaAdminNotification = components['schemas']['AdminNotification'];
+export type SchemaAdminNotificationList = components['schemas']['AdminNotificationList'];
 export type SchemaAdminDeletedContact = components['schemas']['AdminDeletedContact'];
 export type SchemaAdminContactUpdateRequest = components['schemas']['AdminContactUpdateRequest'];
 export type SchemaAdminContactHistoryEntry = components['schemas']['AdminContactHistoryEntry'];
@@ -9463,6 +9560,13 @@ export interface operations {
          * @example 2026-11-20T13:00:00Z
          */
         last_message_after?: string;
+        /**
+         * @description Only the conversation of this contact, also when the list leaves it out otherwise (no message yet, or
+         *     only comments). The other filters still apply. The answer is one page with `next_cursor` null; an
+         *     unknown contact gives an empty page.
+         * @example 3f1c2a9e-8b7d-4c6e-9a1b-2d3e4f5a6b7c
+         */
+        contact_id?: string;
       };
       header?: never;
       path?: never;
@@ -12403,6 +12507,34 @@ export interface operations {
       default: components['responses']['UnexpectedError'];
     };
   };
+  listAccountNotifications: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every notice of the account, newest first. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminNotificationList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
   deleteContact: {
     parameters: {
       query?: never;
@@ -12743,7 +12875,8 @@ export interface operations {
       };
       /**
        * @description `invalid_sandbox_action`: `reason` is `not_inbound` (the account sent it), `not_instagram`,
-       *     `not_direct_message`, `message_removed` (already removed) or `connection_disconnected`.
+       *     `not_direct_message` (a public or private reply of the account), `message_removed` (already removed) or
+       *     `connection_disconnected`.
        */
       422: {
         headers: {

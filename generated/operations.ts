@@ -712,6 +712,13 @@ export const adminOperations = {
     tag: 'Admin',
     successStatuses: [201],
   },
+  listAccountNotifications: {
+    method: 'get',
+    path: '/admin/v1/accounts/{accountId}/notifications',
+    expressPath: '/accounts/:accountId/notifications',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
   deleteContact: {
     method: 'delete',
     path: '/admin/v1/contacts/{contactId}',

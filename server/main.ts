@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import { OffsetClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { ensureDemoAccount } from './console/demo.js';
+import { ensurePruneJob } from './domain/webhooks/delivery.js';
 import { createApp } from './http/app.js';
 import { StoreRateLimiter } from './http/rate-limit.js';
 import { handlers } from './http/routes/index.js';
@@ -85,7 +86,12 @@ async function main(): Promise<void> {
   // releases its leases. WORKERS=false leaves the jobs to other processes on the same database.
   const workers: { stop(): Promise<void> }[] = [];
   if (config.workers) {
-    const jobs = new JobWorker({ db: database.db, clock: clock, registry: createJobRegistry(), logger });
+    // Webhook deliveries: the URL rules of config.webhookDevTargets, the in-flight limit and pacing of config;
+    // message events carry attachment URLs on this base.
+    const registry = createJobRegistry({ config, baseUrl });
+    const jobs = new JobWorker({ db: database.db, clock: clock, registry, logger });
+    // The hourly retention job of webhook deliveries (one waiting at a time, whatever the number of processes).
+    await ensurePruneJob(database.db, clock);
     jobs.start();
     workers.push(jobs);
   }

@@ -351,6 +351,36 @@ const build: AreaBuilder = (w, f) => {
         next_cursor: null,
       },
     },
+
+    // ------------------------------------------------ notifications
+    // The staging endpoint of the webhook examples: failing for 3 days, disabled 2 days ago.
+    AdminNotificationList: {
+      summary: 'A webhook endpoint disabled for failing',
+      description: 'Left when the service disabled the endpoint; the same notice went to the log.',
+      value: {
+        data: [
+          {
+            id: f.string.uuid(),
+            kind: 'webhook_disabled',
+            subject: { type: 'webhook', id: w.ids.webhooks[2] },
+            details: {
+              reason: 'failing',
+              url: `https://staging.${acc.alias}.com/hooks/engagement`,
+              failing_since: at(-60 * 24 * 5, 530),
+              last_error: 'http_status',
+              last_response_status: 502,
+              dropped_deliveries: 3,
+            },
+            created_at: at(-60 * 24 * 2, 530),
+          },
+        ],
+        next_cursor: null,
+      },
+    },
+    AdminNotificationListEmpty: {
+      summary: 'Nothing to tell',
+      value: { data: [], next_cursor: null },
+    },
   };
   return set;
 };

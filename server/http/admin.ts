@@ -5,6 +5,7 @@
 //
 // No API key, no scopes, no per-account rate limit, no Idempotency-Key. Handlers are thin: the rules live in
 // the services (domain/accounts, domain/console), which the console CLI calls too.
+import { strictFormats } from './formats.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type Request } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -35,6 +36,7 @@ import { changeTemplateStatus, createTemplate, templateView } from '../domain/co
 import { createUpload, uploadView } from '../domain/console/uploads.js';
 import { contactNotFound, deleteContactInConsole, editContactInConsole } from '../domain/contacts/contacts.js';
 import { CONSOLE, contactHistory } from '../domain/contacts/history.js';
+import { listOwnerNotifications } from '../domain/webhooks/notifications.js';
 import { findContactAccountById } from '../store/contacts.js';
 import { ApiError, GatewayError } from '../errors.js';
 import type { AppContext, HandlerResult } from './context.js';
@@ -80,6 +82,10 @@ export const adminHandlers: Record<AdminOperationId, AdminHandler> = {
     const keys = await listApiKeys(app.database.db, params.accountId!);
     return { status: 200, body: { data: keys.map((k) => keyView(k, now)), next_cursor: null } };
   },
+  listAccountNotifications: async ({ app, params }) => ({
+    status: 200,
+    body: await listOwnerNotifications(app.database.db, params.accountId!),
+  }),
   createApiKey: async ({ app, params, body }) => {
     const b = body as SchemaAdminApiKeyCreateRequest;
     const { key, secret } = await createApiKey(
@@ -230,6 +236,7 @@ export function adminRouter(ctx: AppContext, handlers: Record<AdminOperationId, 
       validateResponses: ctx.config.responseValidation ? { removeAdditional: false } : false,
       validateSecurity: false,
       validateFormats: true,
+      formats: strictFormats,
       ignoreUndocumented: false,
       // The validator sees `/admin/v1//accounts` (mount path + path) here; anything outside /admin/v1 is not ours.
       ignorePaths: (path: string) => !path.startsWith(`${ADMIN_PREFIX}/`),

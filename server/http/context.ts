@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { MediaStorage } from '../media/storage.js';
 import type { Database } from '../store/database.js';
+import type { TargetPolicy } from '../webhooks/targets.js';
 import type { AccountRow, ApiKeyRow } from '../store/accounts.js';
 import type { OperationId, OperationInfo } from '../../generated/operations.js';
 import type { IdempotencyOptions } from './idempotency.js';
@@ -23,6 +24,11 @@ export interface AppContext {
   provider?: ChannelProvider;
   /** Where media bytes live; `LocalDiskStorage` on `DATA_DIR/media` when absent (server/media/storage.ts). */
   storage?: MediaStorage;
+  /**
+   * The webhook URL rules (resolver, development targets, extra trusted CA); `targetPolicy(config)` when absent.
+   * Tests set a stub resolver or a test CA here.
+   */
+  webhookTargets?: TargetPolicy;
 }
 
 export interface Caller {

@@ -8,12 +8,16 @@
 // Placed after validation (a malformed request never takes a key) and right before the handler. Handlers
 // answer through app.ts with res.json or a bodyless res.end; both are caught here to store the answer before
 // it leaves, so a client that got an answer and repeats gets the replay.
+// An operation whose replay must show the resource as it is now (a repeated webhook register answers the
+// endpoint with its current secret, or 404 once it is deleted) has a replayer (./routes/index.ts `replayers`):
+// it rewrites the stored success before it goes out, and may throw an ApiError instead.
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OperationId, OperationInfo } from '../../generated/operations.js';
 import { ApiError, serviceUnavailable } from '../errors.js';
 import { SqlIdempotencyStore, type IdempotencyStore, type StoredAnswer } from '../store/idempotency.js';
 import type { AppContext, Caller } from './context.js';
+import { replayers as defaultReplayers } from './routes/index.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 
@@ -28,7 +32,13 @@ export interface IdempotencyOptions {
   maxHoldMs?: number;
   /** A key store slower than this counts as unreachable (default 5 s). */
   storeTimeoutMs?: number;
+  /** Replayers by operation; default ./routes/index.ts `replayers`. */
+  replayers?: Replayers;
 }
+
+/** Turns the stored answer of a success into the answer of its replay (or throws an ApiError). */
+export type Replayer = (answer: StoredAnswer, input: { app: AppContext; caller: Caller }) => Promise<StoredAnswer>;
+export type Replayers = Partial<Record<OperationId, Replayer>>;
 
 const PRUNE_EVERY_MS = 3_600_000;
 const PRUNE_BATCH = 1000;
@@ -71,6 +81,7 @@ export function idempotency(ctx: AppContext): RequestHandler {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const maxBeats = Math.ceil((options.maxHoldMs ?? 600_000) / heartbeatMs);
   const timeoutMs = options.storeTimeoutMs ?? 5_000;
+  const replayers = options.replayers ?? defaultReplayers;
   let nextPruneAt = 0;
 
   /** A store call that fails or hangs is rule 5: 503. `late` undoes a call that lands after the timeout. */
@@ -194,12 +205,15 @@ export function idempotency(ctx: AppContext): RequestHandler {
         const row = await guarded(store.find(accountId, key));
         if (!row || Date.parse(row.expires_at) <= now.getTime()) continue;
         if (row.request_hash !== hash) throw reused();
-        if (row.state === 'done')
-          return replay(res, {
+        if (row.state === 'done') {
+          const stored: StoredAnswer = {
             status: row.response_status ?? 500,
             body: row.response_body ?? null,
             headers: (row.response_headers ?? {}) as Record<string, string>,
-          });
+          };
+          const replayer = stored.status < 400 ? replayers[operation.id] : undefined;
+          return replay(res, replayer ? await replayer(stored, { app: ctx, caller }) : stored);
+        }
         if (Date.parse(row.locked_until) > now.getTime()) throw inProgress();
         // The lease ran out with no answer: the first request's process stopped. From now on the key answers so.
         const stopped = stoppedAnswer();

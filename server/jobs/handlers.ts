@@ -1,8 +1,11 @@
 // Every job kind the service runs, registered in one place (webhook deliveries, automation timers… arrive with
 // their issues and add themselves here).
+import type { Config } from '../config.js';
 import { failSentMessage } from '../domain/messaging/failures.js';
 import { FAIL_LATER_JOB } from '../domain/messaging/send.js';
+import { DELIVER_JOB, PRUNE_JOB, runDeliveryJob, runPruneJob, type DeliveryDeps } from '../domain/webhooks/delivery.js';
 import { ApiError } from '../errors.js';
+import { targetPolicy, type TargetPolicy } from '../webhooks/targets.js';
 import { JobRegistry } from './registry.js';
 
 interface FailLaterPayload {
@@ -12,21 +15,56 @@ interface FailLaterPayload {
   base_url: string;
 }
 
-export function createJobRegistry(): JobRegistry {
-  return new JobRegistry().register(FAIL_LATER_JOB, {
-    // The sandbox's whatsapp reports a send it accepted as undelivered (the arranged `fails_later`).
-    async run(job, ctx) {
-      const p = job.payload as FailLaterPayload;
-      await ctx.db.transaction().execute(async (trx) => {
-        try {
-          const failure = { provider_code: p.provider_code, provider_message: p.provider_message };
-          await failSentMessage(trx, ctx.clock, job.accountId!, p.message_id, failure, p.base_url);
-        } catch (error) {
-          // Already failed (a repeat run after a crash), or the message is gone: nothing left to do.
-          if (!(error instanceof ApiError)) throw error;
-        }
-        await ctx.complete(trx);
-      });
-    },
-  });
+export interface JobDeps {
+  /** The webhook settings (dev targets, in-flight limit, pacing); defaults: strict targets, 5, 100. */
+  config?: Pick<Config, 'webhookDevTargets' | 'webhookMaxInFlight' | 'webhookPacePerMinute'>;
+  /** The URL rules at send; default `targetPolicy(config)`. Tests pass a resolver or a CA. */
+  webhookTargets?: TargetPolicy;
+  /** The service's public base URL, for the attachment URLs of message events. */
+  baseUrl?: string;
+  /** The webhook answer deadline; default 10 s. */
+  webhookTimeoutMs?: number;
+}
+
+const MAX_JOB_RETRY_MS = 15 * 60_000;
+
+export function createJobRegistry(deps: JobDeps = {}): JobRegistry {
+  const config = deps.config ?? { webhookDevTargets: false, webhookMaxInFlight: 5, webhookPacePerMinute: 100 };
+  const delivery: DeliveryDeps = {
+    targets: deps.webhookTargets ?? targetPolicy(config),
+    baseUrl: deps.baseUrl ?? 'http://127.0.0.1',
+    maxInFlight: config.webhookMaxInFlight,
+    pacePerMinute: config.webhookPacePerMinute,
+    ...(deps.webhookTimeoutMs !== undefined ? { timeoutMs: deps.webhookTimeoutMs } : {}),
+  };
+  return new JobRegistry()
+    .register(FAIL_LATER_JOB, {
+      // The sandbox's whatsapp reports a send it accepted as undelivered (the arranged `fails_later`).
+      async run(job, ctx) {
+        const p = job.payload as FailLaterPayload;
+        await ctx.db.transaction().execute(async (trx) => {
+          try {
+            const failure = { provider_code: p.provider_code, provider_message: p.provider_message };
+            await failSentMessage(trx, ctx.clock, job.accountId!, p.message_id, failure, p.base_url);
+          } catch (error) {
+            // Already failed (a repeat run after a crash), or the message is gone: nothing left to do.
+            if (!(error instanceof ApiError)) throw error;
+          }
+          await ctx.complete(trx);
+        });
+      },
+    })
+    .register(DELIVER_JOB, {
+      // One attempt of a webhook delivery (at least once: the job completes with the attempt's outcome).
+      run: (job, ctx) => runDeliveryJob(job, ctx, delivery),
+      // A database fault, not the endpoint's: try again, never give up (the delivery must not stay stuck).
+      retryAt: (job, _error, now) =>
+        new Date(now.getTime() + Math.min(1000 * 2 ** Math.min(job.attempts, 20), MAX_JOB_RETRY_MS)),
+    })
+    .register(PRUNE_JOB, {
+      // Deliveries are kept 7 days; the job re-enqueues itself every hour.
+      async run(_job, ctx) {
+        await runPruneJob(ctx);
+      },
+    });
 }

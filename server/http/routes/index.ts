@@ -1,5 +1,7 @@
-// Every handler of the public API, by operationId. An operation without a handler answers 501.
+// Every handler of the public API, by operationId. An operation without a handler answers 501. And the
+// replayers of the operations whose Idempotency-Key replay shows the resource as it is now (../idempotency.ts).
 import type { Handlers } from '../context.js';
+import type { Replayers } from '../idempotency.js';
 import { accountHandlers } from './account.js';
 import { connectionHandlers } from './connections.js';
 import { contactHandlers } from './contacts.js';
@@ -7,6 +9,7 @@ import { conversationHandlers, sendHandlers } from './conversations.js';
 import { customFieldHandlers } from './custom-fields.js';
 import { mediaHandlers } from './media.js';
 import { tagHandlers } from './tags.js';
+import { webhookHandlers, webhookReplayers } from './webhooks.js';
 
 export const handlers: Handlers = {
   ...accountHandlers,
@@ -17,4 +20,9 @@ export const handlers: Handlers = {
   ...mediaHandlers,
   ...sendHandlers,
   ...tagHandlers,
+  ...webhookHandlers,
+};
+
+export const replayers: Replayers = {
+  ...webhookReplayers,
 };

@@ -1,0 +1,369 @@
+// The delivery engine (Part C, "Delivery behavior"): one attempt of one delivery per `webhook.deliver` job.
+//
+// 1. Begin (one transaction, under a row lock on the endpoint): stop if the delivery is no longer pending or not
+//    yet due; fail it with `endpoint_disabled` (endpoint disabled or deleted) or `account_disabled` (suspended,
+//    API off; not retried); take an in-flight slot (`in_flight_until`, a lease: at most `maxInFlight` attempts
+//    of one endpoint at once, else the job comes back a moment later) and respect the pacing (about
+//    `pacePerMinute` attempt starts per endpoint and minute, counted in `rate_counters`); read the event and
+//    build the envelope (a message event other than `message.updated` carries the message as read now).
+// 2. Send, outside any transaction: signed afresh (`t` = the attempt moment from the clock; the current secret
+//    plus the previous one until it expires), through `postEvent`, which re-checks the URL rules and keeps the
+//    10-second deadline.
+// 3. Finish (one transaction, which also completes the job): attempts + 1, the outcome, the next attempt by the
+//    schedule (1 min, 5 min, 30 min, 2 h, 5 h, then 10 h; failed after the 10th), the slot released,
+//    `failing_since` kept, and an endpoint failing for 3 days disabled (reason `failing`, its pending
+//    deliveries failed with `endpoint_disabled`, the owner told through `account_notifications` and the log).
+//
+// At least once: the job is deleted only in the finishing transaction, so a worker that dies after sending and
+// before that commit leaves the job to run again when its lease expires, and the event goes out again with the
+// same id (and the same attempt number, which was not counted).
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock.js';
+import { enqueueJob } from '../../store/jobs.js';
+import type { DB } from '../../store/schema.js';
+import {
+  accountEventState,
+  countInFlight,
+  countPacedAttempts,
+  deleteOtherIdleJobs,
+  failPendingDeliveries,
+  findDelivery,
+  findDeliveryEndpoint,
+  findEvent,
+  hasJobOfKind,
+  insertAccountNotification,
+  lockPeriodicJob,
+  pruneDeliveries,
+  prunePacingCounters,
+  updateDelivery,
+  updateDeliveryEndpoint,
+  type DeliveryRow,
+} from '../../store/webhook-deliveries.js';
+import { signatureHeader } from '../../webhooks/signing.js';
+import { DEFAULT_TIMEOUT_MS, deliveryHeaders, postEvent, type AttemptResult } from '../../webhooks/sender.js';
+import type { TargetPolicy } from '../../webhooks/targets.js';
+import { envelopeBody } from './envelope.js';
+
+/** The job of one attempt; payload `{ delivery_id }`. */
+export const DELIVER_JOB = 'webhook.deliver';
+/** The periodic retention job (deliveries older than 7 days); one is pending at a time, it re-enqueues itself. */
+export const PRUNE_JOB = 'webhook.prune';
+
+export const MAX_ATTEMPTS = 10;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+/** The wait after failed attempt n (index n - 1), for n = 1..9; after the 10th the delivery fails. */
+export const RETRY_DELAYS_MS: readonly number[] = [
+  MINUTE,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+];
+/** An endpoint whose attempts have all failed for this long is disabled (reason `failing`). */
+export const FAILING_DISABLE_MS = 72 * HOUR;
+/** Deliveries are kept 7 days. */
+export const RETENTION_MS = 7 * 24 * HOUR;
+export const PRUNE_EVERY_MS = HOUR;
+/** No free slot: the job comes back this much later. */
+export const SLOT_WAIT_MS = 1000;
+/** The slot lease outlives the attempt's deadline by this much (a worker that died frees its slot then). */
+const LEASE_MARGIN_MS = 30_000;
+const PACE_WINDOW_MS = MINUTE;
+
+/** The wait before the attempt after failed attempt `n`, or null when the delivery fails (n ≥ 10). */
+export function retryDelayMs(n: number): number | null {
+  if (n >= MAX_ATTEMPTS) return null;
+  return RETRY_DELAYS_MS[Math.max(1, n) - 1]!;
+}
+
+/** Enqueues the attempt of `delivery` at `at`, in `trx` (the transaction that makes the delivery pending). */
+export async function scheduleAttempt(
+  trx: Transaction<DB>,
+  delivery: { id: string; account_id: string },
+  at: Date | string,
+  now: Date | string,
+): Promise<void> {
+  await enqueueJob(
+    trx,
+    { kind: DELIVER_JOB, accountId: delivery.account_id, payload: { delivery_id: delivery.id }, runAt: at },
+    new Date(now),
+  );
+}
+
+export interface DeliveryDeps {
+  /** The URL rules at send (dev targets or strict), and a test CA. */
+  targets: TargetPolicy;
+  /** The service's public base URL (attachment URLs of message data). */
+  baseUrl: string;
+  /** Attempts of one endpoint at once. */
+  maxInFlight: number;
+  /** Attempt starts per endpoint and minute; 0 = no pacing. */
+  pacePerMinute: number;
+  /** The answer deadline; default 10 s. */
+  timeoutMs?: number;
+}
+
+/** What the attempt needs from the job worker (server/jobs JobContext). */
+export interface AttemptContext {
+  db: Kysely<DB>;
+  clock: Clock;
+  logger: Logger;
+  /** Deletes the job in `trx`; throws when its lease was taken over (the transaction then rolls back). */
+  complete(trx: Transaction<DB>): Promise<void>;
+}
+
+interface Attempt {
+  delivery: DeliveryRow;
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  attempt: number;
+  attemptAt: Date;
+}
+
+const iso = (d: Date) => d.toISOString();
+const later = (a: string | null, now: Date) => a !== null && Date.parse(a) > now.getTime();
+
+/** Runs one `webhook.deliver` job. */
+export async function runDeliveryJob(
+  job: { id: string; payload: unknown },
+  ctx: AttemptContext,
+  deps: DeliveryDeps,
+): Promise<void> {
+  const deliveryId = (job.payload as { delivery_id?: unknown } | null)?.delivery_id;
+  if (typeof deliveryId !== 'string') {
+    ctx.logger.error({ job: job.id }, 'webhook.deliver job without a delivery_id: dropped');
+    await ctx.db.transaction().execute((trx) => ctx.complete(trx));
+    return;
+  }
+  const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const attempt = await ctx.db.transaction().execute((trx) => begin(trx, ctx, deps, deliveryId, timeoutMs));
+  if (!attempt) return;
+
+  const result = await postEvent({
+    url: attempt.url,
+    body: attempt.body,
+    headers: attempt.headers,
+    policy: deps.targets,
+    timeoutMs,
+  });
+
+  const disabled = await ctx.db.transaction().execute((trx) => finish(trx, ctx, attempt, result));
+  ctx.logger.debug(
+    {
+      delivery: attempt.delivery.id,
+      webhook: attempt.delivery.webhook_id,
+      event: attempt.delivery.event_id,
+      attempt: attempt.attempt,
+      delivered: result.delivered,
+      status: result.responseStatus,
+      error: result.error,
+      duration_ms: result.durationMs,
+    },
+    'webhook attempt',
+  );
+  if (disabled)
+    ctx.logger.warn(
+      { account: attempt.delivery.account_id, webhook: attempt.delivery.webhook_id, ...disabled },
+      'webhook endpoint disabled after failing for 3 days: the account owner is notified',
+    );
+}
+
+/** Checks, takes a slot and builds the request; null when there is nothing to send now (the job is then done). */
+async function begin(
+  trx: Transaction<DB>,
+  ctx: AttemptContext,
+  deps: DeliveryDeps,
+  deliveryId: string,
+  timeoutMs: number,
+): Promise<Attempt | null> {
+  const now = ctx.clock.now();
+  const done = async () => {
+    await ctx.complete(trx);
+    return null;
+  };
+  const seen = await findDelivery(trx, deliveryId);
+  // Gone (its endpoint was deleted), no longer pending (succeeded, failed, dropped), or not yet due (the job of
+  // a later attempt exists): nothing to do.
+  if (!seen || seen.status !== 'pending' || later(seen.next_attempt_at, now)) return done();
+
+  // The endpoint's lock serialises its attempts' slot counting across workers; the delivery is read again under it.
+  const endpoint = await findDeliveryEndpoint(trx, seen.account_id, seen.webhook_id, { forUpdate: true });
+  const delivery = await findDelivery(trx, deliveryId, { forUpdate: true });
+  if (!delivery || delivery.status !== 'pending' || later(delivery.next_attempt_at, now)) return done();
+
+  const fail = async (lastError: 'endpoint_disabled' | 'account_disabled') => {
+    await updateDelivery(trx, delivery.id, {
+      status: 'failed',
+      last_error: lastError,
+      next_attempt_at: null,
+      in_flight_until: null,
+    });
+    return done();
+  };
+  if (!endpoint || endpoint.deleted_at !== null || endpoint.status !== 'enabled') return fail('endpoint_disabled');
+  const account = await accountEventState(trx, delivery.account_id);
+  if (!account || account.suspended || !account.api_enabled) return fail('account_disabled');
+
+  const comeBackAt = async (at: Date | string) => {
+    await scheduleAttempt(trx, delivery, at, now);
+    return done();
+  };
+  // Another run of this delivery holds a slot (a repeated job): look again when its lease ends.
+  if (later(delivery.in_flight_until, now)) return comeBackAt(delivery.in_flight_until!);
+  if ((await countInFlight(trx, endpoint.id, iso(now))) >= deps.maxInFlight)
+    return comeBackAt(new Date(now.getTime() + SLOT_WAIT_MS));
+  if (deps.pacePerMinute > 0) {
+    const windowStart = Math.floor(now.getTime() / PACE_WINDOW_MS) * PACE_WINDOW_MS;
+    const n = await countPacedAttempts(trx, endpoint.id, new Date(windowStart).toISOString());
+    // Past the window's allowance: a turn in a later window (each window takes the next `pacePerMinute`).
+    if (n > deps.pacePerMinute)
+      return comeBackAt(new Date(windowStart + Math.floor((n - 1) / deps.pacePerMinute) * PACE_WINDOW_MS));
+  }
+
+  const event = await findEvent(trx, delivery.event_id);
+  if (!event) return fail('endpoint_disabled'); // cannot happen (foreign key); never retried forever
+  const body = await envelopeBody(trx, event, deps.baseUrl);
+  const secrets = [endpoint.secret];
+  if (endpoint.previous_secret !== null && later(endpoint.previous_secret_expires_at, now))
+    secrets.push(endpoint.previous_secret);
+  const attempt = delivery.attempts + 1;
+  const signature = signatureHeader(body, secrets, Math.floor(now.getTime() / 1000));
+  await updateDelivery(trx, delivery.id, {
+    in_flight_until: iso(new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS)),
+  });
+  return {
+    delivery,
+    url: endpoint.url,
+    body,
+    headers: deliveryHeaders({ id: event.id, type: event.type }, attempt, signature),
+    attempt,
+    attemptAt: now,
+  };
+}
+
+/** Records the outcome, schedules the next attempt, completes the job; returns what was disabled, if anything. */
+async function finish(
+  trx: Transaction<DB>,
+  ctx: AttemptContext,
+  a: Attempt,
+  result: AttemptResult,
+): Promise<{ failing_since: string; notification_id: string } | null> {
+  // First: if this run's lease was taken over, everything below rolls back and the other run counts.
+  await ctx.complete(trx);
+  const now = ctx.clock.now();
+  const endpoint = await findDeliveryEndpoint(trx, a.delivery.account_id, a.delivery.webhook_id, { forUpdate: true });
+  const delivery = await findDelivery(trx, a.delivery.id, { forUpdate: true });
+  if (!delivery) return null; // deleted with its endpoint meanwhile
+
+  const attempts = delivery.attempts + 1;
+  const common = {
+    attempts,
+    last_attempt_at: iso(a.attemptAt),
+    last_response_status: result.responseStatus,
+    in_flight_until: null,
+  };
+  let next: Date | null = null;
+  if (result.delivered) {
+    await updateDelivery(trx, delivery.id, {
+      ...common,
+      status: 'succeeded',
+      last_error: null,
+      next_attempt_at: null,
+      delivered_at: iso(now),
+    });
+  } else if (delivery.status === 'pending') {
+    const delay = retryDelayMs(attempts);
+    next = delay === null ? null : new Date(a.attemptAt.getTime() + delay);
+    await updateDelivery(trx, delivery.id, {
+      ...common,
+      status: next ? 'pending' : 'failed',
+      last_error: result.error,
+      next_attempt_at: next ? iso(next) : null,
+    });
+  } else {
+    // Failed meanwhile (its endpoint was disabled during the attempt): that reason stays.
+    await updateDelivery(trx, delivery.id, common);
+  }
+  if (next) await scheduleAttempt(trx, delivery, next, now);
+
+  if (!endpoint || endpoint.deleted_at !== null || endpoint.status !== 'enabled') return null;
+  if (result.delivered) {
+    if (endpoint.failing_since !== null)
+      await updateDeliveryEndpoint(trx, endpoint.account_id, endpoint.id, { failing_since: null });
+    return null;
+  }
+  if (delivery.status !== 'pending') return null;
+  if (endpoint.failing_since === null) {
+    await updateDeliveryEndpoint(trx, endpoint.account_id, endpoint.id, { failing_since: iso(a.attemptAt) });
+    return null;
+  }
+  if (a.attemptAt.getTime() - Date.parse(endpoint.failing_since) < FAILING_DISABLE_MS) return null;
+
+  // Failing for 3 days: disabled, its pending deliveries (this one included) dropped, the owner told.
+  await updateDeliveryEndpoint(trx, endpoint.account_id, endpoint.id, {
+    status: 'disabled',
+    disabled_reason: 'failing',
+    disabled_at: iso(now),
+    updated_at: iso(now),
+  });
+  const dropped = await failPendingDeliveries(trx, endpoint.id, 'endpoint_disabled');
+  const notificationId = randomUUID();
+  await insertAccountNotification(trx, {
+    id: notificationId,
+    accountId: endpoint.account_id,
+    kind: 'webhook_disabled',
+    subjectType: 'webhook',
+    subjectId: endpoint.id,
+    details: {
+      reason: 'failing',
+      url: endpoint.url,
+      failing_since: endpoint.failing_since,
+      last_error: result.error,
+      last_response_status: result.responseStatus,
+      dropped_deliveries: dropped,
+    },
+    at: iso(now),
+  });
+  return { failing_since: endpoint.failing_since, notification_id: notificationId };
+}
+
+// ------------------------------------------------------------------------------------------------ retention
+
+/** Makes sure one retention job exists (a process starting its workers calls it). */
+export async function ensurePruneJob(db: Kysely<DB>, clock: Clock): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await lockPeriodicJob(trx, PRUNE_JOB);
+    if (!(await hasJobOfKind(trx, PRUNE_JOB)))
+      await enqueueJob(trx, { kind: PRUNE_JOB, accountId: null, payload: {} }, clock.now());
+  });
+}
+
+/**
+ * Deletes deliveries older than 7 days and stale pacing counters, then enqueues the next run an hour later,
+ * leaving exactly one waiting (a second one, from two processes starting at once, is removed).
+ */
+export async function runPruneJob(ctx: AttemptContext): Promise<{ deliveries: number }> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockPeriodicJob(trx, PRUNE_JOB);
+    const deliveries = await pruneDeliveries(trx, iso(new Date(now.getTime() - RETENTION_MS)));
+    await prunePacingCounters(trx, iso(new Date(now.getTime() - 2 * PACE_WINDOW_MS)));
+    await deleteOtherIdleJobs(trx, PRUNE_JOB, null);
+    await enqueueJob(
+      trx,
+      { kind: PRUNE_JOB, accountId: null, payload: {}, runAt: new Date(now.getTime() + PRUNE_EVERY_MS) },
+      now,
+    );
+    await ctx.complete(trx);
+    if (deliveries > 0) ctx.logger.info({ deliveries }, 'webhook deliveries older than 7 days pruned');
+    return { deliveries };
+  });
+}

@@ -1,0 +1,286 @@
+// SQL of webhook deliveries (Part C): the fan-out of the outbox, the attempt's reads and writes, the in-flight
+// slots and pacing of an endpoint, the automatic disabling of a failing endpoint, the owner notifications and the
+// 7-day retention.
+//
+// A delivery is created in the transaction that records its event, with its `webhook.deliver` job. An attempt
+// takes a slot (`in_flight_until`, a lease) counted under a row lock on the endpoint, so at most N attempts of
+// one endpoint run at once across every worker process.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type {
+  AccountNotificationsTable,
+  DB,
+  EventsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+} from './schema.js';
+
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type DeliveryEndpointRow = Selectable<WebhookEndpointsTable>;
+export type DeliveryEventRow = Selectable<EventsTable>;
+export type AccountNotificationRow = Selectable<AccountNotificationsTable>;
+
+// ------------------------------------------------------------------------------------------------ fan-out
+
+/** Whether the account may record and deliver events: not suspended, API on. Undefined when it does not exist. */
+export async function accountEventState(
+  db: Kysely<DB>,
+  accountId: string,
+): Promise<{ suspended: boolean; api_enabled: boolean } | undefined> {
+  return db.selectFrom('accounts').select(['suspended', 'api_enabled']).where('id', '=', accountId).executeTakeFirst();
+}
+
+/** The account's enabled, non-deleted endpoints subscribed to at least one of `types` (id and types). */
+export async function subscribedEndpoints(
+  db: Kysely<DB>,
+  accountId: string,
+  types: readonly string[],
+): Promise<{ id: string; event_types: string[] }[]> {
+  if (types.length === 0) return [];
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'event_types'])
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .where('status', '=', 'enabled')
+    .where(sql<boolean>`event_types && ${sql.val([...types])}::text[]`)
+    .execute();
+}
+
+export interface NewDelivery {
+  id: string;
+  accountId: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  eventCreatedAt: string;
+}
+
+/**
+ * Inserts pending deliveries, due at `now`, and one job of kind `jobKind` (payload `{delivery_id}`, run now) for
+ * each: two statements whatever the number of deliveries. Call in the event's transaction.
+ */
+export async function insertDeliveriesWithJobs(
+  db: Kysely<DB>,
+  deliveries: readonly NewDelivery[],
+  jobKind: string,
+  now: string,
+): Promise<void> {
+  if (deliveries.length === 0) return;
+  await db
+    .insertInto('webhook_deliveries')
+    .values(
+      deliveries.map((d) => ({
+        id: d.id,
+        account_id: d.accountId,
+        webhook_id: d.webhookId,
+        event_id: d.eventId,
+        event_type: d.eventType,
+        event_created_at: d.eventCreatedAt,
+        status: 'pending' as const,
+        attempts: 0,
+        next_attempt_at: now,
+        created_at: now,
+      })),
+    )
+    .execute();
+  await db
+    .insertInto('jobs')
+    .values(
+      deliveries.map((d) => ({
+        kind: jobKind,
+        account_id: d.accountId,
+        payload: JSON.stringify({ delivery_id: d.id }),
+        run_at: now,
+        created_at: now,
+      })),
+    )
+    .execute();
+}
+
+// ------------------------------------------------------------------------------------------------ the attempt
+
+export async function findDelivery(
+  db: Kysely<DB>,
+  deliveryId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<DeliveryRow | undefined> {
+  let q = db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryId);
+  if (options.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/**
+ * The endpoint, deleted or not. `forUpdate` serialises the attempts of one endpoint (slot counting) with a
+ * `FOR NO KEY UPDATE` lock, which does not hold up the fan-out (its foreign-key check takes `KEY SHARE`).
+ */
+export async function findDeliveryEndpoint(
+  db: Kysely<DB>,
+  accountId: string,
+  webhookId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<DeliveryEndpointRow | undefined> {
+  let q = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', webhookId);
+  if (options.forUpdate) q = q.forNoKeyUpdate();
+  return q.executeTakeFirst();
+}
+
+export async function findEvent(db: Kysely<DB>, eventId: string): Promise<DeliveryEventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirst();
+}
+
+/** Attempts of the endpoint holding a slot at `now` (their lease runs past it). Call under the endpoint lock. */
+export async function countInFlight(db: Kysely<DB>, webhookId: string, now: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('webhook_id', '=', webhookId)
+    .where('in_flight_until', 'is not', null)
+    .where('in_flight_until', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+const paceBucket = (webhookId: string) => `webhook:${webhookId}:attempts`;
+
+/** Attempt starts of the endpoint counted in the one-minute window starting at `windowStart`. */
+export async function countPacedAttempts(db: Kysely<DB>, webhookId: string, windowStart: string): Promise<number> {
+  const row = await db
+    .insertInto('rate_counters')
+    .values({ bucket: paceBucket(webhookId), window_start: windowStart, count: 1 })
+    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ count: sql`rate_counters.count + 1` }))
+    .returning('count')
+    .executeTakeFirstOrThrow();
+  return row.count;
+}
+
+export async function updateDelivery(
+  db: Kysely<DB>,
+  deliveryId: string,
+  changes: Partial<
+    Pick<
+      DeliveryRow,
+      | 'status'
+      | 'attempts'
+      | 'next_attempt_at'
+      | 'last_attempt_at'
+      | 'last_response_status'
+      | 'last_error'
+      | 'delivered_at'
+      | 'in_flight_until'
+    >
+  >,
+): Promise<void> {
+  await db.updateTable('webhook_deliveries').set(changes).where('id', '=', deliveryId).execute();
+}
+
+export async function updateDeliveryEndpoint(
+  db: Kysely<DB>,
+  accountId: string,
+  webhookId: string,
+  changes: Partial<
+    Pick<DeliveryEndpointRow, 'status' | 'disabled_reason' | 'disabled_at' | 'failing_since' | 'updated_at'>
+  >,
+): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', webhookId)
+    .execute();
+}
+
+/** Fails every pending delivery of the endpoint with `lastError`; returns how many. */
+export async function failPendingDeliveries(db: Kysely<DB>, webhookId: string, lastError: string): Promise<number> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', last_error: lastError, next_attempt_at: null })
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+// ------------------------------------------------------------------------------------------------ notifications
+
+export interface NewAccountNotification {
+  id: string;
+  accountId: string;
+  kind: string;
+  subjectType: string;
+  subjectId: string;
+  details: unknown;
+  at: string;
+}
+
+export async function insertAccountNotification(db: Kysely<DB>, n: NewAccountNotification): Promise<void> {
+  await db
+    .insertInto('account_notifications')
+    .values({
+      id: n.id,
+      account_id: n.accountId,
+      kind: n.kind,
+      subject_type: n.subjectType,
+      subject_id: n.subjectId,
+      details: JSON.stringify(n.details ?? null),
+      created_at: n.at,
+    })
+    .execute();
+}
+
+/** The account's notifications, newest first. */
+export async function listAccountNotifications(db: Kysely<DB>, accountId: string): Promise<AccountNotificationRow[]> {
+  return db
+    .selectFrom('account_notifications')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+// ------------------------------------------------------------------------------------------------ retention
+
+/** Deletes deliveries created before `before`; returns how many. */
+export async function pruneDeliveries(db: Kysely<DB>, before: string): Promise<number> {
+  const result = await db.deleteFrom('webhook_deliveries').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes the endpoints' pacing counters of windows that started before `before`. */
+export async function prunePacingCounters(db: Kysely<DB>, before: string): Promise<number> {
+  const result = await db
+    .deleteFrom('rate_counters')
+    .where('bucket', 'like', 'webhook:%')
+    .where('window_start', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Removes the unclaimed jobs of `kind` other than `keepId` (so one periodic job stays); returns how many. */
+export async function deleteOtherIdleJobs(db: Kysely<DB>, kind: string, keepId: string | null): Promise<number> {
+  let q = db.deleteFrom('jobs').where('kind', '=', kind).where('locked_by', 'is', null).where('failed_at', 'is', null);
+  if (keepId !== null) q = q.where('id', '!=', keepId);
+  const result = await q.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Whether a job of `kind` is waiting or running. */
+export async function hasJobOfKind(db: Kysely<DB>, kind: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', '=', kind)
+    .where('failed_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Serialises the transactions that manage the periodic job `kind` (a transaction-scoped advisory lock). */
+export async function lockPeriodicJob(db: Kysely<DB>, kind: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${kind}))`.execute(db);
+}

@@ -1,0 +1,21 @@
+// A worker process for test/server/webhook-delivery.test.ts: runs the jobs of a PostgreSQL database with a
+// ManualClock set to CHILD_NOW, until the test kills it (SIGKILL, mid-delivery).
+import { ManualClock } from '../../server/clock.js';
+import { createJobRegistry } from '../../server/jobs/handlers.js';
+import { JobWorker } from '../../server/jobs/worker.js';
+import { openDatabase } from '../../server/store/database.js';
+
+const database = await openDatabase({ engine: 'postgres', url: process.env.CHILD_DATABASE_URL!, poolSize: 6 });
+const worker = new JobWorker({
+  db: database.db,
+  clock: new ManualClock(process.env.CHILD_NOW!),
+  registry: createJobRegistry({
+    config: { webhookDevTargets: true, webhookMaxInFlight: 5, webhookPacePerMinute: 0 },
+    webhookTimeoutMs: 120_000,
+  }),
+  concurrency: 5,
+  pollIntervalMs: 20,
+  leaseMs: 60_000,
+});
+worker.start();
+process.stdout.write('worker started\n');
