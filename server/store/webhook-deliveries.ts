@@ -193,17 +193,6 @@ export async function updateDeliveryEndpoint(
     .execute();
 }
 
-/** Fails every pending delivery of the endpoint with `lastError`; returns how many. */
-export async function failPendingDeliveries(db: Kysely<DB>, webhookId: string, lastError: string): Promise<number> {
-  const result = await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'failed', last_error: lastError, next_attempt_at: null })
-    .where('webhook_id', '=', webhookId)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}
-
 // ------------------------------------------------------------------------------------------------ notifications
 
 export interface NewAccountNotification {

@@ -151,7 +151,7 @@ export async function failPendingDeliveries(
 ): Promise<number> {
   const result = await db
     .updateTable('webhook_deliveries')
-    .set({ status: 'failed', last_error: lastError, next_attempt_at: null })
+    .set({ status: 'failed', last_error: lastError, next_attempt_at: null, in_flight_until: null })
     .where('account_id', '=', accountId)
     .where('webhook_id', '=', webhookId)
     .where('status', '=', 'pending')

@@ -28,7 +28,6 @@ import {
   countInFlight,
   countPacedAttempts,
   deleteOtherIdleJobs,
-  failPendingDeliveries,
   findDelivery,
   findDeliveryEndpoint,
   findEvent,
@@ -44,7 +43,9 @@ import {
 import { signatureHeader } from '../../webhooks/signing.js';
 import { DEFAULT_TIMEOUT_MS, deliveryHeaders, postEvent, type AttemptResult } from '../../webhooks/sender.js';
 import type { TargetPolicy } from '../../webhooks/targets.js';
+import { signingSecrets } from './endpoints.js';
 import { envelopeBody } from './envelope.js';
+import { failPendingDeliveries } from '../../store/webhook-endpoints.js';
 
 /** The job of one attempt; payload `{ delivery_id }`. */
 export const DELIVER_JOB = 'webhook.deliver';
@@ -231,11 +232,8 @@ async function begin(
   const event = await findEvent(trx, delivery.event_id);
   if (!event) return fail('endpoint_disabled'); // cannot happen (foreign key); never retried forever
   const body = await envelopeBody(trx, event, deps.baseUrl);
-  const secrets = [endpoint.secret];
-  if (endpoint.previous_secret !== null && later(endpoint.previous_secret_expires_at, now))
-    secrets.push(endpoint.previous_secret);
   const attempt = delivery.attempts + 1;
-  const signature = signatureHeader(body, secrets, Math.floor(now.getTime() / 1000));
+  const signature = signatureHeader(body, signingSecrets(endpoint, now), Math.floor(now.getTime() / 1000));
   await updateDelivery(trx, delivery.id, {
     in_flight_until: iso(new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS)),
   });
@@ -314,7 +312,7 @@ async function finish(
     disabled_at: iso(now),
     updated_at: iso(now),
   });
-  const dropped = await failPendingDeliveries(trx, endpoint.id, 'endpoint_disabled');
+  const dropped = await failPendingDeliveries(trx, endpoint.account_id, endpoint.id, 'endpoint_disabled');
   const notificationId = randomUUID();
   await insertAccountNotification(trx, {
     id: notificationId,
