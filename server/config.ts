@@ -57,8 +57,7 @@ const schema = z
     sandboxEnabled: env.SANDBOX_ENABLED ?? env.DATABASE_URL === undefined,
     // The strict webhook URL rules (https, port 443, public addresses only) hold unless this is on; it is on
     // by default in the embedded development mode only, so a developer can receive events on localhost.
-    webhookDevTargets:
-      env.WEBHOOK_DEV_TARGETS ?? (env.DATABASE_URL === undefined && env.APP_ENV === 'development'),
+    webhookDevTargets: env.WEBHOOK_DEV_TARGETS ?? (env.DATABASE_URL === undefined && env.APP_ENV === 'development'),
     webhookMaxInFlight: env.WEBHOOK_MAX_IN_FLIGHT,
     webhookPacePerMinute: env.WEBHOOK_PACE_PER_MINUTE,
   }));
