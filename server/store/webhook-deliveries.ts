@@ -239,6 +239,18 @@ export async function pruneDeliveries(db: Kysely<DB>, before: string): Promise<n
   return Number(result.numDeletedRows);
 }
 
+/** Deletes outbox events older than `before` that no delivery refers to any more. */
+export async function pruneEvents(db: Kysely<DB>, before: string): Promise<number> {
+  const result = await db
+    .deleteFrom('events')
+    .where('created_at', '<', before)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'events.id'))),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Deletes the endpoints' pacing counters of windows that started before `before`. */
 export async function prunePacingCounters(db: Kysely<DB>, before: string): Promise<number> {
   const result = await db

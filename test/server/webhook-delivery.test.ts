@@ -771,7 +771,7 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
 
   // ------------------------------------------------------------------------------------------------ retention
 
-  it('prunes deliveries older than 7 days every hour, with one retention job waiting', async () => {
+  it('prunes deliveries older than 7 days and their outbox events every hour, with one retention job waiting', async () => {
     const me = await t.account();
     const endpoint = await addEndpoint(me.accountId, ['contact.created']);
     await emit(me.accountId);
@@ -802,6 +802,9 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     expect(await w.runOnce()).toBe(2);
     const remaining = await deliveriesOf(endpoint.id);
     expect(remaining).toHaveLength(1);
+    // The outbox drops the old event with its delivery and keeps the one still delivered.
+    const outbox = await db.selectFrom('events').select('id').where('account_id', '=', me.accountId).execute();
+    expect(outbox.map((e) => e.id)).toEqual([remaining[0]!.event_id]);
     const jobs = await pruneJobs();
     expect(jobs).toHaveLength(1);
     expect(ms(jobs[0]!.run_at)).toBe(t.clock.now().getTime() + HOUR);

@@ -35,6 +35,7 @@ import {
   insertAccountNotification,
   lockPeriodicJob,
   pruneDeliveries,
+  pruneEvents,
   prunePacingCounters,
   updateDelivery,
   updateDeliveryEndpoint,
@@ -345,14 +346,18 @@ export async function ensurePruneJob(db: Kysely<DB>, clock: Clock): Promise<void
 }
 
 /**
- * Deletes deliveries older than 7 days and stale pacing counters, then enqueues the next run an hour later,
+ * Deletes deliveries older than 7 days, the outbox events no delivery refers to any more, and stale pacing
+ * counters, then enqueues the next run an hour later,
  * leaving exactly one waiting (a second one, from two processes starting at once, is removed).
  */
 export async function runPruneJob(ctx: AttemptContext): Promise<{ deliveries: number }> {
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
     await lockPeriodicJob(trx, PRUNE_JOB);
-    const deliveries = await pruneDeliveries(trx, iso(new Date(now.getTime() - RETENTION_MS)));
+    const before = iso(new Date(now.getTime() - RETENTION_MS));
+    const deliveries = await pruneDeliveries(trx, before);
+    // The outbox keeps an event as long as a delivery of it is kept.
+    const events = await pruneEvents(trx, before);
     await prunePacingCounters(trx, iso(new Date(now.getTime() - 2 * PACE_WINDOW_MS)));
     await deleteOtherIdleJobs(trx, PRUNE_JOB, null);
     await enqueueJob(
@@ -361,7 +366,8 @@ export async function runPruneJob(ctx: AttemptContext): Promise<{ deliveries: nu
       now,
     );
     await ctx.complete(trx);
-    if (deliveries > 0) ctx.logger.info({ deliveries }, 'webhook deliveries older than 7 days pruned');
+    if (deliveries + events > 0)
+      ctx.logger.info({ deliveries, events }, 'webhook deliveries and events older than 7 days pruned');
     return { deliveries };
   });
 }

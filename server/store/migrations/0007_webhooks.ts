@@ -74,6 +74,13 @@ const statements = [
   sql`
     create index webhook_deliveries_created on webhook_deliveries (created_at)
   `,
+  // The retention job drops outbox events older than 7 days once no delivery refers to them.
+  sql`
+    create index events_created on events (created_at)
+  `,
+  sql`
+    create index webhook_deliveries_event on webhook_deliveries (event_id)
+  `,
   // What the service tells an account owner (an endpoint disabled for failing): read through the admin API.
   sql`
     create table account_notifications (
