@@ -14,7 +14,7 @@ import type {
   SchemaSandboxSendOutcome,
 } from '../../generated/api.js';
 import type { AdminOperationId } from '../../generated/operations.js';
-import { isAdvanceable } from '../clock.js';
+import { isAdvanceable, OffsetClock } from '../clock.js';
 import { contactNotFound } from '../domain/contacts/contacts.js';
 import { contactViewOf } from '../domain/contacts/view.js';
 import { conversationNotFound, conversationViews, messageNotFound } from '../domain/messaging/conversations.js';
@@ -101,7 +101,11 @@ function clockView(app: AppContext) {
   // Six fraction digits, the form of every timestamp of the API.
   return {
     now: now.toISOString().replace(/Z$/, '000Z'),
-    offset_seconds: Math.round((now.getTime() - Date.now()) / 1000),
+    // The clock only moves forward; a test's ManualClock stands still while real time passes (never negative).
+    offset_seconds:
+      app.clock instanceof OffsetClock
+        ? Math.round(app.clock.offsetSeconds())
+        : Math.max(0, Math.round((now.getTime() - Date.now()) / 1000)),
   };
 }
 
