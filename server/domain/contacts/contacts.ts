@@ -24,10 +24,10 @@ import {
   type ContactRow,
 } from '../../store/contacts.js';
 import { cursorCodec } from '../../store/cursor.js';
-import { ensureConversation } from '../../store/messaging.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
 import { recordEvents, type OutboxEvent } from '../events/outbox.js';
+import { openConversation } from '../messaging/conversations.js';
 import { historyEntry, recordHistory, type ContactActor } from './history.js';
 import { parsePhone } from './phone.js';
 import { checkValues, type CheckedValue, type ValueInput } from './values.js';
@@ -264,22 +264,6 @@ export async function insertChannelContact(
   const view = await contactViewOf(tx, accountId, row);
   await recordEvents(tx, accountId, now, [contactEvent('contact.created', view)]);
   return row;
-}
-
-/** The contact's conversation on its channel, created empty (out of the inbox) when it has none yet. */
-function openConversation(tx: Kysely<DB>, contact: ContactRow, now: string) {
-  return ensureConversation(tx, {
-    id: randomUUID(),
-    account_id: contact.account_id,
-    contact_id: contact.id,
-    connection_id: contact.connection_id,
-    channel: contact.channel,
-    in_inbox: false,
-    last_message_at: null,
-    last_inbound_at: null,
-    marked_unread: false,
-    created_at: now,
-  });
 }
 
 /** Someone new on an instagram connection, in a transaction of its own (tests and tools). */

@@ -1,11 +1,13 @@
 // Reading conversations and messages (Part A). One conversation per contact; the list shows the inbox (a
 // contact who only commented has none there), GET by id reads any.
 import type { Kysely } from 'kysely';
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import { notFound } from '../../errors.js';
 import { cursorCodec, invalidCursor } from '../../store/cursor.js';
 import {
   conversationsWithUnread,
+  ensureConversation,
   findConversation,
   findConversationOfContact,
   findMessage,
@@ -14,8 +16,32 @@ import {
   type ConversationRow,
 } from '../../store/messaging.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
+import type { ContactRow } from '../../store/contacts.js';
 import type { DB } from '../../store/schema.js';
 import { conversationView, messageView, type ConversationView, type MessageView } from './views.js';
+
+/**
+ * One conversation per contact, on its channel: every way a contact is made opens it, empty and out of the
+ * inbox, when it has none yet.
+ */
+export function openConversation(
+  tx: Kysely<DB>,
+  contact: Pick<ContactRow, 'id' | 'account_id' | 'connection_id' | 'channel'>,
+  now: string,
+) {
+  return ensureConversation(tx, {
+    id: randomUUID(),
+    account_id: contact.account_id,
+    contact_id: contact.id,
+    connection_id: contact.connection_id,
+    channel: contact.channel,
+    in_inbox: false,
+    last_message_at: null,
+    last_inbound_at: null,
+    marked_unread: false,
+    created_at: now,
+  });
+}
 
 export const conversationNotFound = () => notFound('No such conversation.');
 export const messageNotFound = () => notFound('No such message.');

@@ -23,7 +23,6 @@ import {
 } from '../../store/contacts.js';
 import {
   findConversationOfContact,
-  insertConversation,
   insertMessage,
   updateConversation,
   type ConversationRow,
@@ -33,6 +32,7 @@ import type { DB } from '../../store/schema.js';
 import { insertChannelContact } from '../contacts/contacts.js';
 import { parsePhone } from '../contacts/phone.js';
 import { recordEvents } from '../events/outbox.js';
+import { openConversation } from './conversations.js';
 import { DIRECT_TYPES, messageView } from './views.js';
 
 export const INBOUND_TYPES = ['message', 'comment', 'live_comment', 'story_message', 'story_mention'] as const;
@@ -150,19 +150,9 @@ export async function recordInbound(
         .execute();
 
     const direct = DIRECT_TYPES.has(input.type);
-    let conversation = await findConversationOfContact(tx, accountId, contact.id, { forUpdate: true });
-    conversation ??= await insertConversation(tx, {
-      id: randomUUID(),
-      account_id: accountId,
-      contact_id: contact.id,
-      connection_id: contact.connection_id,
-      channel: contact.channel,
-      in_inbox: false,
-      last_message_at: null,
-      last_inbound_at: null,
-      marked_unread: false,
-      created_at: now,
-    });
+    // Every contact has its conversation; one made before that rule gets it now.
+    await openConversation(tx, contact, now);
+    const conversation = (await findConversationOfContact(tx, accountId, contact.id, { forUpdate: true }))!;
 
     const message = await insertMessage(tx, {
       id: randomUUID(),

@@ -6,7 +6,6 @@
 // as `sent`, `sender.type` `api` with the key, `message.sent` in the outbox, the contact's messages marked
 // read, `last_message_at` and the contact's activity moved. `outcome_unknown` with `provider_accepted` true
 // stores the message too (it went out), so the conversation shows it when the partner checks.
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { ChannelProvider } from '../../channels/provider.js';
@@ -14,21 +13,15 @@ import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { ApiKeyRow } from '../../store/accounts.js';
 import { findConnection } from '../../store/console.js';
-import { findContact, updateContact } from '../../store/contacts.js';
+import { findContact } from '../../store/contacts.js';
 import { enqueueJob } from '../../store/jobs.js';
-import {
-  findConversation,
-  insertMessage,
-  markInboundRead,
-  updateConversation,
-  type MessageRow,
-} from '../../store/messaging.js';
+import { findConversation, type ConversationRow, type MessageRow } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
-import { recordEvents } from '../events/outbox.js';
 import { conversationNotFound } from './conversations.js';
 import { findMediaInfo } from './media.js';
 import { checkSend, type OutboundContent } from './send-rules.js';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
+import { recordOutbound } from './outbound.js';
 import { messageView, replyWindow, type MessageView } from './views.js';
 
 /** The job that reports a whatsapp send as undelivered, when the channel said it would fail later. */
@@ -118,18 +111,7 @@ export async function sendMessage(
   // send it twice), so it answers outcome_unknown with provider_accepted true, which keeps the key.
   const record = async (providerMessageId: string | null, failsLater: FailsLater | undefined) => {
     try {
-      return await storeSent(
-        deps,
-        accountId,
-        key,
-        conversation.id,
-        contact.id,
-        connection.id,
-        channel,
-        content,
-        providerMessageId,
-        failsLater,
-      );
+      return await storeSent(deps, conversation, key, content, providerMessageId, failsLater);
     } catch (error) {
       deps.logger?.error(
         { err: error, account_id: accountId, conversation_id: conversation.id, provider_message_id: providerMessageId },
@@ -186,64 +168,33 @@ export async function sendMessage(
 
 async function storeSent(
   deps: SendDeps,
-  accountId: string,
+  conversation: ConversationRow,
   key: Pick<ApiKeyRow, 'id' | 'name'>,
-  conversationId: string,
-  contactId: string,
-  connectionId: string,
-  channel: 'instagram' | 'whatsapp',
   content: OutboundContent,
   providerMessageId: string | null,
   failsLater: FailsLater | undefined,
 ): Promise<MessageRow> {
   return deps.db.transaction().execute(async (tx) => {
     const now = deps.clock.now();
-    const at = now.toISOString();
-    const message = await insertMessage(tx, {
-      id: randomUUID(),
-      account_id: accountId,
-      conversation_id: conversationId,
-      contact_id: contactId,
-      connection_id: connectionId,
-      channel,
-      type: 'message',
-      direction: 'outbound',
-      sender_type: 'api',
-      sender_user_id: null,
-      sender_name: key.name,
-      sender_workflow_id: null,
-      sender_api_key_id: key.id,
-      text: content.text,
-      attachments: JSON.stringify(content.attachments),
-      template: content.template ? JSON.stringify(content.template) : null,
-      reply_to_message_id: null,
-      button: null,
-      post: null,
-      status: 'sent',
-      failure: null,
-      reactions: JSON.stringify([]),
-      read_at: null,
-      provider_message_id: providerMessageId,
-      created_at: at,
-    });
-    // Like a console reply: what the contact sent so far is read. A message in either direction is activity.
-    await markInboundRead(tx, accountId, conversationId, at);
-    // The account wrote: the conversation is in the inbox from now on (also when a template opens it).
-    await updateConversation(tx, accountId, conversationId, {
-      last_message_at: at,
-      marked_unread: false,
-      in_inbox: true,
-    });
-    await updateContact(tx, accountId, contactId, { updated_at: at, last_interaction_at: at });
-    await recordEvents(tx, accountId, at, [
-      { type: 'message.sent', resource: { type: 'message', id: message.id }, data: messageView(message, deps.baseUrl) },
-    ]);
+    const message = await recordOutbound(
+      tx,
+      conversation,
+      {
+        sender: { type: 'api', name: key.name, api_key_id: key.id },
+        text: content.text,
+        attachments: content.attachments,
+        template: content.template,
+        providerMessageId,
+      },
+      now.toISOString(),
+      deps.baseUrl,
+    );
     if (failsLater)
       await enqueueJob(
         tx,
         {
           kind: FAIL_LATER_JOB,
-          accountId,
+          accountId: conversation.account_id,
           payload: { message_id: message.id, ...failsLater, base_url: deps.baseUrl },
           runAt: new Date(now.getTime() + FAIL_LATER_DELAY_MS),
         },

@@ -11,7 +11,6 @@ import {
   findMessage,
   updateMessage,
   findConversation,
-  insertMessage,
   markInboundRead,
   updateConversation,
   type MessageRow,
@@ -30,6 +29,7 @@ import {
   type InboundResult,
 } from '../messaging/inbound.js';
 import { TEXT_LIMITS, textLength } from '../messaging/send-rules.js';
+import { recordOutbound } from '../messaging/outbound.js';
 import { DIRECT_TYPES, messageView } from '../messaging/views.js';
 
 /** The post type each message type relates to (a direct message relates to none). */
@@ -381,44 +381,19 @@ export async function accountWritesInApp(
     if (textLength(text) > limit)
       throw invalidSandboxAction('text_too_long', `${connection.channel} carries at most ${limit} characters.`);
     const at = clock.now().toISOString();
-    const message = await insertMessage(tx, {
-      id: randomUUID(),
-      account_id: accountId,
-      conversation_id: conversation.id,
-      contact_id: conversation.contact_id,
-      connection_id: connection.id,
-      channel: connection.channel,
-      type: 'message',
-      direction: 'outbound',
-      sender_type: 'unattributed',
-      sender_user_id: null,
-      sender_name: null,
-      sender_workflow_id: null,
-      sender_api_key_id: null,
-      text,
-      attachments: JSON.stringify([]),
-      template: null,
-      reply_to_message_id: null,
-      button: null,
-      post: null,
-      status: 'sent',
-      failure: null,
-      reactions: JSON.stringify([]),
-      read_at: null,
-      provider_message_id: `sandbox-${randomUUID()}`,
-      created_at: at,
-    });
-    await markInboundRead(tx, accountId, conversation.id, at);
-    const last = conversation.last_message_at;
-    await updateConversation(tx, accountId, conversation.id, {
-      last_message_at: last !== null && Date.parse(last) > Date.parse(at) ? last : at,
-      in_inbox: true,
-      marked_unread: false,
-    });
-    await updateContact(tx, accountId, conversation.contact_id, { updated_at: at, last_interaction_at: at });
-    await recordEvents(tx, accountId, at, [
-      { type: 'message.sent', resource: { type: 'message', id: message.id }, data: messageView(message, baseUrl) },
-    ]);
+    const message = await recordOutbound(
+      tx,
+      conversation,
+      {
+        sender: { type: 'unattributed', name: null, api_key_id: null },
+        text,
+        attachments: [],
+        template: null,
+        providerMessageId: `sandbox-${randomUUID()}`,
+      },
+      at,
+      baseUrl,
+    );
     return message;
   });
 }

@@ -1,0 +1,83 @@
+// What every message the account sends does, whoever sent it (a key, someone in the native app; later a team
+// member or an automation): stored as `sent`, the contact's messages marked read (like a console reply), the
+// conversation in the inbox with its last message moved (never back), the contact's activity moved, and
+// `message.sent` in the outbox. Inside the caller's transaction.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { updateContact } from '../../store/contacts.js';
+import {
+  insertMessage,
+  markInboundRead,
+  updateConversation,
+  type ConversationRow,
+  type MessageRow,
+} from '../../store/messaging.js';
+import type { DB } from '../../store/schema.js';
+import { recordEvents } from '../events/outbox.js';
+import { messageView } from './views.js';
+
+export interface OutboundMessage {
+  sender: {
+    type: 'api' | 'unattributed';
+    name: string | null;
+    api_key_id: string | null;
+  };
+  text: string | null;
+  /** Stored attachment form (views.ts). */
+  attachments: readonly unknown[];
+  template: unknown;
+  providerMessageId: string | null;
+}
+
+export async function recordOutbound(
+  tx: Kysely<DB>,
+  conversation: Pick<
+    ConversationRow,
+    'id' | 'account_id' | 'contact_id' | 'connection_id' | 'channel' | 'last_message_at'
+  >,
+  message: OutboundMessage,
+  at: string,
+  baseUrl: string,
+): Promise<MessageRow> {
+  const accountId = conversation.account_id;
+  const row = await insertMessage(tx, {
+    id: randomUUID(),
+    account_id: accountId,
+    conversation_id: conversation.id,
+    contact_id: conversation.contact_id,
+    connection_id: conversation.connection_id,
+    channel: conversation.channel,
+    type: 'message',
+    direction: 'outbound',
+    sender_type: message.sender.type,
+    sender_user_id: null,
+    sender_name: message.sender.name,
+    sender_workflow_id: null,
+    sender_api_key_id: message.sender.api_key_id,
+    text: message.text,
+    attachments: JSON.stringify(message.attachments),
+    template: message.template ? JSON.stringify(message.template) : null,
+    reply_to_message_id: null,
+    button: null,
+    post: null,
+    status: 'sent',
+    failure: null,
+    reactions: JSON.stringify([]),
+    read_at: null,
+    provider_message_id: message.providerMessageId,
+    created_at: at,
+  });
+  await markInboundRead(tx, accountId, conversation.id, at);
+  const last = conversation.last_message_at;
+  await updateConversation(tx, accountId, conversation.id, {
+    last_message_at: last !== null && Date.parse(last) > Date.parse(at) ? last : at,
+    marked_unread: false,
+    // The account wrote: the conversation is in the inbox from now on (also when a template opens it).
+    in_inbox: true,
+  });
+  await updateContact(tx, accountId, conversation.contact_id, { updated_at: at, last_interaction_at: at });
+  await recordEvents(tx, accountId, at, [
+    { type: 'message.sent', resource: { type: 'message', id: row.id }, data: messageView(row, baseUrl) },
+  ]);
+  return row;
+}
