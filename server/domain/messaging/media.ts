@@ -7,6 +7,7 @@
 //   stored"), kept 90 days (`410 media_expired` after).
 // - The bytes live in the media storage (server/media/storage.ts); when it does not answer, 503
 //   `service_unavailable`. A file the database knows but the storage no longer has is "no longer stored" (410).
+import type { MediaInfo } from './send-rules.js';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { SchemaMedia } from '../../../generated/api.js';
@@ -126,22 +127,6 @@ export async function storeReceivedMedia(
     expires_at: new Date(now.getTime() + RECEIVED_MEDIA_RETENTION_MS).toISOString(),
     created_at: now.toISOString(),
   });
-}
-
-/** What the send rules need to know about a `media_id`. */
-export interface MediaInfo {
-  id: string;
-  origin: 'upload' | 'received';
-  /** The bytes are stored: an upload that arrived, or any received media (stored before its row exists). */
-  uploaded: boolean;
-  /** Received media past its 90-day retention (`410 media_expired`). Uploads never expire. */
-  expired: boolean;
-  content_type: string | null;
-  /** Bytes; null until uploaded. */
-  size: number | null;
-  filename: string | null;
-  /** Received media: the end of retention, which a send of it reads back with. Absent for uploads. */
-  expires_at?: string | null;
 }
 
 /**
