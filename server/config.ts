@@ -27,6 +27,10 @@ const schema = z
     EDGE_IP_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
     GLOBAL_RPS_CEILING: z.coerce.number().int().min(1).default(1000),
     WORKERS: bool.default(true),
+    // Jobs one worker runs at once (a webhook attempt waits up to 10 s on its receiver), and how often an idle
+    // worker looks for due jobs.
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
+    WORKER_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SANDBOX_ENABLED: bool.optional(),
     // Development only: webhook receivers on http, on any port and on loopback or private addresses.
@@ -52,6 +56,8 @@ const schema = z
     edgeIpLimitPerMinute: env.EDGE_IP_LIMIT_PER_MINUTE,
     globalRpsCeiling: env.GLOBAL_RPS_CEILING,
     workers: env.WORKERS,
+    workerConcurrency: env.WORKER_CONCURRENCY,
+    workerPollMs: env.WORKER_POLL_MS,
     logLevel: env.LOG_LEVEL,
     // The sandbox acts as contacts and channels: on by default in embedded mode only.
     sandboxEnabled: env.SANDBOX_ENABLED ?? env.DATABASE_URL === undefined,

@@ -89,7 +89,14 @@ async function main(): Promise<void> {
     // Webhook deliveries: the URL rules of config.webhookDevTargets, the in-flight limit and pacing of config;
     // message events carry attachment URLs on this base.
     const registry = createJobRegistry({ config, baseUrl });
-    const jobs = new JobWorker({ db: database.db, clock: clock, registry, logger });
+    const jobs = new JobWorker({
+      db: database.db,
+      clock: clock,
+      registry,
+      logger,
+      concurrency: config.workerConcurrency,
+      pollIntervalMs: config.workerPollMs,
+    });
     // The hourly retention job of webhook deliveries (one waiting at a time, whatever the number of processes).
     await ensurePruneJob(database.db, clock);
     jobs.start();

@@ -1,7 +1,8 @@
-// What the seeded benchmarks (contacts.ts, messaging.ts) share: flags, figures and tables, a progress bar, bulk
-// inserts, the bench server process (child mode: the real app with the account rate limit counted but never
-// refusing) and, in the parent, the engines to run, their scratch PostgreSQL databases or PGlite directories, the
-// server processes and the clean-up on Ctrl-C.
+// What the seeded benchmarks (contacts.ts, messaging.ts, webhooks.ts) share: flags, figures and tables, a progress
+// bar, bulk inserts, the bench server process (child mode: the real app with the account rate limit counted but
+// never refusing, and the job workers of main.ts when asked) and, in the parent, the engines to run, their scratch
+// PostgreSQL databases or PGlite directories, the server processes (and more processes on the same database, with
+// requests to them over IPC) and the clean-up on Ctrl-C.
 //
 // Importing this module loads no server code: the child-side helpers import it when they run, so the parent
 // process stays light and never opens a database itself.
@@ -176,6 +177,14 @@ export interface BenchServer {
    * IPC. The account rate limit is counted in the database as in production but never refuses.
    */
   listen(ready: (url: string) => object): Promise<void>;
+  /**
+   * Prepares the background job worker of this process as main.ts does with WORKERS=true (the job registry of
+   * `config`, JobWorker with the configured poll interval and concurrency unless `options` say otherwise, the
+   * webhook retention job ensured) and resolves with the function that starts it, so a bench can time from the
+   * start alone. A stop (SIGTERM, the parent gone) lets its current jobs end first. `baseUrl` is the service's
+   * public base (attachment URLs of message events).
+   */
+  prepareWorkers(baseUrl: string, options?: { concurrency?: number; pollIntervalMs?: number }): Promise<() => void>;
 }
 
 /**
@@ -187,16 +196,16 @@ export async function openBenchServer(): Promise<BenchServer> {
   const { systemClock } = await import('../../server/clock.js');
   const { loadConfig } = await import('../../server/config.js');
   const { openDatabase } = await import('../../server/store/database.js');
-  const open: { database?: Database; server?: Server } = {};
+  const open: { database?: Database; server?: Server; workers?: { stop(): Promise<void> } } = {};
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
     // Still seeding: nothing to finish, the parent drops the scratch database or removes the PGlite directory.
-    if (!open.server) process.exit(0);
-    open.server.closeAllConnections();
-    open.server.close();
-    void (open.database?.close() ?? Promise.resolve()).finally(() => process.exit(0));
+    if (!open.server && !open.workers) process.exit(0);
+    open.server?.closeAllConnections();
+    open.server?.close();
+    void (open.workers?.stop() ?? Promise.resolve()).then(() => open.database?.close()).finally(() => process.exit(0));
   };
   process.on('disconnect', stop);
   process.on('SIGTERM', stop);
@@ -241,7 +250,42 @@ export async function openBenchServer(): Promise<BenchServer> {
       });
       open.server = listening;
     },
+    async prepareWorkers(baseUrl, options = {}) {
+      const { ensurePruneJob } = await import('../../server/domain/webhooks/delivery.js');
+      const { createJobRegistry } = await import('../../server/jobs/handlers.js');
+      const { JobWorker } = await import('../../server/jobs/worker.js');
+      const { createLogger } = await import('../../server/logger.js');
+      const jobs = new JobWorker({
+        db: database.db,
+        clock: systemClock,
+        registry: createJobRegistry({ config, baseUrl }),
+        logger: createLogger(config.logLevel),
+        concurrency: config.workerConcurrency,
+        pollIntervalMs: config.workerPollMs,
+        ...options,
+      });
+      await ensurePruneJob(database.db, systemClock);
+      return () => {
+        jobs.start();
+        open.workers = jobs;
+      };
+    },
   };
+}
+
+/**
+ * Child side of `request`: answers each request of the parent with `handle(body)` (or its error's message).
+ * Messages that are not requests are left to other listeners.
+ */
+export function answerRequests(handle: (body: unknown) => Promise<unknown>): void {
+  process.on('message', (message: { request?: number; body?: unknown }) => {
+    if (typeof message?.request !== 'number') return;
+    const id = message.request;
+    handle(message.body).then(
+      (reply) => process.send!({ reply: id, body: reply }),
+      (error: unknown) => process.send!({ reply: id, error: error instanceof Error ? error.message : String(error) }),
+    );
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -290,9 +334,16 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   children.delete(child);
 }
 
-/** Starts `script --serve` in a server process; `ready` settles once it has seeded its database and listens. */
-function startServer<R>(script: string, env: NodeJS.ProcessEnv): { child: ChildProcess; ready: Promise<R> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, '--serve'], {
+/**
+ * Starts `script --<mode>` (`--serve`: a server process) in a child process; `ready` settles with its first IPC
+ * message (a server sends it once it has seeded its database and listens).
+ */
+function startServer<R>(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  mode = 'serve',
+): { child: ChildProcess; ready: Promise<R> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, `--${mode}`], {
     cwd: root,
     env,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -300,9 +351,43 @@ function startServer<R>(script: string, env: NodeJS.ProcessEnv): { child: ChildP
   children.add(child);
   const ready = new Promise<R>((ok, fail) => {
     child.once('message', (m) => ok(m as R));
-    child.once('exit', (code, signal) => fail(new Error(`the bench server exited with ${code ?? signal}`)));
+    child.once('exit', (code, signal) => fail(new Error(`the bench ${mode} process exited with ${code ?? signal}`)));
   });
   return { child, ready };
+}
+
+let requests = 0;
+
+/** Parent side of `answerRequests`: sends `body` to `child` over IPC and resolves with its answer. */
+export function request<T>(child: ChildProcess, body: unknown): Promise<T> {
+  const id = ++requests;
+  return new Promise<T>((ok, fail) => {
+    const onMessage = (message: { reply?: number; body?: unknown; error?: string }) => {
+      if (message?.reply !== id) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      if (message.error !== undefined) fail(new Error(message.error));
+      else ok(message.body as T);
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      child.off('message', onMessage);
+      fail(new Error(`the bench process exited with ${code ?? signal} before answering`));
+    };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    child.send({ request: id, body });
+  });
+}
+
+/** What `withBenchServer` gives its body besides the server's ready message. */
+export interface BenchProcesses {
+  /** The server process (for `request`). */
+  server: ChildProcess;
+  /**
+   * Starts `script --<mode>` with the server's environment (the same database, `env` added): more processes on
+   * the same PostgreSQL database, e.g. job workers. Stopped with the server, before the database is dropped.
+   */
+  start<M>(mode: string, env?: NodeJS.ProcessEnv): { child: ChildProcess; ready: Promise<M> };
 }
 
 interface Scratch {
@@ -374,12 +459,14 @@ export async function withBenchServer<R, T>(
   postgresBase: string,
   script: string,
   env: NodeJS.ProcessEnv,
-  body: (ready: R) => Promise<T>,
+  body: (ready: R, processes: BenchProcesses) => Promise<T>,
 ): Promise<T> {
   let scratch: Scratch | undefined;
   let dataDir: string | undefined;
   let child: ChildProcess | undefined;
+  const more: ChildProcess[] = [];
   const cleanup = once(async () => {
+    await Promise.all(more.map(stopChild));
     if (child) await stopChild(child);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     if (scratch) await scratch.drop();
@@ -401,19 +488,39 @@ export async function withBenchServer<R, T>(
     );
     const started = startServer<R>(script, serverEnv);
     child = started.child; // known at once: an interruption while it seeds stops it before the drop
-    return await body(await started.ready);
+    const ready = await started.ready;
+    return await body(ready, {
+      server: started.child,
+      start: <M>(mode: string, extra: NodeJS.ProcessEnv = {}) => {
+        const other = startServer<M>(script, { ...serverEnv, ...extra }, mode);
+        more.push(other.child);
+        return other;
+      },
+    });
   } finally {
     await cleanup();
     pendingCleanups.delete(cleanup);
   }
 }
 
-/** The entry of a bench script: `--serve` is the child mode, anything else the parent (exit code 1 on failure). */
-export async function main(serve: () => Promise<void>, bench: () => Promise<void>): Promise<void> {
+/**
+ * The entry of a bench script: `--serve` is the child mode, `--<mode>` one of `modes` (other child processes,
+ * started through `BenchProcesses.start`), anything else the parent (exit code 1 on failure).
+ */
+export async function main(
+  serve: () => Promise<void>,
+  bench: () => Promise<void>,
+  modes: Record<string, () => Promise<void>> = {},
+): Promise<void> {
   if (process.argv.includes('--serve')) {
     await serve();
     return;
   }
+  for (const [mode, run] of Object.entries(modes))
+    if (process.argv.includes(`--${mode}`)) {
+      await run();
+      return;
+    }
   handleSignals();
   await bench().catch((error: unknown) => {
     if (interrupted) return; // the signal handler cleans up and exits

@@ -8,9 +8,12 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { pino, type Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { claimJobs, completeJob, failJob, releaseJob, type ClaimedJob } from '../store/jobs.js';
+import { analyzeJobs, claimJobs, completeJob, failJob, releaseJob, type ClaimedJob } from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
 import { defaultRetryAt, LeaseLostError, type JobRegistry } from './registry.js';
+
+/** How often a worker with a backlog refreshes the jobs table's statistics. */
+const STATISTICS_EVERY_MS = 60_000;
 
 export interface WorkerOptions {
   db: Kysely<DB>;
@@ -40,6 +43,7 @@ export class JobWorker {
   private loopDone: Promise<void> | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
+  private analyzedAt = 0;
 
   constructor(options: WorkerOptions) {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -99,7 +103,20 @@ export class JobWorker {
       for (const job of jobs) this.launch(job);
       // A full batch: more may be due, claim again as soon as a slot frees.
       if (jobs.length < free) await this.until(new Promise((ok) => setTimeout(ok, this.pollIntervalMs).unref()));
+      else this.refreshStatistics();
     }
+  }
+
+  /**
+   * A backlog (a full batch was due): keep the claim on its index by refreshing the table's statistics, at most
+   * once a minute per worker (wall-clock cadence, like the poll). In the background; a failure only logs.
+   */
+  private refreshStatistics(): void {
+    if (Date.now() - this.analyzedAt < STATISTICS_EVERY_MS) return;
+    this.analyzedAt = Date.now();
+    analyzeJobs(this.db).catch((error: unknown) =>
+      this.logger.warn({ err: error, worker: this.id }, 'jobs statistics refresh failed'),
+    );
   }
 
   /** Waits for `event` or for stop(). */

@@ -2,7 +2,7 @@
 // `FOR UPDATE SKIP LOCKED` under a lease (`locked_until`, `locked_by`), then deleted when done, or put back
 // with a later `run_at` on failure. A claim is identified by (id, locked_by, attempts): a worker whose lease
 // expired and was taken over can no longer complete, fail or release the job.
-import { type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, JobsTable } from './schema.js';
 
 export interface NewJob {
@@ -171,4 +171,13 @@ function toClaimedJob(row: JobRow): ClaimedJob {
 // Ids are bigints (strings once past 2^53): compare by length, then text.
 function compareIds(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/**
+ * Refreshes the planner's statistics of the jobs table. A burst of jobs (a bulk change fanning out to webhook
+ * deliveries) outruns autovacuum, and PGlite has none: without statistics the claim reads and sorts every due
+ * job instead of walking `jobs_claim` (measured on 20,000 jobs: 4-18 ms a claim instead of 0.1 ms).
+ */
+export async function analyzeJobs(db: Kysely<DB>): Promise<void> {
+  await sql`analyze jobs`.execute(db);
 }

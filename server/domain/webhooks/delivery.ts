@@ -74,7 +74,7 @@ export const FAILING_DISABLE_MS = 72 * HOUR;
 export const RETENTION_MS = 7 * 24 * HOUR;
 export const PRUNE_EVERY_MS = HOUR;
 /** No free slot: the job comes back this much later. */
-export const SLOT_WAIT_MS = 1000;
+export const SLOT_WAIT_MS = 250;
 /** The slot lease outlives the attempt's deadline by this much (a worker that died frees its slot then). */
 const LEASE_MARGIN_MS = 30_000;
 const PACE_WINDOW_MS = MINUTE;

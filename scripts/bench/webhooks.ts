@@ -1,0 +1,598 @@
+// `npm run bench:webhooks` (also the last part of `npm run bench`): the webhook delivery engine, on embedded PGlite
+// and on PostgreSQL, against 10 receivers on loopback (node http servers in this process, each answering 200 after
+// a fixed delay, 5 ms by default, and counting requests, repeats and requests in flight):
+//   1. setup over HTTP: a tag (POST /v1/tags), then 10 endpoints (POST /v1/webhooks), all subscribed to
+//      `contact.created`, the first also to `contact.tagged`; the server runs with WEBHOOK_DEV_TARGETS=true
+//      (http and loopback receivers) and, for the bench only, WEBHOOK_PACE_PER_MINUTE=0 (no pacing; the
+//      5-in-flight limit per endpoint, WEBHOOK_MAX_IN_FLIGHT, stays);
+//   2. the backlog, with every worker stopped: 2,000 POST /v1/contacts (new phones, 8 at a time), each recording
+//      one `contact.created` that the outbox fans out to the 10 endpoints: 2,000 events × 10 endpoints = 20,000
+//      deliveries, each with its `webhook.deliver` job;
+//   3. the drain: the workers start and the clock runs until the database holds every delivery `succeeded`;
+//      deliveries per second, every delivery succeeded, the receivers' repeats (by Service-Event-Id and
+//      endpoint), the most requests in flight each endpoint saw (the limit is 5);
+//   4. the delay from a contact write to its delivery, with the queue otherwise idle: 200 PUT
+//      /v1/contacts/{id}/tags/{tagId} (each a new `contact.tagged` for the first endpoint only), one after the
+//      other with a random pause of 150–350 ms between them (so the writes fall at random moments of the
+//      workers' poll cycle, and a poll finds no more than about 5 of them: more than 5 due at once for one
+//      endpoint would measure the in-flight limit's wait, SLOT_WAIT_MS, instead); p50/p99 from sending the
+//      write to the delivery's first attempt reaching the receiver, and the most in flight at that endpoint.
+//
+// The workers are those of main.ts (JobWorker with its defaults: main.ts sets neither the poll interval nor the
+// concurrency, which the output reports). PGlite is single-process: the API server process also runs the
+// workers, started once the backlog is built. PostgreSQL: the API server process runs with no workers
+// (WORKERS=false, as in production) and two worker processes (this file's `--work` mode: the database opened and
+// the workers prepared like main.ts) share the jobs table; the clock starts when they are told to start.
+//
+// PGlite lives in a temporary directory; PostgreSQL (DATABASE_URL, or postgres://postgres@127.0.0.1:5432/test)
+// gets a scratch database `ep_bench_<random>`, dropped at the end, on failure and on Ctrl-C too (common.ts).
+//
+// Flags: --events N (2000 contacts created, each delivered to every endpoint), --endpoints N (10, at most 10 per
+// account), --receiver-delay N (5 ms), --writes N (200 latency samples), --connections N (8 backlog writers),
+// --worker-processes N (2, PostgreSQL only), --worker-concurrency N (JobWorker's default), --timeout N (300 s
+// for the drain), --engine pglite|postgres|both (both).
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import {
+  answerRequests,
+  argInt,
+  argValue,
+  ENGINE_LABEL,
+  engineOption,
+  enginesToRun,
+  fmt,
+  main,
+  ms,
+  openBenchServer,
+  phoneOf,
+  progressBar,
+  quantile,
+  request,
+  rng,
+  table,
+  withBenchServer,
+  type EngineName,
+} from './common.js';
+
+const self = fileURLToPath(import.meta.url);
+
+// ---------------------------------------------------------------------------------------------------------
+// Flags
+// ---------------------------------------------------------------------------------------------------------
+const options = {
+  events: argInt('events', 2000),
+  endpoints: argInt('endpoints', 10),
+  receiverDelay: argInt('receiver-delay', 5),
+  writes: argInt('writes', 200),
+  connections: argInt('connections', 8),
+  workerProcesses: argInt('worker-processes', 2),
+  workerConcurrency: argValue('worker-concurrency') === undefined ? undefined : argInt('worker-concurrency', 4),
+  timeout: argInt('timeout', 300),
+  engine: engineOption(),
+};
+
+/** What main.ts leaves to JobWorker (server/jobs/worker.ts): its defaults, reported with the figures. */
+const POLL_INTERVAL_MS = 1000;
+const DEFAULT_CONCURRENCY = 4;
+/** The in-flight limit per endpoint (WEBHOOK_MAX_IN_FLIGHT's default, kept for the bench). */
+const MAX_IN_FLIGHT = 5;
+const GAP_MIN_MS = 150;
+const GAP_MAX_MS = 350;
+
+interface Ready {
+  url: string;
+  apiKey: string;
+  connectionId: string;
+}
+
+/** What the workers' database holds (server child, over IPC). */
+interface Status {
+  pending: number;
+  succeeded: number;
+  failed: number;
+  /** `webhook.deliver` jobs left. */
+  jobs: number;
+  /** Attempts recorded, all deliveries together. */
+  attempts: number;
+  /** Deliveries that took more than one attempt. */
+  retried: number;
+}
+
+type Command = { op: 'status' } | { op: 'prepare-workers'; baseUrl: string } | { op: 'start-workers' };
+
+// ---------------------------------------------------------------------------------------------------------
+// Child modes: the API server (`--serve`) and a worker process (`--work`, PostgreSQL only).
+// ---------------------------------------------------------------------------------------------------------
+/**
+ * The requests of the parent: the delivery status, and the workers of this process, prepared then started
+ * (the start alone is timed).
+ */
+function answerCommands(server: Awaited<ReturnType<typeof openBenchServer>>): void {
+  let start: (() => void) | undefined;
+  answerRequests(async (body) => {
+    const command = body as Command;
+    if (command.op === 'prepare-workers') {
+      const concurrency = process.env.BENCH_WORKER_CONCURRENCY;
+      start = await server.prepareWorkers(command.baseUrl, concurrency ? { concurrency: Number(concurrency) } : {});
+      return null;
+    }
+    if (command.op === 'start-workers') {
+      if (!start) throw new Error('the workers were not prepared');
+      start();
+      return null;
+    }
+    const { db } = server;
+    const byStatus = await db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => [
+        'status',
+        eb.fn.countAll<string>().as('n'),
+        eb.fn.sum<string>('attempts').as('attempts'),
+        eb.fn.countAll<string>().filterWhere('attempts', '>', 1).as('retried'),
+      ])
+      .groupBy('status')
+      .execute();
+    const jobs = await db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('kind', '=', 'webhook.deliver')
+      .executeTakeFirstOrThrow();
+    const status: Status = { pending: 0, succeeded: 0, failed: 0, jobs: Number(jobs.n), attempts: 0, retried: 0 };
+    for (const row of byStatus) {
+      if (row.status === 'pending' || row.status === 'succeeded' || row.status === 'failed')
+        status[row.status] = Number(row.n);
+      status.attempts += Number(row.attempts ?? 0);
+      status.retried += Number(row.retried);
+    }
+    return status;
+  });
+}
+
+async function serve(): Promise<void> {
+  const { createAccount } = await import('../../server/domain/accounts/accounts.js');
+  const { createApiKey, SCOPES } = await import('../../server/domain/accounts/keys.js');
+  const { createConnection } = await import('../../server/domain/console/connections.js');
+  const server = await openBenchServer();
+  const { db, clock } = server;
+
+  // The account and what the console sets up, through the domain functions; the rest goes through the API.
+  const account = await createAccount(db, clock, { name: 'Bench webhooks', alias: `bench-webhooks-${randomUUID()}` });
+  const key = await createApiKey(db, clock, {
+    accountId: account.id,
+    name: 'bench key',
+    scopes: SCOPES,
+    validityDays: 30,
+  });
+  const connection = await createConnection(db, clock, account.id, {
+    channel: 'whatsapp',
+    name: 'Atendimento',
+    phone: '+5511930001234',
+  });
+  answerCommands(server);
+  await server.listen((url): Ready => ({ url, apiKey: key.secret, connectionId: connection.id }));
+}
+
+async function work(): Promise<void> {
+  const server = await openBenchServer();
+  answerCommands(server);
+  process.send!({ ready: true });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Parent mode: the receivers
+// ---------------------------------------------------------------------------------------------------------
+interface Receiver {
+  url: string;
+  server: Server;
+  requests: number;
+  inFlight: number;
+  maxInFlight: number;
+  /** Service-Event-Id of every request (an endpoint gets an event once per delivery). */
+  seen: Set<string>;
+  repeats: number;
+}
+
+/** The receivers of one engine's run, and what they saw. */
+class Receivers {
+  readonly list: Receiver[] = [];
+  /** Deliveries seen (distinct event id and endpoint), all receivers together. */
+  distinct = 0;
+  /** When the first and the latest new delivery arrived (performance.now()). */
+  firstAt = 0;
+  latestAt = 0;
+  /** The first arrival of each `contact.tagged`, by contact id (performance.now()). */
+  readonly tagged = new Map<string, number>();
+
+  async start(count: number, delayMs: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const receiver: Receiver = {
+        url: '',
+        server: createServer(),
+        requests: 0,
+        inFlight: 0,
+        maxInFlight: 0,
+        seen: new Set(),
+        repeats: 0,
+      };
+      receiver.server.on('request', (req, res) => {
+        const arrived = performance.now();
+        receiver.requests++;
+        receiver.maxInFlight = Math.max(receiver.maxInFlight, ++receiver.inFlight);
+        res.on('close', () => receiver.inFlight--);
+        const eventId = String(req.headers['service-event-id']);
+        if (receiver.seen.has(eventId)) receiver.repeats++;
+        else {
+          receiver.seen.add(eventId);
+          if (this.distinct++ === 0) this.firstAt = arrived;
+          this.latestAt = arrived;
+        }
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          if (req.headers['service-event-type'] === 'contact.tagged') {
+            const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { contact: { id: string } } };
+            if (!this.tagged.has(body.data.contact.id)) this.tagged.set(body.data.contact.id, arrived);
+          }
+          setTimeout(() => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok'), delayMs);
+        });
+      });
+      await new Promise<void>((ok) => receiver.server.listen(0, '127.0.0.1', ok));
+      receiver.url = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}/hooks/${i + 1}`;
+      this.list.push(receiver);
+    }
+  }
+
+  get requests(): number {
+    return this.list.reduce((n, r) => n + r.requests, 0);
+  }
+
+  get repeats(): number {
+    return this.list.reduce((n, r) => n + r.repeats, 0);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.list.map((r) => {
+        r.server.closeAllConnections();
+        return new Promise<void>((ok) => r.server.close(() => ok()));
+      }),
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Parent mode: per engine, a server process (and worker processes), the backlog, the drain, the delay.
+// ---------------------------------------------------------------------------------------------------------
+interface Result {
+  engine: EngineName;
+  workerProcesses: number;
+  backlog: { deliveries: number; seconds: number; status: Status };
+  drain: {
+    seconds: number;
+    /** From the start to the last new delivery reaching a receiver. */
+    receiversSeconds: number;
+    firstArrivalMs: number;
+    status: Status;
+    requests: number;
+    repeats: number;
+    maxInFlight: number[];
+  };
+  delay: {
+    p50: number;
+    p99: number;
+    max: number;
+    mean: number;
+    /** Delays longer than the poll interval plus 100 ms. */
+    overPoll: number;
+    maxInFlight: number;
+    writeP50: number;
+    samples: number;
+  };
+  final: { status: Status; requests: number; repeats: number };
+}
+
+const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+/** Polls `check` every `everyMs` until it holds; throws `describe()` after `timeoutMs`. */
+async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  describe: () => string | Promise<string>,
+  everyMs = 50,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`timed out: ${await describe()}`);
+    await sleep(everyMs);
+  }
+}
+
+function runEngine(engine: EngineName, postgresBase: string): Promise<Result> {
+  const receivers = new Receivers();
+  const separateWorkers = engine === 'postgres';
+  const env: NodeJS.ProcessEnv = {
+    RESPONSE_VALIDATION: 'false',
+    WORKERS: String(!separateWorkers),
+    WEBHOOK_DEV_TARGETS: 'true',
+    WEBHOOK_PACE_PER_MINUTE: '0',
+    WEBHOOK_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
+    ...(options.workerConcurrency ? { BENCH_WORKER_CONCURRENCY: String(options.workerConcurrency) } : {}),
+  };
+  const run = () =>
+    withBenchServer<Ready, Result>(engine, postgresBase, self, env, async (ready, processes) => {
+      const auth = { Authorization: `Bearer ${ready.apiKey}`, Accept: 'application/json' };
+      const call = async <T>(method: string, path: string, body?: object, expected = 200): Promise<T> => {
+        const res = await fetch(ready.url + path, {
+          method,
+          headers: body ? { ...auth, 'Content-Type': 'application/json' } : auth,
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
+        if (res.status !== expected) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+        return (await res.json()) as T;
+      };
+      const status = () => request<Status>(processes.server, { op: 'status' });
+
+      // 1. The tag and the endpoints, through the API.
+      const tag = await call<{ id: string }>('POST', '/v1/tags', { name: 'bench-latency' }, 201);
+      for (const [i, receiver] of receivers.list.entries())
+        await call(
+          'POST',
+          '/v1/webhooks',
+          {
+            url: receiver.url,
+            description: `bench receiver ${i + 1}`,
+            event_types: i === 0 ? ['contact.created', 'contact.tagged'] : ['contact.created'],
+          },
+          201,
+        );
+
+      // 2. The backlog: contacts created through the API, the workers stopped.
+      const total = options.events * options.endpoints;
+      process.stderr.write(
+        `  backlog: ${fmt(options.events)} POST /v1/contacts × ${options.endpoints} endpoints = ${fmt(total)} deliveries\n`,
+      );
+      const contactIds: string[] = [];
+      const backlogBar = progressBar('POST /v1/contacts', options.events);
+      const backlogStarted = performance.now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: options.connections }, async () => {
+          while (next < options.events) {
+            const i = next++;
+            const contact = await call<{ id: string }>(
+              'POST',
+              '/v1/contacts',
+              { phone: phoneOf(i).nine, name: `Contato ${i + 1}`, connection_id: ready.connectionId, consent: true },
+              201,
+            );
+            contactIds.push(contact.id);
+            if (contactIds.length % 100 === 0) backlogBar.update(contactIds.length);
+          }
+        }),
+      );
+      const backlogSeconds = (performance.now() - backlogStarted) / 1000;
+      backlogBar.update(contactIds.length);
+      backlogBar.end();
+      const backlogStatus = await status();
+      if (backlogStatus.pending !== total || backlogStatus.jobs !== total || receivers.requests !== 0)
+        throw new Error(
+          `the backlog holds ${backlogStatus.pending} pending deliveries and ${backlogStatus.jobs} jobs ` +
+            `(expected ${total}), and the receivers saw ${receivers.requests} requests`,
+        );
+
+      // 3. The drain: the workers start (prepared first, so that only the start is timed).
+      const workers = separateWorkers
+        ? Array.from({ length: options.workerProcesses }, () => processes.start<{ ready: true }>('work'))
+        : [];
+      await Promise.all(workers.map((w) => w.ready));
+      const workerChildren = separateWorkers ? workers.map((w) => w.child) : [processes.server];
+      await Promise.all(workerChildren.map((c) => request(c, { op: 'prepare-workers', baseUrl: ready.url })));
+      process.stderr.write(
+        `  drain: ${workerChildren.length} worker process${workerChildren.length > 1 ? 'es' : ''}` +
+          `${separateWorkers ? ' (the API process has WORKERS=false)' : ' (the API process)'}\n`,
+      );
+      const drainBar = progressBar('deliveries', total);
+      const watch = setInterval(() => drainBar.update(Math.min(receivers.distinct, total)), 250);
+      const drainStarted = performance.now();
+      let drainSeconds: number;
+      try {
+        await Promise.all(workerChildren.map((c) => request(c, { op: 'start-workers' })));
+        await waitFor(
+          () => {
+            const gone = workerChildren.find((c) => c.exitCode !== null || c.signalCode !== null);
+            if (gone) throw new Error(`a worker process exited (${gone.exitCode ?? gone.signalCode}) in the drain`);
+            return receivers.distinct >= total;
+          },
+          options.timeout * 1000,
+          async () =>
+            `the receivers saw ${receivers.distinct} of ${total} deliveries; ${JSON.stringify(await status())}`,
+        );
+        // The receivers have seen every delivery; the clock stops when the database records the last success.
+        let last: Status | undefined;
+        await waitFor(
+          async () => (last = await status()).succeeded >= total,
+          60_000,
+          () => `the database holds ${JSON.stringify(last)}`,
+          20,
+        );
+        drainSeconds = (performance.now() - drainStarted) / 1000;
+      } finally {
+        clearInterval(watch);
+      }
+      drainBar.update(receivers.distinct);
+      drainBar.end();
+      const drain = {
+        seconds: drainSeconds,
+        receiversSeconds: (receivers.latestAt - drainStarted) / 1000,
+        firstArrivalMs: receivers.firstAt - drainStarted,
+        status: await status(),
+        requests: receivers.requests,
+        repeats: receivers.repeats,
+        maxInFlight: receivers.list.map((r) => r.maxInFlight),
+      };
+
+      // 4. The delay, the queue idle: a tag put on one contact after another, delivered to the first endpoint only.
+      await waitFor(
+        async () => (await status()).jobs === 0,
+        30_000,
+        () => 'the queue did not empty',
+      );
+      process.stderr.write(
+        `  delay: ${options.writes} PUT /v1/contacts/{id}/tags/{tagId}, ${GAP_MIN_MS}–${GAP_MAX_MS} ms apart\n`,
+      );
+      for (const r of receivers.list) r.maxInFlight = 0;
+      const random = rng(20261120);
+      const sentAt = new Map<string, number>();
+      const writeSamples: number[] = [];
+      const delayBar = progressBar('writes', options.writes);
+      for (let i = 0; i < options.writes; i++) {
+        const contactId = contactIds[i % contactIds.length]!;
+        if (sentAt.has(contactId)) throw new Error('--writes must not exceed --events');
+        const started = performance.now();
+        sentAt.set(contactId, started);
+        await call('PUT', `/v1/contacts/${contactId}/tags/${tag.id}`);
+        writeSamples.push(performance.now() - started);
+        if ((i + 1) % 20 === 0) delayBar.update(i + 1);
+        await sleep(GAP_MIN_MS + random() * (GAP_MAX_MS - GAP_MIN_MS));
+      }
+      delayBar.end();
+      await waitFor(
+        () => [...sentAt.keys()].every((id) => receivers.tagged.has(id)),
+        30_000,
+        () => `${receivers.tagged.size} of ${sentAt.size} contact.tagged deliveries arrived`,
+      );
+      const delays = [...sentAt].map(([id, at]) => receivers.tagged.get(id)! - at).sort((a, b) => a - b);
+      writeSamples.sort((a, b) => a - b);
+      await waitFor(
+        async () => (await status()).jobs === 0,
+        30_000,
+        () => 'the queue did not empty',
+      );
+
+      return {
+        engine,
+        workerProcesses: workerChildren.length,
+        backlog: { deliveries: total, seconds: backlogSeconds, status: backlogStatus },
+        drain,
+        delay: {
+          p50: quantile(delays, 0.5),
+          p99: quantile(delays, 0.99),
+          max: delays[delays.length - 1]!,
+          mean: delays.reduce((a, b) => a + b, 0) / delays.length,
+          overPoll: delays.filter((d) => d > POLL_INTERVAL_MS + 100).length,
+          maxInFlight: receivers.list[0]!.maxInFlight,
+          writeP50: quantile(writeSamples, 0.5),
+          samples: delays.length,
+        },
+        final: { status: await status(), requests: receivers.requests, repeats: receivers.repeats },
+      };
+    });
+  return receivers
+    .start(options.endpoints, options.receiverDelay)
+    .then(run)
+    .finally(() => receivers.stop());
+}
+
+function summary(results: Result[], notes: string[]): void {
+  const concurrency = options.workerConcurrency ?? DEFAULT_CONCURRENCY;
+  const figures: [string, (r: Result) => string][] = [
+    [
+      'worker processes',
+      (r) =>
+        r.engine === 'pglite'
+          ? '1: the API process (PGlite is single-process)'
+          : `${r.workerProcesses} (+ the API process, WORKERS=false)`,
+    ],
+    [
+      'backlog: writes → deliveries',
+      (r) =>
+        `${fmt(options.events)} POST /v1/contacts → ${fmt(r.backlog.deliveries)} in ${r.backlog.seconds.toFixed(1)} s ` +
+        `(${fmt(options.events / r.backlog.seconds)} writes/s)`,
+    ],
+    ['drain: total time', (r) => `${r.drain.seconds.toFixed(1)} s`],
+    ['drain: deliveries/s', (r) => fmt(r.backlog.deliveries / r.drain.seconds)],
+    [
+      'drain: first / last delivery at a receiver',
+      (r) => `${fmt(r.drain.firstArrivalMs)} ms / ${r.drain.receiversSeconds.toFixed(1)} s`,
+    ],
+    [
+      'drain: succeeded / pending / failed',
+      (r) =>
+        `${fmt(r.drain.status.succeeded)} / ${fmt(r.drain.status.pending)} / ${fmt(r.drain.status.failed)}` +
+        (r.drain.status.succeeded === r.backlog.deliveries && r.drain.status.failed === 0 ? ' ok' : ' WRONG'),
+    ],
+    [
+      'drain: requests received / attempts recorded',
+      (r) => `${fmt(r.drain.requests)} / ${fmt(r.drain.status.attempts)}`,
+    ],
+    ['drain: repeats seen by receivers', (r) => fmt(r.drain.repeats)],
+    [
+      `drain: max in flight per endpoint (limit ${MAX_IN_FLIGHT})`,
+      (r) =>
+        `${Math.max(...r.drain.maxInFlight)} (${r.drain.maxInFlight.join(',')})` +
+        (Math.max(...r.drain.maxInFlight) <= MAX_IN_FLIGHT ? ' ok' : ' OVER'),
+    ],
+    [
+      'write → first attempt: p50 / p99',
+      (r) => `${fmt(r.delay.p50)} / ${fmt(r.delay.p99)} ms (${r.delay.samples} writes)`,
+    ],
+    ['write → first attempt: mean / max', (r) => `${fmt(r.delay.mean)} / ${fmt(r.delay.max)} ms`],
+    [
+      `write → first attempt: over ${fmt(POLL_INTERVAL_MS + 100)} ms`,
+      (r) => `${r.delay.overPoll} of ${r.delay.samples} (max in flight at the endpoint: ${r.delay.maxInFlight})`,
+    ],
+    ['PUT …/tags/{tagId}: p50', (r) => `${ms(r.delay.writeP50)} ms`],
+    [
+      'all: succeeded / requests / repeats',
+      (r) => `${fmt(r.final.status.succeeded)} / ${fmt(r.final.requests)} / ${fmt(r.final.repeats)}`,
+    ],
+  ];
+  console.log(
+    `\nWebhooks benchmark: Node ${process.version}, ${cpus().length} cores; ${options.endpoints} receivers on ` +
+      `127.0.0.1 answering 200 after ${options.receiverDelay} ms (WEBHOOK_DEV_TARGETS=true); pacing off for the ` +
+      `bench (WEBHOOK_PACE_PER_MINUTE=0), at most ${MAX_IN_FLIGHT} in flight per endpoint. Backlog: ` +
+      `${fmt(options.events)} contact.created (POST /v1/contacts, workers stopped) × ${options.endpoints} ` +
+      `endpoints = ${fmt(options.events * options.endpoints)} deliveries, then the workers start; the drain ends ` +
+      `when the database holds every delivery succeeded. Workers as main.ts starts them: JobWorker poll interval ` +
+      `${POLL_INTERVAL_MS} ms (its default; main.ts does not set it), ${concurrency} jobs at once per process` +
+      `${options.workerConcurrency ? ' (--worker-concurrency)' : ' (its default; main.ts does not set it)'}. ` +
+      `Delay: ${options.writes} PUT /v1/contacts/{id}/tags/{tagId} one after the other, ${GAP_MIN_MS}–` +
+      `${GAP_MAX_MS} ms apart, each a contact.tagged for one endpoint, from sending the write to the first ` +
+      `attempt reaching the receiver.\n`,
+  );
+  console.log(
+    table([
+      ['figure', ...results.map((r) => ENGINE_LABEL[r.engine])],
+      ...figures.map(([name, f]) => [name, ...results.map(f)]),
+    ]),
+  );
+  for (const note of notes) console.log(`\n${note}`);
+  const wrong = results.filter(
+    (r) =>
+      r.final.status.succeeded !== r.backlog.deliveries + r.delay.samples ||
+      r.final.status.failed > 0 ||
+      Math.max(...r.drain.maxInFlight) > MAX_IN_FLIGHT,
+  );
+  if (wrong.length) {
+    console.log(
+      `\nWarning: ${wrong.map((r) => ENGINE_LABEL[r.engine]).join(', ')}: not every delivery succeeded, or an ` +
+        `endpoint had more than ${MAX_IN_FLIGHT} in flight.`,
+    );
+    process.exitCode = 1;
+  }
+}
+
+async function bench(): Promise<void> {
+  if (options.endpoints > 10) throw new Error('--endpoints: an account has at most 10 endpoints');
+  if (options.writes > options.events) throw new Error('--writes must not exceed --events');
+  const { engines, postgresBase, notes } = await enginesToRun(options.engine);
+  const results: Result[] = [];
+  for (const engine of engines) results.push(await runEngine(engine, postgresBase));
+  summary(results, notes);
+}
+
+await main(serve, bench, { work });
