@@ -14,23 +14,26 @@
 //   4. the delay from a contact write to its delivery, with the queue otherwise idle: 200 PUT
 //      /v1/contacts/{id}/tags/{tagId} (each a new `contact.tagged` for the first endpoint only), one after the
 //      other with a random pause of 150–350 ms between them (so the writes fall at random moments of the
-//      workers' poll cycle, and a poll finds no more than about 5 of them: more than 5 due at once for one
-//      endpoint would measure the in-flight limit's wait, SLOT_WAIT_MS, instead); p50/p99 from sending the
+//      workers' poll cycle, 250 ms by default, and a poll finds at most 2 of them, each answered in a few ms:
+//      the endpoint stays well under its 5-in-flight limit, whose wait, SLOT_WAIT_MS (250 ms: a job finding no
+//      free slot comes back that much later), would otherwise be measured instead); p50/p99 from sending the
 //      write to the delivery's first attempt reaching the receiver, and the most in flight at that endpoint.
 //
-// The workers are those of main.ts (JobWorker with its defaults: main.ts sets neither the poll interval nor the
-// concurrency, which the output reports). PGlite is single-process: the API server process also runs the
-// workers, started once the backlog is built. PostgreSQL: the API server process runs with no workers
-// (WORKERS=false, as in production) and two worker processes (this file's `--work` mode: the database opened and
-// the workers prepared like main.ts) share the jobs table; the clock starts when they are told to start.
+// The workers are those of main.ts: JobWorker with the configured poll interval and concurrency
+// (WORKER_POLL_MS, 250 ms by default, and WORKER_CONCURRENCY, 32 by default, from this process's environment;
+// --worker-concurrency overrides the latter); each worker process reports the values it uses, which the output
+// shows. PGlite is single-process: the API server process also runs the workers, started once the backlog is
+// built. PostgreSQL: the API server process runs with no workers (WORKERS=false, as in production) and two
+// worker processes (this file's `--work` mode: the database opened and the workers prepared like main.ts) share
+// the jobs table; the clock starts when they are told to start.
 //
 // PGlite lives in a temporary directory; PostgreSQL (DATABASE_URL, or postgres://postgres@127.0.0.1:5432/test)
 // gets a scratch database `ep_bench_<random>`, dropped at the end, on failure and on Ctrl-C too (common.ts).
 //
 // Flags: --events N (2000 contacts created, each delivered to every endpoint), --endpoints N (10, at most 10 per
 // account), --receiver-delay N (5 ms), --writes N (200 latency samples), --connections N (8 backlog writers),
-// --worker-processes N (2, PostgreSQL only), --worker-concurrency N (JobWorker's default), --timeout N (300 s
-// for the drain), --engine pglite|postgres|both (both).
+// --worker-processes N (2, PostgreSQL only), --worker-concurrency N (WORKER_CONCURRENCY, as main.ts), --timeout
+// N (300 s for the drain), --engine pglite|postgres|both (both).
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -70,14 +73,11 @@ const options = {
   writes: argInt('writes', 200),
   connections: argInt('connections', 8),
   workerProcesses: argInt('worker-processes', 2),
-  workerConcurrency: argValue('worker-concurrency') === undefined ? undefined : argInt('worker-concurrency', 4),
+  workerConcurrency: argValue('worker-concurrency') === undefined ? undefined : argInt('worker-concurrency', 1),
   timeout: argInt('timeout', 300),
   engine: engineOption(),
 };
 
-/** What main.ts leaves to JobWorker (server/jobs/worker.ts): its defaults, reported with the figures. */
-const POLL_INTERVAL_MS = 1000;
-const DEFAULT_CONCURRENCY = 4;
 /** The in-flight limit per endpoint (WEBHOOK_MAX_IN_FLIGHT's default, kept for the bench). */
 const MAX_IN_FLIGHT = 5;
 const GAP_MIN_MS = 150;
@@ -102,23 +102,34 @@ interface Status {
   retried: number;
 }
 
+/** What a worker process's JobWorker runs with (its answer to `prepare-workers`). */
+interface WorkerSettings {
+  concurrency: number;
+  pollIntervalMs: number;
+}
+
 type Command = { op: 'status' } | { op: 'prepare-workers'; baseUrl: string } | { op: 'start-workers' };
 
 // ---------------------------------------------------------------------------------------------------------
 // Child modes: the API server (`--serve`) and a worker process (`--work`, PostgreSQL only).
 // ---------------------------------------------------------------------------------------------------------
 /**
- * The requests of the parent: the delivery status, and the workers of this process, prepared then started
- * (the start alone is timed).
+ * The requests of the parent: the delivery status, and the workers of this process, prepared (as main.ts, the
+ * concurrency of --worker-concurrency if given; the answer is the settings used) then started (the start alone
+ * is timed).
  */
 function answerCommands(server: Awaited<ReturnType<typeof openBenchServer>>): void {
   let start: (() => void) | undefined;
   answerRequests(async (body) => {
     const command = body as Command;
     if (command.op === 'prepare-workers') {
-      const concurrency = process.env.BENCH_WORKER_CONCURRENCY;
-      start = await server.prepareWorkers(command.baseUrl, concurrency ? { concurrency: Number(concurrency) } : {});
-      return null;
+      const override = process.env.BENCH_WORKER_CONCURRENCY;
+      const settings: WorkerSettings = {
+        concurrency: override ? Number(override) : server.config.workerConcurrency,
+        pollIntervalMs: server.config.workerPollMs,
+      };
+      start = await server.prepareWorkers(command.baseUrl, override ? { concurrency: settings.concurrency } : {});
+      return settings;
     }
     if (command.op === 'start-workers') {
       if (!start) throw new Error('the workers were not prepared');
@@ -270,6 +281,8 @@ class Receivers {
 interface Result {
   engine: EngineName;
   workerProcesses: number;
+  /** The settings every worker process reported. */
+  workers: WorkerSettings;
   backlog: { deliveries: number; seconds: number; status: Status };
   drain: {
     seconds: number;
@@ -286,7 +299,7 @@ interface Result {
     p99: number;
     max: number;
     mean: number;
-    /** Delays longer than the poll interval plus 100 ms. */
+    /** Delays longer than the workers' poll interval plus 100 ms. */
     overPoll: number;
     maxInFlight: number;
     writeP50: number;
@@ -390,10 +403,20 @@ function runEngine(engine: EngineName, postgresBase: string): Promise<Result> {
         : [];
       await Promise.all(workers.map((w) => w.ready));
       const workerChildren = separateWorkers ? workers.map((w) => w.child) : [processes.server];
-      await Promise.all(workerChildren.map((c) => request(c, { op: 'prepare-workers', baseUrl: ready.url })));
+      const settings = await Promise.all(
+        workerChildren.map((c) => request<WorkerSettings>(c, { op: 'prepare-workers', baseUrl: ready.url })),
+      );
+      const workerSettings = settings[0]!;
+      if (
+        settings.some(
+          (s) => s.concurrency !== workerSettings.concurrency || s.pollIntervalMs !== workerSettings.pollIntervalMs,
+        )
+      )
+        throw new Error(`the worker processes run with different settings: ${JSON.stringify(settings)}`);
       process.stderr.write(
         `  drain: ${workerChildren.length} worker process${workerChildren.length > 1 ? 'es' : ''}` +
-          `${separateWorkers ? ' (the API process has WORKERS=false)' : ' (the API process)'}\n`,
+          `${separateWorkers ? ' (the API process has WORKERS=false)' : ' (the API process)'}, ` +
+          `${workerSettings.concurrency} jobs at once each, poll ${workerSettings.pollIntervalMs} ms\n`,
       );
       const drainBar = progressBar('deliveries', total);
       const watch = setInterval(() => drainBar.update(Math.min(receivers.distinct, total)), 250);
@@ -476,6 +499,7 @@ function runEngine(engine: EngineName, postgresBase: string): Promise<Result> {
       return {
         engine,
         workerProcesses: workerChildren.length,
+        workers: workerSettings,
         backlog: { deliveries: total, seconds: backlogSeconds, status: backlogStatus },
         drain,
         delay: {
@@ -483,7 +507,7 @@ function runEngine(engine: EngineName, postgresBase: string): Promise<Result> {
           p99: quantile(delays, 0.99),
           max: delays[delays.length - 1]!,
           mean: delays.reduce((a, b) => a + b, 0) / delays.length,
-          overPoll: delays.filter((d) => d > POLL_INTERVAL_MS + 100).length,
+          overPoll: delays.filter((d) => d > workerSettings.pollIntervalMs + 100).length,
           maxInFlight: receivers.list[0]!.maxInFlight,
           writeP50: quantile(writeSamples, 0.5),
           samples: delays.length,
@@ -498,7 +522,14 @@ function runEngine(engine: EngineName, postgresBase: string): Promise<Result> {
 }
 
 function summary(results: Result[], notes: string[]): void {
-  const concurrency = options.workerConcurrency ?? DEFAULT_CONCURRENCY;
+  // Every engine's workers read the same environment: one line of settings, or one per engine if they differ.
+  const describe = (w: WorkerSettings) =>
+    `poll interval ${fmt(w.pollIntervalMs)} ms (WORKER_POLL_MS), ${w.concurrency} jobs at once per process ` +
+    `(${options.workerConcurrency ? '--worker-concurrency' : 'WORKER_CONCURRENCY'})`;
+  const described = results.map((r) => describe(r.workers));
+  const workers = described.every((d) => d === described[0])
+    ? described[0]
+    : results.map((r, i) => `${ENGINE_LABEL[r.engine]}: ${described[i]}`).join('; ');
   const figures: [string, (r: Result) => string][] = [
     [
       'worker processes',
@@ -542,8 +573,10 @@ function summary(results: Result[], notes: string[]): void {
     ],
     ['write → first attempt: mean / max', (r) => `${fmt(r.delay.mean)} / ${fmt(r.delay.max)} ms`],
     [
-      `write → first attempt: over ${fmt(POLL_INTERVAL_MS + 100)} ms`,
-      (r) => `${r.delay.overPoll} of ${r.delay.samples} (max in flight at the endpoint: ${r.delay.maxInFlight})`,
+      'write → first attempt: over poll + 100 ms',
+      (r) =>
+        `${r.delay.overPoll} of ${r.delay.samples} over ${fmt(r.workers.pollIntervalMs + 100)} ms ` +
+        `(max in flight at the endpoint: ${r.delay.maxInFlight})`,
     ],
     ['PUT …/tags/{tagId}: p50', (r) => `${ms(r.delay.writeP50)} ms`],
     [
@@ -557,9 +590,8 @@ function summary(results: Result[], notes: string[]): void {
       `bench (WEBHOOK_PACE_PER_MINUTE=0), at most ${MAX_IN_FLIGHT} in flight per endpoint. Backlog: ` +
       `${fmt(options.events)} contact.created (POST /v1/contacts, workers stopped) × ${options.endpoints} ` +
       `endpoints = ${fmt(options.events * options.endpoints)} deliveries, then the workers start; the drain ends ` +
-      `when the database holds every delivery succeeded. Workers as main.ts starts them: JobWorker poll interval ` +
-      `${POLL_INTERVAL_MS} ms (its default; main.ts does not set it), ${concurrency} jobs at once per process` +
-      `${options.workerConcurrency ? ' (--worker-concurrency)' : ' (its default; main.ts does not set it)'}. ` +
+      `when the database holds every delivery succeeded. Workers as main.ts starts them (JobWorker with the ` +
+      `configured settings, as the worker processes reported them): ${workers}. ` +
       `Delay: ${options.writes} PUT /v1/contacts/{id}/tags/{tagId} one after the other, ${GAP_MIN_MS}–` +
       `${GAP_MAX_MS} ms apart, each a contact.tagged for one endpoint, from sending the write to the first ` +
       `attempt reaching the receiver.\n`,
