@@ -64,6 +64,7 @@
 // - template: the body with `{{n}}` filled by `body_variables[n-1]` in `text`, `template: {name, language}`.
 // Buttons read back as `{type: 'postback', id, title, url: null}` (reply) or
 // `{type: 'open_url', id: null, title, url}` (link).
+import { TEMPLATE_FEATURES } from '../console/templates.js';
 import type {
   SchemaSendButton,
   SchemaSendCard,
@@ -90,15 +91,6 @@ export interface MediaInfo {
   expires_at?: string | null;
 }
 
-export const TEMPLATE_UNSUPPORTED_FEATURES = [
-  'header_media',
-  'header_variables',
-  'button_variables',
-  'carousel',
-  'named_variables',
-  'authentication',
-] as const;
-
 /** A whatsapp template of the conversation's connection. */
 export interface TemplateInfo {
   name: string;
@@ -107,7 +99,7 @@ export interface TemplateInfo {
   body: string;
   variable_count: number;
   status: 'approved' | 'pending' | 'rejected' | 'paused' | 'disabled';
-  /** Subset of TEMPLATE_UNSUPPORTED_FEATURES. */
+  /** Subset of TEMPLATE_FEATURES (domain/console/templates), in that order. */
   unsupported_features: string[];
 }
 
@@ -465,8 +457,7 @@ async function checkTemplate(
     throw new ApiError(422, 'template_not_approved', 'This template is not approved.', { status: template.status });
   if (template.unsupported_features.length > 0) {
     const reason =
-      TEMPLATE_UNSUPPORTED_FEATURES.find((f) => template.unsupported_features.includes(f)) ??
-      template.unsupported_features[0]!;
+      TEMPLATE_FEATURES.find((f) => template.unsupported_features.includes(f)) ?? template.unsupported_features[0]!;
     throw new ApiError(422, 'template_not_supported', `This template needs ${reason}, which the API does not send.`, {
       reason,
     });
