@@ -11,7 +11,7 @@ import { createApp } from './http/app.js';
 import { StoreRateLimiter } from './http/rate-limit.js';
 import { handlers } from './http/routes/index.js';
 import { createJobRegistry } from './jobs/handlers.js';
-import { JobWorker } from './jobs/worker.js';
+import { JobWorker, wakeOnJobsReady } from './jobs/worker.js';
 import { createLogger } from './logger.js';
 import { DataDirLockedError, openDatabase, type Database } from './store/database.js';
 
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const embedded = !config.databaseUrl;
   if (embedded) mkdirSync(config.dataDir, { recursive: true });
   const database: Database = config.databaseUrl
-    ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize })
+    ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize, logger })
     : await openDatabase({ engine: 'pglite', dataDir: resolve(config.dataDir, 'pglite') });
   // The admin API authenticates with this token (ADMIN_TOKEN, or the one generated in DATA_DIR/admin-token).
   const token = adminToken(config);
@@ -83,7 +83,9 @@ async function main(): Promise<void> {
   console.log(lines.join('\n'));
 
   // Background workers of this process. Each `stop()` stops claiming work, lets the current job end and
-  // releases its leases. WORKERS=false leaves the jobs to other processes on the same database.
+  // releases its leases. WORKERS=false leaves the jobs to other processes on the same database. An idle worker
+  // claims when a transaction (of any process on the database) commits a job due now, and polls every
+  // WORKER_POLL_MS in case a notification was missed.
   const workers: { stop(): Promise<void> }[] = [];
   if (config.workers) {
     // Webhook deliveries: the URL rules of config.webhookDevTargets, the in-flight limit and pacing of config;
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
       logger,
       concurrency: config.workerConcurrency,
       pollIntervalMs: config.workerPollMs,
+      wakeOn: wakeOnJobsReady(database),
     });
     // The hourly retention job of webhook deliveries (one waiting at a time, whatever the number of processes).
     await ensurePruneJob(database.db, clock);

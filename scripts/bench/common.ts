@@ -179,8 +179,8 @@ export interface BenchServer {
   listen(ready: (url: string) => object): Promise<void>;
   /**
    * Prepares the background job worker of this process as main.ts does with WORKERS=true (the job registry of
-   * `config`, JobWorker with the configured poll interval and concurrency unless `options` say otherwise, the
-   * webhook retention job ensured) and resolves with the function that starts it, so a bench can time from the
+   * `config`, JobWorker with the configured poll interval and concurrency unless `options` say otherwise, woken
+   * by the database's notification of jobs due now, the webhook retention job ensured) and resolves with the function that starts it, so a bench can time from the
    * start alone. A stop (SIGTERM, the parent gone) lets its current jobs end first. `baseUrl` is the service's
    * public base (attachment URLs of message events).
    */
@@ -253,7 +253,7 @@ export async function openBenchServer(): Promise<BenchServer> {
     async prepareWorkers(baseUrl, options = {}) {
       const { ensurePruneJob } = await import('../../server/domain/webhooks/delivery.js');
       const { createJobRegistry } = await import('../../server/jobs/handlers.js');
-      const { JobWorker } = await import('../../server/jobs/worker.js');
+      const { JobWorker, wakeOnJobsReady } = await import('../../server/jobs/worker.js');
       const { createLogger } = await import('../../server/logger.js');
       const jobs = new JobWorker({
         db: database.db,
@@ -262,6 +262,7 @@ export async function openBenchServer(): Promise<BenchServer> {
         logger: createLogger(config.logLevel),
         concurrency: config.workerConcurrency,
         pollIntervalMs: config.workerPollMs,
+        wakeOn: wakeOnJobsReady(database),
         ...options,
       });
       await ensurePruneJob(database.db, systemClock);

@@ -13,19 +13,23 @@
 //      endpoint), the most requests in flight each endpoint saw (the limit is 5);
 //   4. the delay from a contact write to its delivery, with the queue otherwise idle: 200 PUT
 //      /v1/contacts/{id}/tags/{tagId} (each a new `contact.tagged` for the first endpoint only), one after the
-//      other with a random pause of 150–350 ms between them (so the writes fall at random moments of the
-//      workers' poll cycle, 250 ms by default, and a poll finds at most 2 of them, each answered in a few ms:
-//      the endpoint stays well under its 5-in-flight limit, whose wait, SLOT_WAIT_MS (250 ms: a job finding no
-//      free slot comes back that much later), would otherwise be measured instead); p50/p99 from sending the
-//      write to the delivery's first attempt reaching the receiver, and the most in flight at that endpoint.
+//      other with a random pause of 150–350 ms between them (the write's commit wakes the idle workers at once,
+//      so the delay is a claim and a request, not a wait for the next poll; the writes fall at random moments of
+//      the poll cycle, 250 ms by default, so a missed wake-up would show as a delay of up to a poll, counted
+//      apart; and at most 1 or 2 of them are in flight, each answered in a few ms: the endpoint stays well
+//      under its 5-in-flight limit, whose wait, SLOT_WAIT_MS (250 ms: a job finding no free slot comes back
+//      that much later), would otherwise be measured instead); p50/p99 from sending the write to the
+//      delivery's first attempt reaching the receiver, and the most in flight at that endpoint.
 //
 // The workers are those of main.ts: JobWorker with the configured poll interval and concurrency
 // (WORKER_POLL_MS, 250 ms by default, and WORKER_CONCURRENCY, 32 by default, from this process's environment;
-// --worker-concurrency overrides the latter); each worker process reports the values it uses, which the output
-// shows. PGlite is single-process: the API server process also runs the workers, started once the backlog is
-// built. PostgreSQL: the API server process runs with no workers (WORKERS=false, as in production) and two
-// worker processes (this file's `--work` mode: the database opened and the workers prepared like main.ts) share
-// the jobs table; the clock starts when they are told to start.
+// --worker-concurrency overrides the latter), woken when a transaction commits a job due now (the database's
+// notification, JOBS_READY_CHANNEL: on PostgreSQL each worker process LISTENs on a connection of its own, so
+// the API process's writes wake them), the poll only the fallback; each worker process reports the values it
+// uses, which the output shows. PGlite is single-process: the API server process also runs the workers, started
+// once the backlog is built. PostgreSQL: the API server process runs with no workers (WORKERS=false, as in
+// production) and two worker processes (this file's `--work` mode: the database opened and the workers prepared
+// like main.ts) share the jobs table; the clock starts when they are told to start.
 //
 // PGlite lives in a temporary directory; PostgreSQL (DATABASE_URL, or postgres://postgres@127.0.0.1:5432/test)
 // gets a scratch database `ep_bench_<random>`, dropped at the end, on failure and on Ctrl-C too (common.ts).
@@ -299,7 +303,7 @@ interface Result {
     p99: number;
     max: number;
     mean: number;
-    /** Delays longer than the workers' poll interval plus 100 ms. */
+    /** Delays longer than the workers' poll interval plus 100 ms (a wake-up missed, the poll ran the job). */
     overPoll: number;
     maxInFlight: number;
     writeP50: number;
@@ -591,7 +595,8 @@ function summary(results: Result[], notes: string[]): void {
       `${fmt(options.events)} contact.created (POST /v1/contacts, workers stopped) × ${options.endpoints} ` +
       `endpoints = ${fmt(options.events * options.endpoints)} deliveries, then the workers start; the drain ends ` +
       `when the database holds every delivery succeeded. Workers as main.ts starts them (JobWorker with the ` +
-      `configured settings, as the worker processes reported them): ${workers}. ` +
+      `configured settings, as the worker processes reported them, woken by the commit of a job due now and ` +
+      `polling as the fallback): ${workers}. ` +
       `Delay: ${options.writes} PUT /v1/contacts/{id}/tags/{tagId} one after the other, ${GAP_MIN_MS}–` +
       `${GAP_MAX_MS} ms apart, each a contact.tagged for one endpoint, from sending the write to the first ` +
       `attempt reaching the receiver.\n`,

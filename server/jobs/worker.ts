@@ -3,12 +3,25 @@
 // table: the claim skips rows another worker is taking, and a lease that expires (a worker died) frees the job.
 //
 // Due times and leases come from the injected clock; the poll interval is wall-clock cadence only.
+//
+// An idle worker waits for the poll interval or for a wake-up (`wakeOn`, e.g. the database's notification that a
+// transaction committed a job due now), whichever comes first: the poll is the fallback, so a lost notification
+// costs one interval at most. A wake-up while the worker is claiming makes it claim again before it waits.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { pino, type Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { analyzeJobs, claimJobs, completeJob, failJob, releaseJob, type ClaimedJob } from '../store/jobs.js';
+import type { Database } from '../store/database.js';
+import {
+  analyzeJobs,
+  claimJobs,
+  completeJob,
+  failJob,
+  JOBS_READY_CHANNEL,
+  releaseJob,
+  type ClaimedJob,
+} from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
 import { defaultRetryAt, LeaseLostError, type JobRegistry } from './registry.js';
 
@@ -28,6 +41,20 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** Jobs run at once by this worker. Default 4. */
   concurrency?: number;
+  /**
+   * Subscribes `wake` to a signal that jobs may be due (e.g. `(wake) => database.listen(JOBS_READY_CHANNEL,
+   * wake)`); resolves with the unsubscribe, called when the worker stops. A failure only logs: the worker polls.
+   */
+  wakeOn?: (wake: () => void) => Promise<() => Promise<void>>;
+}
+
+/**
+ * The `wakeOn` of a worker on `database`: the notification of every committed transaction that added a job due
+ * now, whichever process wrote it. Undefined when the handle cannot listen (the worker then only polls).
+ */
+export function wakeOnJobsReady(database: Pick<Database, 'listen'>): WorkerOptions['wakeOn'] {
+  if (!database.listen) return undefined;
+  return (wake) => database.listen!(JOBS_READY_CHANNEL, wake);
 }
 
 export class JobWorker {
@@ -39,10 +66,13 @@ export class JobWorker {
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly concurrency: number;
+  private readonly wakeOn: WorkerOptions['wakeOn'];
   private readonly running = new Set<Promise<void>>();
   private loopDone: Promise<void> | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
+  /** A wake-up came since the last claim began. */
+  private woken = false;
   private analyzedAt = 0;
 
   constructor(options: WorkerOptions) {
@@ -54,6 +84,7 @@ export class JobWorker {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.leaseMs = options.leaseMs ?? 300_000;
     this.concurrency = options.concurrency ?? 4;
+    this.wakeOn = options.wakeOn;
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new Error('concurrency must be ≥ 1');
   }
 
@@ -84,6 +115,30 @@ export class JobWorker {
   }
 
   private async loop(): Promise<void> {
+    const unsubscribe = await this.subscribe();
+    try {
+      await this.work();
+    } finally {
+      await unsubscribe?.().catch((error: unknown) =>
+        this.logger.warn({ err: error, worker: this.id }, 'job wake-up unsubscribe failed'),
+      );
+    }
+  }
+
+  private async subscribe(): Promise<(() => Promise<void>) | undefined> {
+    if (!this.wakeOn) return undefined;
+    try {
+      return await this.wakeOn(() => {
+        this.woken = true;
+        this.wake?.();
+      });
+    } catch (error) {
+      this.logger.warn({ err: error, worker: this.id }, 'job wake-up subscription failed: polling only');
+      return undefined;
+    }
+  }
+
+  private async work(): Promise<void> {
     while (!this.stopping) {
       const free = this.concurrency - this.running.size;
       if (free === 0) {
@@ -91,6 +146,7 @@ export class JobWorker {
         continue;
       }
       let jobs: ClaimedJob[] = [];
+      this.woken = false;
       try {
         jobs = await this.claim(free);
       } catch (error) {
@@ -101,9 +157,10 @@ export class JobWorker {
         break;
       }
       for (const job of jobs) this.launch(job);
-      // A full batch: more may be due, claim again as soon as a slot frees.
-      if (jobs.length < free) await this.until(new Promise((ok) => setTimeout(ok, this.pollIntervalMs).unref()));
-      else this.refreshStatistics();
+      // A full batch: more may be due, claim again as soon as a slot frees. Otherwise wait for the poll or a
+      // wake-up, unless one came during the claim (its job may have committed too late for it).
+      if (jobs.length === free) this.refreshStatistics();
+      else if (!this.woken) await this.idle();
     }
   }
 
@@ -119,7 +176,14 @@ export class JobWorker {
     );
   }
 
-  /** Waits for `event` or for stop(). */
+  /** Waits for the poll interval, a wake-up or stop(). */
+  private async idle(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await this.until(new Promise((ok) => (timer = setTimeout(ok, this.pollIntervalMs).unref())));
+    clearTimeout(timer);
+  }
+
+  /** Waits for `event`, a wake-up or stop(). */
   private async until(event: Promise<unknown>): Promise<void> {
     await Promise.race([event, new Promise<void>((ok) => (this.wake = ok))]);
     this.wake = undefined;

@@ -1,10 +1,12 @@
 // The database handle: embedded PGlite (default, persisted in DATA_DIR) or PostgreSQL through `pg` with a
-// pool (DATABASE_URL). One SQL dialect for both; forward-only migrations run at open.
+// pool (DATABASE_URL). One SQL dialect for both; forward-only migrations run at open. Both deliver NOTIFY to
+// `listen` (PGlite: its own listeners; PostgreSQL: one connection outside the pool, reconnected when it drops).
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider } from 'kysely';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { migrations } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
@@ -15,11 +17,19 @@ export type Engine = 'pglite' | 'postgres';
 export interface Database {
   readonly db: Kysely<DB>;
   readonly engine: Engine;
+  /**
+   * Calls `onNotify` for each notification on `channel` (NOTIFY / pg_notify, delivered when the notifying
+   * transaction commits, from any session on the database) until the returned function is called. On
+   * PostgreSQL, a dropped listening connection is reopened with backoff and every listener is called once
+   * when it is back (what was committed meanwhile went unheard). Optional: a handle without it cannot wake.
+   */
+  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
 export type DatabaseOptions =
-  | { engine: 'postgres'; url: string; poolSize?: number }
+  /** `logger`: where the listening connection reports that it dropped and came back. */
+  | { engine: 'postgres'; url: string; poolSize?: number; logger?: Logger }
   /** `dataDir` undefined: in memory. `template`: a `dumpDataDir()` tarball to start from (tests). */
   | { engine: 'pglite'; dataDir?: string; template?: Blob };
 
@@ -46,7 +56,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     await migrate(db);
-    return { db, engine: 'postgres', close: () => db.destroy() };
+    const listener = new PostgresListener(options.url, options.logger);
+    return {
+      db,
+      engine: 'postgres',
+      listen: (channel, onNotify) => listener.listen(channel, onNotify),
+      close: async () => {
+        await listener.close();
+        await db.destroy();
+      },
+    };
   }
 
   const release = options.dataDir ? lockDataDir(options.dataDir) : () => {};
@@ -63,6 +82,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return {
       db,
       engine: 'pglite',
+      // LISTEN and UNLISTEN run in the driver's turn (db.connection()): on the one session, never inside
+      // another caller's open transaction (whose rollback would undo them). PGlite hands each notification
+      // to its listeners as the commit's result comes back.
+      listen: async (channel, onNotify) => {
+        const callback = () => onNotify();
+        const unlisten = await db.connection().execute(() => pglite.listen(channel, callback));
+        let done = false;
+        return async () => {
+          if (done || pglite.closed) return;
+          done = true;
+          await db.connection().execute(() => unlisten());
+        };
+      },
       close: async () => {
         await db.destroy();
         await pglite.close();
@@ -73,6 +105,137 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     release();
     throw error;
   }
+}
+
+const LISTEN_BACKOFF_MIN_MS = 100;
+const LISTEN_BACKOFF_MAX_MS = 30_000;
+
+/**
+ * LISTEN on PostgreSQL: one dedicated connection outside the pool (a pooled connection goes back to others, and
+ * its LISTENs with it), opened at the first `listen`. If it drops, it is reopened after 0.1 s, 0.2 s, 0.4 s, …
+ * up to 30 s, its channels listened to again, and every listener called once (a notification sent while it was
+ * away is lost). Connecting, LISTEN and UNLISTEN run one at a time.
+ */
+class PostgresListener {
+  private readonly channels = new Map<string, Set<() => void>>();
+  private client: pg.Client | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private retry: NodeJS.Timeout | undefined;
+  private backoffMs = LISTEN_BACKOFF_MIN_MS;
+  private closed = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly logger: Logger | undefined,
+  ) {}
+
+  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+    if (this.closed) throw new Error('the database is closed');
+    const callback = () => onNotify();
+    let listeners = this.channels.get(channel);
+    const first = !listeners;
+    if (!listeners) this.channels.set(channel, (listeners = new Set()));
+    listeners.add(callback);
+    try {
+      await this.serial(async () => {
+        if (!this.client) await this.connect(false);
+        else if (first) await this.client.query(`listen ${quoteIdent(channel)}`);
+      });
+    } catch (error) {
+      // The connection is being reopened; the channel is listened to again once it is back.
+      this.logger?.warn({ err: error, channel }, 'database listener: could not listen yet, retrying');
+      this.reconnectLater();
+    }
+    let done = false;
+    return async () => {
+      if (done) return;
+      done = true;
+      listeners.delete(callback);
+      if (listeners.size > 0 || this.channels.get(channel) !== listeners) return;
+      this.channels.delete(channel);
+      await this.serial(async () => {
+        await this.client?.query(`unlisten ${quoteIdent(channel)}`).catch(() => {});
+      });
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    this.retry = undefined;
+    await this.queue;
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => {});
+  }
+
+  private serial(step: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(step);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /** `catchUp`: a reconnection, after which every listener is called once. */
+  private async connect(catchUp: boolean): Promise<void> {
+    if (this.closed || this.channels.size === 0) return;
+    const client = new pg.Client({
+      connectionString: this.url,
+      application_name: 'jobs-listener',
+      keepAlive: true,
+    });
+    client.on('notification', (message) => {
+      for (const callback of this.channels.get(message.channel) ?? []) callback();
+    });
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client));
+    try {
+      await client.connect();
+      for (const channel of this.channels.keys()) await client.query(`listen ${quoteIdent(channel)}`);
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => {});
+      return;
+    }
+    this.client = client;
+    this.backoffMs = LISTEN_BACKOFF_MIN_MS;
+    if (catchUp) {
+      this.logger?.info('database listener: connected again');
+      for (const callbacks of this.channels.values()) for (const callback of callbacks) callback();
+    }
+  }
+
+  private lost(client: pg.Client, error?: Error): void {
+    if (client !== this.client) return;
+    this.client = undefined;
+    client.on('error', () => {});
+    void client.end().catch(() => {});
+    if (this.closed) return;
+    this.logger?.warn({ err: error }, 'database listener: connection lost, reconnecting');
+    this.reconnectLater();
+  }
+
+  private reconnectLater(): void {
+    if (this.closed || this.retry) return;
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, LISTEN_BACKOFF_MAX_MS);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.serial(async () => {
+        if (!this.client) await this.connect(true);
+      }).catch((error: unknown) => {
+        this.logger?.warn({ err: error, retry_ms: this.backoffMs }, 'database listener: reconnect failed');
+        this.reconnectLater();
+      });
+    }, delay);
+    this.retry.unref();
+  }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /** Whether the database answers (readiness). */

@@ -2,6 +2,10 @@
 // `FOR UPDATE SKIP LOCKED` under a lease (`locked_until`, `locked_by`), then deleted when done, or put back
 // with a later `run_at` on failure. A claim is identified by (id, locked_by, attempts): a worker whose lease
 // expired and was taken over can no longer complete, fail or release the job.
+//
+// A job due at once also notifies JOBS_READY_CHANNEL in that transaction: PostgreSQL (and PGlite) deliver the
+// notification only if the transaction commits, and idle workers that listen (JobWorker's `wakeOn`) claim at
+// once instead of at their next poll. The poll stays: a notification missed only costs one poll interval.
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, JobsTable } from './schema.js';
 
@@ -41,19 +45,29 @@ export interface ClaimOptions {
   leaseMs: number;
 }
 
-/** Adds a job in the caller's transaction: it exists only if the write that causes it commits. */
+/** The channel notified when a transaction adds a job that is due at once. */
+export const JOBS_READY_CHANNEL = 'jobs_ready';
+
+/**
+ * Adds a job in the caller's transaction: it exists only if the write that causes it commits. A job due now
+ * notifies JOBS_READY_CHANNEL (at commit, in the same statement); one scheduled later does not.
+ */
 export async function enqueueJob(trx: Transaction<DB>, job: NewJob, now: Date): Promise<string> {
-  const row = await trx
-    .insertInto('jobs')
-    .values({
-      kind: job.kind,
-      account_id: job.accountId,
-      payload: JSON.stringify(job.payload ?? null),
-      run_at: job.runAt ?? now,
-      created_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const runAt = job.runAt ?? now;
+  // Unless it is surely later: a needless wake-up costs a claim, a missed one a poll interval.
+  const due = !(new Date(runAt).getTime() > now.getTime());
+  const insert = trx.insertInto('jobs').values({
+    kind: job.kind,
+    account_id: job.accountId,
+    payload: JSON.stringify(job.payload ?? null),
+    run_at: runAt,
+    created_at: now,
+  });
+  const row = await (
+    due
+      ? insert.returning(['id', sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified')])
+      : insert.returning('id')
+  ).executeTakeFirstOrThrow();
   return String(row.id);
 }
 

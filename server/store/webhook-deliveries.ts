@@ -6,6 +6,7 @@
 // takes a slot (`in_flight_until`, a lease) counted under a row lock on the endpoint, so at most N attempts of
 // one endpoint run at once across every worker process.
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { JOBS_READY_CHANNEL } from './jobs.js';
 import type {
   AccountNotificationsTable,
   DB,
@@ -57,7 +58,8 @@ export interface NewDelivery {
 
 /**
  * Inserts pending deliveries, due at `now`, and one job of kind `jobKind` (payload `{delivery_id}`, run now) for
- * each: two statements whatever the number of deliveries. Call in the event's transaction.
+ * each: two statements whatever the number of deliveries. Call in the event's transaction; its commit wakes
+ * the idle workers (JOBS_READY_CHANNEL).
  */
 export async function insertDeliveriesWithJobs(
   db: Kysely<DB>,
@@ -83,17 +85,20 @@ export async function insertDeliveriesWithJobs(
       })),
     )
     .execute();
+  // The jobs, due now, and the notification that wakes idle workers at commit (server/store/jobs.ts).
   await db
-    .insertInto('jobs')
-    .values(
-      deliveries.map((d) => ({
-        kind: jobKind,
-        account_id: d.accountId,
-        payload: JSON.stringify({ delivery_id: d.id }),
-        run_at: now,
-        created_at: now,
-      })),
+    .with('inserted', (qb) =>
+      qb.insertInto('jobs').values(
+        deliveries.map((d) => ({
+          kind: jobKind,
+          account_id: d.accountId,
+          payload: JSON.stringify({ delivery_id: d.id }),
+          run_at: now,
+          created_at: now,
+        })),
+      ),
     )
+    .selectNoFrom(sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified'))
     .execute();
 }
 
