@@ -78,6 +78,8 @@ async function main(): Promise<void> {
       `  demo API key (every scope): ${demo.apiKey}`,
       `  try: curl -H 'Authorization: Bearer ${demo.apiKey}' ${baseUrl}/v1/me`,
       `  admin token: ${config.adminToken ? 'ADMIN_TOKEN' : join(resolve(config.dataDir), 'admin-token')}`,
+      `  sandbox: ${config.sandboxEnabled ? `on (act as contacts and channels: ${baseUrl}/admin/v1/sandbox/…)` : 'off (SANDBOX_ENABLED)'}`,
+      `  webhook receivers: ${config.webhookDevTargets ? 'http and loopback allowed (WEBHOOK_DEV_TARGETS)' : 'https, port 443, public addresses only'}`,
     );
   }
   console.log(lines.join('\n'));

@@ -126,6 +126,9 @@ describe('the server process, embedded', () => {
     expect(apiKey).toMatch(/^epk_[A-Za-z0-9]{46}$/);
     expect(out).toContain(`admin token: ${join(dataDir, 'admin-token')}`);
     expect(existsSync(join(dataDir, 'admin-token'))).toBe(true);
+    // Embedded development: the sandbox is on and webhooks may go to a receiver on this machine.
+    expect(out).toContain(`sandbox: on (act as contacts and channels: ${baseUrl}/admin/v1/sandbox/…)`);
+    expect(out).toContain('webhook receivers: http and loopback allowed (WEBHOOK_DEV_TARGETS)');
 
     const res = await fetch(`${baseUrl}/v1/me`, { headers: { Authorization: `Bearer ${apiKey}` } });
     expect(res.status).toBe(200);
