@@ -8,6 +8,10 @@ import { enqueue, JobRegistry, JobWorker } from '../../server/jobs/index.js';
 import { wakeOnJobsReady } from '../../server/jobs/worker.js';
 import { openDatabase, type Database } from '../../server/store/database.js';
 import { sql } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { createAccount } from '../../server/domain/accounts/accounts.js';
+import { insertEvents } from '../../server/store/events.js';
+import { insertDeliveriesWithJobs } from '../../server/store/webhook-deliveries.js';
 import { engines, openTestDatabase, type TestDatabase } from './harness.js';
 
 const START = '2026-11-20T14:00:00.000Z';
@@ -113,6 +117,65 @@ describe.each(engines)('job wake-ups on %s', (engine) => {
     expect(wakes).toBe(0);
     expect(ran).toEqual([]);
     expect(await t.database.db.selectFrom('jobs').select('id').execute()).toEqual([{ id: Number(id) }]);
+  });
+
+  it('the webhook fan-out wakes the workers too (its jobs are inserted in bulk)', async () => {
+    const account = await createAccount(writer.db, clock, { name: 'Loja', alias: `loja-wake-${engine}` });
+    const now = clock.now().toISOString();
+    const webhookId = randomUUID();
+    const eventId = randomUUID();
+    await writer.db
+      .insertInto('webhook_endpoints')
+      .values({
+        id: webhookId,
+        account_id: account.id,
+        url: 'https://hooks.example.com/in',
+        description: null,
+        event_types: ['contact.created'],
+        status: 'enabled',
+        disabled_reason: null,
+        disabled_at: null,
+        failing_since: null,
+        secret: 'whsec_test',
+        previous_secret: null,
+        previous_secret_expires_at: null,
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      })
+      .execute();
+    const committed = performance.now();
+    await writer.db.transaction().execute(async (trx) => {
+      await insertEvents(trx, [
+        {
+          id: eventId,
+          accountId: account.id,
+          type: 'contact.created',
+          resourceType: 'contact',
+          resourceId: 'c',
+          data: {},
+          at: now,
+        },
+      ]);
+      await insertDeliveriesWithJobs(
+        trx,
+        [
+          {
+            id: randomUUID(),
+            accountId: account.id,
+            webhookId,
+            eventId,
+            eventType: 'contact.created',
+            eventCreatedAt: now,
+          },
+        ],
+        'k',
+        now,
+      );
+    });
+    await waitFor(() => ran.length === 1, WAKE_MS);
+    expect(ran[0]!.at - committed).toBeLessThan(WAKE_MS);
+    expect(wakes).toBeGreaterThanOrEqual(1);
   });
 
   it.runIf(engine === 'postgres')('listens again after its connection drops', async () => {
