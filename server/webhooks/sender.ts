@@ -7,7 +7,8 @@
 //   second time (no DNS rebinding). TLS still checks SNI and the certificate against the host name.
 // - One deadline (10 s by default) covers resolution, connection, TLS, the answer's headers and its body:
 //   past it the attempt is a `timeout`.
-// - Redirects are never followed: any status outside 2xx is `http_status` with the status.
+// - Redirects are never followed: any status outside 2xx is `http_status` with the status. Node's parser takes
+//   any three digits; one outside 100-599 is no HTTP status (RFC 9110), so it is `http_status` with none.
 // - The answer's body is read and dropped, at most RESPONSE_BODY_CAP bytes.
 import http from 'node:http';
 import https from 'node:https';
@@ -139,8 +140,8 @@ export async function postEvent(input: {
     let settled = false;
     let status: number | null = null;
     let timedOut = false;
-    const statusResult = (code: number): AttemptResult => {
-      const delivered = code >= 200 && code < 300;
+    const statusResult = (code: number | null): AttemptResult => {
+      const delivered = code !== null && code >= 200 && code < 300;
       return { delivered, responseStatus: code, error: delivered ? null : 'http_status', durationMs: elapsed() };
     };
     const finish = (result: AttemptResult) => {
@@ -152,8 +153,9 @@ export async function postEvent(input: {
     };
 
     const req = (secure ? https : http).request(options, (res) => {
-      status = res.statusCode ?? 0;
-      const code = status;
+      const code =
+        res.statusCode !== undefined && res.statusCode >= 100 && res.statusCode <= 599 ? res.statusCode : null;
+      status = code;
       let bytes = 0;
       res.on('data', (chunk: Buffer) => {
         bytes += chunk.length;

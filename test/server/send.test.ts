@@ -464,6 +464,36 @@ describe.each(engines)('sending a message on %s', (engine) => {
       await sent(th, { text: 'c' });
     });
 
+    it('a lone UTF-16 surrogate anywhere in the body is a 400 before the channel: nothing sent or stored', async () => {
+      // JSON may spell "\ud800", but it is no Unicode character and jsonb refuses it: once a 502
+      // outcome_unknown after the channel had taken the message.
+      const th = await thread('instagram');
+      const mediaId = await upload(th.me, 'image/png', PNG);
+      await arrange(th.connectionId, { outcome: 'recipient_unavailable' });
+      const before = await written(th);
+      const bodies: [unknown, string][] = [
+        [{ text: 'Oi \ud83d' }, '/text'],
+        [{ text: '\udfff Escolha', buttons: [{ type: 'reply', id: 'a', title: 'Um' }] }, '/text'],
+        [{ text: 'Escolha', buttons: [{ type: 'reply', id: 'a', title: 'Um\ud800' }] }, '/buttons/0/title'],
+        [
+          { attachments: [{ type: 'cards', cards: [{ title: '\udc00', media_id: mediaId }] }] },
+          '/attachments/0/cards/0/title',
+        ],
+      ];
+      for (const [body, path] of bodies) {
+        const res = await send(th, body);
+        const json = (await res.json()) as ErrorBody;
+        expect(res.status, JSON.stringify(json)).toBe(400);
+        expect(json.context).toEqual({
+          details: [{ location: 'body', path, message: expect.stringMatching(/surrogate/) }],
+        });
+      }
+      expect(await written(th)).toEqual(before);
+      // The arrangement is still there: none of them reached the channel. A well-formed pair is text like any other.
+      expect(((await (await send(th, { text: 'a' })).json()) as ErrorBody).context.code).toBe('recipient_unavailable');
+      expect((await sent(th, { text: 'Oi \ud83d\ude00' })).text).toBe('Oi 😀');
+    });
+
     it('fails_later on whatsapp: 201 sent, then after the delay the job marks it failed with message.failed', async () => {
       const th = await thread('whatsapp');
       await arrange(th.connectionId, {

@@ -972,6 +972,21 @@ describe.each(engines)('webhooks on %s', (engine) => {
       expect(refused).toMatchObject({ delivered: false, response_status: null, error: 'connection_failed' });
     });
 
+    it('an answer with a status outside 100-599 is 200 delivered false without a response_status, never a 500', async () => {
+      policy = undefined;
+      const me = await t.account();
+      const hook = await made(me, { url: receiver.url });
+      receiver.status.code = 999;
+      const odd = await json<Record<string, unknown>>(await me.call('POST', `/v1/webhooks/${hook.id}/test`), 200);
+      expect(odd).toEqual({
+        delivered: false,
+        response_status: null,
+        error: 'http_status',
+        duration_ms: expect.any(Number),
+      });
+      expect(receiver.received).toHaveLength(1);
+    });
+
     it('signs with both secrets for 24 hours after a rotation, and with the two newest after a second', async () => {
       policy = undefined;
       const me = await t.account();
