@@ -6400,7 +6400,10 @@ export interface components {
     WebhookTestResult: {
       /** @description True when the endpoint answered 2xx within 10 seconds. */
       delivered: boolean;
-      /** @description The HTTP status the endpoint answered; null when it did not answer. */
+      /**
+       * @description The HTTP status the endpoint answered; null when it did not answer, or answered a status outside
+       *     100-599 (then `error` is `http_status`).
+       */
       response_status: number | null;
       /** @description Why the attempt failed (the `last_error` values); null when `delivered` is true. */
       error: components['schemas']['WebhookAttemptError'] | null;
@@ -6466,7 +6469,10 @@ export interface components {
        * @description When the last attempt started; null before the first.
        */
       last_attempt_at: string | null;
-      /** @description The HTTP status the endpoint answered on the last attempt; null when it did not answer (or before the first attempt). */
+      /**
+       * @description The HTTP status the endpoint answered on the last attempt; null when it did not answer, answered a status
+       *     outside 100-599 (`last_error` `http_status`), or before the first attempt.
+       */
       last_response_status: number | null;
       /** @description Why the last attempt failed; null when it succeeded or before the first attempt. */
       last_error: components['schemas']['WebhookAttemptError'] | null;
