@@ -10,6 +10,7 @@ import { createApiKey, SCOPES } from '../domain/accounts/keys.js';
 import { createConnection } from '../domain/console/connections.js';
 import { createCustomField } from '../domain/console/custom-fields.js';
 import { createTemplate } from '../domain/console/templates.js';
+import { accountHasTemplates, firstConnectedConnection } from '../store/console.js';
 import type { DB } from '../store/schema.js';
 
 export interface Demo {
@@ -86,15 +87,8 @@ async function ensureDemoConsole(db: Kysely<DB>, clock: Clock, accountId: string
 
 /** The template `DEMO_TEMPLATE` on the demo whatsapp number, unless the account has a template already. */
 async function ensureDemoTemplate(db: Kysely<DB>, clock: Clock, accountId: string): Promise<void> {
-  const has = await db.selectFrom('templates').select('id').where('account_id', '=', accountId).executeTakeFirst();
-  const whatsapp = await db
-    .selectFrom('connections')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('channel', '=', 'whatsapp')
-    .where('status', '=', 'connected')
-    .orderBy('created_at')
-    .executeTakeFirst();
+  const has = await accountHasTemplates(db, accountId);
+  const whatsapp = await firstConnectedConnection(db, accountId, 'whatsapp');
   if (has || !whatsapp) return;
   await createTemplate(db, clock, accountId, { connection_id: whatsapp.id, ...DEMO_TEMPLATE });
 }

@@ -39,7 +39,7 @@ import { notFound } from '../errors.js';
 import { mediaStorage } from '../media/storage.js';
 import { findConnectionById } from '../store/console.js';
 import { findContact, findContactAccountById } from '../store/contacts.js';
-import { findConversation, findMessageAccountById, type ConversationRow } from '../store/messaging.js';
+import { findConversationById, findMessageAccountById, type ConversationRow } from '../store/messaging.js';
 import type { AdminHandler, AdminHandlerInput } from './admin.js';
 import { publicBaseUrl } from './base-url.js';
 import type { AppContext } from './context.js';
@@ -68,12 +68,7 @@ async function connectionOf(app: AppContext, connectionId: string) {
 }
 
 async function conversationById(app: AppContext, conversationId: string): Promise<ConversationRow> {
-  const row = await app.database.db
-    .selectFrom('conversations')
-    .select('account_id')
-    .where('id', '=', conversationId)
-    .executeTakeFirst();
-  const conversation = row && (await findConversation(app.database.db, row.account_id, conversationId));
+  const conversation = await findConversationById(app.database.db, conversationId);
   if (!conversation) throw conversationNotFound();
   return conversation;
 }

@@ -244,3 +244,25 @@ export async function listCustomFields(
     page,
   );
 }
+
+/** Whether the account has any whatsapp template. */
+export async function accountHasTemplates(db: Kysely<DB>, accountId: string): Promise<boolean> {
+  const row = await db.selectFrom('templates').select('id').where('account_id', '=', accountId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The account's oldest connected connection of `channel`. */
+export async function firstConnectedConnection(
+  db: Kysely<DB>,
+  accountId: string,
+  channel: 'instagram' | 'whatsapp',
+): Promise<{ id: string } | undefined> {
+  return db
+    .selectFrom('connections')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('channel', '=', channel)
+    .where('status', '=', 'connected')
+    .orderBy('created_at')
+    .executeTakeFirst();
+}

@@ -116,7 +116,13 @@ export async function updateContact(
   changes: Partial<
     Pick<
       ContactRow,
-      'name' | 'person_id' | 'updated_at' | 'last_interaction_at' | 'deleted_at' | 'blocked_from_automations'
+      | 'name'
+      | 'person_id'
+      | 'updated_at'
+      | 'last_interaction_at'
+      | 'deleted_at'
+      | 'blocked_from_automations'
+      | 'instagram_username'
     >
   >,
 ): Promise<void> {
@@ -448,5 +454,35 @@ export async function findCustomFieldsByIds(
     .selectAll()
     .where('account_id', '=', accountId)
     .where('id', 'in', fieldIds)
+    .execute();
+}
+
+/** The id, name and person of each contact of `contactIds` (what a conversation shows of its contact). */
+export async function contactSummaries(
+  db: Kysely<DB>,
+  accountId: string,
+  contactIds: readonly string[],
+): Promise<{ id: string; name: string; person_id: string }[]> {
+  if (contactIds.length === 0) return [];
+  return db
+    .selectFrom('contacts')
+    .select(['id', 'name', 'person_id'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', contactIds)
+    .execute();
+}
+
+/** The live contacts of these persons, with their connections (a person has one contact per connection). */
+export async function contactsOfPersons(
+  db: Kysely<DB>,
+  accountId: string,
+  personIds: readonly string[],
+): Promise<{ id: string; connection_id: string }[]> {
+  return db
+    .selectFrom('contacts')
+    .select(['id', 'connection_id'])
+    .where('account_id', '=', accountId)
+    .where('person_id', 'in', personIds)
+    .where('deleted_at', 'is', null)
     .execute();
 }

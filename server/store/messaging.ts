@@ -225,3 +225,11 @@ export async function ensureConversation(db: Kysely<DB>, row: ConversationRow): 
     .execute();
   return (await findConversationOfContact(db, row.account_id, row.contact_id))!;
 }
+
+/** A conversation by its id alone (the admin API addresses resources so), whatever its account. */
+export async function findConversationById(
+  db: Kysely<DB>,
+  conversationId: string,
+): Promise<ConversationRow | undefined> {
+  return db.selectFrom('conversations').selectAll().where('id', '=', conversationId).executeTakeFirst();
+}

@@ -16,7 +16,7 @@ import {
   type ConversationRow,
 } from '../../store/messaging.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
-import type { ContactRow } from '../../store/contacts.js';
+import { contactSummaries, type ContactRow } from '../../store/contacts.js';
 import type { DB } from '../../store/schema.js';
 import { conversationView, messageView, type ConversationView, type MessageView } from './views.js';
 
@@ -56,12 +56,7 @@ export async function conversationViews(
   if (rows.length === 0) return [];
   const contactIds = rows.map((r) => r.contact_id);
   const [contacts, unread] = await Promise.all([
-    db
-      .selectFrom('contacts')
-      .select(['id', 'name', 'person_id'])
-      .where('account_id', '=', accountId)
-      .where('id', 'in', contactIds)
-      .execute(),
+    contactSummaries(db, accountId, contactIds),
     conversationsWithUnread(
       db,
       accountId,

@@ -140,14 +140,9 @@ export async function recordInbound(
       deleted_at: null,
     });
     // The channel sends the current username with each message (SandboxInstagramSender: "It updates the
-    // contact's instagram.username"); contacts.ts's updateContact does not take it.
+    // contact's instagram.username").
     if (contact.channel === 'instagram' && input.from.username && input.from.username !== contact.instagram_username)
-      await tx
-        .updateTable('contacts')
-        .set({ instagram_username: input.from.username })
-        .where('account_id', '=', accountId)
-        .where('id', '=', contact.id)
-        .execute();
+      await updateContact(tx, accountId, contact.id, { instagram_username: input.from.username });
 
     const direct = DIRECT_TYPES.has(input.type);
     // Every contact has its conversation; one made before that rule gets it now.

@@ -12,7 +12,7 @@ import type { ChannelProvider } from '../../channels/provider.js';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { ApiKeyRow } from '../../store/accounts.js';
-import { findConnection } from '../../store/console.js';
+import { findConnection, findTemplate } from '../../store/console.js';
 import { findContact } from '../../store/contacts.js';
 import { enqueueJob } from '../../store/jobs.js';
 import { findConversation, type ConversationRow, type MessageRow } from '../../store/messaging.js';
@@ -67,14 +67,7 @@ export async function sendMessage(
     channel,
     findMedia: (mediaId) => findMediaInfo(db, clock, accountId, mediaId),
     findTemplate: async (name, language) => {
-      const template = await db
-        .selectFrom('templates')
-        .selectAll()
-        .where('account_id', '=', accountId)
-        .where('connection_id', '=', connection.id)
-        .where('name', '=', name)
-        .where('language', '=', language)
-        .executeTakeFirst();
+      const template = await findTemplate(db, accountId, connection.id, name, language);
       return template
         ? {
             name: template.name,

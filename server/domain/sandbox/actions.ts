@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { findConnection, type ConnectionRow } from '../../store/console.js';
-import { findContact, updateContact, type ContactRow } from '../../store/contacts.js';
+import { contactsOfPersons, findContact, updateContact, type ContactRow } from '../../store/contacts.js';
 import {
   findMessage,
   updateMessage,
@@ -327,13 +327,7 @@ export async function makeSamePerson(
     findContact(db, accountId, otherId),
   ]);
   if (!contact || !other) throw contactNotFound();
-  const persons = await db
-    .selectFrom('contacts')
-    .select(['id', 'connection_id'])
-    .where('account_id', '=', accountId)
-    .where('person_id', 'in', [contact.person_id, other.person_id])
-    .where('deleted_at', 'is', null)
-    .execute();
+  const persons = await contactsOfPersons(db, accountId, [contact.person_id, other.person_id]);
   if (new Set(persons.map((c) => c.connection_id)).size < persons.length)
     throw invalidSandboxAction('same_connection', 'The person would have two contacts on one connection.');
   await linkSamePerson(db, accountId, contactId, otherId);
