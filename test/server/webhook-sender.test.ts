@@ -309,7 +309,8 @@ describe('postEvent', () => {
       body: BODY,
       headers: headersFor(),
       policy: DEV,
-      timeoutMs: 300,
+      // Long enough for the status line to arrive first on a loaded machine.
+      timeoutMs: 1000,
     });
     expect(result).toMatchObject({ delivered: false, responseStatus: 200, error: 'timeout' });
   });
