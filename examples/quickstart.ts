@@ -6,15 +6,9 @@
 // test/server/quickstart.test.ts runs `quickstart` against a test server, so this file stays true.
 import { fileURLToPath } from 'node:url';
 import { createClient, errorCode, type ApiClient, type components } from '../client/index.js';
+import { check } from './check.js';
 
 type Contact = components['schemas']['Contact'];
-
-/** Fails with the API's error code, which is what a program decides on (never the message). */
-function check<T>(result: { data?: T; error?: unknown; response: Response }, what: string): T {
-  if (result.data === undefined)
-    throw new Error(`${what}: ${result.response.status} ${errorCode(result.error) ?? JSON.stringify(result.error)}`);
-  return result.data;
-}
 
 export async function quickstart(api: ApiClient, phone = '+5511987654321'): Promise<Contact> {
   // 1. The whatsapp number the contact is created on (POST /v1/contacts needs a connected one).

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import createFetchClient from 'openapi-fetch';
 import { createClient, errorCode, type ApiClient, type components, type paths } from '../client/index.js';
+import { check } from './check.js';
 
 type Message = components['schemas']['Message'];
 type Conversation = components['schemas']['Conversation'];
@@ -22,13 +23,6 @@ export function createAdminClient(baseUrl: string, adminToken: string): AdminCli
     baseUrl: baseUrl.replace(/\/+$/, ''),
     headers: { Authorization: `Bearer ${adminToken}` },
   });
-}
-
-/** Fails with the API's error code, which is what a program decides on (never the message). */
-function check<T>(result: { data?: T; error?: unknown; response: Response }, what: string): T {
-  if (result.data === undefined)
-    throw new Error(`${what}: ${result.response.status} ${errorCode(result.error) ?? JSON.stringify(result.error)}`);
-  return result.data;
 }
 
 /** A 1×1 PNG: the image the exchange uploads and sends. */

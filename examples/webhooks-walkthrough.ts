@@ -16,6 +16,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createClient, errorCode, type ApiClient, type components } from '../client/index.js';
+import { check } from './check.js';
 import { createAdminClient, type AdminClient } from './sandbox-exchange.js';
 import { startReceiver, type ReceivedEvent, type ReceivedRequest, type ReceiverControls } from './webhook-receiver.js';
 
@@ -97,13 +98,6 @@ export interface Walkthrough {
   lost: string[];
   /** The receiver's accepted events at the end. */
   received: ReceivedEvent[];
-}
-
-/** Fails with the API's error code, which is what a program decides on (never the message). */
-function check<T>(result: { data?: T; error?: unknown; response: Response }, what: string): T {
-  if (result.data === undefined)
-    throw new Error(`${what}: ${result.response.status} ${errorCode(result.error) ?? JSON.stringify(result.error)}`);
-  return result.data;
 }
 
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));

@@ -24,6 +24,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { openBenchServer } from './common.js';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const self = fileURLToPath(import.meta.url);
@@ -38,62 +39,23 @@ interface Ready {
 // Child mode: one server, started like main.ts, that tells the parent its URL and key over IPC.
 // ---------------------------------------------------------------------------------------------------------
 async function serve(): Promise<void> {
-  const { systemClock } = await import('../../server/clock.js');
-  const { loadConfig } = await import('../../server/config.js');
   const { createAccount } = await import('../../server/domain/accounts/accounts.js');
   const { createApiKey, SCOPES } = await import('../../server/domain/accounts/keys.js');
-  const { createApp } = await import('../../server/http/app.js');
-  const { StoreRateLimiter } = await import('../../server/http/rate-limit.js');
   const { handlers } = await import('../../server/http/routes/index.js');
-  const { createLogger } = await import('../../server/logger.js');
-  const { openDatabase } = await import('../../server/store/database.js');
-
-  const config = loadConfig({
-    ...process.env,
-    EDGE_IP_LIMIT_PER_MINUTE: '1000000000',
-    GLOBAL_RPS_CEILING: '1000000000',
-  });
-  const database = config.databaseUrl
-    ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize })
-    : await openDatabase({ engine: 'pglite', dataDir: join(config.dataDir, 'pglite') });
-  const logger = createLogger(config.logLevel); // stdout, which the parent discards
-  const counted = new StoreRateLimiter(database.db, logger);
-  const app = createApp(
-    {
-      config,
-      database,
-      clock: systemClock,
-      logger,
-      // The count is written as in production; only the refusal is lifted.
-      rateLimiter: { hit: async (...args) => ({ ...(await counted.hit(...args)), allowed: true }) },
-    },
-    handlers,
-  );
-  const account = await createAccount(database.db, systemClock, {
+  // The app as every bench serves it (common.ts): edge and per-second ceilings raised, the account rate limit
+  // counted but never refusing, stopped on SIGTERM or when the parent goes.
+  const server = await openBenchServer();
+  const account = await createAccount(server.db, server.clock, {
     name: 'Bench',
     alias: `bench-${randomBytes(4).toString('hex')}`,
   });
-  const { secret } = await createApiKey(database.db, systemClock, {
+  const { secret } = await createApiKey(server.db, server.clock, {
     accountId: account.id,
     name: 'bench key',
     scopes: SCOPES,
     validityDays: 30,
   });
-  const server = app.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as AddressInfo;
-    const ready: Ready = {
-      url: `http://127.0.0.1:${port}`,
-      apiKey: secret,
-      listImplemented: handlers.listContacts !== undefined,
-    };
-    process.send!(ready);
-  });
-  const stop = () => {
-    server.closeAllConnections();
-    server.close(() => void database.close().then(() => process.exit(0)));
-  };
-  process.on('disconnect', stop);
-  process.on('SIGTERM', stop);
+  await server.listen((url): Ready => ({ url, apiKey: secret, listImplemented: handlers.listContacts !== undefined }));
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -64,6 +64,7 @@
 // - template: the body with `{{n}}` filled by `body_variables[n-1]` in `text`, `template: {name, language}`.
 // Buttons read back as `{type: 'postback', id, title, url: null}` (reply) or
 // `{type: 'open_url', id: null, title, url}` (link).
+import type { TemplateRow } from '../../store/console.js';
 import { TEMPLATE_FEATURES } from '../console/templates.js';
 import type {
   SchemaSendButton,
@@ -91,17 +92,11 @@ export interface MediaInfo {
   expires_at?: string | null;
 }
 
-/** A whatsapp template of the conversation's connection. */
-export interface TemplateInfo {
-  name: string;
-  language: string;
-  /** The body with {{1}}, {{2}}… placeholders. */
-  body: string;
-  variable_count: number;
-  status: 'approved' | 'pending' | 'rejected' | 'paused' | 'disabled';
-  /** Subset of TEMPLATE_FEATURES (domain/console/templates), in that order. */
-  unsupported_features: string[];
-}
+/** A whatsapp template of the conversation's connection, as the store holds it. */
+export type TemplateInfo = Pick<
+  TemplateRow,
+  'name' | 'language' | 'body' | 'variable_count' | 'status' | 'unsupported_features'
+>;
 
 export interface SendRulesContext {
   channel: Channel;

@@ -66,19 +66,7 @@ export async function sendMessage(
   const content = await checkSend(body, {
     channel,
     findMedia: (mediaId) => findMediaInfo(db, clock, accountId, mediaId),
-    findTemplate: async (name, language) => {
-      const template = await findTemplate(db, accountId, connection.id, name, language);
-      return template
-        ? {
-            name: template.name,
-            language: template.language,
-            body: template.body,
-            variable_count: template.variable_count,
-            status: template.status,
-            unsupported_features: template.unsupported_features,
-          }
-        : undefined;
-    },
+    findTemplate: (name, language) => findTemplate(db, accountId, connection.id, name, language),
     platformSignature: account.platform_signature,
   });
 
