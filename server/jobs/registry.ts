@@ -16,6 +16,12 @@ export interface JobContext {
    * transaction then rolls back and the other worker's run is the one that counts.
    */
   complete(trx: Transaction<DB>): Promise<void>;
+  /**
+   * Instead of completing: the job waits for `key` (a resource someone else holds) and is not claimed again
+   * until the transaction that frees it calls `wakeJobs(key)`, or until `until` if nobody does. It costs no
+   * query meanwhile. Throws `LeaseLostError` like `complete`.
+   */
+  park(trx: Transaction<DB>, wait: { key: string; until: Date | string }): Promise<void>;
 }
 
 export interface JobHandler {

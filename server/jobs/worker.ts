@@ -13,13 +13,16 @@ import type { Kysely } from 'kysely';
 import { pino, type Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Database } from '../store/database.js';
+import { runInBackground } from '../store/priority.js';
 import {
   analyzeJobs,
   claimJobs,
   completeJob,
   failJob,
   JOBS_READY_CHANNEL,
+  parkJob,
   releaseJob,
+  wakeOverdueJobs,
   type ClaimedJob,
 } from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
@@ -74,6 +77,8 @@ export class JobWorker {
   /** A wake-up came since the last claim began. */
   private woken = false;
   private analyzedAt = 0;
+  /** When the waits past their deadline were last woken (performance.now()). */
+  private sweptAt = -Infinity;
 
   constructor(options: WorkerOptions) {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -92,7 +97,8 @@ export class JobWorker {
   start(): void {
     if (this.loopDone) throw new Error('the worker is already started');
     this.stopping = false;
-    this.loopDone = this.loop();
+    // Everything the worker does yields the database to the API's requests (server/store/priority.ts).
+    this.loopDone = runInBackground(() => this.loop());
   }
 
   /**
@@ -109,9 +115,12 @@ export class JobWorker {
 
   /** Claims what is due now (up to `limit`) and runs it; resolves when those jobs have finished. */
   async runOnce(limit = this.concurrency): Promise<number> {
-    const jobs = await this.claim(limit);
-    await Promise.all(jobs.map((job) => this.execute(job)));
-    return jobs.length;
+    return runInBackground(async () => {
+      this.sweptAt = -Infinity;
+      const jobs = await this.claim(limit);
+      await Promise.all(jobs.map((job) => this.execute(job)));
+      return jobs.length;
+    });
   }
 
   private async loop(): Promise<void> {
@@ -189,7 +198,19 @@ export class JobWorker {
     this.wake = undefined;
   }
 
-  private claim(limit: number): Promise<ClaimedJob[]> {
+  /**
+   * Claims due jobs, first waking the waits past their deadline (a job parked on a resource whose holder died)
+   * at most once per poll interval: one indexed statement, whatever the number of waiting jobs.
+   */
+  private async claim(limit: number): Promise<ClaimedJob[]> {
+    if (performance.now() - this.sweptAt >= this.pollIntervalMs) {
+      this.sweptAt = performance.now();
+      try {
+        await wakeOverdueJobs(this.db, this.clock.now());
+      } catch (error) {
+        this.logger.warn({ err: error, worker: this.id }, 'waking overdue job waits failed');
+      }
+    }
     return claimJobs(this.db, {
       workerId: this.id,
       kinds: this.registry.kinds(),
@@ -222,6 +243,7 @@ export class JobWorker {
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       let completedInside = false;
+      let parked = false;
       await handler.run(job, {
         db: this.db,
         clock: this.clock,
@@ -230,7 +252,14 @@ export class JobWorker {
           if (!(await completeJob(trx, job))) throw new LeaseLostError(job.id);
           completedInside = true;
         },
+        park: async (trx, wait) => {
+          if (!(await parkJob(trx, job, wait))) throw new LeaseLostError(job.id);
+          parked = true;
+        },
       });
+      // A parked job may already be woken and claimed again, by this very worker and with the same attempt
+      // count (a park gives the claim back uncounted): completing it here could delete that new run's job.
+      if (parked) return;
       // Also after an in-transaction completion: if that transaction rolled back, the job is still here.
       if (!(await completeJob(this.db, job)) && !completedInside)
         this.logger.warn(log, 'job finished after its lease was taken over');

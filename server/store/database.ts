@@ -4,11 +4,12 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { migrations } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { BackgroundShare } from './priority.js';
 import type { DB } from './schema.js';
 import { INT8_OID, TIMESTAMPTZ_OID, parseTimestamptz } from './timestamps.js';
 
@@ -54,7 +55,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         }) as typeof pg.types.getTypeParser,
       },
     });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: sharedPool(pool) }) });
     await migrate(db);
     const listener = new PostgresListener(options.url, options.logger);
     return {
@@ -105,6 +106,33 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     release();
     throw error;
   }
+}
+
+/**
+ * The pool as Kysely sees it: background work (job workers of this process, ./priority.ts) holds at most half
+ * of its connections at once, so the API's requests always find the other half.
+ */
+function sharedPool(pool: pg.Pool): PostgresPool {
+  const share = new BackgroundShare(Math.max(1, Math.floor(pool.options.max / 2)));
+  return {
+    async connect() {
+      const free = await share.take();
+      try {
+        const client = await pool.connect();
+        // The pool sets `release` afresh at every checkout: wrapping this one is local to it.
+        const release = client.release.bind(client);
+        client.release = (error?: Error | boolean) => {
+          free();
+          release(error);
+        };
+        return client;
+      } catch (error) {
+        free();
+        throw error;
+      }
+    },
+    end: () => pool.end(),
+  };
 }
 
 const LISTEN_BACKOFF_MIN_MS = 100;

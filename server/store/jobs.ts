@@ -6,6 +6,10 @@
 // A job due at once also notifies JOBS_READY_CHANNEL in that transaction: PostgreSQL (and PGlite) deliver the
 // notification only if the transaction commits, and idle workers that listen (JobWorker's `wakeOn`) claim at
 // once instead of at their next poll. The poll stays: a notification missed only costs one poll interval.
+//
+// A job that cannot run yet because a resource it needs is taken waits for it (`parkJob`): it leaves the
+// claim's index and costs no query until the transaction that frees the resource wakes it (`wakeJobs`), or its
+// deadline passes (`wakeOverdueJobs`, a worker's periodic sweep: the holder died without freeing it).
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, JobsTable } from './schema.js';
 
@@ -88,6 +92,7 @@ export async function claimJobs(db: Kysely<DB>, options: ClaimOptions): Promise<
           .selectFrom('jobs')
           .select('id')
           .where('failed_at', 'is', null)
+          .where('waiting_for', 'is', null)
           .where('run_at', '<=', now)
           .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
           .where('kind', 'in', options.kinds)
@@ -157,6 +162,67 @@ export async function releaseJob(db: Kysely<DB>, claim: JobClaim): Promise<boole
     .where('attempts', '=', claim.attempts)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Puts a claimed job to wait for `key` (in the caller's transaction): it is not claimed again until a
+ * `wakeJobs(key)` or `until`, whichever comes first, and keeps its `run_at` (its place in the queue). The
+ * claim is given back uncounted, like a release. False when this claim no longer holds the job.
+ */
+export async function parkJob(
+  db: Kysely<DB>,
+  claim: JobClaim,
+  wait: { key: string; until: Date | string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set((eb) => ({
+      locked_until: null,
+      locked_by: null,
+      attempts: eb('attempts', '-', 1),
+      waiting_for: wait.key,
+      wait_until: typeof wait.until === 'string' ? wait.until : wait.until.toISOString(),
+    }))
+    .where('id', '=', claim.id)
+    .where('locked_by', '=', claim.lockedBy)
+    .where('attempts', '=', claim.attempts)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Wakes up to `limit` jobs waiting for `key`, oldest place in the queue first (null: all), in the caller's
+ * transaction; their commit wakes idle workers (JOBS_READY_CHANNEL). Waiters another transaction is waking
+ * are skipped. Returns how many woke.
+ */
+export async function wakeJobs(db: Kysely<DB>, key: string, limit: number | null): Promise<number> {
+  let waiters = db
+    .selectFrom('jobs')
+    .select('id')
+    .where('waiting_for', '=', key)
+    .orderBy('run_at')
+    .orderBy('id')
+    .forUpdate()
+    .skipLocked();
+  if (limit !== null) waiters = waiters.limit(limit);
+  const rows = await db
+    .updateTable('jobs')
+    .set({ waiting_for: null, wait_until: null })
+    .where('id', 'in', waiters)
+    .returning(sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified'))
+    .execute();
+  return rows.length;
+}
+
+/** Wakes every job whose wait passed its deadline at `now` (nobody woke it); returns how many. */
+export async function wakeOverdueJobs(db: Kysely<DB>, now: Date): Promise<number> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ waiting_for: null, wait_until: null })
+    .where('waiting_for', 'is not', null)
+    .where('wait_until', '<=', now.toISOString())
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 export type JobRow = Selectable<JobsTable>;

@@ -1,6 +1,7 @@
 // Kysely over embedded PGlite. PGlite has one session, so the driver hands out that session to one user at a
 // time (a queue): a transaction's statements never interleave with another request's, and nothing calls the
-// shared handle inside a transaction (which would deadlock).
+// shared handle inside a transaction (which would deadlock). The queue serves the API's requests before
+// background work (./priority.ts), so a backlog of jobs never starves the API.
 import type { PGlite } from '@electric-sql/pglite';
 import {
   PostgresAdapter,
@@ -14,6 +15,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { PriorityTurns } from './priority.js';
 
 class PGliteConnection implements DatabaseConnection {
   constructor(private readonly pg: PGlite) {}
@@ -35,8 +37,7 @@ class PGliteConnection implements DatabaseConnection {
 
 class PGliteDriver implements Driver {
   private readonly connection: PGliteConnection;
-  private tail: Promise<void> = Promise.resolve();
-  private release: (() => void) | undefined;
+  private readonly turns = new PriorityTurns();
 
   constructor(private readonly pg: PGlite) {
     this.connection = new PGliteConnection(pg);
@@ -45,12 +46,7 @@ class PGliteDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    let release!: () => void;
-    const turn = new Promise<void>((resolve) => (release = resolve));
-    const previous = this.tail;
-    this.tail = previous.then(() => turn);
-    await previous;
-    this.release = release;
+    await this.turns.acquire();
     return this.connection;
   }
 
@@ -69,9 +65,7 @@ class PGliteDriver implements Driver {
   }
 
   async releaseConnection(): Promise<void> {
-    const release = this.release;
-    this.release = undefined;
-    release?.();
+    this.turns.release();
   }
 
   async destroy(): Promise<void> {}

@@ -60,6 +60,10 @@ export interface JobsTable {
   created_at: Timestamp;
   /** Set when the job gave up (no retry left); such a job is never claimed again. */
   failed_at: Timestamp | null;
+  /** The resource the job waits for (e.g. a webhook endpoint's slot); not claimed until woken. */
+  waiting_for: string | null;
+  /** When a wait nobody ended ends anyway (set with `waiting_for`). */
+  wait_until: Timestamp | null;
 }
 
 export interface RateCountersTable {

@@ -137,16 +137,23 @@ export async function findEvent(db: Kysely<DB>, eventId: string): Promise<Delive
   return db.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirst();
 }
 
-/** Attempts of the endpoint holding a slot at `now` (their lease runs past it). Call under the endpoint lock. */
-export async function countInFlight(db: Kysely<DB>, webhookId: string, now: string): Promise<number> {
+/**
+ * Attempts of the endpoint holding a slot at `now` (their lease runs past it), and when the first of those
+ * leases runs out (null when none is taken). Call under the endpoint lock.
+ */
+export async function inFlightSlots(
+  db: Kysely<DB>,
+  webhookId: string,
+  now: string,
+): Promise<{ taken: number; firstFreeAt: string | null }> {
   const row = await db
     .selectFrom('webhook_deliveries')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('in_flight_until').as('first')])
     .where('webhook_id', '=', webhookId)
     .where('in_flight_until', 'is not', null)
     .where('in_flight_until', '>', now)
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return { taken: Number(row.n), firstFreeAt: row.first };
 }
 
 const paceBucket = (webhookId: string) => `webhook:${webhookId}:attempts`;

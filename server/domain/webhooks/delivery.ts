@@ -3,7 +3,9 @@
 // 1. Begin (one transaction, under a row lock on the endpoint): stop if the delivery is no longer pending or not
 //    yet due; fail it with `endpoint_disabled` (endpoint disabled or deleted) or `account_disabled` (suspended,
 //    API off; not retried); take an in-flight slot (`in_flight_until`, a lease: at most `maxInFlight` attempts
-//    of one endpoint at once, else the job comes back a moment later) and respect the pacing (about
+//    of one endpoint at once, else the job waits for a slot: parked on the endpoint's slot key, it costs no
+//    query until an attempt of that endpoint finishes and wakes it, or the earliest slot lease runs out should
+//    that attempt's worker have died) and respect the pacing (about
 //    `pacePerMinute` attempt starts per endpoint and minute, counted in `rate_counters`); read the event and
 //    build the envelope (a message event other than `message.updated` carries the message as read now).
 // 2. Send, outside any transaction: signed afresh (`t` = the attempt moment from the clock; the current secret
@@ -11,8 +13,9 @@
 //    10-second deadline.
 // 3. Finish (one transaction, which also completes the job): attempts + 1, the outcome, the next attempt by the
 //    schedule (1 min, 5 min, 30 min, 2 h, 5 h, then 10 h; failed after the 10th), the slot released,
-//    `failing_since` kept, and an endpoint failing for 3 days disabled (reason `failing`, its pending
-//    deliveries failed with `endpoint_disabled`, the owner told through `account_notifications` and the log).
+//    `failing_since` kept, the oldest job waiting for a slot woken, and an endpoint failing for 3 days
+//    disabled (reason `failing`, its pending deliveries failed with `endpoint_disabled`, the owner told through
+//    `account_notifications` and the log).
 //
 // At least once: the job is deleted only in the finishing transaction, so a worker that dies after sending and
 // before that commit leaves the job to run again when its lease expires, and the event goes out again with the
@@ -21,11 +24,11 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
-import { enqueueJob } from '../../store/jobs.js';
+import { enqueueJob, wakeJobs } from '../../store/jobs.js';
 import type { DB } from '../../store/schema.js';
 import {
   accountEventState,
-  countInFlight,
+  inFlightSlots,
   countPacedAttempts,
   deleteOtherIdleJobs,
   findDelivery,
@@ -46,7 +49,7 @@ import { DEFAULT_TIMEOUT_MS, deliveryHeaders, postEvent, type AttemptResult } fr
 import type { TargetPolicy } from '../../webhooks/targets.js';
 import { signingSecrets } from './endpoints.js';
 import { envelopeBody } from './envelope.js';
-import { failPendingDeliveries } from '../../store/webhook-endpoints.js';
+import { dropPendingDeliveries, slotKey } from './slots.js';
 
 /** The job of one attempt; payload `{ delivery_id }`. */
 export const DELIVER_JOB = 'webhook.deliver';
@@ -73,8 +76,6 @@ export const FAILING_DISABLE_MS = 72 * HOUR;
 /** Deliveries are kept 7 days. */
 export const RETENTION_MS = 7 * 24 * HOUR;
 export const PRUNE_EVERY_MS = HOUR;
-/** No free slot: the job comes back this much later. */
-export const SLOT_WAIT_MS = 250;
 /** The slot lease outlives the attempt's deadline by this much (a worker that died frees its slot then). */
 const LEASE_MARGIN_MS = 30_000;
 const PACE_WINDOW_MS = MINUTE;
@@ -119,6 +120,8 @@ export interface AttemptContext {
   logger: Logger;
   /** Deletes the job in `trx`; throws when its lease was taken over (the transaction then rolls back). */
   complete(trx: Transaction<DB>): Promise<void>;
+  /** Puts the job to wait for `key` until woken or `until`; throws like `complete`. */
+  park(trx: Transaction<DB>, wait: { key: string; until: Date | string }): Promise<void>;
 }
 
 interface Attempt {
@@ -220,8 +223,13 @@ async function begin(
   };
   // Another run of this delivery holds a slot (a repeated job): look again when its lease ends.
   if (later(delivery.in_flight_until, now)) return comeBackAt(delivery.in_flight_until!);
-  if ((await countInFlight(trx, endpoint.id, iso(now))) >= deps.maxInFlight)
-    return comeBackAt(new Date(now.getTime() + SLOT_WAIT_MS));
+  const slots = await inFlightSlots(trx, endpoint.id, iso(now));
+  if (slots.taken >= deps.maxInFlight) {
+    // Woken by the first attempt of this endpoint to finish (under this same endpoint lock, so no wake-up is
+    // lost), or when the earliest slot lease runs out if its worker died.
+    await ctx.park(trx, { key: slotKey(endpoint.id), until: slots.firstFreeAt! });
+    return null;
+  }
   if (deps.pacePerMinute > 0) {
     const windowStart = Math.floor(now.getTime() / PACE_WINDOW_MS) * PACE_WINDOW_MS;
     const n = await countPacedAttempts(trx, endpoint.id, new Date(windowStart).toISOString());
@@ -292,6 +300,8 @@ async function finish(
     await updateDelivery(trx, delivery.id, common);
   }
   if (next) await scheduleAttempt(trx, delivery, next, now);
+  // The slot is free: the oldest job waiting for one may run.
+  await wakeJobs(trx, slotKey(delivery.webhook_id), 1);
 
   if (!endpoint || endpoint.deleted_at !== null || endpoint.status !== 'enabled') return null;
   if (result.delivered) {
@@ -313,7 +323,7 @@ async function finish(
     disabled_at: iso(now),
     updated_at: iso(now),
   });
-  const dropped = await failPendingDeliveries(trx, endpoint.account_id, endpoint.id, 'endpoint_disabled');
+  const dropped = await dropPendingDeliveries(trx, endpoint.account_id, endpoint.id, 'endpoint_disabled');
   const notificationId = randomUUID();
   await insertAccountNotification(trx, {
     id: notificationId,

@@ -20,8 +20,6 @@ import { findAccount, type AccountRow } from '../../store/accounts.js';
 import type { DB } from '../../store/schema.js';
 import {
   countEndpoints,
-  deleteDeliveriesOfEndpoint,
-  failPendingDeliveries,
   findEndpoint,
   insertEndpoint,
   listEndpoints,
@@ -35,6 +33,7 @@ import {
 import { newWebhookSecret } from '../../webhooks/signing.js';
 import { checkWebhookUrl, type TargetPolicy } from '../../webhooks/targets.js';
 import { audit, type Actor } from '../accounts/actor.js';
+import { deleteEndpointDeliveries, dropPendingDeliveries } from './slots.js';
 
 export const MAX_ENDPOINTS = 10;
 /** How long the replaced secret keeps signing after a rotation. */
@@ -301,7 +300,7 @@ export async function updateWebhook(
 
     const updated = await updateEndpoint(tx, caller.accountId, webhookId, { ...changes, updated_at: now });
     if (!updated) throw endpointNotFound();
-    if (disabling) await failPendingDeliveries(tx, caller.accountId, webhookId, 'endpoint_disabled');
+    if (disabling) await dropPendingDeliveries(tx, caller.accountId, webhookId, 'endpoint_disabled');
     await audit(
       tx,
       keyActor(caller),
@@ -325,7 +324,7 @@ export async function deleteWebhook(deps: Pick<WebhookDeps, 'db' | 'clock'>, cal
     if (!row) throw endpointNotFound();
     const now = deps.clock.now().toISOString();
     if (!(await markEndpointDeleted(tx, caller.accountId, webhookId, now))) throw endpointNotFound();
-    await deleteDeliveriesOfEndpoint(tx, caller.accountId, webhookId);
+    await deleteEndpointDeliveries(tx, caller.accountId, webhookId);
     await audit(
       tx,
       keyActor(caller),

@@ -7,6 +7,7 @@ import * as m0004tags from './0004_tags.js';
 import * as m0005contacts from './0005_contacts.js';
 import * as m0006messaging from './0006_messaging.js';
 import * as m0007webhooks from './0007_webhooks.js';
+import * as m0008jobWaits from './0008_job_waits.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_contacts': m0005contacts,
   '0006_messaging': m0006messaging,
   '0007_webhooks': m0007webhooks,
+  '0008_job_waits': m0008jobWaits,
 };

@@ -1,0 +1,38 @@
+// The in-flight slots of a webhook endpoint, as the jobs of its deliveries see them: a job that finds every slot
+// taken waits on the endpoint's slot key (server/store/jobs.ts, parkJob) and is woken by the attempt that frees
+// one. Whatever ends the endpoint's pending deliveries wakes all its waiters, which then find nothing to do.
+import type { Transaction } from 'kysely';
+import { wakeJobs } from '../../store/jobs.js';
+import type { DB } from '../../store/schema.js';
+import { deleteDeliveriesOfEndpoint, failPendingDeliveries } from '../../store/webhook-endpoints.js';
+
+/** The key the jobs of an endpoint's deliveries wait on when its in-flight slots are all taken. */
+export function slotKey(webhookId: string): string {
+  return `webhook.slot:${webhookId}`;
+}
+
+/**
+ * Fails the endpoint's pending deliveries (disabled, by the account or for failing) and wakes the jobs waiting
+ * for its slots, which then find their delivery no longer pending and end. Returns how many were failed.
+ */
+export async function dropPendingDeliveries(
+  trx: Transaction<DB>,
+  accountId: string,
+  webhookId: string,
+  lastError: 'endpoint_disabled',
+): Promise<number> {
+  const dropped = await failPendingDeliveries(trx, accountId, webhookId, lastError);
+  await wakeJobs(trx, slotKey(webhookId), null);
+  return dropped;
+}
+
+/** Deletes the endpoint's deliveries (the endpoint is deleted) and wakes the jobs waiting for its slots. */
+export async function deleteEndpointDeliveries(
+  trx: Transaction<DB>,
+  accountId: string,
+  webhookId: string,
+): Promise<number> {
+  const deleted = await deleteDeliveriesOfEndpoint(trx, accountId, webhookId);
+  await wakeJobs(trx, slotKey(webhookId), null);
+  return deleted;
+}
