@@ -2046,6 +2046,33 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/accounts/{accountId}/audit-log': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Read an account's audit log
+     * @description The account's audit log as the console shows it, newest first (by `created_at`, then the order of
+     *     recording), a page at a time: the console's changes (the account, keys, connections, custom fields,
+     *     templates, uploads; `actor_type` `admin`) and the changes keys make to webhooks (and, when they land, to
+     *     automations; `actor_type` `api_key`, with the key in `api_key_id`). Changes to tags, folders, reply lists,
+     *     contacts and media never enter it.
+     */
+    get: operations['listAccountAuditLog'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/contacts/{contactId}': {
     parameters: {
       query?: never;
@@ -3361,6 +3388,22 @@ export interface components {
       context: {
         /** @constant */
         code: 'outcome_unknown';
+      };
+    };
+    /**
+     * payload_too_large
+     * @description `413` `payload_too_large`: The request body is larger than 1 MB (1,048,576 bytes). Nothing ran.
+     */
+    PayloadTooLargeError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'payload_too_large';
+        /** @description The largest body accepted, in bytes. */
+        max_size: number;
       };
     };
     /**
@@ -7127,6 +7170,62 @@ export interface components {
       next_cursor: null;
     };
     /**
+     * AdminAuditLogEntry
+     * @description One change of the account, as the console's audit log shows it.
+     */
+    AdminAuditLogEntry: {
+      /**
+       * @description Who made the change: `admin` the vendor console (the admin API or the console CLI), `api_key` a key of
+       *     the account (its owner is the user who acted), `user` a user in the console.
+       * @enum {string}
+       */
+      actor_type: 'admin' | 'api_key' | 'user';
+      /**
+       * Format: uuid
+       * @description The key that made the change, for `api_key`; null otherwise. Never the key itself.
+       */
+      api_key_id: string | null;
+      /**
+       * @description What was done (`<resource>.<verb>`). Other actions will appear as automations are recorded.
+       * @enum {string}
+       */
+      action:
+        | 'account.created'
+        | 'account.updated'
+        | 'api_key.created'
+        | 'api_key.revoked'
+        | 'connection.created'
+        | 'connection.updated'
+        | 'custom_field.created'
+        | 'custom_field.deleted'
+        | 'template.created'
+        | 'template.updated'
+        | 'upload.created'
+        | 'webhook.created'
+        | 'webhook.updated'
+        | 'webhook.deleted'
+        | 'webhook.secret_rotated';
+      /**
+       * @description The kind of resource changed. Others will appear as automations are recorded.
+       * @enum {string}
+       */
+      resource_type: 'account' | 'api_key' | 'connection' | 'custom_field' | 'template' | 'upload' | 'webhook_endpoint';
+      /**
+       * Format: uuid
+       * @description The id of the resource changed.
+       */
+      resource_id: string;
+      created_at: components['schemas']['Timestamp'];
+    };
+    /**
+     * AdminAuditLog
+     * @description A page of the account's audit log, newest first.
+     */
+    AdminAuditLog: {
+      data: components['schemas']['AdminAuditLogEntry'][];
+      next_cursor: components['schemas']['NextCursor'];
+    };
+    /**
      * AdminDeletedContact
      * @description The contact was deleted.
      */
@@ -8106,6 +8205,18 @@ export interface components {
       };
     };
     /**
+     * @description `payload_too_large`: the request body is larger than 1 MB (1,048,576 bytes). It is refused before anything
+     *     else is checked (the key included), and nothing ran.
+     */
+    PayloadTooLarge: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PayloadTooLargeError'];
+      };
+    };
+    /**
      * @description `service_unavailable`: the idempotency key could not be checked, or a service this route needs did not
      *     answer. Nothing ran; retry.
      */
@@ -8133,6 +8244,7 @@ export interface components {
      */
     IdempotencyInProgress: {
       headers: {
+        'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
         [name: string]: unknown;
       };
       content: {
@@ -8317,6 +8429,12 @@ export interface components {
     /** @description Seconds to wait before calling again (the same value as `context.retry_after`). */
     RetryAfter: number;
     /**
+     * @description `true` when this answer is the one the `Idempotency-Key` keeps (a replay of the first request's answer, or the
+     *     `outcome_unknown` of a first request that stopped before answering): nothing ran for this request. Absent on
+     *     the first answer and on every request without a key.
+     */
+    IdempotentReplayed: 'true';
+    /**
      * @description The automation's `revision` as a quoted number (a new draft has `"0"`). Send it back in `If-Match` to
      *     change the automation.
      */
@@ -8346,6 +8464,7 @@ export type SchemaCustomFieldValueInput = components['schemas']['CustomFieldValu
 export type SchemaContactCreateRequest = components['schemas']['ContactCreateRequest'];
 export type SchemaIdempotencyInProgressError = components['schemas']['IdempotencyInProgressError'];
 export type SchemaOutcomeUnknownError = components['schemas']['OutcomeUnknownError'];
+export type SchemaPayloadTooLargeError = components['schemas']['PayloadTooLargeError'];
 export type SchemaConsentRequiredError = components['schemas']['ConsentRequiredError'];
 export type SchemaInvalidNameError = components['schemas']['InvalidNameError'];
 export type SchemaInvalidConnectionError = components['schemas']['InvalidConnectionError'];
@@ -8538,6 +8657,8 @@ export type SchemaAdminUpload = components['schemas']['AdminUpload'];
 export type SchemaAdminWebhookDisabledDetails = components['schemas']['AdminWebhookDisabledDetails'];
 export type SchemaAdminNotification = components['schemas']['AdminNotification'];
 export type SchemaAdminNotificationList = components['schemas']['AdminNotificationList'];
+export type SchemaAdminAuditLogEntry = components['schemas']['AdminAuditLogEntry'];
+export type SchemaAdminAuditLog = components['schemas']['AdminAuditLog'];
 export type SchemaAdminDeletedContact = components['schemas']['AdminDeletedContact'];
 export type SchemaAdminContactUpdateRequest = components['schemas']['AdminContactUpdateRequest'];
 export type SchemaAdminContactHistoryEntry = components['schemas']['AdminContactHistoryEntry'];
@@ -8594,6 +8715,7 @@ export type ResponseForbiddenNoScope = components['responses']['ForbiddenNoScope
 export type ResponseRateLimited = components['responses']['RateLimited'];
 export type ResponseBadRequestList = components['responses']['BadRequestList'];
 export type ResponseForbidden = components['responses']['Forbidden'];
+export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
 export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponseIdempotencyInProgress = components['responses']['IdempotencyInProgress'];
@@ -8636,6 +8758,7 @@ export type HeaderRateLimitReset = components['headers']['RateLimitReset'];
 export type HeaderDeprecation = components['headers']['Deprecation'];
 export type HeaderSunset = components['headers']['Sunset'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
+export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed'];
 export type HeaderETag = components['headers']['ETag'];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -8778,6 +8901,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -8793,6 +8917,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -8809,6 +8934,7 @@ export interface operations {
        */
       409: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -8816,6 +8942,7 @@ export interface operations {
             components['schemas']['IdempotencyInProgressError'] | components['schemas']['OutcomeUnknownError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description Nothing was written.
        *     - `consent_required`: `consent` is not `true`.
@@ -8850,6 +8977,7 @@ export interface operations {
        */
       502: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -8926,6 +9054,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -8982,6 +9111,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9040,6 +9170,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9051,6 +9182,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['IdempotencyInProgress'];
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description Nothing was written.
        *     - `custom_field_not_found`: `context.field_ids` are not custom fields of the account.
@@ -9104,6 +9236,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9198,6 +9331,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9214,6 +9348,7 @@ export interface operations {
        */
       409: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9223,6 +9358,7 @@ export interface operations {
             | components['schemas']['OutcomeUnknownError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description - `invalid_name`: the name is blank.
        *     - `idempotency_key_reused`: the `Idempotency-Key` was used with another request.
@@ -9305,6 +9441,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content?: never;
@@ -9321,6 +9458,7 @@ export interface operations {
        */
       409: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9369,6 +9507,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9388,6 +9527,7 @@ export interface operations {
        */
       409: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9398,6 +9538,7 @@ export interface operations {
             | components['schemas']['OutcomeUnknownError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description - `invalid_name`: the name is blank.
        *     - `idempotency_key_reused`: the `Idempotency-Key` was used with another request.
@@ -9721,6 +9862,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9758,6 +9900,7 @@ export interface operations {
        */
       409: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9774,6 +9917,7 @@ export interface operations {
           'application/json': components['schemas']['MediaExpiredError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description The service refused the message; nothing was sent and the `Idempotency-Key` is released. Decide by
        *     `context.code` (see "Which error for what" above).
@@ -9829,6 +9973,7 @@ export interface operations {
        */
       502: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9917,6 +10062,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9927,6 +10073,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       409: components['responses']['IdempotencyInProgress'];
+      413: components['responses']['PayloadTooLarge'];
       422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       /**
@@ -10131,6 +10278,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -10141,6 +10289,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       409: components['responses']['IdempotencyInProgress'];
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_graph` (`context.errors`), `invalid_channel` (`context.reason`), `invalid_trigger`
        *     (`context.reason`), `folder_not_found` (`context.field` `folder_id`), or `idempotency_key_reused`.
@@ -10194,6 +10343,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       /** @description `service_unavailable`: the automation engine did not answer. Nothing was checked; retry. */
       503: {
@@ -10278,6 +10428,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -10349,6 +10500,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -10366,6 +10518,7 @@ export interface operations {
        */
       409: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -10376,6 +10529,7 @@ export interface operations {
         };
       };
       412: components['responses']['VersionConflict'];
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_graph` (`context.errors`), `invalid_channel` (`context.reason`), `invalid_trigger`
        *     (`context.reason`), `folder_not_found` (`context.field` `folder_id`), or `idempotency_key_reused`.
@@ -10479,6 +10633,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -10496,6 +10651,7 @@ export interface operations {
        */
       409: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -10562,6 +10718,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -10743,6 +10900,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -10759,6 +10917,7 @@ export interface operations {
        */
       409: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -10770,6 +10929,7 @@ export interface operations {
             | components['schemas']['OutcomeUnknownError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description `channel_disconnected` (`connection_id`), `contact_not_on_channel` (`connection_id`),
        *     `messaging_window_closed` (`last_inbound_at`), `integration_disconnected` (`integration_type`), or
@@ -10812,6 +10972,7 @@ export interface operations {
        */
       502: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -10930,6 +11091,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -10940,6 +11102,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       409: components['responses']['IdempotencyInProgress'];
+      413: components['responses']['PayloadTooLarge'];
       /** @description `invalid_name`, `folder_not_found` (`context.field` `parent_id`), or `idempotency_key_reused`. */
       422: {
         headers: {
@@ -10986,6 +11149,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -11036,6 +11200,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -11047,6 +11212,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['IdempotencyInProgress'];
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_name`, `invalid_parent`, `folder_not_found` (`context.field` `parent_id`), or
        *     `idempotency_key_reused`.
@@ -11137,6 +11303,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -11152,6 +11319,7 @@ export interface operations {
        */
       409: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -11161,6 +11329,7 @@ export interface operations {
             | components['schemas']['OutcomeUnknownError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /** @description `invalid_name`, `invalid_reply` (`context.index`), or `idempotency_key_reused`. */
       422: {
         headers: {
@@ -11242,6 +11411,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -11258,6 +11428,7 @@ export interface operations {
        */
       409: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -11306,6 +11477,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -11322,6 +11494,7 @@ export interface operations {
        */
       409: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -11331,6 +11504,7 @@ export interface operations {
             | components['schemas']['OutcomeUnknownError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /** @description `invalid_name`, `invalid_reply` (`context.index`), or `idempotency_key_reused`. */
       422: {
         headers: {
@@ -11423,6 +11597,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -11464,6 +11639,7 @@ export interface operations {
        */
       409: {
         headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -11473,6 +11649,7 @@ export interface operations {
             | components['schemas']['OutcomeUnknownError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_webhook_url`: the service does not send to this URL (`context.reason`: `invalid`,
        *     `https_required`, `credentials`, `port`, `unreachable`). `idempotency_key_reused`: the
@@ -11579,6 +11756,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -11641,6 +11819,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -11667,6 +11846,7 @@ export interface operations {
       };
       404: components['responses']['NotFound'];
       409: components['responses']['IdempotencyInProgress'];
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_webhook_url`: the service does not send to the new URL (`context.reason`).
        *     `idempotency_key_reused`: the `Idempotency-Key` was already used with another request.
@@ -11737,6 +11917,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           Deprecation: components['headers']['Deprecation'];
           Sunset: components['headers']['Sunset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -12018,6 +12199,7 @@ export interface operations {
           'application/json': components['schemas']['AliasTakenError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description - `invalid_name`: the name is blank.
        *     - `invalid_time_zone`: `time_zone` is not an IANA time zone.
@@ -12090,6 +12272,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['AdminUnauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description - `invalid_name`: the name is blank.
        *     - `invalid_time_zone`: `time_zone` is not an IANA time zone.
@@ -12171,6 +12354,7 @@ export interface operations {
           'application/json': components['schemas']['KeyLimitReachedError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /** @description `invalid_name`: the name is blank. */
       422: {
         headers: {
@@ -12249,6 +12433,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectionAlreadyExistsError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description - `invalid_name`: the name is blank.
        *     - `invalid_identity`: `username` on whatsapp, `phone` on instagram, or neither.
@@ -12297,6 +12482,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['AdminUnauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description - `invalid_name`: the name is blank.
        *     - `invalid_disconnect_reason`: `disconnected` without a reason, or a reason on a `connected` connection.
@@ -12342,6 +12528,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['AdminUnauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description - `invalid_label`: the label is blank or has no letter or digit.
        *     - `invalid_options`: options missing on a `dropdown`, present on another type, or repeated
@@ -12424,6 +12611,7 @@ export interface operations {
           'application/json': components['schemas']['TemplateAlreadyExistsError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description - `invalid_connection`: `connection_id` is not a connected whatsapp number of the account.
        *     - `invalid_template_body`: placeholders not numbered from 1 without gaps, or malformed.
@@ -12469,6 +12657,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['AdminUnauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -12501,6 +12690,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['AdminUnauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       /** @description `invalid_name`: the name is blank. */
       422: {
         headers: {
@@ -12536,6 +12726,42 @@ export interface operations {
         };
       };
       400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  listAccountAuditLog: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /**
+         * @description The `next_cursor` of the previous page, sent back exactly as received. A cursor not issued by this list
+         *     (for conversations and messages: for another order, filters or conversation) gives `400 invalid_cursor`.
+         */
+        cursor?: components['parameters']['Cursor'];
+      };
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the audit log, newest first. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminAuditLog'];
+        };
+      };
+      400: components['responses']['BadRequestList'];
       401: components['responses']['AdminUnauthorized'];
       404: components['responses']['NotFound'];
       default: components['responses']['UnexpectedError'];
@@ -12598,6 +12824,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['AdminUnauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       /** @description `invalid_name`: the name is blank. */
       422: {
         headers: {
@@ -12675,6 +12902,7 @@ export interface operations {
           'application/json': components['schemas']['NotFoundError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description - `invalid_sandbox_action`: the channel could not deliver this; `reason` is `identity_mismatch`,
        *       `connection_disconnected`, `not_instagram` (a comment, live or story on whatsapp), `post_required`,
@@ -12730,6 +12958,7 @@ export interface operations {
           'application/json': components['schemas']['NotFoundError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_sandbox_action`: `reason` is `not_outbound` (the contact sent the message), `no_such_button`
        *     (no reply button with this id), `not_sent` (whatsapp never delivered it), `message_removed` or
@@ -12783,6 +13012,7 @@ export interface operations {
           'application/json': components['schemas']['NotFoundError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_sandbox_action`: `reason` is `not_instagram` (whatsapp reactions are not carried),
        *     `not_direct_message`, `message_removed` or `connection_disconnected`.
@@ -12932,6 +13162,7 @@ export interface operations {
           'application/json': components['schemas']['NotFoundError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_sandbox_action`: `reason` is `not_inbound` (the account sent it), `not_instagram`,
        *     `not_direct_message`, `message_removed` or `connection_disconnected`.
@@ -12984,6 +13215,7 @@ export interface operations {
           'application/json': components['schemas']['NotFoundError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_sandbox_action`: `reason` is `not_whatsapp` (instagram never reports a failure later) or
        *     `not_sent` (the message already failed, or the contact sent it).
@@ -13036,6 +13268,7 @@ export interface operations {
           'application/json': components['schemas']['NotFoundError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_sandbox_action`: the connection's channel never answers this way; `reason` is `not_whatsapp`
        *     (`fails_later` on instagram) or `not_instagram` (`provider_unavailable` or `conversation_not_owned` on
@@ -13125,6 +13358,7 @@ export interface operations {
           'application/json': components['schemas']['NotFoundError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -13165,6 +13399,7 @@ export interface operations {
           'application/json': components['schemas']['NotFoundError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_sandbox_action`: `reason` is `same_contact` (`contact_id` is the contact itself) or
        *     `same_connection` (the person would have two contacts on one connection).
@@ -13217,6 +13452,7 @@ export interface operations {
           'application/json': components['schemas']['NotFoundError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -13257,6 +13493,7 @@ export interface operations {
           'application/json': components['schemas']['NotFoundError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_sandbox_action`: `reason` is `connection_disconnected` (the conversation's connection is
        *     disconnected: the channel reports nothing) or `text_too_long` (over 1000 characters on instagram).
@@ -13339,6 +13576,7 @@ export interface operations {
           'application/json': components['schemas']['NotFoundError'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       default: components['responses']['UnexpectedError'];
     };
   };

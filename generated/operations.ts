@@ -719,6 +719,13 @@ export const adminOperations = {
     tag: 'Admin',
     successStatuses: [200],
   },
+  listAccountAuditLog: {
+    method: 'get',
+    path: '/admin/v1/accounts/{accountId}/audit-log',
+    expressPath: '/accounts/:accountId/audit-log',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
   deleteContact: {
     method: 'delete',
     path: '/admin/v1/contacts/{contactId}',

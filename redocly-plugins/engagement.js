@@ -60,6 +60,59 @@ function IdempotencyHeader() {
   };
 }
 
+/**
+ * An operation that takes `Idempotency-Key` declares `Idempotent-Replayed` on every answer the key can keep: its
+ * successes, its 409 (`outcome_unknown` of a first request that stopped) and its 502 (`outcome_unknown`). An
+ * operation without the key declares it nowhere.
+ */
+function IdempotentReplayedHeader() {
+  return {
+    Paths: {
+      PathItem: {
+        enter(pathItem, ctx) {
+          eachOperation(pathItem, ctx, (operation, _method, location, opFrom) => {
+            const takesKey = ['optional', 'required'].includes(operation['x-idempotency']);
+            for (const [status, raw] of Object.entries(operation.responses || {})) {
+              const { node: response } = deref(ctx, raw, opFrom);
+              const declared = Boolean(response && response.headers && response.headers['Idempotent-Replayed']);
+              const kept = /^2\d\d$/.test(status) || status === '409' || status === '502';
+              if (takesKey && kept && !declared)
+                ctx.report({
+                  message: `Response ${status} can be replayed from the Idempotency-Key: declare the Idempotent-Replayed header.`,
+                  location: location.child(['responses', status]),
+                });
+              if (!takesKey && declared)
+                ctx.report({
+                  message: `Response ${status} declares Idempotent-Replayed, but the operation takes no Idempotency-Key.`,
+                  location: location.child(['responses', status]),
+                });
+            }
+          });
+        },
+      },
+    },
+  };
+}
+
+/** Every operation that takes a request body declares the `413` of a body over the size limit. */
+function PayloadTooLarge() {
+  return {
+    Paths: {
+      PathItem: {
+        enter(pathItem, ctx) {
+          eachOperation(pathItem, ctx, (operation, _method, location) => {
+            if (operation.requestBody && !(operation.responses && operation.responses['413']))
+              ctx.report({
+                message: 'The operation takes a body: declare 413 (payload_too_large, a body over 1 MB).',
+                location: location.child(['responses']),
+              });
+          });
+        },
+      },
+    },
+  };
+}
+
 /** Every success response carrying a workflow (schema `Workflow`) declares the `ETag` header. */
 function WorkflowEtag() {
   return {
@@ -155,6 +208,8 @@ export default function engagementPlugin() {
     rules: {
       oas3: {
         'idempotency-header': IdempotencyHeader,
+        'idempotent-replayed-header': IdempotentReplayedHeader,
+        'payload-too-large': PayloadTooLarge,
         'workflow-etag': WorkflowEtag,
         'json-error-envelope': JsonErrorEnvelope,
         'security-scheme': SecurityScheme,

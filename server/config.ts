@@ -9,7 +9,9 @@ const schema = z
     APP_ENV: z.enum(['development', 'test', 'production']).default('development'),
     HOST: z.string().min(1).default('127.0.0.1'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-    PUBLIC_BASE_URL: z.url().optional(),
+    // The base of every link the API hands out or stores (attachment urls in messages and events, upload and
+    // download links). Required in production: links are never built from the request's Host header there.
+    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_URL: z
       .string()
@@ -85,5 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('invalid configuration:\n  REQUEST_VALIDATION: cannot be false when APP_ENV=production');
   if (config.env === 'production' && !config.adminToken)
     throw new ConfigError('invalid configuration:\n  ADMIN_TOKEN: required when APP_ENV=production');
+  if (config.env === 'production' && !config.publicBaseUrl)
+    throw new ConfigError('invalid configuration:\n  PUBLIC_BASE_URL: required when APP_ENV=production');
   return config;
 }

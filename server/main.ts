@@ -1,4 +1,7 @@
-// Process entry: config → database (+ migrations) → app → listen; graceful shutdown on SIGTERM/SIGINT.
+// Process entry: config → database (+ migrations) → app → listen; graceful shutdown on SIGTERM/SIGINT. An
+// unhandled rejection or uncaught exception is logged (with the request id when it came from serving one) and
+// ends the process with the same drain and exit code 1: its state is no longer trusted, its supervisor starts
+// a fresh one.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,6 +13,7 @@ import { ensurePruneJob } from './domain/webhooks/delivery.js';
 import { createApp } from './http/app.js';
 import { StoreRateLimiter } from './http/rate-limit.js';
 import { handlers } from './http/routes/index.js';
+import { currentRequestId } from './request-context.js';
 import { createJobRegistry } from './jobs/handlers.js';
 import { JobWorker, wakeOnJobsReady } from './jobs/worker.js';
 import { createLogger } from './logger.js';
@@ -41,6 +45,19 @@ async function main(): Promise<void> {
   // The system time, moved on only by the sandbox's clock action (admin API) while the sandbox is on.
   const clock = new OffsetClock();
   const logger = createLogger(config.logLevel);
+  // `drain` is set once the server and workers run: it stops them, then exits with `exitCode`.
+  const shutdown: { drain?: (reason: string) => Promise<void> } = {};
+  let stopping = false;
+  let exitCode = 0;
+  const fatal = (kind: 'unhandled rejection' | 'uncaught exception', error: unknown) => {
+    const requestId = currentRequestId();
+    logger.fatal({ err: error, ...(requestId ? { request_id: requestId } : {}) }, `${kind}: exiting`);
+    exitCode = 1;
+    if (!shutdown.drain) process.exit(1); // nothing to drain yet
+    if (!stopping) void shutdown.drain(kind);
+  };
+  process.on('unhandledRejection', (reason) => fatal('unhandled rejection', reason));
+  process.on('uncaughtException', (error) => fatal('uncaught exception', error));
   const embedded = !config.databaseUrl;
   if (embedded) mkdirSync(config.dataDir, { recursive: true });
   const database: Database = config.databaseUrl
@@ -108,15 +125,9 @@ async function main(): Promise<void> {
     workers.push(jobs);
   }
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) {
-      // A second Ctrl-C: the operator does not want to wait.
-      logger.warn({ signal }, 'second signal: exiting without waiting');
-      process.exit(1);
-    }
+  shutdown.drain = async (reason: string) => {
     stopping = true;
-    logger.info({ signal, deadline_ms: SHUTDOWN_DEADLINE_MS }, 'shutting down: finishing the requests in flight');
+    logger.info({ reason, deadline_ms: SHUTDOWN_DEADLINE_MS }, 'shutting down: finishing the requests in flight');
     // Past the deadline, the connections still open are cut; past a second one, the process gives up.
     const cut = setTimeout(() => {
       logger.warn('shutdown deadline reached: closing the connections still open');
@@ -137,15 +148,23 @@ async function main(): Promise<void> {
       clearTimeout(cut);
       await database.close();
       clearTimeout(giveUp);
-      logger.info('stopped');
-      process.exit(0);
+      logger.info({ exit_code: exitCode }, 'stopped');
+      process.exit(exitCode);
     } catch (error) {
       logger.error({ err: error }, 'shutdown failed');
       process.exit(1);
     }
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  const stop = (signal: string) => {
+    if (stopping) {
+      // A second Ctrl-C: the operator does not want to wait.
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    void shutdown.drain?.(signal);
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 main().catch((error: unknown) => {

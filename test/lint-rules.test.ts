@@ -35,6 +35,16 @@ beforeAll(async () => {
   edit('paths/v1_conversations_{conversationId}_messages.yaml', (d) => {
     d.setIn(['post', 'x-idempotency'], 'optional'); // engagement/idempotency-header (the key is required)
   });
+  edit('paths/v1_tags_{tagId}.yaml', (d) => {
+    d.deleteIn(['patch', 'responses', '200', 'headers', 'Idempotent-Replayed']); // engagement/idempotent-replayed-header
+    d.deleteIn(['patch', 'responses', '413']); // engagement/payload-too-large
+  });
+  edit('paths/v1_webhooks_{webhookId}_test.yaml', (d) => {
+    // engagement/idempotent-replayed-header: a route that takes no key never replays.
+    d.setIn(['post', 'responses', '200', 'headers', 'Idempotent-Replayed'], {
+      $ref: '../components/headers/IdempotentReplayed.yaml',
+    });
+  });
   edit('paths/v1_workflows_{workflowId}.yaml', (d) => {
     d.deleteIn(['get', 'responses', '200', 'headers', 'ETag']); // engagement/workflow-etag
   });
@@ -71,6 +81,8 @@ describe('lint rules', () => {
     'rule/operation-idempotency',
     'rule/operation-security',
     'engagement/idempotency-header',
+    'engagement/idempotent-replayed-header',
+    'engagement/payload-too-large',
     'engagement/workflow-etag',
     'engagement/json-error-envelope',
     'no-invalid-media-type-examples',
@@ -79,6 +91,20 @@ describe('lint rules', () => {
     'engagement/security-scheme',
   ])('%s fires on a broken copy of the spec', (rule) => {
     expect(problems.map((p) => p.ruleId)).toContain(rule);
+  });
+
+  it('asks Idempotent-Replayed where a key can replay an answer and nowhere else, and a 413 where a body goes', () => {
+    const found = (rule: string) =>
+      problems
+        .filter((p) => p.ruleId === rule)
+        .map((p) => `${p.location[0]?.source.ref.split('/').pop()} ${p.location[0]?.pointer}`);
+    expect(found('engagement/idempotent-replayed-header')).toEqual(
+      expect.arrayContaining([
+        'v1_tags_{tagId}.yaml #/patch/responses/200',
+        'v1_webhooks_{webhookId}_test.yaml #/post/responses/200',
+      ]),
+    );
+    expect(found('engagement/payload-too-large')).toEqual(['v1_tags_{tagId}.yaml #/patch/responses']);
   });
 
   it('reports the route rules on routes only, never on webhooks', () => {

@@ -381,6 +381,42 @@ const build: AreaBuilder = (w, f) => {
       summary: 'Nothing to tell',
       value: { data: [], next_cursor: null },
     },
+
+    // ------------------------------------------------ audit log
+    // Newest first: the key the console just created, and the world key's changes to the CRM webhook endpoint
+    // of the webhook examples (at its created_at and updated_at).
+    AdminAuditLog: {
+      summary: 'A key created in the console; a webhook endpoint registered and changed by a key',
+      value: {
+        data: [
+          {
+            actor_type: 'admin',
+            api_key_id: null,
+            action: 'api_key.created',
+            resource_type: 'api_key',
+            resource_id: newKey.id,
+            created_at: newKey.created_at,
+          },
+          {
+            actor_type: 'api_key',
+            api_key_id: w.apiKey.id,
+            action: 'webhook.updated',
+            resource_type: 'webhook_endpoint',
+            resource_id: w.ids.webhooks[0],
+            created_at: at(-60 * 24 * 6, 87),
+          },
+          {
+            actor_type: 'api_key',
+            api_key_id: w.apiKey.id,
+            action: 'webhook.created',
+            resource_type: 'webhook_endpoint',
+            resource_id: w.ids.webhooks[0],
+            created_at: at(-60 * 24 * 30, 418),
+          },
+        ],
+        next_cursor: null,
+      },
+    },
   };
   return set;
 };

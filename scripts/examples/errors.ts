@@ -94,6 +94,10 @@ const build: AreaBuilder = (w) => {
       summary: 'Try again',
       value: e('service_unavailable', 'The service could not guarantee the request. Nothing ran; retry.'),
     },
+    PayloadTooLargeError: {
+      summary: 'Body over 1 MB',
+      value: e('payload_too_large', 'The request body is larger than 1 MB.', { max_size: 1_048_576 }),
+    },
     PreconditionRequiredError: {
       summary: 'If-Match missing',
       value: e('precondition_required', 'Send the If-Match header with the revision you read.'),

@@ -29,6 +29,7 @@ import type {
 } from '../../generated/api.js';
 import { accountView, changeAccount, createAccount, getAccount } from '../domain/accounts/accounts.js';
 import { ADMIN_API } from '../domain/accounts/actor.js';
+import { listAuditLog } from '../domain/accounts/audit-log.js';
 import { createApiKey, keyView, listApiKeys, revokeApiKey } from '../domain/accounts/keys.js';
 import { changeConnection, connectionView, createConnection } from '../domain/console/connections.js';
 import { createCustomField, customFieldView, removeCustomField } from '../domain/console/custom-fields.js';
@@ -38,9 +39,10 @@ import { contactNotFound, deleteContactInConsole, editContactInConsole } from '.
 import { CONSOLE, contactHistory } from '../domain/contacts/history.js';
 import { listOwnerNotifications } from '../domain/webhooks/notifications.js';
 import { findContactAccountById } from '../store/contacts.js';
+import { pageRequest } from '../store/pagination.js';
 import { ApiError, GatewayError } from '../errors.js';
 import type { AppContext, HandlerResult } from './context.js';
-import { bundledSpecPath } from './spec.js';
+import { validatorSpec } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
 import { sandboxAdminHandlers } from './sandbox-admin.js';
 import { sendResult } from './respond.js';
@@ -49,6 +51,8 @@ export interface AdminHandlerInput {
   req: Request;
   app: AppContext;
   params: Record<string, string>;
+  /** The validated query string. */
+  query: Record<string, unknown>;
   body: unknown;
 }
 
@@ -82,6 +86,10 @@ export const adminHandlers: Record<AdminOperationId, AdminHandler> = {
     const keys = await listApiKeys(app.database.db, params.accountId!);
     return { status: 200, body: { data: keys.map((k) => keyView(k, now)), next_cursor: null } };
   },
+  listAccountAuditLog: async ({ app, params, query }) => ({
+    status: 200,
+    body: await listAuditLog(app.database.db, app.clock, params.accountId!, pageRequest(query)),
+  }),
   listAccountNotifications: async ({ app, params }) => ({
     status: 200,
     body: await listOwnerNotifications(app.database.db, params.accountId!),
@@ -231,7 +239,7 @@ export function adminRouter(ctx: AppContext, handlers: Record<AdminOperationId, 
   router.use(refuseNulCharacters);
   router.use(
     OpenApiValidator.middleware({
-      apiSpec: bundledSpecPath,
+      apiSpec: validatorSpec(),
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
       validateResponses: ctx.config.responseValidation ? { removeAdditional: false } : false,
       validateSecurity: false,
@@ -252,7 +260,13 @@ export function adminRouter(ctx: AppContext, handlers: Record<AdminOperationId, 
     router[info.method](info.expressPath, (req, res, next) => {
       // The route template labels the request log and metrics.
       res.locals.operation = { ...info, id };
-      handler({ req, app: ctx, params: req.params as Record<string, string>, body: req.body })
+      handler({
+        req,
+        app: ctx,
+        params: req.params as Record<string, string>,
+        query: req.query as Record<string, unknown>,
+        body: req.body,
+      })
         .then((result) => sendResult(res, result))
         .catch(next);
     });

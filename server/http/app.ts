@@ -2,30 +2,41 @@
 //
 //   request → edge (403 no body) and ceiling (429 no body) → request id → /healthz /readyz /metrics (no key)
 //           → request log and metrics → media upload/download links (pre-signed, no key)
+//           → JSON body (400 malformed, 413 payload_too_large over 1 MB) → admin API (/admin/v1)
 //           → route match (unknown → 404 envelope)
 //           → gateway auth (401/403 with only message) → scope (403 insufficient_scope)
 //           → rate limit (429 rate_limited) → OpenAPI validation (400)
-//           → idempotency (replay, 409, 422, 503) → handler (501 not_implemented until its issue lands)
+//           → idempotency (replay with Idempotent-Replayed, 409, 422, 503) → handler (501 not_implemented until its issue lands)
 //           → response headers → error envelope
 import { strictFormats } from './formats.js';
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { ADMIN_PREFIX, operations, type OperationId, type OperationInfo } from '../../generated/operations.js';
+import {
+  ADMIN_PREFIX,
+  operations,
+  type AdminOperationId,
+  type OperationId,
+  type OperationInfo,
+} from '../../generated/operations.js';
 import { ApiError, GatewayError, serviceUnavailable } from '../errors.js';
+import { requestContext } from '../request-context.js';
 import { mediaTransferRouter } from '../media/links.js';
-import { adminRouter } from './admin.js';
+import { adminRouter, type AdminHandler } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
 import { healthRoutes } from './health.js';
 import { createObservability } from './observability.js';
 import type { AppContext, Caller, Handlers } from './context.js';
 import { idempotency } from './idempotency.js';
-import { bundledSpecPath } from './spec.js';
+import { validatorSpec } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
 import { sendResult } from './respond.js';
 
 type Operation = OperationInfo & { id: OperationId };
+
+/** The largest JSON body (1 MB); a larger one is 413 payload_too_large. */
+export const MAX_BODY_BYTES = 1_048_576;
 
 interface Locals {
   requestId: string;
@@ -38,7 +49,12 @@ interface Locals {
 
 const locals = (res: Response) => res.locals as Locals;
 
-export function createApp(ctx: AppContext, handlers: Handlers): express.Express {
+/** `adminHandlers` replaces the admin API's handlers (tests); the real ones by default. */
+export function createApp(
+  ctx: AppContext,
+  handlers: Handlers,
+  adminHandlers?: Record<AdminOperationId, AdminHandler>,
+): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -50,9 +66,10 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
   app.use(edgeGuard(ctx));
 
   app.use((req, res, next) => {
-    locals(res).requestId = randomUUID();
-    res.setHeader('X-Request-Id', locals(res).requestId);
-    next();
+    const requestId = randomUUID();
+    locals(res).requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    requestContext.run({ requestId }, next);
   });
 
   // Operations routes first: no key, no rate limit, not logged or counted (probes would drown the rest).
@@ -65,10 +82,10 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
   // and before the JSON parser, which would swallow an upload of type application/json.
   app.use(mediaTransferRouter(ctx));
 
-  app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
+  app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
 
   // The admin API (vendor console), with its own token and validator: before the public pipeline.
-  app.use(ADMIN_PREFIX, adminRouter(ctx));
+  app.use(ADMIN_PREFIX, adminRouter(ctx, adminHandlers));
 
   const router = express.Router();
   // Literal segments win over parameters (`/v1/workflows/validate` before `/v1/workflows/{workflowId}`).
@@ -136,7 +153,7 @@ export function createApp(ctx: AppContext, handlers: Handlers): express.Express 
   app.use(refuseNulCharacters);
   app.use(
     OpenApiValidator.middleware({
-      apiSpec: bundledSpecPath,
+      apiSpec: validatorSpec(),
       validateRequests: ctx.config.requestValidation
         ? { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false }
         : false,
@@ -212,6 +229,22 @@ function sendError(ctx: AppContext, req: Request, res: Response, error: unknown)
     res.status(error.status).json(error.body());
     return;
   }
+  // Before the validator's errors: the body parser's carry a numeric status too (413, 415).
+  if (isBodyParserError(error)) {
+    if (error.type === 'entity.too.large') {
+      const tooLarge = new ApiError(413, 'payload_too_large', 'The request body is larger than 1 MB.', {
+        max_size: MAX_BODY_BYTES,
+      });
+      res.status(413).json(tooLarge.body());
+      return;
+    }
+    res.status(400).json({
+      type: 'error',
+      message: 'The request does not follow the API format.',
+      context: { details: [{ location: 'body', path: null, message: error.message }] },
+    });
+    return;
+  }
   if (isValidatorError(error) && error.status >= 400 && error.status < 500) {
     if (error.status === 404 || error.status === 405) {
       res.status(404).json(new ApiError(404, 'not_found', `No route ${req.method} ${req.path}.`).body());
@@ -221,14 +254,6 @@ function sendError(ctx: AppContext, req: Request, res: Response, error: unknown)
       type: 'error',
       message: 'The request does not follow the API format.',
       context: { details: validationDetails(error) },
-    });
-    return;
-  }
-  if (isBodyParserError(error)) {
-    res.status(400).json({
-      type: 'error',
-      message: 'The request does not follow the API format.',
-      context: { details: [{ location: 'body', path: null, message: error.message }] },
     });
     return;
   }

@@ -1,5 +1,7 @@
 // The absolute base of the links the API hands out (attachment urls, upload and download links):
-// PUBLIC_BASE_URL when set (behind a proxy or a load balancer), else the address the request came to.
+// PUBLIC_BASE_URL when set (behind a proxy or a load balancer), else the address the request came to. The
+// Host header is the client's to choose and such links end up in stored messages and events, so production
+// requires PUBLIC_BASE_URL (config.ts) and never falls back to it.
 import type { Request } from 'express';
 import type { AppContext } from './context.js';
 

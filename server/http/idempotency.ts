@@ -1,5 +1,6 @@
 // Idempotency-Key on mutating routes (Part A, idempotency rules; 24 hours per account):
-// 1. same key, same request → the first answer (status, body, the headers the handler set), handler not run;
+// 1. same key, same request → the first answer (status, body, the headers the handler set), handler not run,
+//    with `Idempotent-Replayed: true`;
 // 2. same key, another request → 422 idempotency_key_reused;
 // 3. same key while the first request runs → 409 idempotency_in_progress;
 // 4. a failed request (any 4xx or 5xx) releases the key, except outcome_unknown, which the key keeps; a first
@@ -20,6 +21,8 @@ import type { AppContext, Caller } from './context.js';
 import { replayers as defaultReplayers } from './routes/index.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+/** Set on an answer that comes from the key (a replay), never on the first one. */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 export interface IdempotencyOptions {
   /** The key store; default the `idempotency_keys` table. */
@@ -113,6 +116,8 @@ export function idempotency(ctx: AppContext): RequestHandler {
 
   function replay(res: Response, answer: StoredAnswer): void {
     for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    // As Stripe does: the answer the key keeps, not a new run (a client can tell a retry's replay by it).
+    res.setHeader(REPLAYED_HEADER, 'true');
     res.status(answer.status);
     if (answer.body === null || answer.body === undefined) res.end();
     else res.json(answer.body);

@@ -1,4 +1,35 @@
 // Where the bundled spec is: the validator and the block catalog read the generated files.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type * as OpenApiValidator from 'express-openapi-validator';
 
 export const bundledSpecPath = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
+
+type ApiSpec = Exclude<Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], string>;
+type Node = Record<string, unknown>;
+
+const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null;
+
+/**
+ * The bundled spec as the request validators read it: every query parameter `allowReserved`.
+ *
+ * express-openapi-validator refuses ("must be url encoded") a query value whose raw form holds an RFC 3986
+ * reserved character, unless its parameter allows them. Standard encoders leave some there: URLSearchParams
+ * writes a space as `+`, encodeURIComponent (so openapi-fetch, our typed client) leaves `!'()*`. The check only
+ * refuses: Express's query parser (qs) reads the value decoded either way (`+` a space, `%2B` a plus), which is
+ * what the handlers get. The published spec keeps the default, so clients are still told to encode.
+ * A new copy per call: the validator bundles the document it is given in place.
+ */
+export function validatorSpec(): ApiSpec {
+  const doc = JSON.parse(readFileSync(bundledSpecPath, 'utf8')) as Node;
+  const parameters: unknown[] = [];
+  const components = isNode(doc.components) && isNode(doc.components.parameters) ? doc.components.parameters : {};
+  parameters.push(...Object.values(components));
+  for (const item of Object.values(isNode(doc.paths) ? doc.paths : {})) {
+    if (!isNode(item)) continue;
+    for (const holder of [item, ...Object.values(item)])
+      if (isNode(holder) && Array.isArray(holder.parameters)) parameters.push(...(holder.parameters as unknown[]));
+  }
+  for (const parameter of parameters) if (isNode(parameter) && parameter.in === 'query') parameter.allowReserved = true;
+  return doc as unknown as ApiSpec;
+}

@@ -1,5 +1,7 @@
 // SQL of the account audit log: console-style changes, with who made them (`actor_type` admin, api_key, user).
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import type { CursorCodec } from './cursor.js';
+import { paginate, type Page, type PageRequest } from './pagination.js';
 import type { AuditLogTable, DB } from './schema.js';
 
 export interface AuditEntry {
@@ -28,4 +30,35 @@ export async function insertAudit(db: Kysely<DB>, entry: AuditEntry): Promise<vo
       created_at: entry.at,
     })
     .execute();
+}
+
+export type AuditLogRow = Pick<
+  Selectable<AuditLogTable>,
+  'id' | 'actor_type' | 'actor_id' | 'action' | 'target_type' | 'target_id' | 'created_at'
+>;
+
+/** The account's audit log newest first (`created_at`, then the identity, which follows the order of recording). */
+export async function listAuditEntries(
+  db: Kysely<DB>,
+  codec: CursorCodec,
+  accountId: string,
+  page: PageRequest,
+): Promise<Page<AuditLogRow>> {
+  return paginate(
+    db
+      .selectFrom('audit_log')
+      .select(['id', 'actor_type', 'actor_id', 'action', 'target_type', 'target_id', 'created_at'])
+      .where('account_id', '=', accountId),
+    {
+      codec,
+      list: 'audit_log',
+      accountId,
+      order: 'desc',
+      keys: [
+        { column: 'audit_log.created_at', field: 'created_at', type: 'timestamptz' },
+        { column: 'audit_log.id', field: 'id', type: 'bigint' },
+      ],
+    },
+    page,
+  );
 }

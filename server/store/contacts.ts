@@ -134,6 +134,15 @@ export async function updateContact(
     .execute();
 }
 
+/**
+ * Serialises the changes of the account's persons (a transaction-scoped advisory lock): a link reads the
+ * contacts of two persons and merges them, and another link must not change those persons in between. Row
+ * locks cannot do it: a concurrent link may add a contact to a person without touching its rows.
+ */
+export async function lockPersonsOfAccount(db: Kysely<DB>, accountId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext('persons'), hashtext(${accountId}))`.execute(db);
+}
+
 /** Moves every contact of `fromPersonId` to `toPersonId` (one person found on two channels). */
 export async function mergePersons(
   db: Kysely<DB>,

@@ -157,6 +157,8 @@ export interface TagsTable {
   id: string;
   account_id: string;
   name: string;
+  /** The name with letter case folded (domain/tags `tagNameKey`): unique among the account's active tags. */
+  name_key: string;
   created_at: Timestamp;
   updated_at: Timestamp;
   /** Set when deleted: the tag answers 404 and its name is free again. */

@@ -1,5 +1,5 @@
 // SQL of tags. Every query filters by account; only active tags (deleted_at null) are seen by the public routes.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { CursorCodec } from './cursor.js';
 import { paginate, type Page, type PageRequest } from './pagination.js';
 import type { DB, TagsTable } from './schema.js';
@@ -28,18 +28,18 @@ export async function findActiveTag(
   return q.executeTakeFirst();
 }
 
-/** The active tag whose name equals `name` ignoring letter case (the database's lower(), as the unique index). */
-export async function findActiveTagByName(
+/** The active tag whose name has this key (the name with letter case folded, as the unique index compares). */
+export async function findActiveTagByNameKey(
   db: Kysely<DB>,
   accountId: string,
-  name: string,
+  nameKey: string,
 ): Promise<TagRow | undefined> {
   return db
     .selectFrom('tags')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null)
-    .where(sql`lower(name)`, '=', sql`lower(${name})`)
+    .where('name_key', '=', nameKey)
     .executeTakeFirst();
 }
 
@@ -47,12 +47,12 @@ export async function renameTag(
   db: Kysely<DB>,
   accountId: string,
   tagId: string,
-  name: string,
+  name: { name: string; name_key: string },
   now: string,
 ): Promise<TagRow | undefined> {
   return db
     .updateTable('tags')
-    .set({ name, updated_at: now })
+    .set({ ...name, updated_at: now })
     .where('account_id', '=', accountId)
     .where('id', '=', tagId)
     .where('deleted_at', 'is', null)

@@ -715,6 +715,22 @@ describe.each(engines)('contacts on %s', (engine) => {
       expect((again.body as Contact).whatsapp).toEqual({ phone: '+551187654321' });
     });
 
+    it('one contact for both forms also where libphonenumber still lists the 8-digit form as a mobile', async () => {
+      const me = await t.account();
+      const w = await world(me);
+      const salvador = await created(me, w, '+5571979680885', 'Caio');
+      const again = await post(me, contactBody(w, '+557179680885', 'Caio'));
+      expect(again.status).toBe(200);
+      expect((again.body as Contact).id).toBe(salvador.id);
+      const curitiba = await created(me, w, '+5541978550025', 'Dora');
+      expect(ids((await listOk(me, { phone: '+554178550025' })).data)).toEqual([curitiba.id]);
+      // Created in the 8-digit form: kept as given, found by the 9-digit form.
+      const eight = await created(me, w, '+551178550025', 'Edu');
+      expect(eight.whatsapp).toEqual({ phone: '+551178550025' });
+      expect(ids((await listOk(me, { phone: '+5511978550025' })).data)).toEqual([eight.id]);
+      expect((await footprint(me.accountId)).contacts).toBe(3);
+    });
+
     it('overwrites the name of an existing contact', async () => {
       const me = await t.account();
       const w = await world(me);

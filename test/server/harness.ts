@@ -14,6 +14,8 @@ import { loadConfig, type Config } from '../../server/config.js';
 import { createAccount } from '../../server/domain/accounts/accounts.js';
 import { createApiKey, SCOPES, type Scope, type ValidityDays } from '../../server/domain/accounts/keys.js';
 import { createApp } from '../../server/http/app.js';
+import type { AdminOperationId } from '../../generated/operations.js';
+import type { AdminHandler } from '../../server/http/admin.js';
 import type { Handlers } from '../../server/http/context.js';
 import type { IdempotencyOptions } from '../../server/http/idempotency.js';
 import { StoreRateLimiter, type RateLimiter } from '../../server/http/rate-limit.js';
@@ -33,7 +35,12 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function openTestDatabase(engine: Engine): Promise<TestDatabase> {
+export interface TestDatabaseOptions {
+  /** PostgreSQL only: the database's collation and character classes (LC_COLLATE, LC_CTYPE), e.g. `C`. */
+  locale?: 'C';
+}
+
+export async function openTestDatabase(engine: Engine, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   if (engine === 'pglite') {
     template ??= migratedPGliteTemplate();
     const database = await openDatabase({ engine: 'pglite', template: await template });
@@ -44,7 +51,10 @@ export async function openTestDatabase(engine: Engine): Promise<TestDatabase> {
   const name = `ep_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  const locale = options.locale
+    ? ` template template0 encoding 'UTF8' lc_collate '${options.locale}' lc_ctype '${options.locale}'`
+    : '';
+  await admin.query(`create database ${name}${locale}`);
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;
@@ -96,16 +106,19 @@ export async function startTestApp(
   engine: Engine,
   options: {
     handlers?: Handlers;
+    /** The admin API's handlers (default: the real ones). */
+    adminHandlers?: Record<AdminOperationId, AdminHandler>;
     rateLimiter?: RateLimiter;
     idempotency?: IdempotencyOptions;
     env?: NodeJS.ProcessEnv;
     /** Another app on the same database and clock, like a second server process (its own pool on PostgreSQL). */
     sameDatabaseAs?: TestApp;
+    database?: TestDatabaseOptions;
   } = {},
 ): Promise<TestApp> {
   const { database, drop, url } = options.sameDatabaseAs
     ? await secondHandle(options.sameDatabaseAs)
-    : await openTestDatabase(engine);
+    : await openTestDatabase(engine, options.database);
   const clock = options.sameDatabaseAs?.clock ?? new ManualClock(new Date());
   // Media files go to a directory of this app's own (removed at close), never to the repository's ./data.
   const scratch = options.env?.DATA_DIR ? undefined : mkdtempSync(join(tmpdir(), 'ep-test-data-'));
@@ -126,6 +139,7 @@ export async function startTestApp(
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
     },
     options.handlers ?? allHandlers,
+    options.adminHandlers,
   );
   const server: Server = await new Promise((ok) => {
     const s = app.listen(0, '127.0.0.1', () => ok(s));

@@ -125,11 +125,17 @@ describe.each(engines)('idempotency on %s', (engine) => {
     expect(await again.json()).toEqual(body);
     expect(again.headers.get('location')).toBe(first.headers.get('location'));
     expect(again.headers.get('cache-control')).toBe('no-store');
+    // Only the replay says it is one.
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect((await createTag(me, 'k1', 'VIP')).headers.get('idempotent-replayed')).toBe('true');
     // The gateway's headers are this request's own, not the first one's.
     expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
     expect(Number(again.headers.get('ratelimit-remaining'))).toBe(Number(first.headers.get('ratelimit-remaining')) - 1);
     expect(runsOf(me, 'VIP')).toBe(1);
     expect(await effects(t, me.accountId)).toBe(1);
+    // A request without a key is never a replay.
+    expect((await createTag(me, undefined, 'Other')).headers.get('idempotent-replayed')).toBeNull();
   });
 
   it('rule 1: replays a bodyless 204', async () => {
@@ -139,6 +145,10 @@ describe.each(engines)('idempotency on %s', (engine) => {
     const again = await me.call('DELETE', path, { headers: { 'Idempotency-Key': 'del' } });
     expect([first.status, again.status]).toEqual([204, 204]);
     expect(await again.text()).toBe('');
+    expect([first.headers.get('idempotent-replayed'), again.headers.get('idempotent-replayed')]).toEqual([
+      null,
+      'true',
+    ]);
     expect(await effects(t, me.accountId)).toBe(1);
   });
 
@@ -184,6 +194,7 @@ describe.each(engines)('idempotency on %s', (engine) => {
     await reached(me, name);
     const during = await createTag(me, 'k3', name);
     expect(during.status).toBe(409);
+    expect(during.headers.get('idempotent-replayed')).toBeNull();
     expect(await during.json()).toEqual({
       type: 'error',
       message: expect.any(String),
@@ -229,6 +240,10 @@ describe.each(engines)('idempotency on %s', (engine) => {
     const again = await me.call('POST', '/v1/contacts', { body: contactBody, headers: { 'Idempotency-Key': 'k7' } });
     expect(again.status).toBe(502);
     expect(await again.json()).toEqual(body);
+    expect([first.headers.get('idempotent-replayed'), again.headers.get('idempotent-replayed')]).toEqual([
+      null,
+      'true',
+    ]);
     expect(await effects(t, me.accountId)).toBe(1);
   });
 
@@ -242,6 +257,8 @@ describe.each(engines)('idempotency on %s', (engine) => {
     for (let i = 0; i < 2; i++) {
       const res = await createTag(me, 'k8', name);
       expect(res.status).toBe(409);
+      // The key's answer, not a run of this request.
+      expect(res.headers.get('idempotent-replayed')).toBe('true');
       expect(await res.json()).toEqual({
         type: 'error',
         message: expect.any(String),

@@ -1,7 +1,8 @@
 // The server as a process, started with the command of `npm start` on a fresh temporary DATA_DIR: what
 // it prints, the printed key working, the data directory lock, a bad setting, and the graceful shutdown on
 // SIGTERM (stop accepting, finish the requests in flight, cut the ones past the deadline, exit 0, release
-// the lock). With DATABASE_URL set, the shutdown is also checked on PostgreSQL.
+// the lock), and an unhandled rejection or exception (logged with its request's id, the same drain, exit 1).
+// With DATABASE_URL set, the shutdown is also checked on PostgreSQL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,6 +20,8 @@ const root = resolve(import.meta.dirname, '../..');
 const startCommand = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
   .scripts.start;
 const conversationId = '0b6e1d2c-5f7a-4c1e-9a53-2f1d8f4b7c10';
+/** Loaded into the server with `--import`: a request with `x-test-crash` leaves a rejection or exception. */
+const CRASH_FIXTURE = './test/fixtures/crash-on-request.ts';
 
 interface Started {
   child: ChildProcess;
@@ -27,8 +30,11 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-/** `npm start` with these settings; the caller's DATABASE_URL, ADMIN_TOKEN… never leak into it. */
-function startServer(env: Record<string, string>): Started {
+/**
+ * `npm start` with these settings; the caller's DATABASE_URL, ADMIN_TOKEN… never leak into it. `imports`: more
+ * modules node loads before the server (`--import`).
+ */
+function startServer(env: Record<string, string>, imports: string[] = []): Started {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(
       ([name]) =>
@@ -36,6 +42,7 @@ function startServer(env: Record<string, string>): Started {
     ),
   );
   const [command, ...args] = startCommand.split(' ');
+  args.splice(-1, 0, ...imports.flatMap((file) => ['--import', file]));
   const child = spawn(command === 'node' ? process.execPath : command!, args, {
     cwd: root,
     env: { ...base, HOST: '127.0.0.1', PORT: '0', ...env },
@@ -176,6 +183,66 @@ describe('the server process, embedded', () => {
       expect(server.stdout()).toMatch(/"msg":"stopped"/);
     },
     40_000,
+  );
+});
+
+describe('the server process, on an unhandled rejection or exception', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'ep-process-'));
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it.each(['rejection', 'exception'])(
+    'an unhandled %s is logged with its request id; the request in flight is finished; exit 1',
+    async (crash) => {
+      const server = startServer({ DATA_DIR: dataDir }, [CRASH_FIXTURE]);
+      try {
+        await waitFor('the banner', () => (/admin token: .+\n/.test(server.stdout()) ? true : undefined), server);
+        const baseUrl = bannerUrl(server)!;
+        const apiKey = /demo API key \(every scope\): (\S+)/.exec(server.stdout())![1]!;
+        const inFlight = slowRequest(baseUrl, apiKey);
+        await new Promise((ok) => setTimeout(ok, 300)); // the server has its headers
+
+        // Through the whole pipeline (body, key, database) to the handler's answer, where the fixture fails.
+        const res = await fetch(`${baseUrl}/v1/tags`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', 'x-test-crash': crash },
+          body: JSON.stringify({ name: `Crash ${crash} ${randomBytes(3).toString('hex')}` }),
+        });
+        expect(res.status).toBe(201);
+        const requestId = res.headers.get('x-request-id');
+        const fatal = await waitFor(
+          'the fatal log line',
+          () =>
+            server
+              .stdout()
+              .split('\n')
+              .find((line) => line.includes('"level":60')),
+          server,
+        );
+        expect(JSON.parse(fatal)).toMatchObject({
+          msg: `${crash === 'rejection' ? 'unhandled rejection' : 'uncaught exception'}: exiting`,
+          request_id: requestId,
+          err: { message: expect.stringMatching(/^test crash: /) },
+        });
+
+        // Draining: no new connection, the request in flight still answered.
+        await expect(fetch(`${baseUrl}/healthz`)).rejects.toThrow();
+        inFlight.finish();
+        await inFlight.closed;
+        expect(inFlight.answer()).toMatch(/^HTTP\/1\.1 (?!500)\d{3} [\s\S]*\r\n\r\n\{[\s\S]*\}$/);
+        expect(await server.exited).toBe(1);
+        expect(server.stdout()).toMatch(/"exit_code":1,"msg":"stopped"/);
+        expect(existsSync(join(dataDir, 'pglite', '.lock'))).toBe(false);
+      } finally {
+        if (server.child.exitCode === null) {
+          server.child.kill('SIGKILL');
+          await server.exited;
+        }
+      }
+    },
+    90_000,
   );
 });
 

@@ -7,6 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsPlugin, { type FormatsPlugin } from 'ajv-formats';
+import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX, adminOperations } from '../../generated/operations.js';
 import { deleteContactInConsole } from '../../server/domain/contacts/contacts.js';
@@ -873,7 +875,57 @@ describe.each(engines)('the sandbox on %s', (engine) => {
         { code: 'not_found' },
       );
     });
+
+    it('lets one of two concurrent links win when together they would put two contacts on one connection', async () => {
+      const w = await world();
+      const ig = await writes(w.ig.id, { from: w.igFrom('Caio'), text: 'Oi pelo insta' });
+      const wa1 = await writes(w.wa.id, { from: w.waFrom('Caio'), text: 'Oi pelo zap' });
+      const wa2 = await writes(w.wa.id, { from: w.waFrom('Caio'), text: 'Oi de outro zap' });
+      const link = (contactId: string) =>
+        admin('POST', `/sandbox/contacts/${contactId}/same-person`, { contact_id: ig.contact.id });
+      // Each link alone is fine; both would give the person two whatsapp contacts.
+      const answers = await bothWaiting(ig.contact.id, () => Promise.all([link(wa1.contact.id), link(wa2.contact.id)]));
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 422]);
+      await expectInvalid(
+        answers.find((res) => res.status === 422)!,
+        'same_connection',
+      );
+      const person = await t.database.db
+        .selectFrom('contacts')
+        .select('connection_id')
+        .where('person_id', '=', (await getConversation(w.c, ig.conversation.id)).person_id)
+        .execute();
+      expect(person.map((c) => c.connection_id).sort()).toEqual([w.ig.id, w.wa.id].sort());
+    });
   });
+
+  /**
+   * Runs two concurrent requests. On PostgreSQL, another transaction holds the row of `contactId` until both
+   * wait for a lock, so each has done all it does before its first lock when the other starts merging.
+   */
+  async function bothWaiting<T>(contactId: string, action: () => Promise<T>): Promise<T> {
+    if (!t.databaseUrl) return action();
+    const holder = new pg.Client({ connectionString: t.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select 1 from contacts where id = $1 for update', [contactId]);
+      const result = action();
+      // Read from outside the holder's transaction, which sees one snapshot of pg_stat_activity.
+      for (let i = 0; i < 250; i++) {
+        const { rows } = await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'
+        `.execute(t.database.db);
+        if (rows[0]!.n >= 2) break;
+        await new Promise((ok) => setTimeout(ok, 20));
+      }
+      await holder.query('commit');
+      return await result;
+    } finally {
+      await holder.end();
+    }
+  }
 
   /** `action`'s result, checking it wrote no event. */
   async function noEventsResult<T>(accountId: string, action: () => Promise<T>): Promise<T> {
@@ -1151,7 +1203,12 @@ describe.each(engines)('the sandbox off on %s', (engine) => {
     ['SANDBOX_ENABLED=false', { ADMIN_TOKEN: TOKEN, SANDBOX_ENABLED: 'false' }],
     [
       'the default configuration in production',
-      { ADMIN_TOKEN: TOKEN, APP_ENV: 'production', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/unused' },
+      {
+        ADMIN_TOKEN: TOKEN,
+        APP_ENV: 'production',
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/unused',
+        PUBLIC_BASE_URL: 'https://api.example.com',
+      },
     ],
   ];
   it.each(configs)('answers 404 not_found on every sandbox route with %s', async (_name, env) => {

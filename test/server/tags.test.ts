@@ -2,6 +2,7 @@
 // letter case, blank names, oldest-first pagination, account isolation, delete frees the name, idempotent create.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sql } from 'kysely';
 import { workflowsNamingTag } from '../../server/domain/tags/tags.js';
 import type * as TagsStore from '../../server/store/tags.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
@@ -23,8 +24,8 @@ vi.mock('../../server/store/tags.js', async (original) => {
   const store = await original<typeof TagsStore>();
   return {
     ...store,
-    findActiveTagByName: (...args: Parameters<typeof store.findActiveTagByName>) => {
-      if (!race.missNextLookup) return store.findActiveTagByName(...args);
+    findActiveTagByNameKey: (...args: Parameters<typeof store.findActiveTagByNameKey>) => {
+      if (!race.missNextLookup) return store.findActiveTagByNameKey(...args);
       race.missNextLookup = false;
       return Promise.resolve(undefined);
     },
@@ -78,6 +79,19 @@ describe.each(engines)('tags on %s', (engine) => {
     const res = await create(me, 'AÇÃO');
     expect(res.status).toBe(409);
     expect(((await res.json()) as ErrorBody).context.tag_id).toBe(acao.id);
+    // Full case mappings, as Unicode's caseless matching: ß is SS in upper case; σ and a final ς are one letter.
+    const strasse = await made(me, 'Straße');
+    const odos = await made(me, 'ΟΔΟΣ');
+    for (const [name, holder] of [
+      ['STRASSE', strasse],
+      ['strasse', strasse],
+      ['οδος', odos],
+      ['οδοσ', odos],
+    ] as const) {
+      const again = await create(me, name);
+      expect(again.status, name).toBe(409);
+      expect(((await again.json()) as ErrorBody).context.tag_id, name).toBe(holder.id);
+    }
   });
 
   it('keeps names unique per account only', async () => {
@@ -305,5 +319,40 @@ describe.each(engines)('tags on %s', (engine) => {
     expect(((await res.json()) as ErrorBody).context.code).toBe('insufficient_scope');
     expect((await writer.call('GET', '/v1/tags')).status).toBe(403);
     expect((await reader.call('GET', '/v1/tags')).status).toBe(200);
+  });
+});
+
+// The database's lower() folds by the database's locale, ASCII only under `C`: the rule must not depend on it.
+describe.runIf(process.env.DATABASE_URL)('tag names on a PostgreSQL database whose locale is C', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('postgres', { database: { locale: 'C' } });
+  });
+  afterAll(async () => t?.close());
+
+  it('are one name in any letter case beyond ASCII, in the lookup and in the unique index', async () => {
+    const { rows } = await sql<{ folded: string }>`select lower('AÇÃO') as folded`.execute(t.database.db);
+    expect(rows[0]!.folded).toBe('aÇÃo'); // the premise: this database folds ASCII only
+    const me = await t.account();
+    const res = await create(me, 'Ação');
+    expect(res.status).toBe(201);
+    const acao = (await res.json()) as Tag;
+    const taken = { code: 'tag_already_exists', tag_id: acao.id };
+    for (const name of ['AÇÃO', 'ação']) {
+      const again = await create(me, name);
+      expect(again.status, name).toBe(409);
+      expect(((await again.json()) as ErrorBody).context).toEqual(taken);
+    }
+    // The lookup misses (a concurrent creation not yet committed): the index alone refuses, create and rename.
+    race.missNextLookup = true;
+    const raced = await create(me, 'AÇÃO');
+    expect(race.missNextLookup).toBe(false);
+    expect(raced.status).toBe(409);
+    expect(((await raced.json()) as ErrorBody).context).toEqual(taken);
+    const other = (await (await create(me, 'Outra')).json()) as Tag;
+    race.missNextLookup = true;
+    const renamed = await rename(me, other.id, 'AÇÃO');
+    expect(renamed.status).toBe(409);
+    expect(((await renamed.json()) as ErrorBody).context).toEqual(taken);
   });
 });

@@ -10,6 +10,7 @@ import { ApiError, notFound } from '../../errors.js';
 import { findConnection } from '../../store/console.js';
 import {
   addContactTags,
+  contactsOfPersons,
   dropContactData,
   findActiveTagsByIds,
   findContact,
@@ -17,6 +18,7 @@ import {
   insertContactUnlessPhoneKnown,
   listContacts as listContactRows,
   lockContactByPhoneKey,
+  lockPersonsOfAccount,
   mergePersons,
   updateContact,
   upsertFieldValues,
@@ -348,18 +350,25 @@ export async function deleteContactInConsole(
 
 /**
  * The same person found on a second channel (Part B's multichannel handoff): `contactId` joins the person of
- * `samePersonAs`, with every contact of its former person.
+ * `samePersonAs`, with every contact of its former person. Refused (`two_on_one_connection`, nothing changed)
+ * when the person would then have two live contacts on one connection. The rule is checked in the transaction
+ * that merges, with the account's persons locked, so two concurrent links cannot both pass it.
  */
 export async function linkSamePerson(
   db: Kysely<DB>,
   accountId: string,
   contactId: string,
   samePersonAs: string,
-): Promise<void> {
-  await db.transaction().execute(async (tx) => {
+): Promise<'linked' | 'two_on_one_connection'> {
+  return db.transaction().execute(async (tx) => {
+    await lockPersonsOfAccount(tx, accountId);
     const contact = await findContact(tx, accountId, contactId, { forUpdate: true });
     const other = await findContact(tx, accountId, samePersonAs, { forUpdate: true });
     if (!contact || !other) throw contactNotFound();
-    if (contact.person_id !== other.person_id) await mergePersons(tx, accountId, contact.person_id, other.person_id);
+    if (contact.person_id === other.person_id) return 'linked';
+    const persons = await contactsOfPersons(tx, accountId, [contact.person_id, other.person_id]);
+    if (new Set(persons.map((c) => c.connection_id)).size < persons.length) return 'two_on_one_connection';
+    await mergePersons(tx, accountId, contact.person_id, other.person_id);
+    return 'linked';
   });
 }

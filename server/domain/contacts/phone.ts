@@ -3,7 +3,8 @@
 //
 // Brazilian mobiles gained a ninth digit (a leading 9 before the 8-digit subscriber number); whatsapp still
 // identifies some older accounts by the 8-digit form. `+5511987654321` and `+551187654321` are one phone:
-// `phoneKey` gives both the 9-digit form, which the service stores and compares.
+// `parsePhone(…).key` is the 9-digit form for both, which the service stores and compares. This is the one
+// place of that rule (migration 0009 re-keyed the contacts stored before it held for every mobile).
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { ApiError } from '../../errors.js';
 
@@ -29,17 +30,19 @@ export function parsePhone(input: string): Phone {
   if (!/^\+?[0-9 ().-]+$/.test(text)) throw invalidPhone();
   const parsed = parsePhoneNumberFromString(text, 'BR');
   if (!parsed || parsed.ext) throw invalidPhone();
-  if (parsed.isValid()) {
-    const e164 = parsed.number;
-    return { e164, key: e164 };
-  }
-  // The 8-digit form of a Brazilian mobile is no longer in the numbering plan: valid when its 9-digit form is.
-  if (parsed.countryCallingCode === '55') {
-    const old = BR_OLD_MOBILE.exec(parsed.nationalNumber);
-    if (old) {
-      const withNine = parsePhoneNumberFromString(`+55${old[1]}9${old[2]}`);
-      if (withNine?.isValid() && withNine.getType() === 'MOBILE') return { e164: parsed.number, key: withNine.number };
-    }
-  }
+  const withNine = ninthDigitForm(parsed.countryCallingCode, parsed.nationalNumber);
+  // The 9-digit form decides, whether or not libphonenumber still lists the 8-digit form as a valid mobile
+  // (it does in some areas): otherwise the two forms of one phone would be two contacts.
+  if (withNine) return { e164: parsed.number, key: withNine };
+  if (parsed.isValid()) return { e164: parsed.number, key: parsed.number };
   throw invalidPhone();
+}
+
+/** The 9-digit form (E.164) of an 8-digit Brazilian mobile, when that form is a mobile; else undefined. */
+function ninthDigitForm(countryCallingCode: string, nationalNumber: string): string | undefined {
+  if (countryCallingCode !== '55') return undefined;
+  const old = BR_OLD_MOBILE.exec(nationalNumber);
+  if (!old) return undefined;
+  const withNine = parsePhoneNumberFromString(`+55${old[1]}9${old[2]}`);
+  return withNine?.isValid() && withNine.getType() === 'MOBILE' ? withNine.number : undefined;
 }

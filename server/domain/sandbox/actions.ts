@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { findConnection, type ConnectionRow } from '../../store/console.js';
-import { contactsOfPersons, findContact, updateContact, type ContactRow } from '../../store/contacts.js';
+import { findContact, updateContact, type ContactRow } from '../../store/contacts.js';
 import {
   findMessage,
   updateMessage,
@@ -322,15 +322,8 @@ export async function makeSamePerson(
   otherId: string,
 ): Promise<void> {
   if (contactId === otherId) throw invalidSandboxAction('same_contact', 'A contact is already its own person.');
-  const [contact, other] = await Promise.all([
-    findContact(db, accountId, contactId),
-    findContact(db, accountId, otherId),
-  ]);
-  if (!contact || !other) throw contactNotFound();
-  const persons = await contactsOfPersons(db, accountId, [contact.person_id, other.person_id]);
-  if (new Set(persons.map((c) => c.connection_id)).size < persons.length)
+  if ((await linkSamePerson(db, accountId, contactId, otherId)) === 'two_on_one_connection')
     throw invalidSandboxAction('same_connection', 'The person would have two contacts on one connection.');
-  await linkSamePerson(db, accountId, contactId, otherId);
 }
 
 /** The account reads the conversation (as in the console), or marks it unread or not. */

@@ -4,6 +4,10 @@
 // Names are kept exactly as sent, not trimmed: the spec trims folder and reply-list names but says no such thing
 // of tags, and automations compare tag names exactly ("letter case and accents included"). A name that is empty
 // or only whitespace is blank (422 invalid_name).
+//
+// "Ignoring letter case" is decided here, not by the database's lower(), which folds by the database's locale
+// (under `C`, ASCII only: `Ação` and `AÇÃO` would be two tags). Each row stores its folded name, `name_key`,
+// and a unique index on it holds the rule.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
@@ -13,7 +17,7 @@ import { removeTagFromAllContacts } from '../../store/contacts.js';
 import type { DB } from '../../store/schema.js';
 import {
   findActiveTag,
-  findActiveTagByName,
+  findActiveTagByNameKey,
   insertTag,
   markTagDeleted,
   renameTag as renameTagRow,
@@ -30,6 +34,13 @@ export interface TagView {
 export const tagView = (row: TagRow): TagView => ({ id: row.id, name: row.name, created_at: row.created_at });
 
 const tagNotFound = () => notFound('No such tag.');
+
+/**
+ * The name with letter case folded, the same on every database: upper case then lower case by the Unicode
+ * default mappings (no locale), close to Unicode case folding: `Ação` and `AÇÃO` are one name, and so are
+ * `ß` and `SS`, and a final `ς` and `σ`.
+ */
+export const tagNameKey = (name: string): string => name.toUpperCase().toLowerCase();
 
 export function requireTagName(name: string): string {
   if (name.trim() === '') throw new ApiError(422, 'invalid_name', 'The tag name is blank.');
@@ -70,20 +81,22 @@ async function refuseIfNamedByWorkflows(db: Kysely<DB>, accountId: string, tag: 
  */
 async function holderOfName(db: Kysely<DB>, accountId: string, name: string, error: unknown): Promise<ApiError> {
   if (!isUniqueViolation(error)) throw error;
-  const holder = await findActiveTagByName(db, accountId, name);
+  const holder = await findActiveTagByNameKey(db, accountId, tagNameKey(name));
   if (!holder) throw error;
   return alreadyExists(holder);
 }
 
 export async function createTag(db: Kysely<DB>, clock: Clock, accountId: string, name: string): Promise<TagRow> {
   requireTagName(name);
-  const existing = await findActiveTagByName(db, accountId, name);
+  const nameKey = tagNameKey(name);
+  const existing = await findActiveTagByNameKey(db, accountId, nameKey);
   if (existing) throw alreadyExists(existing);
   const now = clock.now().toISOString();
   const row: TagRow = {
     id: randomUUID(),
     account_id: accountId,
     name,
+    name_key: nameKey,
     created_at: now,
     updated_at: now,
     deleted_at: null,
@@ -120,10 +133,11 @@ export async function renameTag(
       const tag = await findActiveTag(tx, accountId, tagId, { forUpdate: true });
       if (!tag) throw tagNotFound();
       if (tag.name === name) return tag;
-      const other = await findActiveTagByName(tx, accountId, name);
+      const nameKey = tagNameKey(name);
+      const other = await findActiveTagByNameKey(tx, accountId, nameKey);
       if (other && other.id !== tag.id) throw alreadyExists(other);
       await refuseIfNamedByWorkflows(tx, accountId, tag);
-      const renamed = await renameTagRow(tx, accountId, tagId, name, clock.now().toISOString());
+      const renamed = await renameTagRow(tx, accountId, tagId, { name, name_key: nameKey }, clock.now().toISOString());
       if (!renamed) throw tagNotFound();
       return renamed;
     });
