@@ -3,7 +3,7 @@
 // priority:
 // - embedded PGlite has one session: a request waiting for it goes before every waiting background job, and a
 //   background job gets one turn in FOREGROUND_TURNS + 1 when both wait, so neither can starve the other and a
-//   request waits for at most one background transaction;
+//   request waits for at most one background transaction; between holders the event loop reads what arrived;
 // - PostgreSQL's pool: background work holds at most its share of the connections at once; the rest stay
 //   free for requests.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -45,6 +45,18 @@ export class PriorityTurns {
   }
 
   release(): void {
+    if (this.foreground.length === 0 && this.background.length === 0) {
+      this.held = false;
+      return;
+    }
+    // Handed over on the event loop's next turn, not at once: PGlite answers within microtasks, so holders
+    // handed over at once would run back to back and the loop would never read the requests arriving
+    // meanwhile (measured: the event loop held up to 400 ms at a time during a webhook backlog). The choice is
+    // made then, with the requests read in between already waiting.
+    setImmediate(() => this.handOver());
+  }
+
+  private handOver(): void {
     const backgroundTurn =
       this.background.length > 0 && (this.foreground.length === 0 || this.streak >= FOREGROUND_TURNS);
     const next = backgroundTurn ? this.background.shift() : this.foreground.shift();

@@ -46,6 +46,32 @@ describe('PriorityTurns', () => {
     expect(order.indexOf('b1')).toBe(2 * FOREGROUND_TURNS);
     expect(order.filter((n) => n.startsWith('f'))).toEqual(requests.map((_, i) => `f${i}`));
   });
+
+  it('lets the event loop read new requests between holders, so a chain of jobs cannot shut them out', async () => {
+    // PGlite answers within microtasks: holders handed over at once would run back to back while the request
+    // that arrives meanwhile (here a timer, like a socket read) could not even queue.
+    const turns = new PriorityTurns();
+    const order: string[] = [];
+    await runInBackground(() => turns.acquire());
+    const jobs = Array.from({ length: 200 }, (_, i) =>
+      runInBackground(() => turns.acquire()).then(() => {
+        order.push(`job ${i}`);
+        turns.release();
+      }),
+    );
+    const request = new Promise<void>((ok) =>
+      setTimeout(() => {
+        void turns.acquire().then(() => {
+          order.push('request');
+          turns.release();
+          ok();
+        });
+      }, 0),
+    );
+    turns.release();
+    await Promise.all([...jobs, request]);
+    expect(order.indexOf('request')).toBeLessThan(100);
+  });
 });
 
 describe.each(engines)('database priority on %s', (engine) => {
