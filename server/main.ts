@@ -10,6 +10,7 @@ import { OffsetClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { ensureDemoAccount } from './console/demo.js';
 import { ensurePruneJob } from './domain/webhooks/delivery.js';
+import { recoverFromDeadProcess } from './domain/webhooks/slots.js';
 import { createApp } from './http/app.js';
 import { StoreRateLimiter } from './http/rate-limit.js';
 import { handlers } from './http/routes/index.js';
@@ -119,6 +120,12 @@ async function main(): Promise<void> {
       pollIntervalMs: config.workerPollMs,
       wakeOn: wakeOnJobsReady(database),
     });
+    // Embedded: this process owns the data directory, so what a previous process held when it died (a kill -9)
+    // is freed now rather than when its leases run out. On PostgreSQL other processes may hold leases: they wait.
+    if (database.engine === 'pglite') {
+      const freed = await recoverFromDeadProcess(database.db);
+      if (freed.jobs + freed.slots > 0) logger.warn(freed, 'jobs and webhook slots left by a stopped process freed');
+    }
     // The hourly retention job of webhook deliveries (one waiting at a time, whatever the number of processes).
     await ensurePruneJob(database.db, clock);
     jobs.start();

@@ -49,7 +49,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import {
   answerRequests,
@@ -134,11 +134,22 @@ interface ProcessStats {
   peakRssMiB: number;
   loopDelayP99: number;
   loopDelayMax: number;
+  /** Garbage-collection pauses: the longest, and how many lasted over 50 ms. */
+  gcMaxMs: number;
+  gcOver50: number;
 }
 
 // Sampled every 20 ms from the start: a loop blocked by a long synchronous step (PGlite runs on it) shows here.
 const loopDelay = monitorEventLoopDelay({ resolution: 20 });
 loopDelay.enable();
+
+const gc = { maxMs: 0, over50: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gc.maxMs = Math.max(gc.maxMs, entry.duration);
+    if (entry.duration > 50) gc.over50++;
+  }
+}).observe({ entryTypes: ['gc'] });
 
 function processStats(): ProcessStats {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
@@ -146,6 +157,8 @@ function processStats(): ProcessStats {
     peakRssMiB: match ? Number(match[1]) / 1024 : process.memoryUsage().rss / 1024 / 1024,
     loopDelayP99: loopDelay.percentile(99) / 1e6,
     loopDelayMax: loopDelay.max / 1e6,
+    gcMaxMs: gc.maxMs,
+    gcOver50: gc.over50,
   };
 }
 
@@ -796,6 +809,10 @@ function summary(results: Result[], notes: string[]): void {
     [
       'event loop delay of the API process: p99 / max',
       (r) => `${ms(r.processes.api.loopDelayP99)} / ${ms(r.processes.api.loopDelayMax)} ms`,
+    ],
+    [
+      'GC pauses of the API process: longest / over 50 ms',
+      (r) => `${ms(r.processes.api.gcMaxMs)} ms / ${r.processes.api.gcOver50}`,
     ],
     [
       'drain: requests to the receiver that never answers',

@@ -225,6 +225,20 @@ export async function wakeOverdueJobs(db: Kysely<DB>, now: Date): Promise<number
   return Number(result.numUpdatedRows);
 }
 
+/**
+ * Gives back every claim and ends every wait: for a process that knows no other one runs jobs on this database
+ * (the embedded server owns its data directory), so the claims left are those of a process that died, and
+ * would otherwise hold their jobs until their leases run out. Attempts stay counted. Returns how many jobs.
+ */
+export async function releaseEveryClaim(db: Kysely<DB>): Promise<number> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ locked_by: null, locked_until: null, waiting_for: null, wait_until: null })
+    .where((eb) => eb.or([eb('locked_by', 'is not', null), eb('waiting_for', 'is not', null)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 export type JobRow = Selectable<JobsTable>;
 
 /** One job by id (tests, the console). */

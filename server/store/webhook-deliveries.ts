@@ -156,6 +156,16 @@ export async function inFlightSlots(
   return { taken: Number(row.n), firstFreeAt: row.first };
 }
 
+/** Ends every in-flight slot lease (their attempts' process is gone); returns how many. */
+export async function clearInFlightSlots(db: Kysely<DB>): Promise<number> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ in_flight_until: null })
+    .where('in_flight_until', 'is not', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 const paceBucket = (webhookId: string) => `webhook:${webhookId}:attempts`;
 
 /** Attempt starts of the endpoint counted in the one-minute window starting at `windowStart`. */

@@ -12,6 +12,8 @@ import { sql, type Kysely, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordEvents } from '../../server/domain/events/outbox.js';
 import { DELIVER_JOB } from '../../server/domain/webhooks/delivery.js';
+import { recoverFromDeadProcess } from '../../server/domain/webhooks/slots.js';
+import { claimJobs } from '../../server/store/jobs.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobRegistry } from '../../server/jobs/registry.js';
 import { JobWorker, wakeOnJobsReady } from '../../server/jobs/worker.js';
@@ -235,4 +237,38 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
     const failed = (await deliveries(webhookId)).filter((d) => d.last_error === 'endpoint_disabled');
     expect(failed.length).toBeGreaterThanOrEqual(3);
   });
+
+  it.runIf(engine === 'pglite')(
+    'an embedded server starting frees at once the jobs and slots a killed process held',
+    async () => {
+      const me = await t.account();
+      const webhookId = await endpointWithBacklog(me.accountId, IN_FLIGHT + 2);
+      rx.reset(() => 200);
+      // The killed process had claimed every job (5-minute leases) and taken 5 slots (40-second leases).
+      const claimed = await claimJobs(db, {
+        workerId: 'killed',
+        kinds: [DELIVER_JOB],
+        limit: 100,
+        now: t.clock.now(),
+        leaseMs: 300_000,
+      });
+      expect(claimed).toHaveLength(IN_FLIGHT + 2);
+      const lease = new Date(t.clock.now().getTime() + 40 * SECOND).toISOString();
+      const taken = (await deliveries(webhookId)).slice(0, IN_FLIGHT).map((d) => d.id);
+      await db.updateTable('webhook_deliveries').set({ in_flight_until: lease }).where('id', 'in', taken).execute();
+      const { worker } = countingWorker(POLL_MS);
+      expect(await worker.runOnce()).toBe(0);
+
+      const freed = await recoverFromDeadProcess(db);
+      expect(freed.jobs).toBe(IN_FLIGHT + 2);
+      expect(freed.slots).toBeGreaterThanOrEqual(IN_FLIGHT); // with the earlier tests' dead slots
+      expect(
+        await db.selectFrom('webhook_deliveries').select('id').where('in_flight_until', 'is not', null).execute(),
+      ).toEqual([]);
+      // The clock has not moved: every delivery goes out now.
+      while ((await worker.runOnce()) > 0);
+      expect(new Set(rx.requests.map((r) => r.headers['service-event-id'])).size).toBe(IN_FLIGHT + 2);
+      expect((await deliveries(webhookId)).every((d) => d.status === 'succeeded')).toBe(true);
+    },
+  );
 });

@@ -1,9 +1,10 @@
 // The in-flight slots of a webhook endpoint, as the jobs of its deliveries see them: a job that finds every slot
 // taken waits on the endpoint's slot key (server/store/jobs.ts, parkJob) and is woken by the attempt that frees
 // one. Whatever ends the endpoint's pending deliveries wakes all its waiters, which then find nothing to do.
-import type { Transaction } from 'kysely';
-import { wakeJobs } from '../../store/jobs.js';
+import type { Kysely, Transaction } from 'kysely';
+import { releaseEveryClaim, wakeJobs } from '../../store/jobs.js';
 import type { DB } from '../../store/schema.js';
+import { clearInFlightSlots } from '../../store/webhook-deliveries.js';
 import { deleteDeliveriesOfEndpoint, failPendingDeliveries } from '../../store/webhook-endpoints.js';
 
 /** The key the jobs of an endpoint's deliveries wait on when its in-flight slots are all taken. */
@@ -35,4 +36,16 @@ export async function deleteEndpointDeliveries(
   const deleted = await deleteDeliveriesOfEndpoint(trx, accountId, webhookId);
   await wakeJobs(trx, slotKey(webhookId), null);
   return deleted;
+}
+
+/**
+ * An embedded server starting (it owns its data directory): the jobs and webhook slots the previous process
+ * held when it died are freed at once instead of when their leases run out (5 minutes for a job, 40 s for a
+ * slot). The attempts cut short go out again (at least once). Returns what was freed.
+ */
+export async function recoverFromDeadProcess(db: Kysely<DB>): Promise<{ jobs: number; slots: number }> {
+  return db.transaction().execute(async (trx) => ({
+    jobs: await releaseEveryClaim(trx),
+    slots: await clearInFlightSlots(trx),
+  }));
 }
