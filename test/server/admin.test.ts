@@ -14,6 +14,7 @@ import { deriveFieldKey, nextFreeKey } from '../../server/domain/console/custom-
 import { parseTemplateBody } from '../../server/domain/console/templates.js';
 import { adminTokenCheck } from '../../server/http/admin.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
+import { expectError as expectErrorEnvelope } from './http-helpers.js';
 import { repoRoot } from '../helpers.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
@@ -89,14 +90,13 @@ describe.each(engines)('admin API on %s', (engine) => {
     expect(res.status).toBe(201);
     return (await res.json()) as { id: string; alias: string; time_zone: string };
   };
-  const expectError = async (res: Response, status: number, code?: string) => {
-    const body = await json(res);
-    expect(res.status, JSON.stringify(body)).toBe(status);
-    expect(body.type).toBe('error');
-    if (code) expect(body.context?.code).toBe(code);
-    else expect((body.context?.details as unknown[]).length).toBeGreaterThan(0);
-    return body;
-  };
+  /** The error envelope with `status` and this code, or (no code) a 400 of the format check with its details. */
+  const expectError = (res: Response, status: number, code?: string) =>
+    expectErrorEnvelope(
+      res,
+      status,
+      expect.objectContaining(code ? { code } : { details: expect.arrayContaining([expect.anything()]) }),
+    );
 
   beforeAll(async () => {
     t = await startTestApp(engine, { env: { ADMIN_TOKEN: TOKEN } });

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX } from '../../generated/operations.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
+import { json as ok } from './http-helpers.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 
@@ -31,11 +32,6 @@ describe.each(engines)('the account audit log on %s', (engine) => {
 
   const admin = (method: string, path: string, body?: unknown) =>
     call(t.baseUrl, TOKEN, method, `${ADMIN_PREFIX}${path}`, { body });
-  async function ok<T>(res: Response, status = 200): Promise<T> {
-    const body = (await res.json()) as T;
-    expect(res.status, JSON.stringify(body)).toBe(status);
-    return body;
-  }
   const log = (accountId: string, query = '') => admin('GET', `/accounts/${accountId}/audit-log${query}`);
 
   /** An account with a console key and a webhook endpoint that key registered and changed; what happened, in order. */

@@ -18,6 +18,7 @@ import {
 } from '../../server/domain/contacts/contacts.js';
 import { bundledSpec } from '../helpers.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import { expectError, json } from './http-helpers.js';
 
 // ajv-formats is CommonJS (`module.exports = plugin`): under NodeNext its default import is the plugin itself.
 const addFormats = addFormatsPlugin as unknown as FormatsPlugin;
@@ -107,19 +108,6 @@ const envelope = (row: EventRow) => ({
 });
 
 // ----------------------------------------------------------------------------------------------------- helpers
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
-
-/** The error envelope, whole: `message` is for humans and may change, so only its presence is checked. */
-async function expectError(res: Response, status: number, context: Record<string, unknown>): Promise<void> {
-  const body = await json<unknown>(res, status);
-  expect(body).toEqual({ type: 'error', message: expect.any(String), context });
-  expect((body as { message: string }).message).not.toBe('');
-}
 
 /** A 400 of the format check: no code, `context.details` only, each naming `path` (a JSON pointer) in the body. */
 async function expectBadBody(res: Response, path: string): Promise<void> {

@@ -17,6 +17,7 @@ import { ADMIN_PREFIX } from '../../generated/operations.js';
 import { createApiKey, SCOPES } from '../../server/domain/accounts/keys.js';
 import { bundledSpec } from '../helpers.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import { expectError } from './http-helpers.js';
 
 // ajv-formats is CommonJS (`module.exports = plugin`): under NodeNext its default import is the plugin itself.
 const addFormats = addFormatsPlugin as unknown as FormatsPlugin;
@@ -233,11 +234,6 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
     throw new Error('too many pages');
   }
 
-  async function expectError(res: Response, status: number, context: Record<string, unknown>) {
-    const body = (await res.json()) as ErrorBody;
-    expect(res.status, JSON.stringify(body)).toBe(status);
-    expect(body).toEqual(errorBody(context));
-  }
   /** A 400 of the format check: no code, the fault in `context.details`. */
   async function expectBadRequest(res: Response, what: string, location: 'query' | 'path') {
     const body = (await res.json()) as ErrorBody;

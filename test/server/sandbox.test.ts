@@ -15,6 +15,7 @@ import { deleteContactInConsole } from '../../server/domain/contacts/contacts.js
 import { deref, isObject, type JsonObject } from '../../scripts/lib/openapi.js';
 import { bundledSpec } from '../helpers.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import { expectError, json } from './http-helpers.js';
 
 // ajv-formats is CommonJS (`module.exports = plugin`): under NodeNext its default import is the plugin itself.
 const addFormats = addFormatsPlugin as unknown as FormatsPlugin;
@@ -125,18 +126,6 @@ function exampleBody(method: string, path: string): unknown {
 const sandboxOperations = Object.entries(adminOperations).filter(([, op]) => op.path.includes('/sandbox/'));
 
 // ----------------------------------------------------------------------------------------------------- helpers
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
-
-async function expectError(res: Response, status: number, context: Record<string, unknown>): Promise<void> {
-  const body = await json<{ type: string; message: string; context: unknown }>(res, status);
-  expect(body).toEqual({ type: 'error', message: expect.any(String), context });
-  expect(body.message).not.toBe('');
-}
 
 const expectInvalid = (res: Response, reason: string) =>
   expectError(res, 422, { code: 'invalid_sandbox_action', reason });

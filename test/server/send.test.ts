@@ -17,6 +17,7 @@ import { FAIL_LATER_DELAY_MS } from '../../server/domain/messaging/send.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/index.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import { expectError, json as ok } from './http-helpers.js';
 
 const TOKEN = 'admin-token-for-send-tests-0123456789';
 const DAY = 24 * 3_600_000;
@@ -111,20 +112,6 @@ describe.each(engines)('sending a message on %s', (engine) => {
 
   const admin = (method: string, path: string, body?: unknown) =>
     call(t.baseUrl, TOKEN, method, `${ADMIN_PREFIX}${path}`, body === undefined ? {} : { body });
-
-  async function ok<T>(res: Response, status = 200): Promise<T> {
-    const body = (await res.json()) as T;
-    expect(res.status, JSON.stringify(body)).toBe(status);
-    return body;
-  }
-
-  /** The whole error envelope: status, `type`, a message, and exactly this context. */
-  async function expectError(res: Response, status: number, context: Record<string, unknown>): Promise<ErrorBody> {
-    const body = (await res.json()) as ErrorBody;
-    expect(res.status, JSON.stringify(body)).toBe(status);
-    expect(body).toEqual({ type: 'error', message: expect.any(String), context });
-    return body;
-  }
 
   async function connect(me: TestCaller, channel: Channel): Promise<string> {
     const body =

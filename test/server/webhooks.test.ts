@@ -14,6 +14,7 @@ import { handlers as allHandlers } from '../../server/http/routes/index.js';
 import { insertEvents } from '../../server/store/events.js';
 import type { Resolve, TargetPolicy } from '../../server/webhooks/targets.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import { expectError, json } from './http-helpers.js';
 
 interface Endpoint {
   id: string;
@@ -154,15 +155,6 @@ describe.each(engines)('webhooks on %s', (engine) => {
     expect(res.status, await res.clone().text()).toBe(201);
     t.clock.advance(1000);
     return (await res.json()) as Endpoint;
-  }
-  async function json<T>(res: Response, status: number): Promise<T> {
-    expect(res.status, await res.clone().text()).toBe(status);
-    return (await res.json()) as T;
-  }
-  async function expectError(res: Response, status: number, context: Record<string, unknown>) {
-    const body = await json<ErrorBody>(res, status);
-    expect(body.type).toBe('error');
-    expect(body.context).toEqual(context);
   }
   /** Another key of the same account. */
   async function keyOf(c: TestCaller, scopes: Scope[]): Promise<TestCaller & { keyId: string }> {

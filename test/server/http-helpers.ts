@@ -1,0 +1,28 @@
+// The component tests' checks of an HTTP answer: its status and parsed body, and the error envelope.
+import { expect } from 'vitest';
+
+/** The error envelope (Part A, Errors). */
+export interface ErrorBody {
+  type: string;
+  message: string;
+  context: Record<string, unknown>;
+}
+
+/** The parsed body of a response that must answer `status` (200 unless told); a wrong status shows the body. */
+export async function json<T>(res: Response, status = 200): Promise<T> {
+  const text = await res.text();
+  expect(res.status, text).toBe(status);
+  return JSON.parse(text) as T;
+}
+
+/**
+ * The whole error envelope of a response that must answer `status`: `type` error, a message (for humans and may
+ * change, so only its presence is checked) and exactly `context` — or what an asymmetric matcher in its place
+ * accepts, e.g. `expect.objectContaining({ code })`. Returns the body.
+ */
+export async function expectError(res: Response, status: number, context: Record<string, unknown>): Promise<ErrorBody> {
+  const body = await json<ErrorBody>(res, status);
+  expect(body).toEqual({ type: 'error', message: expect.any(String), context });
+  expect(body.message).not.toBe('');
+  return body;
+}
