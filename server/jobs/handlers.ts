@@ -16,8 +16,8 @@ interface FailLaterPayload {
 }
 
 export interface JobDeps {
-  /** The webhook settings (dev targets, in-flight limit, pacing); defaults: strict targets, 5, 100. */
-  config?: Pick<Config, 'webhookDevTargets' | 'webhookMaxInFlight' | 'webhookPacePerMinute'>;
+  /** The webhook settings (dev targets, in-flight limit, pacing): their defaults live in config.ts only. */
+  config: Pick<Config, 'webhookDevTargets' | 'webhookMaxInFlight' | 'webhookPacePerMinute'>;
   /** The URL rules at send; default `targetPolicy(config)`. Tests pass a resolver or a CA. */
   webhookTargets?: TargetPolicy;
   /** The service's public base URL, for the attachment URLs of message events. */
@@ -28,8 +28,8 @@ export interface JobDeps {
 
 const MAX_JOB_RETRY_MS = 15 * 60_000;
 
-export function createJobRegistry(deps: JobDeps = {}): JobRegistry {
-  const config = deps.config ?? { webhookDevTargets: false, webhookMaxInFlight: 5, webhookPacePerMinute: 100 };
+export function createJobRegistry(deps: JobDeps): JobRegistry {
+  const config = deps.config;
   const delivery: DeliveryDeps = {
     targets: deps.webhookTargets ?? targetPolicy(config),
     baseUrl: deps.baseUrl ?? 'http://127.0.0.1',

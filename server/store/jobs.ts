@@ -52,27 +52,53 @@ export interface ClaimOptions {
 /** The channel notified when a transaction adds a job that is due at once. */
 export const JOBS_READY_CHANNEL = 'jobs_ready';
 
+/** The row of a new job, and whether it is due at once (then its commit must wake the idle workers). */
+function newJobRow(job: NewJob, now: Date) {
+  const runAt = job.runAt ?? now;
+  return {
+    row: {
+      kind: job.kind,
+      account_id: job.accountId,
+      payload: JSON.stringify(job.payload ?? null),
+      run_at: runAt,
+      created_at: now,
+    },
+    // Unless it is surely later: a needless wake-up costs a claim, a missed one a poll interval.
+    due: !(new Date(runAt).getTime() > now.getTime()),
+  };
+}
+
 /**
  * Adds a job in the caller's transaction: it exists only if the write that causes it commits. A job due now
  * notifies JOBS_READY_CHANNEL (at commit, in the same statement); one scheduled later does not.
  */
 export async function enqueueJob(trx: Transaction<DB>, job: NewJob, now: Date): Promise<string> {
-  const runAt = job.runAt ?? now;
-  // Unless it is surely later: a needless wake-up costs a claim, a missed one a poll interval.
-  const due = !(new Date(runAt).getTime() > now.getTime());
-  const insert = trx.insertInto('jobs').values({
-    kind: job.kind,
-    account_id: job.accountId,
-    payload: JSON.stringify(job.payload ?? null),
-    run_at: runAt,
-    created_at: now,
-  });
-  const row = await (
+  const { row, due } = newJobRow(job, now);
+  const insert = trx.insertInto('jobs').values(row);
+  const inserted = await (
     due
       ? insert.returning(['id', sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified')])
       : insert.returning('id')
   ).executeTakeFirstOrThrow();
-  return String(row.id);
+  return String(inserted.id);
+}
+
+/**
+ * Adds many jobs in one statement, in the caller's transaction (a fan-out); when any is due now, the commit
+ * notifies JOBS_READY_CHANNEL once.
+ */
+export async function enqueueJobs(db: Kysely<DB>, jobs: readonly NewJob[], now: Date): Promise<void> {
+  if (jobs.length === 0) return;
+  const rows = jobs.map((job) => newJobRow(job, now));
+  const values = rows.map((r) => r.row);
+  if (!rows.some((r) => r.due)) {
+    await db.insertInto('jobs').values(values).execute();
+    return;
+  }
+  await db
+    .with('inserted', (qb) => qb.insertInto('jobs').values(values))
+    .selectNoFrom(sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified'))
+    .execute();
 }
 
 /**

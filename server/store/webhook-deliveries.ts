@@ -6,7 +6,7 @@
 // takes a slot (`in_flight_until`, a lease) counted under a row lock on the endpoint, so at most N attempts of
 // one endpoint run at once across every worker process.
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { JOBS_READY_CHANNEL } from './jobs.js';
+import { enqueueJobs } from './jobs.js';
 import type {
   AccountNotificationsTable,
   DB,
@@ -85,21 +85,12 @@ export async function insertDeliveriesWithJobs(
       })),
     )
     .execute();
-  // The jobs, due now, and the notification that wakes idle workers at commit (server/store/jobs.ts).
-  await db
-    .with('inserted', (qb) =>
-      qb.insertInto('jobs').values(
-        deliveries.map((d) => ({
-          kind: jobKind,
-          account_id: d.accountId,
-          payload: JSON.stringify({ delivery_id: d.id }),
-          run_at: now,
-          created_at: now,
-        })),
-      ),
-    )
-    .selectNoFrom(sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified'))
-    .execute();
+  // The jobs, due now: their commit wakes the idle workers (server/store/jobs.ts).
+  await enqueueJobs(
+    db,
+    deliveries.map((d) => ({ kind: jobKind, accountId: d.accountId, payload: { delivery_id: d.id }, runAt: now })),
+    new Date(now),
+  );
 }
 
 // ------------------------------------------------------------------------------------------------ the attempt

@@ -103,7 +103,12 @@ describe.each(engines)('sending a message on %s', (engine) => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'ep-send-'));
     t = await startTestApp(engine, { env: { ADMIN_TOKEN: TOKEN, DATA_DIR: dataDir, SANDBOX_ENABLED: 'true' } });
-    worker = new JobWorker({ db: t.database.db, clock: t.clock, registry: createJobRegistry(), pollIntervalMs: 5 });
+    worker = new JobWorker({
+      db: t.database.db,
+      clock: t.clock,
+      registry: createJobRegistry({ config: t.config }),
+      pollIntervalMs: 5,
+    });
   });
   afterAll(async () => {
     await t?.close();

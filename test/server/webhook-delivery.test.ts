@@ -119,7 +119,7 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const deliverJobs = () => db.selectFrom('jobs').selectAll().where('kind', '=', DELIVER_JOB).execute();
 
-  function worker(options: { deps?: JobDeps; concurrency?: number; leaseMs?: number } = {}) {
+  function worker(options: { deps?: Partial<JobDeps>; concurrency?: number; leaseMs?: number } = {}) {
     const registry = createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...options.deps });
     return new JobWorker({
       db,

@@ -1,6 +1,7 @@
 // A worker process for test/server/webhook-delivery.test.ts: runs the jobs of a PostgreSQL database with a
 // ManualClock set to CHILD_NOW, until the test kills it (SIGKILL, mid-delivery).
 import { ManualClock } from '../../server/clock.js';
+import { loadConfig } from '../../server/config.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/worker.js';
 import { openDatabase } from '../../server/store/database.js';
@@ -10,7 +11,8 @@ const worker = new JobWorker({
   db: database.db,
   clock: new ManualClock(process.env.CHILD_NOW!),
   registry: createJobRegistry({
-    config: { webhookDevTargets: true, webhookMaxInFlight: 5, webhookPacePerMinute: 0 },
+    // The service's settings, as main.ts reads them, with what the test needs.
+    config: loadConfig({ WEBHOOK_DEV_TARGETS: 'true', WEBHOOK_PACE_PER_MINUTE: '0' }),
     webhookTimeoutMs: 120_000,
   }),
   concurrency: 5,
