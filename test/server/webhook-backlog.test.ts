@@ -18,9 +18,8 @@ import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobRegistry } from '../../server/jobs/registry.js';
 import { JobWorker, wakeOnJobsReady } from '../../server/jobs/worker.js';
 import type { DB } from '../../server/store/schema.js';
-import { newWebhookSecret } from '../../server/webhooks/signing.js';
 import { engines, startTestApp, type TestApp } from './harness.js';
-import { Receiver, sleep, waitFor } from './webhook-receiver.js';
+import { insertEndpoint, Receiver, sleep, waitFor } from './webhook-receiver.js';
 
 const BACKLOG = 40;
 const IN_FLIGHT = 5;
@@ -58,27 +57,7 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
 
   async function endpointWithBacklog(accountId: string, events: number): Promise<string> {
     const now = t.clock.now().toISOString();
-    const id = randomUUID();
-    await db
-      .insertInto('webhook_endpoints')
-      .values({
-        id,
-        account_id: accountId,
-        url: rx.url,
-        description: null,
-        event_types: ['contact.created'],
-        status: 'enabled',
-        disabled_reason: null,
-        disabled_at: null,
-        failing_since: null,
-        secret: newWebhookSecret(),
-        previous_secret: null,
-        previous_secret_expires_at: null,
-        created_at: now,
-        updated_at: now,
-        deleted_at: null,
-      })
-      .execute();
+    const { id } = await insertEndpoint(db, { accountId, url: rx.url, types: ['contact.created'], now: t.clock.now() });
     await db.transaction().execute((tx) =>
       recordEvents(
         tx,

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../client/webhooks.js';
 import { createConnection } from '../../server/domain/console/connections.js';
@@ -22,16 +22,16 @@ import {
 } from '../../server/domain/webhooks/delivery.js';
 import { createJobRegistry, type JobDeps } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/worker.js';
-import type { DB, WebhookEndpointsTable } from '../../server/store/schema.js';
+import type { DB } from '../../server/store/schema.js';
 import { newWebhookSecret } from '../../server/webhooks/signing.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
-import { Receiver, sleep, waitFor } from './webhook-receiver.js';
+import { insertEndpoint, Receiver, sleep, waitFor, type EndpointRow } from './webhook-receiver.js';
 
 const TOKEN = 'admin-token-for-webhook-delivery-tests-0123';
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
-type Endpoint = Selectable<WebhookEndpointsTable>;
+type Endpoint = EndpointRow;
 
 describe.each(engines)('webhook delivery on %s', (engine) => {
   let t: TestApp;
@@ -61,27 +61,7 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     extra: Partial<Endpoint> = {},
     url = rx.url,
   ): Promise<Endpoint> {
-    const now = iso(t.clock.now());
-    const row: Endpoint = {
-      id: randomUUID(),
-      account_id: accountId,
-      url,
-      description: null,
-      event_types: [...types].sort(),
-      status: 'enabled',
-      disabled_reason: null,
-      disabled_at: null,
-      failing_since: null,
-      secret: newWebhookSecret(),
-      previous_secret: null,
-      previous_secret_expires_at: null,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-      ...extra,
-    };
-    await db.insertInto('webhook_endpoints').values(row).execute();
-    return row;
+    return insertEndpoint(db, { accountId, url, types, now: t.clock.now(), extra });
   }
 
   /** Records one event in a transaction of its own, as a change would; returns its id (or null: not recorded). */

@@ -1,7 +1,42 @@
-// A webhook receiver on loopback for the delivery tests: records every request, answers what `respond` says
-// ('hold': not until `answerHeld`), and counts the requests it holds open at once.
+// Fixtures of the delivery tests: a webhook receiver on loopback that records every request, answers what
+// `respond` says ('hold': not until `answerHeld`) and counts the requests it holds open at once; and an endpoint
+// row written straight to the database (past the URL rules, which the delivery tests do not exercise).
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, WebhookEndpointsTable } from '../../server/store/schema.js';
+import { newWebhookSecret } from '../../server/webhooks/signing.js';
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+
+/** Inserts an enabled endpoint of `accountId` on `url` for `types` (any column overridden by `extra`). */
+export async function insertEndpoint(
+  db: Kysely<DB>,
+  endpoint: { accountId: string; url: string; types: string[]; now: Date; extra?: Partial<EndpointRow> },
+): Promise<EndpointRow> {
+  const now = endpoint.now.toISOString();
+  const row: EndpointRow = {
+    id: randomUUID(),
+    account_id: endpoint.accountId,
+    url: endpoint.url,
+    description: null,
+    event_types: [...endpoint.types].sort(),
+    status: 'enabled',
+    disabled_reason: null,
+    disabled_at: null,
+    failing_since: null,
+    secret: newWebhookSecret(),
+    previous_secret: null,
+    previous_secret_expires_at: null,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+    ...endpoint.extra,
+  };
+  await db.insertInto('webhook_endpoints').values(row).execute();
+  return row;
+}
 
 export const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
