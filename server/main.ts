@@ -12,7 +12,7 @@ import { ensureDemoAccount } from './console/demo.js';
 import { ensurePruneJob } from './domain/webhooks/delivery.js';
 import { recoverFromDeadProcess } from './domain/webhooks/slots.js';
 import { createApp } from './http/app.js';
-import { StoreRateLimiter } from './http/rate-limit.js';
+import { rateLimiterFor } from './http/rate-limit.js';
 import { handlers } from './http/routes/index.js';
 import { currentRequestId } from './request-context.js';
 import { createJobRegistry } from './jobs/handlers.js';
@@ -66,13 +66,14 @@ async function main(): Promise<void> {
     : await openDatabase({ engine: 'pglite', dataDir: resolve(config.dataDir, 'pglite') });
   // The admin API authenticates with this token (ADMIN_TOKEN, or the one generated in DATA_DIR/admin-token).
   const token = adminToken(config);
+  const rateLimiter = rateLimiterFor(database, logger);
   const app = createApp(
     {
       config: { ...config, adminToken: token },
       database,
       clock: clock,
       logger,
-      rateLimiter: new StoreRateLimiter(database.db, logger),
+      rateLimiter,
     },
     handlers,
   );
@@ -153,6 +154,7 @@ async function main(): Promise<void> {
       ]);
       clearInterval(idle);
       clearTimeout(cut);
+      await rateLimiter.close?.();
       await database.close();
       clearTimeout(giveUp);
       logger.info({ exit_code: exitCode }, 'stopped');

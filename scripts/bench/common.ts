@@ -228,11 +228,11 @@ export async function openBenchServer(): Promise<BenchServer> {
     clock: systemClock,
     async listen(ready) {
       const { createApp } = await import('../../server/http/app.js');
-      const { StoreRateLimiter } = await import('../../server/http/rate-limit.js');
+      const { rateLimiterFor } = await import('../../server/http/rate-limit.js');
       const { handlers } = await import('../../server/http/routes/index.js');
       const { createLogger } = await import('../../server/logger.js');
       const logger = createLogger(config.logLevel); // stdout, which the parent discards
-      const counted = new StoreRateLimiter(database.db, logger);
+      const counted = rateLimiterFor(database, logger);
       const app = createApp(
         {
           config,

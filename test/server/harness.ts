@@ -18,7 +18,7 @@ import type { AdminOperationId } from '../../generated/operations.js';
 import type { AdminHandler } from '../../server/http/admin.js';
 import type { Handlers } from '../../server/http/context.js';
 import type { IdempotencyOptions } from '../../server/http/idempotency.js';
-import { StoreRateLimiter, type RateLimiter } from '../../server/http/rate-limit.js';
+import { rateLimiterFor, type RateLimiter } from '../../server/http/rate-limit.js';
 import { handlers as allHandlers } from '../../server/http/routes/index.js';
 import { migratedPGliteTemplate, openDatabase, type Database, type Engine } from '../../server/store/database.js';
 
@@ -129,13 +129,15 @@ export async function startTestApp(
     ...(scratch ? { DATA_DIR: scratch } : {}),
     ...options.env,
   });
+  // As main.ts: shared counts on PostgreSQL, one in-memory count per embedded database (and its second apps).
+  const rateLimiter = options.rateLimiter ?? rateLimiterFor(database);
   const app = createApp(
     {
       config,
       database,
       clock,
       logger: pino({ level: 'silent' }),
-      rateLimiter: options.rateLimiter ?? new StoreRateLimiter(database.db),
+      rateLimiter,
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
     },
     options.handlers ?? allHandlers,
@@ -173,6 +175,7 @@ export async function startTestApp(
     },
     async close() {
       await new Promise<void>((ok) => server.close(() => ok()));
+      if (!options.sameDatabaseAs) await rateLimiter.close?.();
       await drop();
       if (scratch) rmSync(scratch, { recursive: true, force: true });
     },

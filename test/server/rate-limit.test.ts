@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../server/domain/accounts/keys.js';
 import type { Handlers } from '../../server/http/context.js';
-import { StoreRateLimiter } from '../../server/http/rate-limit.js';
+import { EmbeddedRateLimiter, StoreRateLimiter } from '../../server/http/rate-limit.js';
+import { sql } from 'kysely';
 import { handlers as allHandlers } from '../../server/http/routes/index.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 
@@ -161,6 +162,59 @@ describe.each(engines)('rate limits on %s', (engine) => {
     await limiter.hit(accountId, 'read', new Date(start + 3 * 60_000));
     await limiter.pruning;
     expect(await windows()).toEqual([start + 3 * 60_000]);
+  });
+});
+
+describe.each(engines)('rate counters on %s', (engine) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(engine, { handlers });
+  });
+  afterAll(async () => t?.close());
+
+  const minuteStart = () => Math.ceil(t.clock.now().getTime() / 60_000) * 60_000 + 20 * 60_000;
+
+  it('numbers calls that arrive together exactly, in one write per batch (the PostgreSQL limiter)', async () => {
+    const limiter = new StoreRateLimiter(t.database.db);
+    const accountId = randomUUID();
+    const at = new Date(minuteStart() + 5_000);
+    const decisions = await Promise.all(Array.from({ length: 70 }, () => limiter.hit(accountId, 'write', at)));
+    // Each call has its own number: 60 allowed with remaining 59…0, then 10 refused.
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(60);
+    expect(decisions.slice(0, 60).map((d) => d.remaining)).toEqual(Array.from({ length: 60 }, (_, i) => 59 - i));
+    expect(decisions.slice(60).every((d) => !d.allowed && d.remaining === 0)).toBe(true);
+    const row = await t.database.db
+      .selectFrom('rate_counters')
+      .select('count')
+      .where('bucket', '=', `account:${accountId}:write`)
+      .executeTakeFirstOrThrow();
+    expect(row.count).toBe(70);
+  });
+
+  it("keeps an embedded database's counts across a restart of its process", async () => {
+    const accountId = randomUUID();
+    const at = new Date(minuteStart() + 65_000);
+    const before = new EmbeddedRateLimiter(t.database.db, undefined, 60_000);
+    for (let i = 0; i < 50; i++) expect((await before.hit(accountId, 'write', at)).allowed).toBe(true);
+    await before.save(); // what the timer does every second; a kill -9 loses at most the last second
+    await before.close();
+    const after = new EmbeddedRateLimiter(t.database.db, undefined, 60_000);
+    const decisions = [];
+    for (let i = 0; i < 11; i++) decisions.push(await after.hit(accountId, 'write', new Date(at.getTime() + 1_000)));
+    expect(decisions.map((d) => d.remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0]);
+    expect(decisions.at(-1)!.allowed).toBe(false);
+    await after.close();
+    // A later minute starts from zero.
+    const next = new EmbeddedRateLimiter(t.database.db, undefined, 60_000);
+    expect((await next.hit(accountId, 'write', new Date(at.getTime() + 60_000))).remaining).toBe(59);
+    await next.close();
+  });
+
+  it('keeps the counters out of the write-ahead log (unlogged)', async () => {
+    const { rows } = await sql<{ relpersistence: string }>`
+      select relpersistence from pg_class where relname = 'rate_counters'
+    `.execute(t.database.db);
+    expect(rows).toEqual([{ relpersistence: 'u' }]);
   });
 });
 
