@@ -210,6 +210,7 @@ export async function openBenchServer(): Promise<BenchServer> {
   process.on('disconnect', stop);
   process.on('SIGTERM', stop);
   process.on('SIGINT', () => {});
+  answerProfileRequests();
 
   const config = loadConfig({
     ...process.env,
@@ -272,6 +273,28 @@ export async function openBenchServer(): Promise<BenchServer> {
       };
     },
   };
+}
+
+/**
+ * Child side of `profile.ts`: V8's sampling profiler, started and stopped by the parent over IPC, so a profile
+ * covers only the measured load (not the start, the migrations and the warm-up). Stopping sends the profile back.
+ */
+function answerProfileRequests(): void {
+  let session: import('node:inspector/promises').Session | undefined;
+  process.on('message', (message: { profile?: 'start' | 'stop' }) => {
+    if (message?.profile === 'start')
+      void (async () => {
+        const { Session } = await import('node:inspector/promises');
+        session = new Session();
+        session.connect();
+        await session.post('Profiler.enable');
+        await session.post('Profiler.setSamplingInterval', { interval: 200 });
+        await session.post('Profiler.start');
+        process.send!({ profiling: true });
+      })();
+    if (message?.profile === 'stop' && session)
+      void session.post('Profiler.stop').then(({ profile }) => process.send!({ profile }));
+  });
 }
 
 /**

@@ -29,6 +29,7 @@ import { healthRoutes } from './health.js';
 import { createObservability } from './observability.js';
 import type { AppContext, Caller, Handlers } from './context.js';
 import { idempotency } from './idempotency.js';
+import { memoiseRoutePatterns } from './route-patterns.js';
 import { validatorSpec } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
 import { sendResult } from './respond.js';
@@ -151,6 +152,7 @@ export function createApp(
   });
 
   app.use(refuseNulCharacters);
+  memoiseRoutePatterns();
   app.use(
     OpenApiValidator.middleware({
       apiSpec: validatorSpec(),
