@@ -28,6 +28,9 @@ const schema = z
     TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
     EDGE_IP_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
     GLOBAL_RPS_CEILING: z.coerce.number().int().min(1).default(1000),
+    // Server processes on one PostgreSQL (node:cluster): set it to the machine's cores. PGlite: 1 (one process
+    // owns the data directory).
+    WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
     WORKERS: bool.default(true),
     // Jobs one worker runs at once (a webhook attempt waits up to 10 s on its receiver), and how often an idle
     // worker looks for due jobs.
@@ -57,6 +60,7 @@ const schema = z
     trustProxy: env.TRUST_PROXY,
     edgeIpLimitPerMinute: env.EDGE_IP_LIMIT_PER_MINUTE,
     globalRpsCeiling: env.GLOBAL_RPS_CEILING,
+    webConcurrency: env.WEB_CONCURRENCY,
     workers: env.WORKERS,
     workerConcurrency: env.WORKER_CONCURRENCY,
     workerPollMs: env.WORKER_POLL_MS,
@@ -83,6 +87,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = parsed.data;
   if (config.env === 'production' && !config.databaseUrl)
     throw new ConfigError('invalid configuration:\n  DATABASE_URL: required when APP_ENV=production');
+  if (config.webConcurrency > 1 && !config.databaseUrl)
+    throw new ConfigError(
+      'invalid configuration:\n  WEB_CONCURRENCY: above 1 needs DATABASE_URL (one process owns an embedded database)',
+    );
   if (config.env === 'production' && !config.requestValidation)
     throw new ConfigError('invalid configuration:\n  REQUEST_VALIDATION: cannot be false when APP_ENV=production');
   if (config.env === 'production' && !config.adminToken)

@@ -2,6 +2,7 @@
 // unhandled rejection or uncaught exception is logged (with the request id when it came from serving one) and
 // ends the process with the same drain and exit code 1: its state is no longer trusted, its supervisor starts
 // a fresh one.
+import cluster from 'node:cluster';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -41,8 +42,79 @@ function demoKeyFile(config: Config): string {
   return join(config.dataDir, `demo-api-key.postgres-${id}`);
 }
 
+/** What `npm start` prints: where it listens, and outside production the demo account (created if need be). */
+async function banner(config: Config, database: Database, clock: OffsetClock, baseUrl: string): Promise<string[]> {
+  const lines = [
+    `Engagement Platform API listening on ${baseUrl} (${database.engine === 'pglite' ? `embedded database in ${resolve(config.dataDir)}` : 'PostgreSQL'})`,
+    `  reference: npm run docs, then open docs/index.html`,
+  ];
+  if (config.webConcurrency > 1) lines.push(`  ${config.webConcurrency} API processes (WEB_CONCURRENCY)`);
+  // A demo account outside production, on either engine: `npm start` and `DATABASE_URL=… npm start` both
+  // print a working key.
+  if (config.env !== 'production') {
+    const demo = await ensureDemoAccount(database.db, clock, config.dataDir, demoKeyFile(config));
+    lines.push(
+      `  demo account ${demo.accountId}${demo.created ? ' (created now)' : ''}`,
+      `  demo API key (every scope): ${demo.apiKey}`,
+      `  try: curl -H 'Authorization: Bearer ${demo.apiKey}' ${baseUrl}/v1/me`,
+      `  admin token: ${config.adminToken ? 'ADMIN_TOKEN' : join(resolve(config.dataDir), 'admin-token')}`,
+      `  sandbox: ${config.sandboxEnabled ? `on (act as contacts and channels: ${baseUrl}/admin/v1/sandbox/…)` : 'off (SANDBOX_ENABLED)'}`,
+      `  webhook receivers: ${config.webhookDevTargets ? 'http and loopback allowed (WEBHOOK_DEV_TARGETS)' : 'https, port 443, public addresses only'}`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * WEB_CONCURRENCY > 1 (PostgreSQL only): this primary process prepares the database once (migrations, the admin
+ * token, the demo account), then runs that many server processes (node:cluster, which shares the port between
+ * them). Each serves the API and runs job workers; they share the account limits, the jobs and the webhook slots
+ * through PostgreSQL. A process that dies is replaced; SIGTERM or SIGINT stops them all, each draining as a
+ * single server does, and the primary exits 0 when every one did.
+ */
+async function runCluster(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  adminToken(config); // generated once here, read by every process
+  const clock = new OffsetClock();
+  const database = await openDatabase({ engine: 'postgres', url: config.databaseUrl!, poolSize: 1, logger });
+  let printed = false;
+  let stopping = false;
+  let failed = false;
+  cluster.on('listening', (_worker, address) => {
+    if (printed) return;
+    printed = true;
+    const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+    const baseUrl = config.publicBaseUrl ?? `http://${host}:${address.port}`;
+    void banner(config, database, clock, baseUrl)
+      .then((lines) => console.log(lines.join('\n')))
+      .finally(() => void database.close());
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (code !== 0) failed = true;
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(failed ? 1 : 0);
+      return;
+    }
+    // A process ended on its own (an unhandled error, a kill): another takes its place, a second later so
+    // a process that cannot start does not spin.
+    logger.error({ pid: worker.process.pid, code, signal }, 'a server process ended: starting another');
+    setTimeout(() => cluster.fork(), 1000);
+  });
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping the server processes');
+    // A message, not a signal: Ctrl-C also reaches them as SIGINT, and a second signal means "do not wait".
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.send('shutdown');
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  for (let i = 0; i < config.webConcurrency; i++) cluster.fork();
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
+  if (cluster.isPrimary && config.webConcurrency > 1) return runCluster(config);
   // The system time, moved on only by the sandbox's clock action (admin API) while the sandbox is on.
   const clock = new OffsetClock();
   const logger = createLogger(config.logLevel);
@@ -84,24 +156,8 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = config.publicBaseUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
 
-  const lines = [
-    `Engagement Platform API listening on ${baseUrl} (${database.engine === 'pglite' ? `embedded database in ${resolve(config.dataDir)}` : 'PostgreSQL'})`,
-    `  reference: npm run docs, then open docs/index.html`,
-  ];
-  // A demo account outside production, on either engine: `npm start` and `DATABASE_URL=… npm start` both
-  // print a working key.
-  if (config.env !== 'production') {
-    const demo = await ensureDemoAccount(database.db, clock, config.dataDir, demoKeyFile(config));
-    lines.push(
-      `  demo account ${demo.accountId}${demo.created ? ' (created now)' : ''}`,
-      `  demo API key (every scope): ${demo.apiKey}`,
-      `  try: curl -H 'Authorization: Bearer ${demo.apiKey}' ${baseUrl}/v1/me`,
-      `  admin token: ${config.adminToken ? 'ADMIN_TOKEN' : join(resolve(config.dataDir), 'admin-token')}`,
-      `  sandbox: ${config.sandboxEnabled ? `on (act as contacts and channels: ${baseUrl}/admin/v1/sandbox/…)` : 'off (SANDBOX_ENABLED)'}`,
-      `  webhook receivers: ${config.webhookDevTargets ? 'http and loopback allowed (WEBHOOK_DEV_TARGETS)' : 'https, port 443, public addresses only'}`,
-    );
-  }
-  console.log(lines.join('\n'));
+  // In a cluster the primary prints the banner (runCluster); a worker process says nothing more.
+  if (cluster.isPrimary) console.log((await banner(config, database, clock, baseUrl)).join('\n'));
 
   // Background workers of this process. Each `stop()` stops claiming work, lets the current job end and
   // releases its leases. WORKERS=false leaves the jobs to other processes on the same database. An idle worker
@@ -174,6 +230,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // In a cluster, the primary asks each process to stop (runCluster).
+  process.on('message', (message) => {
+    if (message === 'shutdown' && !stopping) void shutdown.drain?.('shutdown');
+  });
 }
 
 main().catch((error: unknown) => {

@@ -284,4 +284,59 @@ describe.runIf(process.env.DATABASE_URL)('the server process, on PostgreSQL', ()
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it("runs WEB_CONCURRENCY server processes that share one account's limits, and stops them all on SIGTERM", async () => {
+    const base = process.env.DATABASE_URL!;
+    const name = `ep_test_cluster_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    const dataDir = mkdtempSync(join(tmpdir(), 'ep-process-'));
+    try {
+      const server = startServer({ DATABASE_URL: url.toString(), DATA_DIR: dataDir, WEB_CONCURRENCY: '2' });
+      const baseUrl = await waitFor('the banner', () => bannerUrl(server), server);
+      expect(server.stdout()).toContain('2 API processes (WEB_CONCURRENCY)');
+      const apiKey = /demo API key \(every scope\): (\S+)/.exec(server.stdout())![1]!;
+      // 130 reads at once in one minute (started just after a minute turns, so the window cannot change midway):
+      // whichever process answers, exactly 120 pass.
+      const second = Date.now() % 60_000;
+      if (second > 50_000) await new Promise((ok) => setTimeout(ok, 60_500 - second));
+      const answers = await Promise.all(
+        Array.from({ length: 130 }, () =>
+          fetch(`${baseUrl}/v1/me`, { headers: { Authorization: `Bearer ${apiKey}` } }).then((r) => r.status),
+        ),
+      );
+      expect(answers.filter((s) => s === 200)).toHaveLength(120);
+      expect(answers.filter((s) => s === 429)).toHaveLength(10);
+      // Both processes served: the request log lines carry two process ids.
+      await new Promise((ok) => setTimeout(ok, 200));
+      const pids = new Set(
+        server
+          .stdout()
+          .split('\n')
+          .filter((line) => line.includes('"route":"/v1/me"'))
+          .map((line) => (JSON.parse(line) as { pid: number }).pid),
+      );
+      expect(pids.size).toBe(2);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    } finally {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('refuses WEB_CONCURRENCY above 1 on an embedded database', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ep-process-'));
+    try {
+      const server = startServer({ DATA_DIR: dataDir, WEB_CONCURRENCY: '2' });
+      expect(await server.exited).toBe(2);
+      expect(server.stderr()).toContain('WEB_CONCURRENCY');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
