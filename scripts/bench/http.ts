@@ -1,20 +1,20 @@
-// `npm run bench`: requests per second and p50/p99 latency of GET /v1/me and of one list route on
+// `npm run bench` (first part): requests per second and p50/p99 latency of GET /v1/me and GET /v1/contacts on
 //   (a) this server with full validation (request and response validation on, as in development and tests),
-//   (b) the same server with response validation off (RESPONSE_VALIDATION=false, the production default),
+//   (b) the same server with production settings (response validation off, the production default),
+//   (e) the server with no validation at all (REQUEST_VALIDATION=false, benchmark only), to price validation,
+// each on embedded PGlite and on PostgreSQL (--engine pglite|postgres|both, default both; PostgreSQL is
+// DATABASE_URL or the local server, in a scratch database the run creates and drops), then
 //   (c) the mock as `npm run mock` serves it (mock/server.ts in front of Prism),
 //   (d) Prism alone (`prism mock generated/openapi.yaml`), the raw baseline,
-//   (e) the server with no validation at all (REQUEST_VALIDATION=false, benchmark only), to price validation,
-// and the ratios between them. Each target runs in its own process; the load comes from autocannon in this
-// one: 10 connections; per target, a first answer and then 8 s of load to warm it up (the validator compiles
-// the spec at the first request, V8 and PGlite's WebAssembly reach full speed after several seconds of load);
-// then per case 1 s of warm-up and 5 s measured. Change with --connections, --target-warmup, --warmup,
-// --duration. Everything runs on 127.0.0.1.
+// and the goal of issue 12: (b) at least twice Prism's requests per second on both routes and engines, with a
+// p99 under 15 ms. Each target runs in its own process; the load comes from autocannon in this one: 10
+// connections; per target a first answer, then 8 s of load to warm it up (the validator compiles the spec at
+// the first request, V8 and PGlite's WebAssembly reach full speed after several seconds of load); then per case
+// 1 s of warm-up and 5 s measured. Change with --connections, --target-warmup, --warmup, --duration.
 //
 // The server cases run the real pipeline (edge guard, request id, logging to /dev/null, auth with the key
-// cache, scope, the account rate limit counted in the database, validation, handler), except that the
-// account limit never refuses and the edge and per-second ceilings are raised: otherwise a benchmark would
-// measure 429s. Embedded PGlite in a temporary directory by default; with DATABASE_URL, PostgreSQL (a scratch
-// database created and dropped by the run).
+// cache, scope, the account rate limit counted as in production, validation, handler), except that the account
+// limit never refuses and the edge and per-second ceilings are raised: otherwise a benchmark would measure 429s.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,7 +24,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { openBenchServer } from './common.js';
+import { DEFAULT_POSTGRES, engineOption, openBenchServer } from './common.js';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const self = fileURLToPath(import.meta.url);
@@ -32,7 +32,6 @@ const self = fileURLToPath(import.meta.url);
 interface Ready {
   url: string;
   apiKey: string;
-  listImplemented: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -41,7 +40,6 @@ interface Ready {
 async function serve(): Promise<void> {
   const { createAccount } = await import('../../server/domain/accounts/accounts.js');
   const { createApiKey, SCOPES } = await import('../../server/domain/accounts/keys.js');
-  const { handlers } = await import('../../server/http/routes/index.js');
   // The app as every bench serves it (common.ts): edge and per-second ceilings raised, the account rate limit
   // counted but never refusing, stopped on SIGTERM or when the parent goes.
   const server = await openBenchServer();
@@ -55,7 +53,7 @@ async function serve(): Promise<void> {
     scopes: SCOPES,
     validityDays: 30,
   });
-  await server.listen((url): Ready => ({ url, apiKey: secret, listImplemented: handlers.listContacts !== undefined }));
+  await server.listen((url): Ready => ({ url, apiKey: secret }));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -97,7 +95,8 @@ async function stopChild(child: ChildProcess): Promise<void> {
 async function startServer(env: Record<string, string>): Promise<{ ready: Ready; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', self, '--serve'], {
     cwd: root,
-    env: { ...process.env, ...env },
+    // An empty value removes the setting (DATABASE_URL for the embedded engine).
+    env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, value]) => value !== '')),
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   children.add(child);
@@ -218,47 +217,45 @@ async function bench(): Promise<void> {
     duration: argNumber('duration', 5),
     connections: argNumber('connections', 10),
   };
-  const databaseUrl = process.env.DATABASE_URL;
-  const scratch = databaseUrl ? await scratchPostgres(databaseUrl) : undefined;
-  const dataDir = mkdtempSync(join(tmpdir(), 'ep-bench-'));
+  const engineArg = engineOption();
+  const engines: ('pglite' | 'postgres')[] = engineArg === 'both' ? ['pglite', 'postgres'] : [engineArg];
+  const postgresBase = process.env.DATABASE_URL ?? DEFAULT_POSTGRES;
   const results: Measure[] = [];
-  let routes: Route[] = [];
-  let listNote = '';
+  const routes: Route[] = [
+    { name: 'GET /v1/me', path: '/v1/me', expected: '200' },
+    { name: 'GET /v1/contacts', path: '/v1/contacts', expected: '200' },
+  ];
+  const cleanups: (() => Promise<void>)[] = [];
 
   try {
-    const serverEnv = {
-      APP_ENV: 'development',
-      LOG_LEVEL: 'info',
-      DATA_DIR: dataDir,
-      ...(scratch ? { DATABASE_URL: scratch.url } : {}),
-    };
-    const engine = scratch ? 'PostgreSQL' : 'embedded PGlite';
-    for (const [target, responseValidation, requestValidation] of [
-      ['(a) server, full validation', 'true', 'true'],
-      ['(b) server, no resp. valid.', 'false', 'true'],
-      ['(e) server, no validation', 'false', 'false'],
-    ] as const) {
-      const { ready, child } = await startServer({
-        ...serverEnv,
-        RESPONSE_VALIDATION: responseValidation,
-        REQUEST_VALIDATION: requestValidation,
-      });
-      if (routes.length === 0) {
-        routes = [{ name: 'GET /v1/me', path: '/v1/me', expected: '200' }];
-        if (ready.listImplemented) {
-          routes.push({ name: 'GET /v1/contacts', path: '/v1/contacts', expected: '200' });
-          listNote = 'GET /v1/contacts: the first page of an account with no contacts.';
-        } else {
-          routes.push({ name: 'GET /v1/contacts?limit=0', path: '/v1/contacts?limit=0', expected: '400' });
-          listNote =
-            'GET /v1/contacts is not implemented yet (501 until its issue lands): the list route is measured ' +
-            'with a request the validator refuses (limit=0 → 400), i.e. the whole pipeline up to validation.';
-        }
+    for (const engine of engines) {
+      const label = engine === 'pglite' ? 'PGlite' : 'PostgreSQL';
+      const dataDir = mkdtempSync(join(tmpdir(), 'ep-bench-'));
+      cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+      const scratch = engine === 'postgres' ? await scratchPostgres(postgresBase) : undefined;
+      if (scratch) cleanups.push(scratch.drop);
+      const serverEnv = {
+        APP_ENV: 'development',
+        LOG_LEVEL: 'info',
+        DATA_DIR: dataDir,
+        DATABASE_URL: scratch?.url ?? '',
+      };
+      for (const [target, responseValidation, requestValidation] of [
+        ['(a) server, full validation', 'true', 'true'],
+        ['(b) server, production', 'false', 'true'],
+        ['(e) server, no validation', 'false', 'false'],
+      ] as const) {
+        const { ready, child } = await startServer({
+          ...serverEnv,
+          RESPONSE_VALIDATION: responseValidation,
+          REQUEST_VALIDATION: requestValidation,
+        });
+        process.stderr.write(`${target} on ${label}\n`);
+        await warmUp(ready.url, ready.apiKey, options.targetWarmup, options.connections);
+        for (const route of routes)
+          results.push(await measure(`${target} · ${label}`, ready.url, ready.apiKey, route, options));
+        await stopChild(child);
       }
-      process.stderr.write(`${target} on ${engine}\n`);
-      await warmUp(ready.url, ready.apiKey, options.targetWarmup, options.connections);
-      for (const route of routes) results.push(await measure(target, ready.url, ready.apiKey, route, options));
-      await stopChild(child);
     }
 
     const mockPort = await freePort();
@@ -299,7 +296,7 @@ async function bench(): Promise<void> {
     console.log(
       `\nHTTP benchmark: ${options.connections} connections; per target ${options.targetWarmup} s of warm-up; ` +
         `per case ${options.warmup} s of warm-up then ${options.duration} s measured; Node ${process.version}, ` +
-        `${cpus().length} cores, server on ${engine}.\n`,
+        `${cpus().length} cores; the load generator runs on the same machine.\n`,
     );
     console.log(
       table([
@@ -315,36 +312,43 @@ async function bench(): Promise<void> {
         ]),
       ]),
     );
-    console.log(`\n${listNote}`);
-    console.log('Prism alone answers its own documented 400/422 example for limit=0; the others the 400 envelope.\n');
+    console.log('\nGET /v1/contacts: the first page of an account with no contacts.');
 
-    const rps = (target: string, route: string) =>
-      results.find((r) => r.target.startsWith(target) && r.route === route)!.rps;
+    const find = (target: string, route: string) =>
+      results.find((r) => r.target.startsWith(target) && r.route === route)!;
     const ratio = (a: number, b: number) => `${fixed(a / b)}×`;
-    console.log(
-      table([
-        ['route', '(a)/(c) full vs mock', '(a)/(d) full vs Prism', '(b)/(c)', '(b)/(d)', 'response validation cost'],
-        ...routes.map((route) => {
-          const [a, b, c, d] = ['(a)', '(b)', '(c)', '(d)'].map((t) => rps(t, route.name)) as [
-            number,
-            number,
-            number,
-            number,
-          ];
-          return [route.name, ratio(a, c), ratio(a, d), ratio(b, c), ratio(b, d), `${fixed((1 - a / b) * 100, 0)}%`];
-        }),
-      ]),
-    );
-    const me = routes[0]!.name;
-    console.log(
-      `\nRequest validation cost on ${me} = 1 − (b)/(e): ${fixed((1 - rps('(b)', me) / rps('(e)', me)) * 100, 0)}% ` +
-        '(goal: under 30%). (e) turns request validation off (REQUEST_VALIDATION=false, a benchmark-only setting ' +
-        'refused in production); on the list route it reaches the handler (501) instead of the 400, so only ' +
-        `${me} compares like with like.`,
-    );
-    console.log(
-      'Response validation cost = 1 − (a)/(b): the throughput lost by validating every answer against the spec.',
-    );
+    // The goal (issue 12): the server with production settings at least twice as fast as Prism, p99 under 15 ms.
+    const goalRows = engines.flatMap((engine) => {
+      const label = engine === 'pglite' ? 'PGlite' : 'PostgreSQL';
+      return routes.map((route) => {
+        const server = find(`(b) server, production · ${label}`, route.name);
+        const prismRps = find('(d)', route.name).rps;
+        const met = server.rps / prismRps >= 2 && server.p99 < 15;
+        return [
+          label,
+          route.name,
+          fixed(server.rps, 0),
+          fixed(prismRps, 0),
+          ratio(server.rps, prismRps),
+          String(server.p99),
+          met ? 'met' : 'MISSED',
+        ];
+      });
+    });
+    console.log('\nGoal: the server with production settings (b) ≥ 2.0× Prism alone (d), p99 under 15 ms.\n');
+    console.log(table([['engine', 'route', '(b) req/s', 'Prism req/s', '(b)/(d)', '(b) p99 ms', 'goal'], ...goalRows]));
+    for (const engine of engines) {
+      const label = engine === 'pglite' ? 'PGlite' : 'PostgreSQL';
+      const me = routes[0]!.name;
+      const a = find(`(a) server, full validation · ${label}`, me).rps;
+      const b = find(`(b) server, production · ${label}`, me).rps;
+      const e = find(`(e) server, no validation · ${label}`, me).rps;
+      console.log(
+        `\n${label}: request validation costs ${fixed((1 - b / e) * 100, 0)}% of ${me} (1 − (b)/(e)); response ` +
+          `validation ${fixed((1 - a / b) * 100, 0)}% (1 − (a)/(b)); (a)/(c) full vs mock ` +
+          `${ratio(a, find('(c)', me).rps)}.`,
+      );
+    }
     const unexpected = results.filter(
       (r) => r.errors > 0 || !r.statuses.split(' ').every((s) => s.startsWith(expectedFor(r, routes))),
     );
@@ -354,8 +358,7 @@ async function bench(): Promise<void> {
       );
   } finally {
     for (const child of children) await stopChild(child);
-    rmSync(dataDir, { recursive: true, force: true });
-    await scratch?.drop();
+    for (const cleanup of cleanups) await cleanup();
   }
 }
 
