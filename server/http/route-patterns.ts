@@ -16,18 +16,21 @@ const pathToRegexpModule = validatorRequire('path-to-regexp') as { pathToRegexp:
 export function memoiseRoutePatterns(): void {
   const compile = pathToRegexpModule.pathToRegexp as PathToRegexp & { memoised?: true };
   if (compile.memoised) return;
-  const patterns = new Map<string, unknown>();
+  // Per template: the options it was compiled with (the four that path-to-regexp 8's pathToRegexp reads; it
+  // ignores any other) and the result. Compared field by field: cheaper than building a key per call.
+  const patterns = new Map<string, { flags: unknown[]; pattern: unknown }>();
+  const flagsOf = (options: object | undefined) => {
+    const o = (options ?? {}) as Record<string, unknown>;
+    return [o.sensitive, o.end, o.trailing, o.delimiter];
+  };
   const memoised: PathToRegexp & { memoised?: true } = (path, options) => {
     if (typeof path !== 'string') return compile(path, options);
-    // The options that path-to-regexp 8's pathToRegexp reads (it ignores any other): cheaper than serialising.
-    const o = (options ?? {}) as Record<string, unknown>;
-    const key = `${path}\0${String(o.sensitive)}\0${String(o.end)}\0${String(o.trailing)}\0${String(o.delimiter)}`;
-    let pattern = patterns.get(key);
-    if (pattern === undefined) {
-      pattern = compile(path, options);
-      if (patterns.size >= MAX_PATTERNS) patterns.clear();
-      patterns.set(key, pattern);
-    }
+    const flags = flagsOf(options);
+    const known = patterns.get(path);
+    if (known && known.flags.every((flag, i) => flag === flags[i])) return known.pattern;
+    const pattern = compile(path, options);
+    if (patterns.size >= MAX_PATTERNS) patterns.clear();
+    patterns.set(path, { flags, pattern });
     return pattern;
   };
   memoised.memoised = true;
