@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../server/domain/accounts/keys.js';
 import type { Handlers } from '../../server/http/context.js';
 import { EmbeddedRateLimiter, StoreRateLimiter } from '../../server/http/rate-limit.js';
-import { sql } from 'kysely';
 import { handlers as allHandlers } from '../../server/http/routes/index.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 
@@ -208,13 +207,6 @@ describe.each(engines)('rate counters on %s', (engine) => {
     const next = new EmbeddedRateLimiter(t.database.db, undefined, 60_000);
     expect((await next.hit(accountId, 'write', new Date(at.getTime() + 60_000))).remaining).toBe(59);
     await next.close();
-  });
-
-  it('keeps the counters out of the write-ahead log (unlogged)', async () => {
-    const { rows } = await sql<{ relpersistence: string }>`
-      select relpersistence from pg_class where relname = 'rate_counters'
-    `.execute(t.database.db);
-    expect(rows).toEqual([{ relpersistence: 'u' }]);
   });
 });
 
