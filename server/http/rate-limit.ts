@@ -8,12 +8,13 @@
 //   so it cannot run on PGlite, where one upsert on our table does the same job on both engines.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { RateKind } from '../../generated/operations.js';
+import { rateLimits, type RateKind } from '../../generated/operations.js';
 import { countAccountCall, pruneRateCounters } from '../store/rate.js';
 import type { DB } from '../store/schema.js';
 
-export const RATE_LIMITS: Record<RateKind, number> = { read: 120, write: 60, send: 20 };
-export const RATE_WINDOW_MS = 60_000;
+// The spec's `x-rate-limits`, the one place the numbers live.
+export const RATE_LIMITS: Record<RateKind, number> = rateLimits.kinds;
+export const RATE_WINDOW_MS = rateLimits.windowSeconds * 1000;
 
 export interface RateDecision {
   allowed: boolean;
