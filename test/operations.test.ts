@@ -298,6 +298,18 @@ describe('routes', () => {
     expect(routes.filter((op) => !kinds.includes(String(op.operation['x-rate-kind']))).map(name)).toEqual([]);
   });
 
+  it('are the values the RateLimit-Limit header and the rate_limited error declare', () => {
+    const components = doc.components as JsonObject;
+    const header = (components.headers as Record<string, JsonObject>).RateLimitLimit!;
+    const stated = [...String(header.description).matchAll(/\b([a-z]+) (\d+)\b/g)].map((m) => [m[1], Number(m[2])]);
+    expect(Object.fromEntries(stated)).toEqual(rateLimits.kinds);
+    const limits = Object.values(rateLimits.kinds).sort((a, b) => a - b);
+    expect((header.schema as JsonObject).enum).toEqual(limits);
+    const error = (components.schemas as Record<string, JsonObject>).RateLimitedError!;
+    const context = (error.properties as Record<string, JsonObject>).context!;
+    expect((context.properties as Record<string, JsonObject>).kind!.enum).toEqual(Object.keys(rateLimits.kinds));
+  });
+
   it("are stated in the getting-started guide's table as in x-rate-limits", () => {
     const guide = readFileSync(join(repoRoot, 'docs/getting-started.md'), 'utf8');
     const rows = [...guide.matchAll(/^\| `([a-z]+)` +\| (\d+) +\|/gm)].map((m) => [m[1], Number(m[2])]);
