@@ -1,9 +1,9 @@
 // When media stops working, decided here only: the content route, the download link, the send rules (a
 // message's media) and the upload and download links all ask these functions, on the service clock.
 //
-// The two ends differ on purpose, as the API documents them: a media's `expires_at` is the first instant it is
-// no longer stored (410 media_expired at it), while a pre-signed link works up to and including its expiry
-// instant (`upload_expires_at`: "upload within 5 minutes"; 403 from the next millisecond).
+// The two ends differ, and test/server/media.test.ts holds both: a media's `expires_at` is the first instant it
+// is no longer stored (410 media_expired at it), while a pre-signed link works up to and including its expiry
+// instant (a PUT at `upload_expires_at` is stored; 403 from the next millisecond).
 
 /** Whether the moment `timestamp` (as the database returns it) has come on `now`. */
 export const hasCome = (timestamp: string, now: Date): boolean => Date.parse(timestamp) <= now.getTime();
