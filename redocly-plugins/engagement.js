@@ -253,12 +253,14 @@ function RateLimits() {
           [...section.matchAll(/\*\*([a-z]+)\*\* (\d[\d,]*)/g)].map((m) => [m[1], Number(m[2].replace(/,/g, ''))]),
         );
         if (stated.size === 0) return;
-        for (const [kind, limit] of stated)
-          if (kinds[kind] !== limit)
+        for (const [kind, limit] of stated) {
+          const declared = Object.hasOwn(kinds, kind) ? kinds[kind] : 'no such kind';
+          if (declared !== limit)
             ctx.report({
-              message: `"Rate limits" states **${kind}** ${limit} but x-rate-limits has ${kind}: ${kinds[kind] ?? 'no such kind'}.`,
+              message: `"Rate limits" states **${kind}** ${limit} but x-rate-limits has ${kind}: ${declared}.`,
               location: prose,
             });
+        }
         for (const kind of Object.keys(kinds))
           if (!stated.has(kind))
             ctx.report({
