@@ -7,7 +7,7 @@
 //   (Prism itself answers the operation's first 422 example, or its 400 example, whatever the fault);
 // - an unknown query parameter gets `400` too (Prism ignores it; the API refuses it);
 // - a path the API does not have gets `404 not_found` in the envelope (Prism answers problem+json);
-// - `RateLimit-Limit` matches the route's rate kind (read 120, write 60, send 20).
+// - `RateLimit-Limit` matches the route's rate kind (the spec's `x-rate-limits`, as the server reads them).
 // Everything else is Prism's answer, unchanged. Choose an answer with `Prefer: code=404` or
 // `Prefer: example=<ExampleName>`; a missing bearer key gets the gateway 401.
 //
@@ -24,6 +24,7 @@ import {
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rateLimits } from '../generated/operations.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -58,7 +59,8 @@ export interface RunningMock {
   close(): Promise<void>;
 }
 
-const RATE_LIMITS: Record<string, number> = { read: 120, write: 60, send: 20 };
+/** Calls per window by rate kind: the spec's `x-rate-limits`, as the server enforces them. */
+const RATE_LIMITS: Readonly<Record<string, number>> = rateLimits.kinds;
 const VALIDATION_MESSAGE = 'The request does not follow the API format.';
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);

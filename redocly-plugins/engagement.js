@@ -202,6 +202,91 @@ function SecurityScheme() {
   };
 }
 
+const WINDOW_WORDS = { one: 1, two: 2, five: 5, ten: 10, fifteen: 15, thirty: 30 };
+const UNIT_SECONDS = { second: 1, minute: 60, hour: 3600 };
+
+/**
+ * The root `x-rate-limits` is the one table of the per-account limits (`window-seconds`, `kinds: {<kind>: calls}`):
+ * every `/v1` route names one of its kinds in `x-rate-kind`, and the "Rate limits" section of the description,
+ * where it states a window (`one-minute windows`) or a kind's number (`**read** 120`), agrees with it.
+ */
+function RateLimits() {
+  let kinds;
+  return {
+    Root: {
+      enter(root, ctx) {
+        const table = deref(ctx, root['x-rate-limits'], ctx.location.source.absoluteRef).node;
+        const here = ctx.location.child(['x-rate-limits']);
+        const isCount = (n) => Number.isInteger(n) && n > 0;
+        if (!table || typeof table !== 'object' || !table.kinds || typeof table.kinds !== 'object') {
+          kinds = undefined;
+          ctx.report({
+            message: 'Declare the rate limits once: `x-rate-limits: {window-seconds, kinds}`.',
+            location: here,
+          });
+          return;
+        }
+        kinds = table.kinds;
+        for (const [kind, limit] of Object.entries(kinds))
+          if (!isCount(limit))
+            ctx.report({
+              message: `x-rate-limits: ${kind} must be a positive integer.`,
+              location: here.child(['kinds', kind]),
+            });
+        if (!isCount(table['window-seconds']))
+          ctx.report({ message: 'x-rate-limits: window-seconds must be a positive integer.', location: here });
+
+        const description = root.info && typeof root.info.description === 'string' ? root.info.description : '';
+        const section = /^## Rate limits\n([\s\S]*?)(?=^## |$(?![\s\S]))/m.exec(description)?.[1];
+        if (section === undefined) return;
+        const prose = ctx.location.child(['info', 'description']);
+        const window = /\b(\d+|[a-z]+)-(second|minute|hour) windows?\b/.exec(section);
+        if (window) {
+          const seconds = (Number(window[1]) || WINDOW_WORDS[window[1]]) * UNIT_SECONDS[window[2]];
+          if (seconds !== table['window-seconds'])
+            ctx.report({
+              message: `"Rate limits" states ${window[0]} but x-rate-limits has window-seconds ${table['window-seconds']}.`,
+              location: prose,
+            });
+        }
+        const stated = new Map(
+          [...section.matchAll(/\*\*([a-z]+)\*\* (\d[\d,]*)/g)].map((m) => [m[1], Number(m[2].replace(/,/g, ''))]),
+        );
+        if (stated.size === 0) return;
+        for (const [kind, limit] of stated) {
+          const declared = Object.hasOwn(kinds, kind) ? kinds[kind] : 'no such kind';
+          if (declared !== limit)
+            ctx.report({
+              message: `"Rate limits" states **${kind}** ${limit} but x-rate-limits has ${kind}: ${declared}.`,
+              location: prose,
+            });
+        }
+        for (const kind of Object.keys(kinds))
+          if (!stated.has(kind))
+            ctx.report({
+              message: `"Rate limits" does not state the limit of ${kind} (x-rate-limits).`,
+              location: prose,
+            });
+      },
+    },
+    Paths: {
+      PathItem: {
+        enter(pathItem, ctx) {
+          if (!String(ctx.key).startsWith('/v1/') || !kinds) return;
+          eachOperation(pathItem, ctx, (operation, _method, location) => {
+            const kind = operation['x-rate-kind'];
+            if (!Object.hasOwn(kinds, kind))
+              ctx.report({
+                message: `Every route declares x-rate-kind, one of x-rate-limits: ${Object.keys(kinds).join(', ')}.`,
+                location: kind === undefined ? location : location.child(['x-rate-kind']),
+              });
+          });
+        },
+      },
+    },
+  };
+}
+
 export default function engagementPlugin() {
   return {
     id: 'engagement',
@@ -213,6 +298,7 @@ export default function engagementPlugin() {
         'workflow-etag': WorkflowEtag,
         'json-error-envelope': JsonErrorEnvelope,
         'security-scheme': SecurityScheme,
+        'rate-limits': RateLimits,
       },
     },
   };

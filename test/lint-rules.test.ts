@@ -28,7 +28,7 @@ beforeAll(async () => {
     d.setIn(['post', 'responses', '409'], { description: 'Conflict.' }); // engagement/json-error-envelope
   });
   edit('paths/v1_me.yaml', (d) => {
-    d.setIn(['get', 'x-rate-kind'], 'fast'); // rule/operation-rate-kind
+    d.setIn(['get', 'x-rate-kind'], 'fast'); // engagement/rate-limits: a kind not in x-rate-limits
     d.deleteIn(['get', 'x-idempotency']); // rule/operation-idempotency
     d.deleteIn(['get', 'security']); // rule/operation-security
   });
@@ -59,6 +59,13 @@ beforeAll(async () => {
   edit('webhooks/contact.tagged.yaml', (d) => {
     d.setIn(['post', 'operationId'], 'contactTagged'); // rule/webhook-operation-id-style
   });
+  edit('paths/v1_contacts.yaml', (d) => {
+    d.deleteIn(['get', 'x-rate-kind']); // engagement/rate-limits: no kind
+  });
+  // engagement/rate-limits: the prose disagrees with the table (send 20 and one-minute windows there).
+  const root = join(work, 'spec/openapi.yaml');
+  const text = readFileSync(root, 'utf8');
+  writeFileSync(root, text.replace('**send** 20', '**send** 25').replace('one-minute windows', 'two-minute windows'));
   edit('components/responses/RateLimited.yaml', (d) => {
     d.deleteIn(['headers', 'Retry-After']); // rule/rate-limited-headers
   });
@@ -77,7 +84,7 @@ describe('lint rules', () => {
     'rule/rate-limited-headers',
     'rule/route-operation-id-style',
     'rule/webhook-operation-id-style',
-    'rule/operation-rate-kind',
+    'engagement/rate-limits',
     'rule/operation-idempotency',
     'rule/operation-security',
     'engagement/idempotency-header',
@@ -107,6 +114,21 @@ describe('lint rules', () => {
     expect(found('engagement/payload-too-large')).toEqual(['v1_tags_{tagId}.yaml #/patch/responses']);
   });
 
+  it('checks every route and the prose against the one rate-limit table (x-rate-limits)', () => {
+    const found = problems
+      .filter((p) => p.ruleId === 'engagement/rate-limits')
+      .map((p) => `${p.location[0]?.source.ref.split('/').pop()} ${p.location[0]?.pointer}: ${p.message}`);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^v1_me\.yaml #\/get\/x-rate-kind: .*read, write, send/),
+        expect.stringMatching(/^v1_contacts\.yaml #\/get: /),
+        expect.stringMatching(/^openapi\.yaml #\/info\/description: .*\*\*send\*\* 25 .* send: 20/),
+        expect.stringMatching(/^openapi\.yaml #\/info\/description: .*two-minute windows .* 60/),
+      ]),
+    );
+    expect(found).toHaveLength(4);
+  });
+
   it('reports the route rules on routes only, never on webhooks', () => {
     const routeRules = problems.filter((p) => p.ruleId === 'rule/route-operation-id-style');
     expect(routeRules.length).toBe(2); // tagsCreate and accountsCreate
@@ -118,7 +140,7 @@ describe('lint rules', () => {
       'rule/operation-common-responses',
       'rule/success-response-headers',
       'rule/rate-limited-headers',
-      'rule/operation-rate-kind',
+      'engagement/rate-limits',
       'rule/operation-idempotency',
       'rule/operation-security',
     ];

@@ -2,8 +2,11 @@
 // endpoint tables): success headers, the common error answers, the scope, the rate-limit kind and the
 // idempotency rule; every event declares its delivery headers and read scope. The tables below are copied
 // from the seeds' endpoint tables and are the authority here.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { adminOperations, operations as table } from '../generated/operations.js';
+import { adminOperations, rateLimits, operations as table } from '../generated/operations.js';
+import { RATE_LIMITS, RATE_WINDOW_MS } from '../server/http/rate-limit.js';
 import {
   deref,
   isObject,
@@ -13,7 +16,7 @@ import {
   type JsonObject,
   type OperationRef,
 } from '../scripts/lib/openapi.js';
-import { bundledSpec } from './helpers.js';
+import { bundledSpec, repoRoot } from './helpers.js';
 
 const doc = bundledSpec();
 // The public API: every rule below is about the `/v1` routes. The admin API (`/admin/v1`, the vendor console)
@@ -285,6 +288,35 @@ describe('routes', () => {
         op.operation['x-idempotency'],
       ]);
     }
+  });
+
+  it("count against one rate-limit table: the spec's x-rate-limits, generated as rateLimits, enforced by the server", () => {
+    expect(doc['x-rate-limits']).toEqual({ 'window-seconds': rateLimits.windowSeconds, kinds: rateLimits.kinds });
+    expect(RATE_LIMITS).toEqual(rateLimits.kinds);
+    expect(RATE_WINDOW_MS).toBe(rateLimits.windowSeconds * 1000);
+    const kinds = Object.keys(rateLimits.kinds);
+    expect(routes.filter((op) => !kinds.includes(String(op.operation['x-rate-kind']))).map(name)).toEqual([]);
+  });
+
+  it('are the values the RateLimit-Limit header and the rate_limited error declare', () => {
+    const components = doc.components as JsonObject;
+    const header = (components.headers as Record<string, JsonObject>).RateLimitLimit!;
+    const stated = [...String(header.description).matchAll(/\b([a-z]+) (\d+)\b/g)].map((m) => [m[1], Number(m[2])]);
+    expect(Object.fromEntries(stated)).toEqual(rateLimits.kinds);
+    const limits = Object.values(rateLimits.kinds).sort((a, b) => a - b);
+    expect((header.schema as JsonObject).enum).toEqual(limits);
+    const error = (components.schemas as Record<string, JsonObject>).RateLimitedError!;
+    const context = (error.properties as Record<string, JsonObject>).context!;
+    expect((context.properties as Record<string, JsonObject>).kind!.enum).toEqual(Object.keys(rateLimits.kinds));
+  });
+
+  it("are stated in the getting-started guide's table as in x-rate-limits", () => {
+    const guide = readFileSync(join(repoRoot, 'docs/getting-started.md'), 'utf8');
+    const rows = [...guide.matchAll(/^\| `([a-z]+)` +\| (\d+) +\|/gm)].map((m) => [m[1], Number(m[2])]);
+    expect(Object.fromEntries(rows)).toEqual(rateLimits.kinds);
+    // The guide speaks of minutes ("Calls per minute").
+    expect(guide).toContain('in one-minute windows');
+    expect(rateLimits.windowSeconds).toBe(60);
   });
 });
 

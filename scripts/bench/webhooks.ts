@@ -71,6 +71,7 @@ import {
   withBenchServer,
   type EngineName,
 } from './common.js';
+import { loadConfig } from '../../server/config.js';
 
 const self = fileURLToPath(import.meta.url);
 
@@ -90,8 +91,8 @@ const options = {
   engine: engineOption(),
 };
 
-/** The in-flight limit per endpoint (WEBHOOK_MAX_IN_FLIGHT's default, kept for the bench). */
-const MAX_IN_FLIGHT = 5;
+/** The in-flight limit per endpoint: WEBHOOK_MAX_IN_FLIGHT's default (server/config.ts), kept for the bench. */
+const MAX_IN_FLIGHT = loadConfig({}).webhookMaxInFlight;
 const GAP_MIN_MS = 150;
 const GAP_MAX_MS = 350;
 

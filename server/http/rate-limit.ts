@@ -1,5 +1,5 @@
-// Per-account rate limits by call kind (Part A, Limits): read 120, write 60, send 20 calls per one-minute
-// window, all keys of the account together, across every server process sharing the database.
+// Per-account rate limits by call kind (Part A, Limits; the numbers are the spec's `x-rate-limits`), calls per
+// one-minute window, all keys of the account together, across every server process sharing the database.
 //
 // Why our own limiter over `rate_counters` and not rate-limiter-flexible's RateLimiterPostgres:
 // - it reads Date.now() throughout, so the windows could not follow the injectable clock (tests move it);
@@ -8,7 +8,7 @@
 //   so it cannot run on PGlite, where one upsert on our table does the same job on both engines.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { RateKind } from '../../generated/operations.js';
+import { rateLimits, type RateKind } from '../../generated/operations.js';
 import type { Database } from '../store/database.js';
 import { runInBackground } from '../store/priority.js';
 import {
@@ -21,8 +21,9 @@ import {
 } from '../store/rate.js';
 import type { DB } from '../store/schema.js';
 
-export const RATE_LIMITS: Record<RateKind, number> = { read: 120, write: 60, send: 20 };
-export const RATE_WINDOW_MS = 60_000;
+// The spec's `x-rate-limits`, the one place the numbers live.
+export const RATE_LIMITS: Record<RateKind, number> = rateLimits.kinds;
+export const RATE_WINDOW_MS = rateLimits.windowSeconds * 1000;
 
 export interface RateDecision {
   allowed: boolean;

@@ -40,6 +40,7 @@ import { mediaStorage } from '../media/storage.js';
 import { findConnectionById } from '../store/console.js';
 import { findContact, findContactAccountById } from '../store/contacts.js';
 import { findConversationById, findMessageAccountById, type ConversationRow } from '../store/messaging.js';
+import { apiTimestamp } from '../store/timestamps.js';
 import type { AdminHandler, AdminHandlerInput } from './admin.js';
 import { publicBaseUrl } from './base-url.js';
 import type { AppContext } from './context.js';
@@ -93,9 +94,8 @@ async function inboundView(input: AdminHandlerInput, accountId: string, result: 
 /** The sandbox clock: the service clock, which an OffsetClock (or a test's ManualClock) lets advance. */
 function clockView(app: AppContext) {
   const now = app.clock.now();
-  // Six fraction digits, the form of every timestamp of the API.
   return {
-    now: now.toISOString().replace(/Z$/, '000Z'),
+    now: apiTimestamp(now),
     // The clock only moves forward; a test's ManualClock stands still while real time passes (never negative).
     offset_seconds:
       app.clock instanceof OffsetClock

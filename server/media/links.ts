@@ -20,6 +20,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { AppContext } from '../http/context.js';
+import { isLinkExpired, isMediaExpired } from '../media/expiry.js';
 import { findMedia, markMediaUploaded, type MediaRow } from '../store/media.js';
 import type { DB } from '../store/schema.js';
 import { serviceSecret } from '../store/secrets.js';
@@ -162,9 +163,6 @@ const storageDown = (res: Response) => refuse(res, 503, 'Media storage did not a
 /** The media type of a Content-Type header without its parameters, lower case (MIME types ignore case). */
 const essence = (value: string | null | undefined): string => (value ?? '').split(';')[0]!.trim().toLowerCase();
 
-/** Whether `timestamp` has come (retention ends at `expires_at` itself). */
-const isPast = (timestamp: string, now: Date) => Date.parse(timestamp) <= now.getTime();
-
 /** `attachment` with the file name: an ASCII fallback and the exact name in RFC 5987 form. */
 export function contentDisposition(filename: string): string {
   const fallback = filename.replace(/[^\x20-\x7e]|["\\%]/g, '_');
@@ -189,7 +187,7 @@ export function mediaTransferRouter(ctx: AppContext): Router {
       refuse(res, 403, `This ${kind} link is not valid.`);
       return undefined;
     }
-    if (ctx.clock.now().getTime() > claim.expiresAt) {
+    if (isLinkExpired(claim, ctx.clock.now())) {
       refuse(
         res,
         403,
@@ -253,7 +251,7 @@ export function mediaTransferRouter(ctx: AppContext): Router {
     try {
       const media = await claimed(req, res, 'download');
       if (!media) return;
-      if (media.expires_at !== null && isPast(media.expires_at, ctx.clock.now())) {
+      if (isMediaExpired(media, ctx.clock.now())) {
         refuse(res, 410, 'This media is no longer stored.');
         return;
       }

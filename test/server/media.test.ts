@@ -310,6 +310,37 @@ describe.each(engines)('media on %s', (engine) => {
     expect((await findMediaInfo(t.database.db, t.clock, me.accountId, row.id))?.expired).toBe(true);
   });
 
+  it('retention ends at expires_at itself, on the content route, a download link and the send rules alike', async () => {
+    const me = await t.account({ validityDays: 365 });
+    const row = await storeReceivedMedia(t.database.db, storage, t.clock, me.accountId, {
+      content_type: 'image/jpeg',
+      filename: null,
+      bytes: PNG,
+    });
+    const expired = async () => (await findMediaInfo(t.database.db, t.clock, me.accountId, row.id))?.expired;
+    t.clock.advance(Date.parse(row.expires_at!) - t.clock.now().getTime() - 1);
+    const link = (await content(t.baseUrl, me, row.id)).headers.get('location')!;
+    expect((await fetch(link)).status).toBe(200);
+    expect(await expired()).toBe(false);
+    for (const step of [1, 1]) {
+      t.clock.advance(step); // at expires_at, then after it
+      expect((await content(t.baseUrl, me, row.id)).status).toBe(410);
+      expect((await fetch(link)).status).toBe(410);
+      expect(await expired()).toBe(true);
+    }
+  });
+
+  it('an upload link works until upload_expires_at included: just before and at it 204, after it 403', async () => {
+    const me = await t.account();
+    const media = await created(me, { content_type: 'image/png' });
+    t.clock.advance(Date.parse(media.upload_expires_at) - t.clock.now().getTime() - 1);
+    expect((await put(media.upload_url, PNG, 'image/png')).status).toBe(204);
+    t.clock.advance(1);
+    expect((await put(media.upload_url, PNG, 'image/png')).status).toBe(204);
+    t.clock.advance(1);
+    expect((await put(media.upload_url, PNG, 'image/png')).status).toBe(403);
+  });
+
   it('a download link works 5 minutes: after that 403 {message}; a fresh one comes from the content route', async () => {
     const me = await t.account();
     const media = await created(me, { content_type: 'image/png' });

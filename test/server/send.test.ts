@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX } from '../../generated/operations.js';
-import type { Scope } from '../../server/domain/accounts/keys.js';
+import type { Scope, ValidityDays } from '../../server/domain/accounts/keys.js';
 import { FAIL_LATER_DELAY_MS } from '../../server/domain/messaging/send.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/index.js';
@@ -138,8 +138,11 @@ describe.each(engines)('sending a message on %s', (engine) => {
     );
   }
 
-  async function thread(channel: Channel, options: { scopes?: readonly Scope[] } = {}): Promise<Thread> {
-    const me = await t.account(options.scopes ? { scopes: options.scopes } : {});
+  async function thread(
+    channel: Channel,
+    options: { scopes?: readonly Scope[]; validityDays?: ValidityDays } = {},
+  ): Promise<Thread> {
+    const me = await t.account(options);
     const connectionId = await connect(me, channel);
     const from: From =
       channel === 'instagram'
@@ -834,6 +837,26 @@ describe.each(engines)('sending a message on %s', (engine) => {
           expires_at: received.expires_at,
         },
       ]);
+    });
+
+    it('a received media is sent until just before its expires_at; at it and after, 410 media_expired', async () => {
+      const th = await thread('instagram', { validityDays: 365 });
+      const photo = await ok<{ message: Message }>(
+        await admin('POST', `/sandbox/connections/${th.connectionId}/inbound`, {
+          from: th.from,
+          attachment: { type: 'image', content_type: 'image/jpeg', size: 2048 },
+        }),
+        201,
+      );
+      const received = photo.message.attachments[0]!;
+      const body = { attachments: [{ type: 'image', media_id: received.media_id }] };
+      t.clock.advance(Date.parse(String(received.expires_at)) - t.clock.now().getTime() - 1);
+      await writes(th.connectionId, th.from); // the reply window opens again
+      await sent(th, body);
+      for (const step of [1, 1]) {
+        t.clock.advance(step); // at expires_at, then after it
+        await expectError(await send(th, body), 410, { code: 'media_expired' });
+      }
     });
 
     it('the platform signature goes under a lone text and a text above buttons, within the limit', async () => {

@@ -18,6 +18,7 @@ import {
 import type { Page, PageRequest } from '../../store/pagination.js';
 import { contactSummaries, type ContactRow } from '../../store/contacts.js';
 import type { DB } from '../../store/schema.js';
+import { epochMicros } from '../../store/timestamps.js';
 import { conversationView, messageView, type ConversationView, type MessageView } from './views.js';
 
 /**
@@ -99,12 +100,6 @@ export async function listConversations(
     page,
   );
   return { data: await conversationViews(db, clock, accountId, rows.data), next_cursor: rows.next_cursor };
-}
-
-/** A moment to the microsecond (a Date keeps milliseconds only), for the strict "later" of the filter. */
-function epochMicros(moment: string): number {
-  const micros = /\.\d{3}(\d{1,3})/.exec(moment)?.[1] ?? '';
-  return Date.parse(moment) * 1000 + Number(micros.padEnd(3, '0'));
 }
 
 /**

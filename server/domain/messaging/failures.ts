@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { findMessage, updateMessage, type MessageRow } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
+import { apiTimestamp } from '../../store/timestamps.js';
 import { recordEvents } from '../events/outbox.js';
 import { messageNotFound } from './conversations.js';
 import { invalidSandboxAction } from './inbound.js';
@@ -29,11 +30,12 @@ export async function failSentMessage(
     throw invalidSandboxAction('not_whatsapp', 'Only whatsapp reports a sent message as failed later.');
   if (message.direction !== 'outbound' || message.status !== 'sent')
     throw invalidSandboxAction('not_sent', 'Only a sent message can fail, and only once.');
-  const at = clock.now().toISOString();
+  const now = clock.now();
+  const at = now.toISOString();
   const failed = await updateMessage(tx, accountId, messageId, {
     status: 'failed',
-    // In the form every timestamp of the API takes (six fraction digits), like the event's own `created_at`.
-    failure: JSON.stringify({ failed_at: at.replace(/Z$/, '000Z'), ...failure }),
+    // In the API's form, like the event's own `created_at` (read back from the database).
+    failure: JSON.stringify({ failed_at: apiTimestamp(now), ...failure }),
   });
   await recordEvents(tx, accountId, at, [
     { type: 'message.failed', resource: { type: 'message', id: failed.id }, data: messageView(failed, baseUrl) },

@@ -13,6 +13,7 @@ import type { Kysely } from 'kysely';
 import type { SchemaMedia } from '../../../generated/api.js';
 import type { Clock } from '../../clock.js';
 import { ApiError, notFound } from '../../errors.js';
+import { hasCome, isMediaExpired } from '../../media/expiry.js';
 import { downloadLink, uploadLink } from '../../media/links.js';
 import { mediaKey, type MediaStorage } from '../../media/storage.js';
 import { findMedia, insertMedia, type MediaRow } from '../../store/media.js';
@@ -30,7 +31,6 @@ export const mediaStorageUnavailable = () =>
   new ApiError(503, 'service_unavailable', 'Media storage did not answer. Nothing ran; retry.');
 
 const mediaNotFound = () => notFound('No such media.');
-const isPast = (timestamp: string, now: Date) => Date.parse(timestamp) <= now.getTime();
 /** The column is a uuid: anything else names no media (and must not reach SQL, which would refuse it). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const findMediaById = (db: Kysely<DB>, accountId: string, mediaId: string) =>
@@ -87,9 +87,9 @@ export async function mediaContentLink(
   const now = clock.now();
   if (media.origin === 'upload' && media.uploaded_at === null)
     throw notFound('This media has no file: nothing was uploaded to its upload_url.');
-  if (media.origin === 'received' && (media.available_at === null || !isPast(media.available_at, now)))
+  if (media.origin === 'received' && (media.available_at === null || !hasCome(media.available_at, now)))
     throw notFound('This media is not available yet. Retry in a few seconds.');
-  if (media.expires_at !== null && isPast(media.expires_at, now)) throw mediaExpired();
+  if (isMediaExpired(media, now)) throw mediaExpired();
   let stored: boolean;
   try {
     stored = await storage.exists(mediaKey(accountId, mediaId));
@@ -145,7 +145,7 @@ export async function findMediaInfo(
     id: media.id,
     origin: media.origin,
     uploaded: media.origin === 'received' || media.uploaded_at !== null,
-    expired: media.expires_at !== null && isPast(media.expires_at, clock.now()),
+    expired: isMediaExpired(media, clock.now()),
     content_type: media.content_type,
     size: media.size === null ? null : Number(media.size),
     filename: media.filename,

@@ -1,5 +1,6 @@
 // What the public routes and the message events show of conversations and messages (Part A).
 import type { ConversationRow, MessageRow } from '../../store/messaging.js';
+import { epochMicros, timestampOfEpochMicros } from '../../store/timestamps.js';
 
 /** The reply window: 24 hours after the contact's last direct message. */
 export const REPLY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -17,11 +18,9 @@ export function replyWindow(
   now: Date,
 ): { state: 'open' | 'closed'; closes_at: string | null } {
   if (lastInboundAt === null) return { state: 'closed', closes_at: null };
-  const closesMs = Date.parse(lastInboundAt) + REPLY_WINDOW_MS;
-  const micros = Number((/\.\d{3}(\d{1,3})/.exec(lastInboundAt)?.[1] ?? '').padEnd(3, '0'));
-  const closesAt = new Date(closesMs).toISOString().replace('Z', `${String(micros).padStart(3, '0')}Z`);
-  const open = now.getTime() < closesMs || (now.getTime() === closesMs && micros > 0);
-  return { state: open ? 'open' : 'closed', closes_at: closesAt };
+  const closesAt = epochMicros(lastInboundAt) + REPLY_WINDOW_MS * 1000;
+  const open = now.getTime() * 1000 < closesAt;
+  return { state: open ? 'open' : 'closed', closes_at: timestampOfEpochMicros(closesAt) };
 }
 
 export interface ConversationView {

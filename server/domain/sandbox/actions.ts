@@ -16,6 +16,7 @@ import {
   type MessageRow,
 } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
+import { apiTimestamp } from '../../store/timestamps.js';
 import { contactNotFound, linkSamePerson } from '../contacts/contacts.js';
 import { parsePhone } from '../contacts/phone.js';
 import { recordEvents } from '../events/outbox.js';
@@ -229,8 +230,7 @@ export function contactReacts(
     (message, at) => {
       requireInstagram(message);
       const others = (message.reactions as { by: string }[]).filter((r) => r.by !== 'contact');
-      // In the form every timestamp of the API takes (six fraction digits).
-      const created_at = at.replace(/Z$/, '000Z');
+      const created_at = apiTimestamp(new Date(at));
       const reactions = emoji === null ? others : [...others, { emoji, by: 'contact', created_at }];
       return { reactions: JSON.stringify(reactions) };
     },

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { serviceUnavailable } from '../../errors.js';
 import type { DB } from '../../store/schema.js';
+import { apiTimestamp } from '../../store/timestamps.js';
 import { deliveryHeaders, postEvent, type AttemptError } from '../../webhooks/sender.js';
 import { signatureHeader } from '../../webhooks/signing.js';
 import type { TargetPolicy } from '../../webhooks/targets.js';
@@ -30,7 +31,7 @@ export async function sendTestEvent(
   const endpoint = await getWebhook(deps.db, accountId, webhookId);
   await requireApiEnabledAccount(deps.db, accountId);
   const now = deps.clock.now();
-  const event = { id: randomUUID(), type: TEST_EVENT_TYPE, created_at: now.toISOString().replace(/Z$/, '000Z') };
+  const event = { id: randomUUID(), type: TEST_EVENT_TYPE, created_at: apiTimestamp(now) };
   const body = JSON.stringify(eventEnvelope(event, { webhook_id: endpoint.id }));
   const signature = signatureHeader(body, signingSecrets(endpoint, now), Math.floor(now.getTime() / 1000));
   let result;
