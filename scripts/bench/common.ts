@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
+import type { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -280,7 +281,7 @@ export async function openBenchServer(): Promise<BenchServer> {
  * covers only the measured load (not the start, the migrations and the warm-up). Stopping sends the profile back.
  */
 function answerProfileRequests(): void {
-  let session: import('node:inspector/promises').Session | undefined;
+  let session: Session | undefined;
   process.on('message', (message: { profile?: 'start' | 'stop' }) => {
     if (message?.profile === 'start')
       void (async () => {

@@ -49,19 +49,20 @@ async function main(): Promise<void> {
     await admin.end();
   }
   const url = base ? Object.assign(new URL(base), { pathname: `/${scratch}` }).toString() : undefined;
-  const { DATABASE_URL: _base, ...childEnv }: NodeJS.ProcessEnv = { ...process.env, ...(url ? { DATABASE_URL: url } : {}) };
+  const { DATABASE_URL: _base, ...childEnv }: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...(url ? { DATABASE_URL: url } : {}),
+  };
   if (url) childEnv.DATABASE_URL = url;
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'scripts/bench/http.ts', '--serve'],
-    {
-      cwd: root,
-      env: { ...childEnv, APP_ENV: 'development', RESPONSE_VALIDATION: 'false', DATA_DIR: dir },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/http.ts', '--serve'], {
+    cwd: root,
+    env: { ...childEnv, APP_ENV: 'development', RESPONSE_VALIDATION: 'false', DATA_DIR: dir },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   try {
-    const ready = await new Promise<{ url: string; apiKey: string }>((ok) => child.once('message', (m) => ok(m as never)));
+    const ready = await new Promise<{ url: string; apiKey: string }>((ok) =>
+      child.once('message', (m) => ok(m as never)),
+    );
     const load = (seconds: number) =>
       autocannon({
         url: ready.url + route,
@@ -97,7 +98,9 @@ async function main(): Promise<void> {
       if (place === '(idle)') return;
       total += us;
       places.set(place, (places.get(place) ?? 0) + us);
-      const line = place.startsWith('server/') ? `${node.callFrame.url.split('/').pop()}:${node.callFrame.lineNumber + 1}` : place;
+      const line = place.startsWith('server/')
+        ? `${node.callFrame.url.split('/').pop()}:${node.callFrame.lineNumber + 1}`
+        : place;
       const fn = `${node.callFrame.functionName || '(anonymous)'} ${line}`;
       functions.set(fn, (functions.get(fn) ?? 0) + us);
     });
