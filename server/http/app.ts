@@ -29,6 +29,7 @@ import { healthRoutes } from './health.js';
 import { createObservability } from './observability.js';
 import type { AppContext, Caller, Handlers } from './context.js';
 import { idempotency } from './idempotency.js';
+import { replayers } from './routes/index.js';
 import { validatorSpec } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
 import { sendResult } from './respond.js';
@@ -167,7 +168,8 @@ export function createApp(
   );
 
   // Idempotency-Key on mutating routes: after validation (a malformed request takes no key), before the handler.
-  app.use(idempotency(ctx));
+  // The replayers come from the route table here, so the middleware imports no route.
+  app.use(idempotency(ctx, replayers));
 
   app.use((req, res, next) => {
     const { operation, caller } = locals(res);
