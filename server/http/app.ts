@@ -210,6 +210,14 @@ function setRateHeaders(res: Response, rate: { limit: number; remaining: number;
   res.setHeader('RateLimit-Reset', String(rate.resetSeconds));
 }
 
+/**
+ * The gateway's answers carry only `message`: its own refusals, and a service's refusal of an account without
+ * API access (the gateway's 403, met by a call its key cache let through).
+ */
+function isGatewayAnswer(error: unknown): error is GatewayError | ApiError {
+  return error instanceof GatewayError || (error instanceof ApiError && error.code === 'no_api_access');
+}
+
 interface ValidatorError {
   status: number;
   message?: string;
@@ -222,7 +230,7 @@ function isValidatorError(error: unknown): error is ValidatorError {
 
 function sendError(ctx: AppContext, req: Request, res: Response, error: unknown): void {
   if (res.headersSent) return;
-  if (error instanceof GatewayError) {
+  if (isGatewayAnswer(error)) {
     res.status(error.status).json({ message: error.message });
     return;
   }
