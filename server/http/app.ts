@@ -21,7 +21,6 @@ import {
 } from '../../generated/operations.js';
 import { ApiError, GatewayError, serviceUnavailable } from '../errors.js';
 import { requestContext } from '../request-context.js';
-import { mediaTransferRouter } from '../media/links.js';
 import { adminRouter, type AdminHandler } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
@@ -29,6 +28,7 @@ import { healthRoutes } from './health.js';
 import { createObservability } from './observability.js';
 import type { AppContext, Caller, Handlers } from './context.js';
 import { idempotency } from './idempotency.js';
+import { mediaTransferRouter } from './media-links.js';
 import { replayers } from './routes/index.js';
 import { validatorSpec } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
