@@ -19,8 +19,8 @@ export class ApiError extends Error {
 }
 
 /**
- * A gateway answer: a body holding only `message` (401 for a missing, unknown, revoked or expired key; 403
- * for a suspended account or one without API access).
+ * A gateway answer: a body holding only `message` (401 for a missing, unknown, revoked or expired key or admin
+ * token). Thrown by server/http/ only; the gateway's 403 is `noApiAccess`, which the domain throws too.
  */
 export class GatewayError extends Error {
   constructor(
@@ -32,6 +32,12 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * 403 for an account without access to the API: the gateway refuses its keys (http/auth.ts), and a service that a
+ * cached key still reaches refuses a suspended account. The HTTP layer answers it as the gateway does: only
+ * `message`.
+ */
+export const noApiAccess = () => new ApiError(403, 'no_api_access', 'This account has no access to the API.');
 export const notFound = (message = 'No such resource.') => new ApiError(404, 'not_found', message);
 export const serviceUnavailable = (message = 'The service could not guarantee the request. Nothing ran; retry.') =>
   new ApiError(503, 'service_unavailable', message);

@@ -21,7 +21,6 @@ import {
 } from '../../generated/operations.js';
 import { ApiError, GatewayError, serviceUnavailable } from '../errors.js';
 import { requestContext } from '../request-context.js';
-import { mediaTransferRouter } from '../media/links.js';
 import { adminRouter, type AdminHandler } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
@@ -29,7 +28,9 @@ import { healthRoutes } from './health.js';
 import { createObservability } from './observability.js';
 import type { AppContext, Caller, Handlers } from './context.js';
 import { idempotency } from './idempotency.js';
+import { mediaTransferRouter } from './media-links.js';
 import { memoiseRoutePatterns } from './route-patterns.js';
+import { replayers } from './routes/index.js';
 import { validatorSpec } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
 import { sendResult } from './respond.js';
@@ -169,7 +170,8 @@ export function createApp(
   );
 
   // Idempotency-Key on mutating routes: after validation (a malformed request takes no key), before the handler.
-  app.use(idempotency(ctx));
+  // The replayers come from the route table here, so the middleware imports no route.
+  app.use(idempotency(ctx, replayers));
 
   app.use((req, res, next) => {
     const { operation, caller } = locals(res);
@@ -210,6 +212,14 @@ function setRateHeaders(res: Response, rate: { limit: number; remaining: number;
   res.setHeader('RateLimit-Reset', String(rate.resetSeconds));
 }
 
+/**
+ * The gateway's answers carry only `message`: its own refusals, and a service's refusal of an account without
+ * API access (the gateway's 403, met by a call its key cache let through).
+ */
+function isGatewayAnswer(error: unknown): error is GatewayError | ApiError {
+  return error instanceof GatewayError || (error instanceof ApiError && error.code === 'no_api_access');
+}
+
 interface ValidatorError {
   status: number;
   message?: string;
@@ -222,7 +232,7 @@ function isValidatorError(error: unknown): error is ValidatorError {
 
 function sendError(ctx: AppContext, req: Request, res: Response, error: unknown): void {
   if (res.headersSent) return;
-  if (error instanceof GatewayError) {
+  if (isGatewayAnswer(error)) {
     res.status(error.status).json({ message: error.message });
     return;
   }

@@ -2,7 +2,7 @@
 // unknown, revoked or expired key; 403 for a suspended account or one without API access. Lookups are cached
 // for KEY_CACHE_SECONDS (at most 60), so a revocation or an API switch-off takes effect within 1 minute.
 import type { Kysely } from 'kysely';
-import { GatewayError } from '../errors.js';
+import { GatewayError, noApiAccess } from '../errors.js';
 import type { Clock } from '../clock.js';
 import { hashKey, KEY_PATTERN } from '../domain/accounts/keys.js';
 import { findKeyByHash } from '../store/accounts.js';
@@ -18,7 +18,7 @@ export class KeyResolver {
     private readonly cacheSeconds: number,
   ) {}
 
-  /** The caller of an `Authorization` header, or a GatewayError. */
+  /** The caller of an `Authorization` header, or a GatewayError (401) or `noApiAccess` (403). */
   async authenticate(header: string | undefined): Promise<Caller> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
     if (!match) throw new GatewayError(401, 'Missing API key: send Authorization: Bearer <API_KEY>.');
@@ -28,8 +28,7 @@ export class KeyResolver {
     const now = this.clock.now().toISOString();
     if (!caller || caller.key.revoked_at !== null || caller.key.expires_at <= now)
       throw new GatewayError(401, 'Invalid API key.');
-    if (caller.account.suspended || !caller.account.api_enabled)
-      throw new GatewayError(403, 'This account has no access to the API.');
+    if (caller.account.suspended || !caller.account.api_enabled) throw noApiAccess();
     return caller;
   }
 

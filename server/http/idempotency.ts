@@ -10,15 +10,15 @@
 // answer through app.ts with res.json or a bodyless res.end; both are caught here to store the answer before
 // it leaves, so a client that got an answer and repeats gets the replay.
 // An operation whose replay must show the resource as it is now (a repeated webhook register answers the
-// endpoint with its current secret, or 404 once it is deleted) has a replayer (./routes/index.ts `replayers`):
-// it rewrites the stored success before it goes out, and may throw an ApiError instead.
+// endpoint with its current secret, or 404 once it is deleted) has a replayer: it rewrites the stored success
+// before it goes out, and may throw an ApiError instead. The app assembly (app.ts) hands this middleware the
+// replayers of its route table, so the middleware knows no route.
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OperationId, OperationInfo } from '../../generated/operations.js';
 import { ApiError, serviceUnavailable } from '../errors.js';
 import { SqlIdempotencyStore, type IdempotencyStore, type StoredAnswer } from '../store/idempotency.js';
 import type { AppContext, Caller } from './context.js';
-import { replayers as defaultReplayers } from './routes/index.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 /** Set on an answer that comes from the key (a replay), never on the first one. */
@@ -35,8 +35,6 @@ export interface IdempotencyOptions {
   maxHoldMs?: number;
   /** A key store slower than this counts as unreachable (default 5 s). */
   storeTimeoutMs?: number;
-  /** Replayers by operation; default ./routes/index.ts `replayers`. */
-  replayers?: Replayers;
 }
 
 /** Turns the stored answer of a success into the answer of its replay (or throws an ApiError). */
@@ -77,14 +75,14 @@ function canonicalJson(value: unknown): string {
   );
 }
 
-export function idempotency(ctx: AppContext): RequestHandler {
+/** `replayers`: the replayers of the route table, by operation (app.ts passes them). */
+export function idempotency(ctx: AppContext, replayers: Replayers): RequestHandler {
   const options = ctx.idempotency ?? {};
   const store = options.store ?? new SqlIdempotencyStore(ctx.database.db);
   const leaseMs = options.leaseMs ?? 60_000;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const maxBeats = Math.ceil((options.maxHoldMs ?? 600_000) / heartbeatMs);
   const timeoutMs = options.storeTimeoutMs ?? 5_000;
-  const replayers = options.replayers ?? defaultReplayers;
   let nextPruneAt = 0;
 
   /** A store call that fails or hangs is rule 5: 503. `late` undoes a call that lands after the timeout. */

@@ -9,22 +9,19 @@
 //                                      a file name) Content-Disposition. 403 link not valid or older than
 //                                      5 minutes, 404 no file, 410 retention over, 503 storage did not answer.
 //
-// These routes are the storage, not the API: no key, no rate limit, no OpenAPI validation, and their errors
-// are a small `{message}`. They are mounted before the API pipeline (app.ts).
+// This file signs and follows the links (which media a token leads to, and whether it may still be read or
+// written); server/http/media-links.ts serves them and words the answers.
 //
 // Token: base64url( version · kind · account id (16 bytes) · media id (16) · expiry in ms (6) · first 16 bytes
 // of HMAC-SHA256 over all that ). The key is a service secret shared by every process on the database, like
 // the cursor key; the expiry is read on the service clock. Any changed byte fails the HMAC.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import express, { type Request, type Response, type Router } from 'express';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { AppContext } from '../http/context.js';
-import { isLinkExpired, isMediaExpired } from '../media/expiry.js';
+import { isLinkExpired, isMediaExpired } from './expiry.js';
 import { findMedia, markMediaUploaded, type MediaRow } from '../store/media.js';
 import type { DB } from '../store/schema.js';
 import { serviceSecret } from '../store/secrets.js';
-import { mediaKey, mediaStorage } from './storage.js';
 
 /** How long a download link works. */
 export const DOWNLOAD_LINK_VALIDITY_MS = 5 * 60_000;
@@ -141,158 +138,38 @@ export async function downloadLink(
   return `${trimBase(baseUrl)}/media-download/${token}`;
 }
 
-// ------------------------------------------------------------------------------------------------- routes
+// ------------------------------------------------------------------------------------------ following a link
 
-/** The route label of the request log and metrics (observability.ts reads `res.locals.operation.path`). */
-const label = (res: Response, path: string) => {
-  (res.locals as { operation?: { path: string } }).operation = { path };
-};
+/** Why a link leads to no media: not signed by this service, past its window, no such media, retention over. */
+export type LinkRefusal = 'invalid' | 'expired' | 'no_media' | 'media_gone';
 
-function refuse(res: Response, status: number, message: string, headers: Record<string, string> = {}): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  res.setHeader('Cache-Control', 'no-store');
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.status(status).json({ message });
+/**
+ * The media a link token of `kind` leads to now, or why it leads nowhere, in the order the checks run: the
+ * token is valid, then unexpired, then names a media (for an upload, one created to be uploaded), then (for a
+ * download) one still kept.
+ */
+export async function followLink(
+  db: Kysely<DB>,
+  clock: Clock,
+  kind: LinkKind,
+  token: unknown,
+): Promise<{ media: MediaRow } | { refusal: LinkRefusal }> {
+  const signer = await mediaLinkSigner(db, clock);
+  const claim = signer.verify(kind, token);
+  if (!claim) return { refusal: 'invalid' };
+  if (isLinkExpired(claim, clock.now())) return { refusal: 'expired' };
+  const media = await findMedia(db, claim.accountId, claim.mediaId);
+  if (!media || (kind === 'upload' && media.origin !== 'upload')) return { refusal: 'no_media' };
+  if (kind === 'download' && isMediaExpired(media, clock.now())) return { refusal: 'media_gone' };
+  return { media };
 }
 
-const storageDown = (res: Response) => refuse(res, 503, 'Media storage did not answer. Retry.');
-
-/** The media type of a Content-Type header without its parameters, lower case (MIME types ignore case). */
-const essence = (value: string | null | undefined): string => (value ?? '').split(';')[0]!.trim().toLowerCase();
-
-/** `attachment` with the file name: an ASCII fallback and the exact name in RFC 5987 form. */
-export function contentDisposition(filename: string): string {
-  const fallback = filename.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const exact = encodeURIComponent(filename).replace(
-    /['()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${exact}`;
-}
-
-/** PUT /media-upload/:token and GET /media-download/:token, before the API pipeline. */
-export function mediaTransferRouter(ctx: AppContext): Router {
-  const router = express.Router();
-  const storage = mediaStorage(ctx);
-  const db = ctx.database.db;
-
-  /** The media a valid, unexpired token of `kind` names; otherwise the refusal is sent and undefined returned. */
-  async function claimed(req: Request, res: Response, kind: LinkKind): Promise<MediaRow | undefined> {
-    const signer = await mediaLinkSigner(db, ctx.clock);
-    const claim = signer.verify(kind, req.params.token);
-    if (!claim) {
-      refuse(res, 403, `This ${kind} link is not valid.`);
-      return undefined;
-    }
-    if (isLinkExpired(claim, ctx.clock.now())) {
-      refuse(
-        res,
-        403,
-        kind === 'upload'
-          ? 'This upload link expired: create another media.'
-          : 'This download link expired: request the media again for a fresh one.',
-      );
-      return undefined;
-    }
-    const media = await findMedia(db, claim.accountId, claim.mediaId);
-    if (!media || (kind === 'upload' && media.origin !== 'upload')) {
-      refuse(res, 404, 'No such media.');
-      return undefined;
-    }
-    return media;
-  }
-
-  const failed = (res: Response, error: unknown, what: string) => {
-    ctx.logger.error({ err: error, requestId: res.locals.requestId as unknown }, `media ${what} failed`);
-    storageDown(res);
-  };
-
-  router.put('/media-upload/:token', async (req, res) => {
-    label(res, '/media-upload/{token}');
-    try {
-      const media = await claimed(req, res, 'upload');
-      if (!media) return;
-      const expected = media.content_type ?? '';
-      if (essence(req.get('content-type')) !== essence(expected)) {
-        refuse(res, 415, `The Content-Type must be ${expected}, the content_type given when the media was created.`);
-        return;
-      }
-      let size: number;
-      try {
-        ({ size } = await storage.put(mediaKey(media.account_id, media.id), req));
-      } catch (error) {
-        // The client hung up mid-upload (or the storage failed mid-body, which cuts the connection): the
-        // partial file is gone and there is no one left to answer.
-        if (req.socket.destroyed) {
-          res.destroy();
-          return;
-        }
-        failed(res, error, 'upload');
-        return;
-      }
-      await markMediaUploaded(db, media.account_id, media.id, { uploaded_at: ctx.clock.now().toISOString(), size });
-      res.setHeader('Cache-Control', 'no-store');
-      res.status(204).end();
-    } catch (error) {
-      failed(res, error, 'upload');
-    }
-  });
-  router.all('/media-upload/:token', (_req, res) => {
-    label(res, '/media-upload/{token}');
-    refuse(res, 405, 'Upload the file with PUT.', { Allow: 'PUT' });
-  });
-
-  // GET, and HEAD (Express routes it here; Node sends no body for it).
-  router.get('/media-download/:token', async (req, res) => {
-    label(res, '/media-download/{token}');
-    try {
-      const media = await claimed(req, res, 'download');
-      if (!media) return;
-      if (isMediaExpired(media, ctx.clock.now())) {
-        refuse(res, 410, 'This media is no longer stored.');
-        return;
-      }
-      let file;
-      try {
-        file = await storage.open(mediaKey(media.account_id, media.id));
-      } catch (error) {
-        failed(res, error, 'download');
-        return;
-      }
-      if (!file) {
-        refuse(res, 404, 'This media has no file.');
-        return;
-      }
-      res.status(200);
-      res.setHeader('Content-Type', media.content_type ?? 'application/octet-stream');
-      res.setHeader('Content-Length', String(file.size));
-      if (media.filename) res.setHeader('Content-Disposition', contentDisposition(media.filename));
-      res.setHeader('Cache-Control', 'private, no-store');
-      // The bytes are whatever a contact or a client sent: never sniffed, never run as a page of this origin.
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-      if (req.method === 'HEAD') {
-        file.stream.destroy();
-        res.end();
-        return;
-      }
-      file.stream.on('error', (error) => {
-        ctx.logger.error({ err: error }, 'media download failed while streaming');
-        res.destroy();
-      });
-      file.stream.pipe(res);
-      res.on('close', () => file.stream.destroy());
-    } catch (error) {
-      failed(res, error, 'download');
-    }
-  });
-  router.all('/media-download/:token', (_req, res) => {
-    label(res, '/media-download/{token}');
-    refuse(res, 405, 'Download the file with GET.', { Allow: 'GET, HEAD' });
-  });
-
-  return router;
+/** Records that the file of an uploaded media is stored (`size` bytes), now. */
+export async function recordUpload(
+  db: Kysely<DB>,
+  clock: Clock,
+  media: { account_id: string; id: string },
+  size: number,
+): Promise<void> {
+  await markMediaUploaded(db, media.account_id, media.id, { uploaded_at: clock.now().toISOString(), size });
 }

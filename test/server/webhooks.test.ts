@@ -1037,6 +1037,19 @@ describe.each(engines)('webhooks on %s', (engine) => {
       await json(await me.call('POST', `/v1/webhooks/${hook.id}/rotate-secret`), 200);
       await json(await me.call('DELETE', `/v1/webhooks/${hook.id}`), 200);
     });
+
+    it('refuses a suspended account where sending would start with the gateway answer: 403, only message', async () => {
+      const me = await t.account();
+      const hook = await made(me, { url: receiver.url });
+      await json(await me.call('GET', '/v1/webhooks'), 200); // the key is now in the gateway's cache
+      await db().updateTable('accounts').set({ suspended: true }).where('id', '=', me.accountId).execute();
+      for (const res of [await create(me, {}), await me.call('POST', `/v1/webhooks/${hook.id}/test`)]) {
+        expect(res.status).toBe(403);
+        expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(await res.text()).toBe('{"message":"This account has no access to the API."}');
+      }
+      expect(receiver.received).toHaveLength(0);
+    });
   });
 
   describe('rate kinds', () => {

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { events as eventCatalog } from '../../../generated/operations.js';
 import type { Clock } from '../../clock.js';
-import { ApiError, GatewayError, notFound } from '../../errors.js';
+import { ApiError, noApiAccess, notFound } from '../../errors.js';
 import { findAccount, type AccountRow } from '../../store/accounts.js';
 import type { DB } from '../../store/schema.js';
 import {
@@ -138,7 +138,7 @@ export function requireReadScopes(caller: WebhookCaller, types: readonly string[
  * `403 api_disabled` (both reach here only while the gateway's key cache is still warm).
  */
 export function requireApiEnabled(account: AccountRow | undefined): void {
-  if (!account || account.suspended) throw new GatewayError(403, 'This account has no access to the API.');
+  if (!account || account.suspended) throw noApiAccess();
   if (!account.api_enabled) throw new ApiError(403, 'api_disabled', 'The API is switched off for this account.');
 }
 

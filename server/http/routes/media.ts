@@ -1,6 +1,6 @@
 // The media routes: POST /v1/media (a media waiting for its file, with its pre-signed upload_url) and
 // GET /v1/media/{mediaId}/content (302 to a pre-signed download link). The rules live in
-// domain/messaging/media.ts; the upload and download links themselves are served by server/media/links.ts.
+// domain/messaging/media.ts; the upload and download links themselves are served by ../media-links.ts.
 import type { SchemaCreateMediaRequest } from '../../../generated/api.js';
 import { createMedia, mediaContentLink } from '../../domain/messaging/media.js';
 import { mediaStorage } from '../../media/storage.js';
