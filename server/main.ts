@@ -97,7 +97,7 @@ async function runCluster(config: Config): Promise<void> {
     }
     // A process ended on its own (an unhandled error, a kill): another takes its place, a second later so
     // a process that cannot start does not spin.
-    logger.error({ pid: worker.process.pid, code, signal }, 'a server process ended: starting another');
+    logger.error({ worker_pid: worker.process.pid, code, signal }, 'a server process ended: starting another');
     setTimeout(() => cluster.fork(), 1000);
   });
   const stop = (signal: string) => {
