@@ -29,6 +29,7 @@ import { createObservability } from './observability.js';
 import type { AppContext, Caller, Handlers } from './context.js';
 import { idempotency } from './idempotency.js';
 import { mediaTransferRouter } from './media-links.js';
+import { operationMatcher } from './operation-match.js';
 import { memoiseRoutePatterns } from './route-patterns.js';
 import { replayers } from './routes/index.js';
 import { validatorSpec } from './spec.js';
@@ -89,22 +90,21 @@ export function createApp(
   // The admin API (vendor console), with its own token and validator: before the public pipeline.
   app.use(ADMIN_PREFIX, adminRouter(ctx, adminHandlers));
 
-  const router = express.Router();
-  // Literal segments win over parameters (`/v1/workflows/validate` before `/v1/workflows/{workflowId}`).
-  const byPrecedence = (Object.entries(operations) as [OperationId, OperationInfo][]).sort(
-    ([, a], [, b]) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0),
+  const operationOf = operationMatcher(
+    (Object.entries(operations) as [OperationId, OperationInfo][]).map(([id, info]): Operation => ({ ...info, id })),
   );
-  for (const [id, info] of byPrecedence) {
-    const operation: Operation = { ...info, id };
-    router[info.method](info.expressPath, (req, res, next) => {
-      if (!locals(res).operation) {
-        locals(res).operation = operation;
-        locals(res).params = { ...req.params } as Record<string, string>;
+  app.use((req, res, next) => {
+    try {
+      const matched = operationOf(req.method, req.path);
+      if (matched) {
+        locals(res).operation = matched.operation;
+        locals(res).params = matched.params;
       }
       next();
-    });
-  }
-  app.use(router);
+    } catch (error) {
+      next(error);
+    }
+  });
 
   // Gateway: every /v1 route needs a valid key of an account with API access.
   app.use('/v1', (req, res, next) => {
