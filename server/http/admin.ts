@@ -39,13 +39,13 @@ import { contactNotFound, deleteContactInConsole, editContactInConsole } from '.
 import { CONSOLE, contactHistory } from '../domain/contacts/history.js';
 import { listOwnerNotifications } from '../domain/webhooks/notifications.js';
 import { findContactAccountById } from '../store/contacts.js';
-import { pageRequest } from '../store/pagination.js';
 import { ApiError, GatewayError } from '../errors.js';
-import type { AppContext, HandlerResult } from './context.js';
+import type { AppContext } from './context.js';
 import { validatorSpec } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
 import { sandboxAdminHandlers } from './sandbox-admin.js';
-import { sendResult } from './respond.js';
+import { pageRequest } from './page.js';
+import { sendResult, type Result } from './respond.js';
 
 export interface AdminHandlerInput {
   req: Request;
@@ -56,7 +56,7 @@ export interface AdminHandlerInput {
   body: unknown;
 }
 
-export type AdminHandler = (input: AdminHandlerInput) => Promise<HandlerResult>;
+export type AdminHandler = (input: AdminHandlerInput) => Promise<Result>;
 
 /** Every admin operation of the spec has its handler: a missing one is a type error. */
 export const adminHandlers: Record<AdminOperationId, AdminHandler> = {

@@ -27,7 +27,7 @@ import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
 import { healthRoutes } from './health.js';
 import { createObservability } from './observability.js';
-import type { AppContext, Caller, Handlers } from './context.js';
+import { handlerOf, type AppContext, type Caller, type Handlers } from './context.js';
 import { idempotency } from './idempotency.js';
 import { validatorSpec } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
@@ -172,7 +172,7 @@ export function createApp(
   app.use((req, res, next) => {
     const { operation, caller } = locals(res);
     if (!operation || !caller) return next();
-    const handler = handlers[operation.id];
+    const handler = handlerOf(handlers, operation.id);
     if (!handler)
       return next(
         new ApiError(

@@ -52,7 +52,7 @@ export interface NewDelivery {
   accountId: string;
   webhookId: string;
   eventId: string;
-  eventType: string;
+  eventType: DB['webhook_deliveries']['event_type'];
   eventCreatedAt: string;
 }
 

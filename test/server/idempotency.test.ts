@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { operations } from '../../generated/operations.js';
 import { ApiError } from '../../server/errors.js';
-import type { Handlers, HandlerInput } from '../../server/http/context.js';
+import type { Handlers, UntypedHandlerInput } from '../../server/http/context.js';
 import { SqlIdempotencyStore, type IdempotencyStore } from '../../server/store/idempotency.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 
@@ -34,7 +34,7 @@ const runsOf = (c: TestCaller, name: string) => runs.get(`${c.accountId}:${name}
 const reached = (c: TestCaller, name: string) =>
   vi.waitFor(() => expect(runsOf(c, name)).toBe(1), { timeout: 15_000, interval: 10 });
 
-async function recordEffect({ app, caller }: HandlerInput, id: string): Promise<void> {
+async function recordEffect({ app, caller }: Pick<UntypedHandlerInput, 'app' | 'caller'>, id: string): Promise<void> {
   await app.database.db
     .insertInto('audit_log')
     .values({

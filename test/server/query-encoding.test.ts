@@ -10,7 +10,7 @@ import { ADMIN_PREFIX, type AdminOperationId, type OperationId } from '../../gen
 import { createConnection } from '../../server/domain/console/connections.js';
 import { ApiError } from '../../server/errors.js';
 import { adminHandlers, type AdminHandler } from '../../server/http/admin.js';
-import type { Handler } from '../../server/http/context.js';
+import type { Handlers, UntypedHandler } from '../../server/http/context.js';
 import { handlers as realHandlers } from '../../server/http/routes/index.js';
 import { deref, isObject, listOperations, operationParameters, type JsonObject } from '../../scripts/lib/openapi.js';
 import { bundledSpec } from '../helpers.js';
@@ -123,8 +123,8 @@ describe.each(engines)('query values as standard clients encode them, on %s', (e
 
   beforeAll(async () => {
     const echo = Object.fromEntries(
-      parameters.map((p) => [p.operationId, (async ({ query }) => seen(p.operationId, query)) as Handler]),
-    ) as Partial<Record<OperationId, Handler>>;
+      parameters.map((p) => [p.operationId, (async ({ query }) => seen(p.operationId, query)) as UntypedHandler]),
+    ) as Handlers;
     const adminEcho = Object.fromEntries(
       parameters
         .filter((p) => p.admin)

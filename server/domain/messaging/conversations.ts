@@ -11,8 +11,8 @@ import {
   findConversation,
   findConversationOfContact,
   findMessage,
-  listConversations as listConversationRows,
-  listMessages as listMessageRows,
+  selectConversationsPage,
+  selectMessagesPage,
   type ConversationRow,
 } from '../../store/messaging.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
@@ -86,7 +86,7 @@ export async function listConversations(
 ): Promise<Page<ConversationView>> {
   if (query.contact_id !== undefined) return conversationOfContact(db, clock, accountId, query, page);
   const codec = await cursorCodec(db, clock);
-  const rows = await listConversationRows(
+  const rows = await selectConversationsPage(
     db,
     codec,
     accountId,
@@ -154,7 +154,7 @@ export async function listMessages(
 ): Promise<Page<MessageView>> {
   if (!(await findConversation(db, accountId, conversationId))) throw conversationNotFound();
   const codec = await cursorCodec(db, clock);
-  const rows = await listMessageRows(
+  const rows = await selectMessagesPage(
     db,
     codec,
     accountId,
