@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
-import { ADMIN_PREFIX, type AdminOperationId, type OperationId } from '../../generated/operations.js';
+import { ADMIN_PREFIX, type AdminOperationId } from '../../generated/operations.js';
 import { createConnection } from '../../server/domain/console/connections.js';
 import { ApiError } from '../../server/errors.js';
 import { adminHandlers, type AdminHandler } from '../../server/http/admin.js';
