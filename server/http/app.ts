@@ -12,17 +12,11 @@ import { strictFormats } from './formats.js';
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import {
-  ADMIN_PREFIX,
-  operations,
-  type AdminOperationId,
-  type OperationId,
-  type OperationInfo,
-} from '../../generated/operations.js';
+import { ADMIN_PREFIX, operations, type OperationId, type OperationInfo } from '../../generated/operations.js';
 import { ApiError, GatewayError, serviceUnavailable } from '../errors.js';
 import { requestContext } from '../request-context.js';
 import { mediaTransferRouter } from '../media/links.js';
-import { adminRouter, type AdminHandler } from './admin.js';
+import { adminRouter, type AdminHandlers } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
 import { healthRoutes } from './health.js';
@@ -50,11 +44,7 @@ interface Locals {
 const locals = (res: Response) => res.locals as Locals;
 
 /** `adminHandlers` replaces the admin API's handlers (tests); the real ones by default. */
-export function createApp(
-  ctx: AppContext,
-  handlers: Handlers,
-  adminHandlers?: Record<AdminOperationId, AdminHandler>,
-): express.Express {
+export function createApp(ctx: AppContext, handlers: Handlers, adminHandlers?: AdminHandlers): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -38,20 +38,23 @@ export interface Caller {
   key: ApiKeyRow;
 }
 
+/** An operation of the spec, public or admin (generated/api.ts `operations`). */
+export type SpecOperationId = keyof operations;
+
 /** The generated description of operation `Id`: its parameters, request body and responses. */
-type Operation<Id extends OperationId> = operations[Id];
+type Operation<Id extends SpecOperationId> = operations[Id];
 
 /** `T` without `undefined`; an operation declaring none (`never`) gets an empty object. */
 type Declared<T> = [Exclude<T, undefined>] extends [never] ? Record<string, never> : Exclude<T, undefined>;
 
 /** The path parameters of operation `Id` (`{ contactId: string }`). */
-export type PathParams<Id extends OperationId> = Declared<Operation<Id>['parameters']['path']>;
+export type PathParams<Id extends SpecOperationId> = Declared<Operation<Id>['parameters']['path']>;
 
 /** The query parameters of operation `Id`, as the request validator lets them through. */
-export type QueryParams<Id extends OperationId> = Declared<Operation<Id>['parameters']['query']>;
+export type QueryParams<Id extends SpecOperationId> = Declared<Operation<Id>['parameters']['query']>;
 
 /** The JSON request body of operation `Id`; `undefined` when it takes none, possibly so when it is optional. */
-export type RequestBody<Id extends OperationId> = [NonNullable<Operation<Id>['requestBody']>] extends [never]
+export type RequestBody<Id extends SpecOperationId> = [NonNullable<Operation<Id>['requestBody']>] extends [never]
   ? undefined
   : NonNullable<Operation<Id>['requestBody']> extends { content: { 'application/json': infer Body } }
     ? undefined extends Operation<Id>['requestBody']
@@ -72,7 +75,7 @@ type SuccessOf<Responses> = {
 }[keyof Responses & SuccessStatus];
 
 /** What a handler of operation `Id` answers: one of the operation's declared successes. */
-export type HandlerResult<Id extends OperationId> = SuccessOf<Operation<Id>['responses']>;
+export type HandlerResult<Id extends SpecOperationId> = SuccessOf<Operation<Id>['responses']>;
 
 export interface HandlerInput<Id extends OperationId> {
   req: Request;
