@@ -2,6 +2,7 @@
 // not compile (tsc checks this file with the rest; an error that stops happening fails `npm run typecheck`).
 import { describe, expectTypeOf, it } from 'vitest';
 import type { components } from '../generated/api.js';
+import type { AdminHandler } from '../server/http/admin.js';
 import type {
   Handler,
   HandlerResult,
@@ -63,6 +64,16 @@ describe('a handler typed from its operation', () => {
       body: { ...tag, id: params.contactId },
     });
 
+    // @ts-expect-error -- the admin API's revoke answers 200, not 204
+    const adminWrongStatus: AdminHandler<'revokeApiKey'> = async () => ({ status: 204 });
+
+    const adminUnknownBodyField: AdminHandler<'createApiKey'> = async ({ body }) => {
+      // @ts-expect-error -- AdminApiKeyCreateRequest has no `owner`
+      void body.owner;
+      throw new Error('not called');
+    };
+
+    for (const handler of [adminWrongStatus, adminUnknownBodyField]) expectTypeOf(handler).toBeFunction();
     for (const handler of [right, wrongField, wrongType, missingField, wrongStatus, bodyOn204, unknownBodyField])
       expectTypeOf(handler).toBeFunction();
     expectTypeOf(unknownPathParameter).parameter(0).not.toEqualTypeOf<UntypedHandlerInput>();

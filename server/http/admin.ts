@@ -28,7 +28,7 @@ import { CONSOLE, contactHistory } from '../domain/contacts/history.js';
 import { listOwnerNotifications } from '../domain/webhooks/notifications.js';
 import { findContactAccountById } from '../store/contacts.js';
 import { ApiError, GatewayError } from '../errors.js';
-import type { AppContext, PathParams, QueryParams, RequestBody } from './context.js';
+import type { AppContext, HandlerResult, PathParams, QueryParams, RequestBody } from './context.js';
 import { validatorSpec } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
 import { sandboxAdminHandlers } from './sandbox-admin.js';
@@ -44,12 +44,8 @@ export interface AdminHandlerInput<Id extends AdminOperationId> {
   body: RequestBody<Id>;
 }
 
-/**
- * The handler of admin operation `Id`: its input is typed from the spec as the public ones are (./context.ts).
- * Its answer is not yet: the views of keys, audit entries, notifications, templates and contact history still
- * hold plain strings (and JSON) where the spec has enumerations and per-kind shapes.
- */
-export type AdminHandler<Id extends AdminOperationId> = (input: AdminHandlerInput<Id>) => Promise<Result>;
+/** The handler of admin operation `Id`, typed from the spec as the public ones are (./context.ts). */
+export type AdminHandler<Id extends AdminOperationId> = (input: AdminHandlerInput<Id>) => Promise<HandlerResult<Id>>;
 
 /** Every admin operation of the spec has its handler: a missing one is a type error. */
 export type AdminHandlers = { [Id in AdminOperationId]: AdminHandler<Id> };

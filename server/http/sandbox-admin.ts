@@ -4,7 +4,7 @@ import type { AdminOperationId } from '../../generated/operations.js';
 import { isAdvanceable, OffsetClock } from '../clock.js';
 import { contactNotFound } from '../domain/contacts/contacts.js';
 import { contactViewOf } from '../domain/contacts/view.js';
-import { conversationNotFound, conversationViews, messageNotFound } from '../domain/messaging/conversations.js';
+import { conversationNotFound, conversationViewOf, messageNotFound } from '../domain/messaging/conversations.js';
 import type { InboundInput } from '../domain/messaging/inbound.js';
 import { storeReceivedMedia } from '../domain/messaging/media.js';
 import { messageView } from '../domain/messaging/views.js';
@@ -72,10 +72,10 @@ async function inboundView(
   result: InboundResult,
 ) {
   const { app } = input;
-  const [conversation] = await conversationViews(app.database.db, app.clock, accountId, [result.conversation]);
+  const conversation = await conversationViewOf(app.database.db, app.clock, accountId, result.conversation);
   return {
     contact: await contactViewOf(app.database.db, accountId, result.contact),
-    conversation: conversation!,
+    conversation,
     message: messageView(result.message, publicBaseUrl(app, input.req)),
     contact_created: result.contactCreated,
   };
@@ -218,14 +218,15 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
   }),
   updateSandboxConversation: sandbox(async ({ app, params, body }) => {
     const conversation = await conversationById(app, params.conversationId);
-    const change = body;
     await changeConversation(app.database.db, app.clock, conversation.account_id, conversation.id, {
-      ...(change.read !== undefined ? { read: change.read } : {}),
-      ...(change.unread !== undefined ? { unread: change.unread } : {}),
+      ...(body.read !== undefined ? { read: body.read } : {}),
+      ...(body.unread !== undefined ? { unread: body.unread } : {}),
     });
     const fresh = await conversationById(app, conversation.id);
-    const [view] = await conversationViews(app.database.db, app.clock, conversation.account_id, [fresh]);
-    return { status: 200, body: view };
+    return {
+      status: 200,
+      body: await conversationViewOf(app.database.db, app.clock, conversation.account_id, fresh),
+    };
   }),
   createSandboxNativeMessage: sandbox(async (input) => {
     const { app, params } = input;

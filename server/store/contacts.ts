@@ -413,8 +413,8 @@ export async function dropContactData(db: Kysely<DB>, accountId: string, contact
 export interface HistoryEntry {
   accountId: string;
   contactId: string;
-  kind: string;
-  actorType: string;
+  kind: ContactHistoryRow['kind'];
+  actorType: ContactHistoryRow['actor_type'];
   actorId: string | null;
   actorName: string | null;
   details: Record<string, unknown>;

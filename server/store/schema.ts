@@ -82,8 +82,8 @@ export interface AuditLogTable {
   account_id: string;
   actor_type: 'api_key' | 'user' | 'admin';
   actor_id: string | null;
-  action: string;
-  target_type: string;
+  action: Schemas['AdminAuditLogEntry']['action'];
+  target_type: Schemas['AdminAuditLogEntry']['resource_type'];
   target_id: string;
   details: Json | null;
   created_at: Timestamp;
@@ -144,7 +144,7 @@ export interface TemplatesTable {
   body: string;
   variable_count: number;
   status: 'approved' | 'pending' | 'rejected' | 'paused' | 'disabled';
-  unsupported_features: string[];
+  unsupported_features: Schemas['TemplateFeature'][];
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -215,8 +215,8 @@ export interface ContactHistoryTable {
   id: Generated<string>;
   account_id: string;
   contact_id: string;
-  kind: string;
-  actor_type: string;
+  kind: Schemas['AdminContactHistoryEntry']['kind'];
+  actor_type: Schemas['AdminContactHistoryEntry']['actor']['type'];
   actor_id: string | null;
   actor_name: string | null;
   details: ColumnType<Record<string, unknown>, string, string>;
@@ -356,10 +356,10 @@ export interface WebhookDeliveriesTable {
 export interface AccountNotificationsTable {
   id: string;
   account_id: string;
-  kind: string;
-  subject_type: string;
+  kind: Schemas['AdminNotification']['kind'];
+  subject_type: Schemas['AdminNotification']['subject']['type'];
   subject_id: string;
-  details: JsonColumn<unknown> | null;
+  details: JsonColumn<Schemas['AdminNotification']['details']>;
   created_at: Timestamp;
 }
 

@@ -34,6 +34,9 @@ const runsOf = (c: TestCaller, name: string) => runs.get(`${c.accountId}:${name}
 const reached = (c: TestCaller, name: string) =>
   vi.waitFor(() => expect(runsOf(c, name)).toBe(1), { timeout: 15_000, interval: 10 });
 
+/** The audit action that stands for a handler's effect: a real one, which no request of this file writes. */
+const EFFECT = 'account.updated';
+
 async function recordEffect({ app, caller }: Pick<UntypedHandlerInput, 'app' | 'caller'>, id: string): Promise<void> {
   await app.database.db
     .insertInto('audit_log')
@@ -41,8 +44,8 @@ async function recordEffect({ app, caller }: Pick<UntypedHandlerInput, 'app' | '
       account_id: caller.account.id,
       actor_type: 'api_key',
       actor_id: caller.key.id,
-      action: 'test.effect',
-      target_type: 'tag',
+      action: EFFECT,
+      target_type: 'account',
       target_id: id,
       details: null,
       created_at: app.clock.now().toISOString(),
@@ -85,7 +88,7 @@ const effects = async (t: TestApp, accountId: string) =>
         .selectFrom('audit_log')
         .select((eb) => eb.fn.countAll().as('n'))
         .where('account_id', '=', accountId)
-        .where('action', '=', 'test.effect')
+        .where('action', '=', EFFECT)
         .executeTakeFirstOrThrow()
     ).n,
   );

@@ -47,6 +47,18 @@ export const conversationNotFound = () => notFound('No such conversation.');
 export const messageNotFound = () => notFound('No such message.');
 
 /** The views of conversations, with their contacts and unread state read in two queries. */
+/** The view of one conversation (conversationViews answers one view per row). */
+export async function conversationViewOf(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  row: ConversationRow,
+): Promise<ConversationView> {
+  const [view] = await conversationViews(db, clock, accountId, [row]);
+  if (!view) throw new Error(`conversation ${row.id} has no view`);
+  return view;
+}
+
 export async function conversationViews(
   db: Kysely<DB>,
   clock: Clock,
