@@ -1,5 +1,7 @@
 // ESLint flat config: @eslint/js and typescript-eslint recommended rules on the TypeScript and JavaScript
 // of the repository. Generated files (generated/) are checked by `npm run check:generated`, not linted.
+// The TypeScript is linted with its types (the project service reads tsconfig.json), for the promise rules: a
+// promise nobody awaits loses its rejection, and one handed to a callback that ignores it (Express) too.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -17,7 +19,19 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
+    // Plain JavaScript has no types to lint with.
     files: ['**/*.js', '**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: nodeGlobals },
   },
   {

@@ -6,7 +6,12 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsPlugin, { type FormatsPlugin } from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import type { SchemaSendButton, SchemaSendCard, SchemaSendMessageRequest } from '../generated/api.js';
+import type {
+  SchemaSendButton,
+  SchemaSendCard,
+  SchemaSendMessageRequest,
+  SchemaTemplateFeature as TemplateFeature,
+} from '../generated/api.js';
 import { ApiError } from '../server/errors.js';
 import {
   checkSend,
@@ -1648,15 +1653,19 @@ describe('whatsapp: template', () => {
     await expectRefusal(tpl(['Ana', '1']), c, 422, 'template_not_approved', { status });
   });
 
-  it.each(['header_media', 'header_variables', 'button_variables', 'carousel', 'named_variables', 'authentication'])(
-    'template_not_supported: %s',
-    async (feature) => {
-      const c = ctxFor('whatsapp', { templates: [template({ unsupported_features: [feature] })] });
-      await expectRefusal(tpl(['Ana', '1']), c, 422, 'template_not_supported', { reason: feature });
-    },
-  );
+  it.each<TemplateFeature>([
+    'header_media',
+    'header_variables',
+    'button_variables',
+    'carousel',
+    'named_variables',
+    'authentication',
+  ])('template_not_supported: %s', async (feature) => {
+    const c = ctxFor('whatsapp', { templates: [template({ unsupported_features: [feature] })] });
+    await expectRefusal(tpl(['Ana', '1']), c, 422, 'template_not_supported', { reason: feature });
+  });
 
-  it.each<[string[], string]>([
+  it.each<[TemplateFeature[], TemplateFeature]>([
     [['authentication', 'header_media'], 'header_media'],
     [['named_variables', 'carousel', 'button_variables'], 'button_variables'],
     [['authentication', 'named_variables'], 'named_variables'],

@@ -15,18 +15,6 @@ import {
   type AdminOperationId,
   type AdminOperationInfo,
 } from '../../generated/operations.js';
-import type {
-  SchemaAdminAccountCreateRequest,
-  SchemaAdminAccountUpdateRequest,
-  SchemaAdminApiKeyCreateRequest,
-  SchemaAdminConnectionCreateRequest,
-  SchemaAdminContactUpdateRequest,
-  SchemaAdminConnectionUpdateRequest,
-  SchemaAdminCustomFieldCreateRequest,
-  SchemaAdminTemplateCreateRequest,
-  SchemaAdminTemplateUpdateRequest,
-  SchemaAdminUploadCreateRequest,
-} from '../../generated/api.js';
 import { accountView, changeAccount, createAccount, getAccount } from '../domain/accounts/accounts.js';
 import { ADMIN_API } from '../domain/accounts/actor.js';
 import { listAuditLog } from '../domain/accounts/audit-log.js';
@@ -39,169 +27,132 @@ import { contactNotFound, deleteContactInConsole, editContactInConsole } from '.
 import { CONSOLE, contactHistory } from '../domain/contacts/history.js';
 import { listOwnerNotifications } from '../domain/webhooks/notifications.js';
 import { findContactAccountById } from '../store/contacts.js';
-import { pageRequest } from '../store/pagination.js';
 import { ApiError, GatewayError } from '../errors.js';
-import type { AppContext, HandlerResult } from './context.js';
+import type { AppContext, HandlerResult, PathParams, QueryParams, RequestBody } from './context.js';
 import { validatorSpec } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
 import { sandboxAdminHandlers } from './sandbox-admin.js';
-import { sendResult } from './respond.js';
+import { pageRequest } from './page.js';
+import { sendResult, type Result } from './respond.js';
 
-export interface AdminHandlerInput {
+export interface AdminHandlerInput<Id extends AdminOperationId> {
+  req: Request;
+  app: AppContext;
+  params: PathParams<Id>;
+  /** The validated query string. */
+  query: QueryParams<Id>;
+  body: RequestBody<Id>;
+}
+
+/** The handler of admin operation `Id`, typed from the spec as the public ones are (./context.ts). */
+export type AdminHandler<Id extends AdminOperationId> = (input: AdminHandlerInput<Id>) => Promise<HandlerResult<Id>>;
+
+/** Every admin operation of the spec has its handler: a missing one is a type error. */
+export type AdminHandlers = { [Id in AdminOperationId]: AdminHandler<Id> };
+
+/** An admin handler as the router calls it, for any operation: what it receives is only known at run time. */
+export type UntypedAdminHandler = (input: {
   req: Request;
   app: AppContext;
   params: Record<string, string>;
-  /** The validated query string. */
   query: Record<string, unknown>;
   body: unknown;
-}
+}) => Promise<Result>;
 
-export type AdminHandler = (input: AdminHandlerInput) => Promise<HandlerResult>;
+/** The handler of `id`, to call with the request as it arrived: the admin validator has checked it before. */
+const adminHandlerOf = (handlers: AdminHandlers, id: AdminOperationId) => handlers[id] as UntypedAdminHandler;
 
-/** Every admin operation of the spec has its handler: a missing one is a type error. */
-export const adminHandlers: Record<AdminOperationId, AdminHandler> = {
+export const adminHandlers: AdminHandlers = {
   createAccount: async ({ app, body }) => {
-    const b = body as SchemaAdminAccountCreateRequest;
-    const input = { name: b.name, alias: b.alias, ...(b.time_zone !== undefined ? { timeZone: b.time_zone } : {}) };
+    const input = {
+      name: body.name,
+      alias: body.alias,
+      ...(body.time_zone !== undefined ? { timeZone: body.time_zone } : {}),
+    };
     return { status: 201, body: accountView(await createAccount(app.database.db, app.clock, input, ADMIN_API)) };
   },
   getAccount: async ({ app, params }) => ({
     status: 200,
-    body: accountView(await getAccount(app.database.db, params.accountId!)),
+    body: accountView(await getAccount(app.database.db, params.accountId)),
   }),
   updateAccount: async ({ app, params, body }) => ({
     status: 200,
-    body: accountView(
-      await changeAccount(
-        app.database.db,
-        app.clock,
-        params.accountId!,
-        body as SchemaAdminAccountUpdateRequest,
-        ADMIN_API,
-      ),
-    ),
+    body: accountView(await changeAccount(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
   }),
   listApiKeys: async ({ app, params }) => {
     const now = app.clock.now();
-    const keys = await listApiKeys(app.database.db, params.accountId!);
+    const keys = await listApiKeys(app.database.db, params.accountId);
     return { status: 200, body: { data: keys.map((k) => keyView(k, now)), next_cursor: null } };
   },
   listAccountAuditLog: async ({ app, params, query }) => ({
     status: 200,
-    body: await listAuditLog(app.database.db, app.clock, params.accountId!, pageRequest(query)),
+    body: await listAuditLog(app.database.db, app.clock, params.accountId, pageRequest(query)),
   }),
   listAccountNotifications: async ({ app, params }) => ({
     status: 200,
-    body: await listOwnerNotifications(app.database.db, params.accountId!),
+    body: await listOwnerNotifications(app.database.db, params.accountId),
   }),
   createApiKey: async ({ app, params, body }) => {
-    const b = body as SchemaAdminApiKeyCreateRequest;
     const { key, secret } = await createApiKey(
       app.database.db,
       app.clock,
-      { accountId: params.accountId!, name: b.name, scopes: b.scopes, validityDays: b.validity_days },
+      { accountId: params.accountId, name: body.name, scopes: body.scopes, validityDays: body.validity_days },
       ADMIN_API,
     );
     return { status: 201, body: { secret, api_key: keyView(key, app.clock.now()) } };
   },
   revokeApiKey: async ({ app, params }) => ({
     status: 200,
-    body: keyView(await revokeApiKey(app.database.db, app.clock, params.keyId!, ADMIN_API), app.clock.now()),
+    body: keyView(await revokeApiKey(app.database.db, app.clock, params.keyId, ADMIN_API), app.clock.now()),
   }),
   createConnection: async ({ app, params, body }) => ({
     status: 201,
-    body: connectionView(
-      await createConnection(
-        app.database.db,
-        app.clock,
-        params.accountId!,
-        body as SchemaAdminConnectionCreateRequest,
-        ADMIN_API,
-      ),
-    ),
+    body: connectionView(await createConnection(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
   }),
   updateConnection: async ({ app, params, body }) => ({
     status: 200,
-    body: connectionView(
-      await changeConnection(
-        app.database.db,
-        app.clock,
-        params.connectionId!,
-        body as SchemaAdminConnectionUpdateRequest,
-        ADMIN_API,
-      ),
-    ),
+    body: connectionView(await changeConnection(app.database.db, app.clock, params.connectionId, body, ADMIN_API)),
   }),
   createCustomField: async ({ app, params, body }) => ({
     status: 201,
-    body: customFieldView(
-      await createCustomField(
-        app.database.db,
-        app.clock,
-        params.accountId!,
-        body as SchemaAdminCustomFieldCreateRequest,
-        ADMIN_API,
-      ),
-    ),
+    body: customFieldView(await createCustomField(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
   }),
   deleteCustomField: async ({ app, params }) => {
-    const field = await removeCustomField(app.database.db, app.clock, params.fieldId!, ADMIN_API);
+    const field = await removeCustomField(app.database.db, app.clock, params.fieldId, ADMIN_API);
     return { status: 200, body: { id: field.id, deleted: true } };
   },
   createTemplate: async ({ app, params, body }) => ({
     status: 201,
-    body: templateView(
-      await createTemplate(
-        app.database.db,
-        app.clock,
-        params.accountId!,
-        body as SchemaAdminTemplateCreateRequest,
-        ADMIN_API,
-      ),
-    ),
+    body: templateView(await createTemplate(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
   }),
   updateTemplate: async ({ app, params, body }) => ({
     status: 200,
     body: templateView(
-      await changeTemplateStatus(
-        app.database.db,
-        app.clock,
-        params.templateId!,
-        (body as SchemaAdminTemplateUpdateRequest).status,
-        ADMIN_API,
-      ),
+      await changeTemplateStatus(app.database.db, app.clock, params.templateId, body.status, ADMIN_API),
     ),
   }),
   createUpload: async ({ app, params, body }) => ({
     status: 201,
-    body: uploadView(
-      await createUpload(
-        app.database.db,
-        app.clock,
-        params.accountId!,
-        body as SchemaAdminUploadCreateRequest,
-        ADMIN_API,
-      ),
-    ),
+    body: uploadView(await createUpload(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
   }),
   updateContact: async ({ app, params, body }) => {
-    const accountId = await accountOfContact(app, params.contactId!);
-    const { name } = body as SchemaAdminContactUpdateRequest;
+    const accountId = await accountOfContact(app, params.contactId);
+    const { name } = body;
     return {
       status: 200,
-      body: await editContactInConsole(app.database.db, app.clock, accountId, params.contactId!, { name }, CONSOLE),
+      body: await editContactInConsole(app.database.db, app.clock, accountId, params.contactId, { name }, CONSOLE),
     };
   },
   deleteContact: async ({ app, params }) => {
-    const accountId = await accountOfContact(app, params.contactId!);
-    await deleteContactInConsole(app.database.db, app.clock, accountId, params.contactId!);
-    return { status: 200, body: { id: params.contactId!, deleted: true } };
+    const accountId = await accountOfContact(app, params.contactId);
+    await deleteContactInConsole(app.database.db, app.clock, accountId, params.contactId);
+    return { status: 200, body: { id: params.contactId, deleted: true } };
   },
   listContactHistory: async ({ app, params }) => {
-    const accountId = await accountOfContact(app, params.contactId!);
+    const accountId = await accountOfContact(app, params.contactId);
     return {
       status: 200,
-      body: { data: await contactHistory(app.database.db, accountId, params.contactId!), next_cursor: null },
+      body: { data: await contactHistory(app.database.db, accountId, params.contactId), next_cursor: null },
     };
   },
   ...sandboxAdminHandlers,
@@ -226,7 +177,7 @@ export function adminTokenCheck(token: string | undefined): (req: Request) => bo
 }
 
 /** The router of the admin API, to mount at `/admin/v1`. */
-export function adminRouter(ctx: AppContext, handlers: Record<AdminOperationId, AdminHandler> = adminHandlers) {
+export function adminRouter(ctx: AppContext, handlers: AdminHandlers = adminHandlers) {
   const router = express.Router();
   const authorized = adminTokenCheck(ctx.config.adminToken);
 
@@ -256,7 +207,7 @@ export function adminRouter(ctx: AppContext, handlers: Record<AdminOperationId, 
     ([, a], [, b]) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0),
   );
   for (const [id, info] of byPrecedence) {
-    const handler = handlers[id];
+    const handler = adminHandlerOf(handlers, id);
     router[info.method](info.expressPath, (req, res, next) => {
       // The route template labels the request log and metrics.
       res.locals.operation = { ...info, id };

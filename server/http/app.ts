@@ -12,21 +12,15 @@ import { strictFormats } from './formats.js';
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import {
-  ADMIN_PREFIX,
-  operations,
-  type AdminOperationId,
-  type OperationId,
-  type OperationInfo,
-} from '../../generated/operations.js';
+import { ADMIN_PREFIX, operations, type OperationId, type OperationInfo } from '../../generated/operations.js';
 import { ApiError, GatewayError, serviceUnavailable } from '../errors.js';
 import { requestContext } from '../request-context.js';
-import { adminRouter, type AdminHandler } from './admin.js';
+import { adminRouter, type AdminHandlers } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
 import { healthRoutes } from './health.js';
 import { createObservability } from './observability.js';
-import type { AppContext, Caller, Handlers } from './context.js';
+import { handlerOf, type AppContext, type Caller, type Handlers } from './context.js';
 import { idempotency } from './idempotency.js';
 import { mediaTransferRouter } from './media-links.js';
 import { operationMatcher } from './operation-match.js';
@@ -53,11 +47,7 @@ interface Locals {
 const locals = (res: Response) => res.locals as Locals;
 
 /** `adminHandlers` replaces the admin API's handlers (tests); the real ones by default. */
-export function createApp(
-  ctx: AppContext,
-  handlers: Handlers,
-  adminHandlers?: Record<AdminOperationId, AdminHandler>,
-): express.Express {
+export function createApp(ctx: AppContext, handlers: Handlers, adminHandlers?: AdminHandlers): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -176,7 +166,7 @@ export function createApp(
   app.use((req, res, next) => {
     const { operation, caller } = locals(res);
     if (!operation || !caller) return next();
-    const handler = handlers[operation.id];
+    const handler = handlerOf(handlers, operation.id);
     if (!handler)
       return next(
         new ApiError(

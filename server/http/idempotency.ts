@@ -18,7 +18,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OperationId, OperationInfo } from '../../generated/operations.js';
 import { ApiError, serviceUnavailable } from '../errors.js';
 import { SqlIdempotencyStore, type IdempotencyStore, type StoredAnswer } from '../store/idempotency.js';
-import type { AppContext, Caller } from './context.js';
+import type { AppContext, Caller, HandlerResult } from './context.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 /** Set on an answer that comes from the key (a replay), never on the first one. */
@@ -37,9 +37,20 @@ export interface IdempotencyOptions {
   storeTimeoutMs?: number;
 }
 
+/** The stored answer of a success of operation `Id`: what its handler answered, back from JSON. */
+export type StoredSuccess<Id extends OperationId> = HandlerResult<Id> & { headers: Record<string, string> };
+
 /** Turns the stored answer of a success into the answer of its replay (or throws an ApiError). */
-export type Replayer = (answer: StoredAnswer, input: { app: AppContext; caller: Caller }) => Promise<StoredAnswer>;
-export type Replayers = Partial<Record<OperationId, Replayer>>;
+export type Replayer<Id extends OperationId> = (
+  answer: StoredSuccess<Id>,
+  input: { app: AppContext; caller: Caller },
+) => Promise<StoredAnswer>;
+export type Replayers = { [Id in OperationId]?: Replayer<Id> };
+
+type UntypedReplayer = (answer: StoredAnswer, input: { app: AppContext; caller: Caller }) => Promise<StoredAnswer>;
+
+/** The replayer of `id`, for a stored success: only this operation's handler wrote an answer under its key. */
+const replayerOf = (replayers: Replayers, id: OperationId) => replayers[id] as UntypedReplayer | undefined;
 
 const PRUNE_EVERY_MS = 3_600_000;
 const PRUNE_BATCH = 1000;
@@ -214,7 +225,7 @@ export function idempotency(ctx: AppContext, replayers: Replayers): RequestHandl
             body: row.response_body ?? null,
             headers: (row.response_headers ?? {}) as Record<string, string>,
           };
-          const replayer = stored.status < 400 ? replayers[operation.id] : undefined;
+          const replayer = stored.status < 400 ? replayerOf(replayers, operation.id) : undefined;
           return replay(res, replayer ? await replayer(stored, { app: ctx, caller }) : stored);
         }
         if (Date.parse(row.locked_until) > now.getTime()) throw inProgress();

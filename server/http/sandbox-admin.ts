@@ -1,23 +1,10 @@
 // The sandbox routes of the admin API (`/admin/v1/sandbox/…`): thin handlers over domain/sandbox. Each
 // addresses its resource by id alone, as the admin API does, and answers 404 while the sandbox is off.
-import type {
-  SchemaSandboxButtonTapRequest,
-  SchemaSandboxClockAdvanceRequest,
-  SchemaSandboxContactUpdateRequest,
-  SchemaSandboxConversationUpdateRequest,
-  SchemaSandboxFailureRequest,
-  SchemaSandboxInboundRequest,
-  SchemaSandboxMessageUpdateRequest,
-  SchemaSandboxNativeMessageRequest,
-  SchemaSandboxReactionRequest,
-  SchemaSandboxSamePersonRequest,
-  SchemaSandboxSendOutcome,
-} from '../../generated/api.js';
 import type { AdminOperationId } from '../../generated/operations.js';
 import { isAdvanceable, OffsetClock } from '../clock.js';
 import { contactNotFound } from '../domain/contacts/contacts.js';
 import { contactViewOf } from '../domain/contacts/view.js';
-import { conversationNotFound, conversationViews, messageNotFound } from '../domain/messaging/conversations.js';
+import { conversationNotFound, conversationViewOf, messageNotFound } from '../domain/messaging/conversations.js';
 import type { InboundInput } from '../domain/messaging/inbound.js';
 import { storeReceivedMedia } from '../domain/messaging/media.js';
 import { messageView } from '../domain/messaging/views.js';
@@ -50,7 +37,7 @@ type SandboxOperationId = Extract<AdminOperationId, `${string}Sandbox${string}`>
 
 /** Runs the handler only while the sandbox is on. */
 const sandbox =
-  (handler: AdminHandler): AdminHandler =>
+  <Id extends SandboxOperationId>(handler: AdminHandler<Id>): AdminHandler<Id> =>
   (input) => {
     if (!input.app.config.sandboxEnabled) throw sandboxDisabled();
     return handler(input);
@@ -80,12 +67,16 @@ async function contactView(app: AppContext, accountId: string, contactId: string
   return contactViewOf(app.database.db, accountId, row);
 }
 
-async function inboundView(input: AdminHandlerInput, accountId: string, result: InboundResult) {
+async function inboundView(
+  input: Pick<AdminHandlerInput<'sendSandboxInbound'>, 'app' | 'req'>,
+  accountId: string,
+  result: InboundResult,
+) {
   const { app } = input;
-  const [conversation] = await conversationViews(app.database.db, app.clock, accountId, [result.conversation]);
+  const conversation = await conversationViewOf(app.database.db, app.clock, accountId, result.conversation);
   return {
     contact: await contactViewOf(app.database.db, accountId, result.contact),
-    conversation: conversation!,
+    conversation,
     message: messageView(result.message, publicBaseUrl(app, input.req)),
     contact_created: result.contactCreated,
   };
@@ -104,11 +95,11 @@ function clockView(app: AppContext) {
   };
 }
 
-export const sandboxAdminHandlers: Record<SandboxOperationId, AdminHandler> = {
+export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id> } = {
   sendSandboxInbound: sandbox(async (input) => {
     const { app, params } = input;
-    const b = input.body as SchemaSandboxInboundRequest;
-    const connection = await connectionOf(app, params.connectionId!);
+    const b = input.body;
+    const connection = await connectionOf(app, params.connectionId);
     const attachment = b.attachment;
     // The sandbox makes a file of the size given: what a real channel would hand over. Stored only once the
     // message passes the checks.
@@ -130,7 +121,7 @@ export const sandboxAdminHandlers: Record<SandboxOperationId, AdminHandler> = {
         }
       : undefined;
     const inbound: InboundInput = {
-      from: b.from as InboundInput['from'],
+      from: b.from,
       type: b.type ?? 'message',
       text: b.text ?? null,
       attachments: [],
@@ -146,13 +137,13 @@ export const sandboxAdminHandlers: Record<SandboxOperationId, AdminHandler> = {
   }),
   sendSandboxButtonTap: sandbox(async (input) => {
     const { app, params } = input;
-    const accountId = await accountOfMessage(app, params.messageId!);
-    const { button_id } = input.body as SchemaSandboxButtonTapRequest;
+    const accountId = await accountOfMessage(app, params.messageId);
+    const { button_id } = input.body;
     const result = await contactTapsButton(
       app.database.db,
       app.clock,
       accountId,
-      params.messageId!,
+      params.messageId,
       button_id,
       publicBaseUrl(app, input.req),
     );
@@ -160,86 +151,87 @@ export const sandboxAdminHandlers: Record<SandboxOperationId, AdminHandler> = {
   }),
   updateSandboxReaction: sandbox(async (input) => {
     const { app, params } = input;
-    const accountId = await accountOfMessage(app, params.messageId!);
-    const { emoji } = input.body as SchemaSandboxReactionRequest;
+    const accountId = await accountOfMessage(app, params.messageId);
+    const { emoji } = input.body;
     const base = publicBaseUrl(app, input.req);
-    const row = await contactReacts(app.database.db, app.clock, accountId, params.messageId!, emoji, base);
+    const row = await contactReacts(app.database.db, app.clock, accountId, params.messageId, emoji, base);
     return { status: 200, body: messageView(row, base) };
   }),
   deleteSandboxReaction: sandbox(async (input) => {
     const { app, params } = input;
-    const accountId = await accountOfMessage(app, params.messageId!);
+    const accountId = await accountOfMessage(app, params.messageId);
     const base = publicBaseUrl(app, input.req);
-    const row = await contactReacts(app.database.db, app.clock, accountId, params.messageId!, null, base);
+    const row = await contactReacts(app.database.db, app.clock, accountId, params.messageId, null, base);
     return { status: 200, body: messageView(row, base) };
   }),
   updateSandboxMessage: sandbox(async (input) => {
     const { app, params } = input;
-    const accountId = await accountOfMessage(app, params.messageId!);
-    const { text } = input.body as SchemaSandboxMessageUpdateRequest;
+    const accountId = await accountOfMessage(app, params.messageId);
+    const { text } = input.body;
     const base = publicBaseUrl(app, input.req);
-    const row = await contactEdits(app.database.db, app.clock, accountId, params.messageId!, text, base);
+    const row = await contactEdits(app.database.db, app.clock, accountId, params.messageId, text, base);
     return { status: 200, body: messageView(row, base) };
   }),
   deleteSandboxMessage: sandbox(async (input) => {
     const { app, params } = input;
-    const accountId = await accountOfMessage(app, params.messageId!);
+    const accountId = await accountOfMessage(app, params.messageId);
     const base = publicBaseUrl(app, input.req);
-    const row = await contactDeletes(app.database.db, app.clock, accountId, params.messageId!, base);
+    const row = await contactDeletes(app.database.db, app.clock, accountId, params.messageId, base);
     return { status: 200, body: messageView(row, base) };
   }),
   createSandboxFailure: sandbox(async (input) => {
     const { app, params } = input;
-    const accountId = await accountOfMessage(app, params.messageId!);
-    const b = (input.body ?? {}) as SchemaSandboxFailureRequest;
+    const accountId = await accountOfMessage(app, params.messageId);
+    const b = input.body ?? {};
     const base = publicBaseUrl(app, input.req);
     const failure = { provider_code: b.provider_code ?? null, provider_message: b.provider_message ?? null };
-    const row = await channelFailsMessage(app.database.db, app.clock, accountId, params.messageId!, failure, base);
+    const row = await channelFailsMessage(app.database.db, app.clock, accountId, params.messageId, failure, base);
     return { status: 200, body: messageView(row, base) };
   }),
   addSandboxSendOutcome: sandbox(async ({ app, params, body }) => {
-    const connection = await connectionOf(app, params.connectionId!);
-    const arranged = await arrangeSendOutcome(app.database.db, app.clock, connection, body as SchemaSandboxSendOutcome);
+    const connection = await connectionOf(app, params.connectionId);
+    const arranged = await arrangeSendOutcome(app.database.db, app.clock, connection, body);
     return { status: 201, body: arranged };
   }),
   clearSandboxSendOutcomes: sandbox(async ({ app, params }) => {
-    const connection = await connectionOf(app, params.connectionId!);
+    const connection = await connectionOf(app, params.connectionId);
     await clearSendOutcomes(app.database.db, connection);
     return { status: 200, body: { queued: 0 } };
   }),
   updateSandboxContact: sandbox(async ({ app, params, body }) => {
-    const accountId = await findContactAccountById(app.database.db, params.contactId!);
+    const accountId = await findContactAccountById(app.database.db, params.contactId);
     if (!accountId) throw contactNotFound();
-    const { blocked_from_automations } = body as SchemaSandboxContactUpdateRequest;
-    await blockContact(app.database.db, accountId, params.contactId!, blocked_from_automations);
-    return { status: 200, body: await contactView(app, accountId, params.contactId!) };
+    const { blocked_from_automations } = body;
+    await blockContact(app.database.db, accountId, params.contactId, blocked_from_automations);
+    return { status: 200, body: await contactView(app, accountId, params.contactId) };
   }),
   addSandboxSamePerson: sandbox(async ({ app, params, body }) => {
-    const accountId = await findContactAccountById(app.database.db, params.contactId!);
+    const accountId = await findContactAccountById(app.database.db, params.contactId);
     if (!accountId) throw contactNotFound();
-    const { contact_id } = body as SchemaSandboxSamePersonRequest;
-    await makeSamePerson(app.database.db, accountId, params.contactId!, contact_id);
+    const { contact_id } = body;
+    await makeSamePerson(app.database.db, accountId, params.contactId, contact_id);
     const contacts = [
-      await contactView(app, accountId, params.contactId!),
+      await contactView(app, accountId, params.contactId),
       await contactView(app, accountId, contact_id),
     ];
     return { status: 200, body: { contacts } };
   }),
   updateSandboxConversation: sandbox(async ({ app, params, body }) => {
-    const conversation = await conversationById(app, params.conversationId!);
-    const change = body as SchemaSandboxConversationUpdateRequest;
+    const conversation = await conversationById(app, params.conversationId);
     await changeConversation(app.database.db, app.clock, conversation.account_id, conversation.id, {
-      ...(change.read !== undefined ? { read: change.read } : {}),
-      ...(change.unread !== undefined ? { unread: change.unread } : {}),
+      ...(body.read !== undefined ? { read: body.read } : {}),
+      ...(body.unread !== undefined ? { unread: body.unread } : {}),
     });
     const fresh = await conversationById(app, conversation.id);
-    const [view] = await conversationViews(app.database.db, app.clock, conversation.account_id, [fresh]);
-    return { status: 200, body: view };
+    return {
+      status: 200,
+      body: await conversationViewOf(app.database.db, app.clock, conversation.account_id, fresh),
+    };
   }),
   createSandboxNativeMessage: sandbox(async (input) => {
     const { app, params } = input;
-    const conversation = await conversationById(app, params.conversationId!);
-    const { text } = input.body as SchemaSandboxNativeMessageRequest;
+    const conversation = await conversationById(app, params.conversationId);
+    const { text } = input.body;
     const base = publicBaseUrl(app, input.req);
     const row = await accountWritesInApp(
       app.database.db,
@@ -255,7 +247,7 @@ export const sandboxAdminHandlers: Record<SandboxOperationId, AdminHandler> = {
   updateSandboxClock: sandbox(async ({ app, body }) => {
     // main.ts gives the service an OffsetClock and tests a ManualClock: both advance.
     if (!isAdvanceable(app.clock)) throw new Error('the service clock cannot be advanced');
-    app.clock.advance((body as SchemaSandboxClockAdvanceRequest).advance_seconds * 1000);
+    app.clock.advance(body.advance_seconds * 1000);
     return { status: 200, body: clockView(app) };
   }),
 };

@@ -8,8 +8,8 @@ export interface AuditEntry {
   accountId: string;
   actorType: AuditLogTable['actor_type'];
   actorId: string | null;
-  action: string;
-  targetType: string;
+  action: AuditLogTable['action'];
+  targetType: AuditLogTable['target_type'];
   targetId: string;
   /** What changed; never a key, a secret or a message text. */
   details?: Record<string, unknown>;

@@ -191,7 +191,7 @@ export async function findUpload(db: Kysely<DB>, accountId: string, uploadId: st
 // ----------------------------------------------------------------------------------------- public lists
 
 /** GET /v1/connections: the account's connections oldest first (`created_at`, then id). */
-export async function listConnections(
+export async function selectConnectionsPage(
   db: Kysely<DB>,
   codec: CursorCodec,
   accountId: string,
@@ -214,7 +214,7 @@ export async function listConnections(
 }
 
 /** GET /v1/custom-fields: the account's fields by `name` (unique in the account), then id. */
-export async function listCustomFields(
+export async function selectCustomFieldsPage(
   db: Kysely<DB>,
   codec: CursorCodec,
   accountId: string,

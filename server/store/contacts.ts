@@ -168,7 +168,7 @@ export interface ContactFilters {
 }
 
 /** GET /v1/contacts: active contacts least recently active first (`updated_at`, then id), filters combined. */
-export async function listContacts(
+export async function selectContactsPage(
   db: Kysely<DB>,
   codec: CursorCodec,
   accountId: string,
@@ -207,7 +207,7 @@ export async function listContacts(
 }
 
 /** GET /v1/tags/{tagId}/contacts: active holders of the tag in the order they got it (`tagged_at`, then id). */
-export async function listTagHolders(
+export async function selectTagHolders(
   db: Kysely<DB>,
   codec: CursorCodec,
   accountId: string,
@@ -413,8 +413,8 @@ export async function dropContactData(db: Kysely<DB>, accountId: string, contact
 export interface HistoryEntry {
   accountId: string;
   contactId: string;
-  kind: string;
-  actorType: string;
+  kind: ContactHistoryRow['kind'];
+  actorType: ContactHistoryRow['actor_type'];
   actorId: string | null;
   actorName: string | null;
   details: Record<string, unknown>;

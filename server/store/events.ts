@@ -8,7 +8,7 @@ export type EventRow = Selectable<EventsTable>;
 export interface NewEvent {
   id: string;
   accountId: string;
-  type: string;
+  type: EventRow['type'];
   resourceType: string;
   resourceId: string;
   data: unknown;

@@ -85,7 +85,7 @@ export interface ConversationFilters {
 }
 
 /** GET /v1/conversations: inbox conversations by last message (then id), filters combined. */
-export async function listConversations(
+export async function selectConversationsPage(
   db: Kysely<DB>,
   codec: CursorCodec,
   accountId: string,
@@ -183,7 +183,7 @@ export async function markInboundRead(
 }
 
 /** GET /v1/conversations/{id}/messages: by `created_at`, then id, in either order. */
-export async function listMessages(
+export async function selectMessagesPage(
   db: Kysely<DB>,
   codec: CursorCodec,
   accountId: string,

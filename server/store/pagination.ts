@@ -47,16 +47,6 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
-/** `cursor` and `limit` of a validated query string. */
-export function pageRequest(query: Readonly<Record<string, unknown>>): PageRequest {
-  const { cursor, limit } = query;
-  return {
-    cursor: typeof cursor === 'string' ? cursor : undefined,
-    limit:
-      typeof limit === 'number' ? limit : typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : undefined,
-  };
-}
-
 /** The page of `query` after `page.cursor`, in the list's order, with the cursor of the next page. */
 export async function paginate<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,

@@ -1,6 +1,11 @@
 // Table types for Kysely. Every table of account data carries account_id, and every repository function
 // takes the account as its first argument: isolation by construction.
 import type { ColumnType, Generated } from 'kysely';
+import type { components } from '../../generated/api.js';
+
+// Columns the API shows as they are hold the spec's values (CHECK-ed or written only by the domain rules):
+// typed from the generated schemas, so a view of a row is the API shape without a cast.
+type Schemas = components['schemas'];
 
 /** A timestamptz column: read as an ISO string with microseconds, written as a string or Date. */
 export type Timestamp = ColumnType<string, string | Date, string | Date>;
@@ -27,7 +32,7 @@ export interface ApiKeysTable {
   hint: string;
   /** SHA-256 of the whole key, hex. */
   hash: string;
-  scopes: string[];
+  scopes: Schemas['Scope'][];
   created_at: Timestamp;
   expires_at: Timestamp;
   revoked_at: Timestamp | null;
@@ -77,8 +82,8 @@ export interface AuditLogTable {
   account_id: string;
   actor_type: 'api_key' | 'user' | 'admin';
   actor_id: string | null;
-  action: string;
-  target_type: string;
+  action: Schemas['AdminAuditLogEntry']['action'];
+  target_type: Schemas['AdminAuditLogEntry']['resource_type'];
   target_id: string;
   details: Json | null;
   created_at: Timestamp;
@@ -100,7 +105,7 @@ export interface ConnectionsTable {
   /** The whatsapp number in E.164 form; null on other channels. */
   phone: string | null;
   status: 'connected' | 'disconnected';
-  disconnect_reason: string | null;
+  disconnect_reason: Schemas['Connection']['disconnect_reason'];
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -139,7 +144,7 @@ export interface TemplatesTable {
   body: string;
   variable_count: number;
   status: 'approved' | 'pending' | 'rejected' | 'paused' | 'disabled';
-  unsupported_features: string[];
+  unsupported_features: Schemas['TemplateFeature'][];
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -210,8 +215,8 @@ export interface ContactHistoryTable {
   id: Generated<string>;
   account_id: string;
   contact_id: string;
-  kind: string;
-  actor_type: string;
+  kind: Schemas['AdminContactHistoryEntry']['kind'];
+  actor_type: Schemas['AdminContactHistoryEntry']['actor']['type'];
   actor_id: string | null;
   actor_name: string | null;
   details: ColumnType<Record<string, unknown>, string, string>;
@@ -222,7 +227,7 @@ export interface EventsTable {
   id: string;
   sequence: Generated<string>;
   account_id: string;
-  type: string;
+  type: Schemas['WebhookEventType'];
   resource_type: string;
   resource_id: string;
   data: ColumnType<unknown, string, string>;
@@ -246,6 +251,13 @@ export interface ConversationsTable {
 
 type JsonColumn<T> = ColumnType<T, string, string>;
 
+/** A card image as messages.attachments holds it: the API's without its `url` (the service base may change). */
+export type StoredCardImage = Omit<Schemas['MessageCardImage'], 'url'>;
+/** An attachment as messages.attachments holds it: the API's read-back shape without the `url` fields. */
+export type StoredAttachment =
+  | Omit<Schemas['MediaAttachment'], 'url'>
+  | { type: 'cards'; cards: (Omit<Schemas['MessageCard'], 'image'> & { image: StoredCardImage | null })[] };
+
 export interface MessagesTable {
   id: string;
   account_id: string;
@@ -253,25 +265,25 @@ export interface MessagesTable {
   contact_id: string;
   connection_id: string;
   channel: 'instagram' | 'whatsapp';
-  type: string;
+  type: Schemas['Message']['type'];
   direction: 'inbound' | 'outbound';
-  sender_type: string;
+  sender_type: Schemas['MessageSender']['type'];
   sender_user_id: string | null;
   sender_name: string | null;
   sender_workflow_id: string | null;
   sender_api_key_id: string | null;
   text: string | null;
-  attachments: JsonColumn<unknown[]>;
-  template: JsonColumn<unknown> | null;
+  attachments: JsonColumn<StoredAttachment[]>;
+  template: JsonColumn<Schemas['MessageTemplate']> | null;
   reply_to_message_id: string | null;
-  button: JsonColumn<unknown> | null;
-  post: JsonColumn<unknown> | null;
-  status: string;
-  failure: JsonColumn<unknown> | null;
+  button: JsonColumn<Schemas['MessageButton']> | null;
+  post: JsonColumn<Schemas['MessagePost']> | null;
+  status: Schemas['Message']['status'];
+  failure: JsonColumn<Schemas['MessageFailure']> | null;
   is_unsupported: ColumnType<boolean, boolean | undefined, boolean>;
   is_removed: ColumnType<boolean, boolean | undefined, boolean>;
   is_edited: ColumnType<boolean, boolean | undefined, boolean>;
-  reactions: JsonColumn<unknown[]>;
+  reactions: JsonColumn<Schemas['MessageReaction'][]>;
   read_at: Timestamp | null;
   provider_message_id: string | null;
   created_at: Timestamp;
@@ -309,7 +321,7 @@ export interface WebhookEndpointsTable {
   url: string;
   description: string | null;
   /** Without repeats, in alphabetical order. */
-  event_types: string[];
+  event_types: Schemas['WebhookEventType'][];
   status: 'enabled' | 'disabled';
   disabled_reason: 'requested' | 'failing' | null;
   disabled_at: Timestamp | null;
@@ -327,14 +339,14 @@ export interface WebhookDeliveriesTable {
   account_id: string;
   webhook_id: string;
   event_id: string;
-  event_type: string;
+  event_type: Schemas['WebhookEventType'];
   event_created_at: Timestamp;
   status: 'pending' | 'succeeded' | 'failed';
   attempts: Generated<number>;
   next_attempt_at: Timestamp | null;
   last_attempt_at: Timestamp | null;
   last_response_status: number | null;
-  last_error: string | null;
+  last_error: Schemas['WebhookDelivery']['last_error'];
   delivered_at: Timestamp | null;
   /** The lease of an attempt under way (at most 5 per endpoint). */
   in_flight_until: Timestamp | null;
@@ -344,10 +356,10 @@ export interface WebhookDeliveriesTable {
 export interface AccountNotificationsTable {
   id: string;
   account_id: string;
-  kind: string;
-  subject_type: string;
+  kind: Schemas['AdminNotification']['kind'];
+  subject_type: Schemas['AdminNotification']['subject']['type'];
   subject_id: string;
-  details: JsonColumn<unknown> | null;
+  details: JsonColumn<Schemas['AdminNotification']['details']>;
   created_at: Timestamp;
 }
 

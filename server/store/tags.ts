@@ -43,7 +43,7 @@ export async function findActiveTagByNameKey(
     .executeTakeFirst();
 }
 
-export async function renameTag(
+export async function updateTagName(
   db: Kysely<DB>,
   accountId: string,
   tagId: string,
@@ -73,7 +73,7 @@ export async function markTagDeleted(db: Kysely<DB>, accountId: string, tagId: s
 }
 
 /** GET /v1/tags: the account's active tags oldest first (`created_at`, then id). */
-export async function listTags(
+export async function selectTagsPage(
   db: Kysely<DB>,
   codec: CursorCodec,
   accountId: string,

@@ -52,7 +52,7 @@ export interface NewDelivery {
   accountId: string;
   webhookId: string;
   eventId: string;
-  eventType: string;
+  eventType: DB['webhook_deliveries']['event_type'];
   eventCreatedAt: string;
 }
 
@@ -211,10 +211,10 @@ export async function updateDeliveryEndpoint(
 export interface NewAccountNotification {
   id: string;
   accountId: string;
-  kind: string;
-  subjectType: string;
+  kind: DB['account_notifications']['kind'];
+  subjectType: DB['account_notifications']['subject_type'];
   subjectId: string;
-  details: unknown;
+  details: AccountNotificationRow['details'];
   at: string;
 }
 

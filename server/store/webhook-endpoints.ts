@@ -147,7 +147,7 @@ export async function failPendingDeliveries(
   db: Kysely<DB>,
   accountId: string,
   webhookId: string,
-  lastError: string,
+  lastError: NonNullable<WebhookDeliveryRow['last_error']>,
 ): Promise<number> {
   const result = await db
     .updateTable('webhook_deliveries')
@@ -161,7 +161,7 @@ export async function failPendingDeliveries(
 
 export interface DeliveryFilters {
   status?: 'pending' | 'succeeded' | 'failed' | undefined;
-  eventType?: string | undefined;
+  eventType?: WebhookDeliveryRow['event_type'] | undefined;
   eventId?: string | undefined;
 }
 

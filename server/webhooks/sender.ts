@@ -20,12 +20,10 @@ import { resolveTargets, type TargetAddress, type TargetPolicy } from './targets
 export type AttemptError =
   'http_status' | 'timeout' | 'dns_failed' | 'connection_failed' | 'tls_failed' | 'unsafe_target';
 
-export interface AttemptResult {
-  delivered: boolean;
-  responseStatus: number | null;
-  error: AttemptError | null;
-  durationMs: number;
-}
+/** A delivered attempt has no error; one that was not has one. */
+export type AttemptResult =
+  | { delivered: true; responseStatus: number; error: null; durationMs: number }
+  | { delivered: false; responseStatus: number | null; error: AttemptError; durationMs: number };
 
 export const USER_AGENT = 'Service-Webhooks/1.0';
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -140,10 +138,10 @@ export async function postEvent(input: {
     let settled = false;
     let status: number | null = null;
     let timedOut = false;
-    const statusResult = (code: number | null): AttemptResult => {
-      const delivered = code !== null && code >= 200 && code < 300;
-      return { delivered, responseStatus: code, error: delivered ? null : 'http_status', durationMs: elapsed() };
-    };
+    const statusResult = (code: number | null): AttemptResult =>
+      code !== null && code >= 200 && code < 300
+        ? { delivered: true, responseStatus: code, error: null, durationMs: elapsed() }
+        : { delivered: false, responseStatus: code, error: 'http_status', durationMs: elapsed() };
     const finish = (result: AttemptResult) => {
       if (settled) return;
       settled = true;

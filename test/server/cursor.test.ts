@@ -8,10 +8,10 @@ import { ManualClock } from '../../server/clock.js';
 import { ApiError } from '../../server/errors.js';
 import type { Handlers } from '../../server/http/context.js';
 import { CursorCodec, cursorCodec, type CursorBinding } from '../../server/store/cursor.js';
+import { pageRequest } from '../../server/http/page.js';
 import { openDatabase } from '../../server/store/database.js';
 import {
   bindingOf,
-  pageRequest,
   paginate,
   type ListDefinition,
   type Page,

@@ -14,8 +14,7 @@ import { loadConfig, type Config } from '../../server/config.js';
 import { createAccount } from '../../server/domain/accounts/accounts.js';
 import { createApiKey, SCOPES, type Scope, type ValidityDays } from '../../server/domain/accounts/keys.js';
 import { createApp } from '../../server/http/app.js';
-import type { AdminOperationId } from '../../generated/operations.js';
-import type { AdminHandler } from '../../server/http/admin.js';
+import type { AdminHandlers } from '../../server/http/admin.js';
 import type { Handlers } from '../../server/http/context.js';
 import type { IdempotencyOptions } from '../../server/http/idempotency.js';
 import { rateLimiterFor, type RateLimiter } from '../../server/http/rate-limit.js';
@@ -107,7 +106,7 @@ export async function startTestApp(
   options: {
     handlers?: Handlers;
     /** The admin API's handlers (default: the real ones). */
-    adminHandlers?: Record<AdminOperationId, AdminHandler>;
+    adminHandlers?: AdminHandlers;
     rateLimiter?: RateLimiter;
     idempotency?: IdempotencyOptions;
     env?: NodeJS.ProcessEnv;

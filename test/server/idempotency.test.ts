@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { operations } from '../../generated/operations.js';
 import { ApiError } from '../../server/errors.js';
-import type { Handlers, HandlerInput } from '../../server/http/context.js';
+import type { Handlers, UntypedHandlerInput } from '../../server/http/context.js';
 import { SqlIdempotencyStore, type IdempotencyStore } from '../../server/store/idempotency.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 
@@ -34,15 +34,18 @@ const runsOf = (c: TestCaller, name: string) => runs.get(`${c.accountId}:${name}
 const reached = (c: TestCaller, name: string) =>
   vi.waitFor(() => expect(runsOf(c, name)).toBe(1), { timeout: 15_000, interval: 10 });
 
-async function recordEffect({ app, caller }: HandlerInput, id: string): Promise<void> {
+/** The audit action that stands for a handler's effect: a real one, which no request of this file writes. */
+const EFFECT = 'account.updated';
+
+async function recordEffect({ app, caller }: Pick<UntypedHandlerInput, 'app' | 'caller'>, id: string): Promise<void> {
   await app.database.db
     .insertInto('audit_log')
     .values({
       account_id: caller.account.id,
       actor_type: 'api_key',
       actor_id: caller.key.id,
-      action: 'test.effect',
-      target_type: 'tag',
+      action: EFFECT,
+      target_type: 'account',
       target_id: id,
       details: null,
       created_at: app.clock.now().toISOString(),
@@ -85,7 +88,7 @@ const effects = async (t: TestApp, accountId: string) =>
         .selectFrom('audit_log')
         .select((eb) => eb.fn.countAll().as('n'))
         .where('account_id', '=', accountId)
-        .where('action', '=', 'test.effect')
+        .where('action', '=', EFFECT)
         .executeTakeFirstOrThrow()
     ).n,
   );

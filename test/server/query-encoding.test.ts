@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
-import { ADMIN_PREFIX, type AdminOperationId, type OperationId } from '../../generated/operations.js';
+import { ADMIN_PREFIX } from '../../generated/operations.js';
 import { createConnection } from '../../server/domain/console/connections.js';
 import { ApiError } from '../../server/errors.js';
-import { adminHandlers, type AdminHandler } from '../../server/http/admin.js';
-import type { Handler } from '../../server/http/context.js';
+import { adminHandlers, type AdminHandlers, type UntypedAdminHandler } from '../../server/http/admin.js';
+import type { Handlers, UntypedHandler } from '../../server/http/context.js';
 import { handlers as realHandlers } from '../../server/http/routes/index.js';
 import { deref, isObject, listOperations, operationParameters, type JsonObject } from '../../scripts/lib/openapi.js';
 import { bundledSpec } from '../helpers.js';
@@ -123,13 +123,13 @@ describe.each(engines)('query values as standard clients encode them, on %s', (e
 
   beforeAll(async () => {
     const echo = Object.fromEntries(
-      parameters.map((p) => [p.operationId, (async ({ query }) => seen(p.operationId, query)) as Handler]),
-    ) as Partial<Record<OperationId, Handler>>;
+      parameters.map((p) => [p.operationId, (async ({ query }) => seen(p.operationId, query)) as UntypedHandler]),
+    ) as Handlers;
     const adminEcho = Object.fromEntries(
       parameters
         .filter((p) => p.admin)
-        .map((p) => [p.operationId, (async ({ req }) => seen(p.operationId, req.query)) as AdminHandler]),
-    ) as Partial<Record<AdminOperationId, AdminHandler>>;
+        .map((p) => [p.operationId, (async ({ req }) => seen(p.operationId, req.query)) as UntypedAdminHandler]),
+    ) as Partial<AdminHandlers>;
     t = await startTestApp(engine, {
       env: { ADMIN_TOKEN: TOKEN },
       handlers: { ...realHandlers, ...echo },

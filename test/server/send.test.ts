@@ -18,6 +18,7 @@ import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/index.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json as ok } from './http-helpers.js';
+import type { NewEvent } from '../../server/store/events.js';
 
 const TOKEN = 'admin-token-for-send-tests-0123456789';
 const DAY = 24 * 3_600_000;
@@ -219,7 +220,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
       .execute();
   const outbound = async (accountId: string) => (await messagesOf(accountId)).filter((m) => m.direction === 'outbound');
 
-  async function eventsOf(accountId: string, type?: string): Promise<EventRow[]> {
+  async function eventsOf(accountId: string, type?: NewEvent['type']): Promise<EventRow[]> {
     let q = t.database.db
       .selectFrom('events')
       .select(['type', 'resource_type', 'resource_id', 'data', 'created_at'])

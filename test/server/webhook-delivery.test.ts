@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../client/webhooks.js';
 import { createConnection } from '../../server/domain/console/connections.js';
-import { recordEvents } from '../../server/domain/events/outbox.js';
+import { recordEvents, type OutboxEvent } from '../../server/domain/events/outbox.js';
 import { contactDeletes, contactEdits, contactWrites } from '../../server/domain/sandbox/actions.js';
 import {
   DELIVER_JOB,
@@ -57,7 +57,7 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
 
   async function addEndpoint(
     accountId: string,
-    types: string[],
+    types: Endpoint['event_types'],
     extra: Partial<Endpoint> = {},
     url = rx.url,
   ): Promise<Endpoint> {
@@ -65,7 +65,11 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
   }
 
   /** Records one event in a transaction of its own, as a change would; returns its id (or null: not recorded). */
-  async function emit(accountId: string, type = 'contact.created', data: unknown = { n: 1 }): Promise<string | null> {
+  async function emit(
+    accountId: string,
+    type: OutboxEvent['type'] = 'contact.created',
+    data: unknown = { n: 1 },
+  ): Promise<string | null> {
     const before = await db
       .selectFrom('events')
       .select((eb) => eb.fn.countAll<string>().as('n'))

@@ -13,7 +13,13 @@ export type EndpointRow = Selectable<WebhookEndpointsTable>;
 /** Inserts an enabled endpoint of `accountId` on `url` for `types` (any column overridden by `extra`). */
 export async function insertEndpoint(
   db: Kysely<DB>,
-  endpoint: { accountId: string; url: string; types: string[]; now: Date; extra?: Partial<EndpointRow> },
+  endpoint: {
+    accountId: string;
+    url: string;
+    types: EndpointRow['event_types'];
+    now: Date;
+    extra?: Partial<EndpointRow>;
+  },
 ): Promise<EndpointRow> {
   const now = endpoint.now.toISOString();
   const row: EndpointRow = {

@@ -9,9 +9,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey, type Scope } from '../../server/domain/accounts/keys.js';
-import type { Handler, Handlers } from '../../server/http/context.js';
+import { operationIds } from '../../generated/operations.js';
+import { handlerOf, type Handlers, type UntypedHandler } from '../../server/http/context.js';
 import { handlers as allHandlers } from '../../server/http/routes/index.js';
-import { insertEvents } from '../../server/store/events.js';
+import { insertEvents, type EventRow } from '../../server/store/events.js';
+import type { WebhookDeliveryRow } from '../../server/store/webhook-endpoints.js';
 import type { Resolve, TargetPolicy } from '../../server/webhooks/targets.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json } from './http-helpers.js';
@@ -117,13 +119,15 @@ describe.each(engines)('webhooks on %s', (engine) => {
 
   beforeAll(async () => {
     // Each handler gets the policy of the moment as the AppContext override.
-    const wrapped: Handlers = Object.fromEntries(
-      Object.entries(allHandlers).map(([id, handler]) => [
-        id,
-        ((input) =>
-          handler({ ...input, app: policy ? { ...input.app, webhookTargets: policy } : input.app })) as Handler,
-      ]),
-    );
+    const wrapped = Object.fromEntries(
+      operationIds.flatMap((id) => {
+        const handler = handlerOf(allHandlers, id);
+        if (!handler) return [];
+        const withPolicy: UntypedHandler = (input) =>
+          handler({ ...input, app: policy ? { ...input.app, webhookTargets: policy } : input.app });
+        return [[id, withPolicy]];
+      }),
+    ) as Handlers;
     // The key cache of production (60 s): the gateway lets calls through for a minute after the API is switched
     // off, which is when the routes answer 403 api_disabled themselves.
     t = await startTestApp(engine, {
@@ -176,10 +180,10 @@ describe.each(engines)('webhooks on %s', (engine) => {
     c: TestCaller,
     webhookId: string,
     options: {
-      type?: string;
+      type?: EventRow['type'];
       status?: 'pending' | 'succeeded' | 'failed';
       attempts?: number;
-      lastError?: string | null;
+      lastError?: WebhookDeliveryRow['last_error'];
       createdAt?: Date;
     } = {},
   ): Promise<{ id: string; eventId: string }> {

@@ -2,6 +2,7 @@
 // `admin`; `id` says which door they came through.
 import type { Kysely } from 'kysely';
 import { insertAudit } from '../../store/audit.js';
+import type { AuditLogRow } from '../../store/audit.js';
 import type { DB } from '../../store/schema.js';
 
 export interface Actor {
@@ -16,7 +17,13 @@ export const CONSOLE_CLI: Actor = { type: 'admin', id: 'console-cli' };
 export async function audit(
   db: Kysely<DB>,
   actor: Actor | undefined,
-  entry: { accountId: string; action: string; targetType: string; targetId: string; details?: Record<string, unknown> },
+  entry: {
+    accountId: string;
+    action: AuditLogRow['action'];
+    targetType: AuditLogRow['target_type'];
+    targetId: string;
+    details?: Record<string, unknown>;
+  },
   at: string,
 ): Promise<void> {
   if (!actor) return;

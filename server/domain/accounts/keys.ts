@@ -3,6 +3,7 @@
 // revocation irreversible. Keys are created and revoked by the console (the admin API, the console CLI).
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { components } from '../../../generated/api.js';
 import { ApiError, notFound } from '../../errors.js';
 import type { Clock } from '../../clock.js';
 import {
@@ -135,7 +136,7 @@ export async function listApiKeys(db: Kysely<DB>, accountId: string): Promise<Ap
 }
 
 /** A key record as the admin API shows it: never the key, only its first characters. */
-export function keyView(row: ApiKeyRow, now: Date) {
+export function keyView(row: ApiKeyRow, now: Date): components['schemas']['AdminApiKey'] {
   const status = row.revoked_at !== null ? 'revoked' : row.expires_at <= now.toISOString() ? 'expired' : 'active';
   return {
     id: row.id,

@@ -9,7 +9,7 @@ import {
   findConnectionByIdentity,
   insertConnection,
   isUniqueViolation,
-  listConnections as listConnectionRows,
+  selectConnectionsPage,
   lockAccount,
   updateConnection,
   type ConnectionRow,
@@ -66,9 +66,9 @@ function identityOf(input: ConnectionInput): { phone: string } | { username: str
 
 /** The status and reason after a change: `disconnected` needs a reason in the same request, `connected` takes none. */
 function statusAfter(
-  current: { status: ConnectionStatus; disconnect_reason: string | null },
+  current: { status: ConnectionStatus; disconnect_reason: DisconnectReason | null },
   change: { status?: ConnectionStatus; disconnect_reason?: DisconnectReason },
-): { status: ConnectionStatus; disconnect_reason: string | null } {
+): { status: ConnectionStatus; disconnect_reason: DisconnectReason | null } {
   const invalid = (message: string) => new ApiError(422, 'invalid_disconnect_reason', message);
   if (change.status !== undefined && !(CONNECTION_STATUSES as readonly string[]).includes(change.status))
     throw invalid(`Unknown status ${String(change.status)}.`);
@@ -209,6 +209,6 @@ export async function listConnections(
   accountId: string,
   page: PageRequest,
 ): Promise<Page<ReturnType<typeof connectionView>>> {
-  const result = await listConnectionRows(db, await cursorCodec(db, clock), accountId, page);
+  const result = await selectConnectionsPage(db, await cursorCodec(db, clock), accountId, page);
   return { data: result.data.map(connectionView), next_cursor: result.next_cursor };
 }

@@ -10,7 +10,7 @@ import {
   deleteCustomField,
   findCustomFieldById,
   insertCustomField,
-  listCustomFields as listCustomFieldRows,
+  selectCustomFieldsPage,
   lockAccount,
   usedFieldKeys,
   type CustomFieldRow,
@@ -159,6 +159,6 @@ export async function listCustomFields(
   accountId: string,
   page: PageRequest,
 ): Promise<Page<ReturnType<typeof customFieldView>>> {
-  const result = await listCustomFieldRows(db, await cursorCodec(db, clock), accountId, page);
+  const result = await selectCustomFieldsPage(db, await cursorCodec(db, clock), accountId, page);
   return { data: result.data.map(customFieldView), next_cursor: result.next_cursor };
 }

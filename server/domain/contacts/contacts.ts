@@ -16,7 +16,7 @@ import {
   findContact,
   insertContact,
   insertContactUnlessPhoneKnown,
-  listContacts as listContactRows,
+  selectContactsPage,
   lockContactByPhoneKey,
   lockPersonsOfAccount,
   mergePersons,
@@ -28,7 +28,7 @@ import {
 import { cursorCodec } from '../../store/cursor.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
-import { recordEvents, type OutboxEvent } from '../events/outbox.js';
+import { recordEvents, type ContactEventType, type OutboxEvent } from '../events/outbox.js';
 import { openConversation } from '../messaging/conversations.js';
 import { historyEntry, recordHistory, type ContactActor } from './history.js';
 import { parsePhone } from './phone.js';
@@ -37,7 +37,7 @@ import { contactViewOf, contactViews, tagSummary, type ContactView } from './vie
 
 export const contactNotFound = () => notFound('No such contact.');
 
-export const contactEvent = (type: string, contact: ContactView, data: unknown = contact): OutboxEvent => ({
+export const contactEvent = (type: ContactEventType, contact: ContactView, data: unknown = contact): OutboxEvent => ({
   type,
   resource: { type: 'contact', id: contact.id },
   data,
@@ -63,7 +63,7 @@ export async function listContacts(
   const phoneKey = query.phone !== undefined ? parsePhone(query.phone).key : undefined;
   const username = query.instagram_username?.replace(/^@/, '');
   const codec = await cursorCodec(db, clock);
-  const rows = await listContactRows(
+  const rows = await selectContactsPage(
     db,
     codec,
     accountId,

@@ -2,6 +2,7 @@
 // contact appear there named after the key; POST /v1/contacts records consent and connection as
 // `contact.imported`. Written in the change's own transaction. Read by the admin API (the console's view).
 import type { Kysely } from 'kysely';
+import type { components } from '../../../generated/api.js';
 import type { ApiKeyRow } from '../../store/accounts.js';
 import { insertHistory, listHistory, type ContactHistoryRow, type HistoryEntry } from '../../store/contacts.js';
 import type { DB } from '../../store/schema.js';
@@ -40,12 +41,7 @@ export async function recordHistory(db: Kysely<DB>, entries: readonly HistoryEnt
   await insertHistory(db, entries);
 }
 
-export interface HistoryView {
-  kind: string;
-  actor: { type: string; id: string | null; name: string | null };
-  details: Record<string, unknown>;
-  created_at: string;
-}
+export type HistoryView = components['schemas']['AdminContactHistoryEntry'];
 
 export const historyView = (row: ContactHistoryRow): HistoryView => ({
   kind: row.kind,

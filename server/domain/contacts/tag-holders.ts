@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { notFound } from '../../errors.js';
-import { listTagHolders as listTagHolderRows } from '../../store/contacts.js';
+import { selectTagHolders } from '../../store/contacts.js';
 import { cursorCodec } from '../../store/cursor.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
@@ -20,7 +20,7 @@ export async function listTagHolders(
 ): Promise<Page<{ tagged_at: string; contact: ContactView }>> {
   if (!(await findActiveTag(db, accountId, tagId))) throw notFound('No such tag.');
   const codec = await cursorCodec(db, clock);
-  const rows = await listTagHolderRows(db, codec, accountId, tagId, taggedSince, page);
+  const rows = await selectTagHolders(db, codec, accountId, tagId, taggedSince, page);
   const views = await contactViews(
     db,
     accountId,

@@ -26,7 +26,7 @@ export const CONTACT_EVENT_TYPES = [
 export type ContactEventType = (typeof CONTACT_EVENT_TYPES)[number];
 
 export interface OutboxEvent {
-  type: string;
+  type: NewEvent['type'];
   /** The resource the event is about, so a delivery can read it as it is at that moment. */
   resource: { type: 'contact' | 'message' | 'connection' | 'workflow_run'; id: string };
   /** The event's `data` as of the change. */

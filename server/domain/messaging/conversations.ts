@@ -11,8 +11,8 @@ import {
   findConversation,
   findConversationOfContact,
   findMessage,
-  listConversations as listConversationRows,
-  listMessages as listMessageRows,
+  selectConversationsPage,
+  selectMessagesPage,
   type ConversationRow,
 } from '../../store/messaging.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
@@ -48,6 +48,18 @@ export const conversationNotFound = () => notFound('No such conversation.');
 export const messageNotFound = () => notFound('No such message.');
 
 /** The views of conversations, with their contacts and unread state read in two queries. */
+/** The view of one conversation (conversationViews answers one view per row). */
+export async function conversationViewOf(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  row: ConversationRow,
+): Promise<ConversationView> {
+  const [view] = await conversationViews(db, clock, accountId, [row]);
+  if (!view) throw new Error(`conversation ${row.id} has no view`);
+  return view;
+}
+
 export async function conversationViews(
   db: Kysely<DB>,
   clock: Clock,
@@ -87,7 +99,7 @@ export async function listConversations(
 ): Promise<Page<ConversationView>> {
   if (query.contact_id !== undefined) return conversationOfContact(db, clock, accountId, query, page);
   const codec = await cursorCodec(db, clock);
-  const rows = await listConversationRows(
+  const rows = await selectConversationsPage(
     db,
     codec,
     accountId,
@@ -149,7 +161,7 @@ export async function listMessages(
 ): Promise<Page<MessageView>> {
   if (!(await findConversation(db, accountId, conversationId))) throw conversationNotFound();
   const codec = await cursorCodec(db, clock);
-  const rows = await listMessageRows(
+  const rows = await selectMessagesPage(
     db,
     codec,
     accountId,

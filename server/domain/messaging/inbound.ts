@@ -31,7 +31,7 @@ import {
 import type { DB } from '../../store/schema.js';
 import { insertChannelContact } from '../contacts/contacts.js';
 import { parsePhone } from '../contacts/phone.js';
-import { recordEvents } from '../events/outbox.js';
+import { recordEvents, type OutboxEvent } from '../events/outbox.js';
 import { openConversation } from './conversations.js';
 import { DIRECT_TYPES, messageView } from './views.js';
 
@@ -71,7 +71,7 @@ export interface InboundResult {
 export const invalidSandboxAction = (reason: string, message: string) =>
   new ApiError(422, 'invalid_sandbox_action', message, { reason });
 
-export const eventTypeOfInbound = (type: string): string =>
+export const eventTypeOfInbound = (type: string): OutboxEvent['type'] =>
   type === 'comment' ? 'comment.received' : type === 'live_comment' ? 'live_comment.received' : 'message.received';
 
 /** The sender fits the connection's channel: an instagram user on instagram, a valid phone on whatsapp. */

@@ -1,6 +1,10 @@
 // What the public routes and the message events show of conversations and messages (Part A).
+import type { components } from '../../../generated/api.js';
 import type { ConversationRow, MessageRow } from '../../store/messaging.js';
 import { epochMicros, timestampOfEpochMicros } from '../../store/timestamps.js';
+import type { StoredAttachment } from '../../store/schema.js';
+
+type Schemas = components['schemas'];
 
 /** The reply window: 24 hours after the contact's last direct message. */
 export const REPLY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -56,33 +60,23 @@ export function conversationView(
 export const mediaUrl = (baseUrl: string, mediaId: string) =>
   `${baseUrl.replace(/\/+$/, '')}/v1/media/${mediaId}/content`;
 
-interface StoredMedia {
-  type: string;
-  media_id: string;
-  [field: string]: unknown;
-}
-interface StoredCards {
-  type: 'cards';
-  cards: { image: { media_id: string; [field: string]: unknown } | null; [field: string]: unknown }[];
-}
-
 /** Adds the service `url` to media attachments and card images (stored without it: the base may change). */
-export function attachmentsView(stored: readonly unknown[], baseUrl: string): unknown[] {
-  return stored.map((a) => {
-    const attachment = a as StoredMedia | StoredCards;
+export function attachmentsView(stored: readonly StoredAttachment[], baseUrl: string): Schemas['MessageAttachment'][] {
+  return stored.map((attachment) => {
     if (attachment.type === 'cards') {
-      const cards = (attachment as StoredCards).cards.map((card) => ({
+      const cards = attachment.cards.map((card) => ({
         ...card,
         image: card.image ? { ...card.image, url: mediaUrl(baseUrl, card.image.media_id) } : null,
       }));
       return { ...attachment, cards };
     }
-    const media = attachment as StoredMedia;
-    return { ...media, url: mediaUrl(baseUrl, media.media_id) };
+    return { ...attachment, url: mediaUrl(baseUrl, attachment.media_id) };
   });
 }
 
-export function messageView(row: MessageRow, baseUrl: string) {
+export type MessageView = Schemas['Message'];
+
+export function messageView(row: MessageRow, baseUrl: string): MessageView {
   const hidden = row.is_removed || row.is_unsupported;
   return {
     id: row.id,
@@ -115,5 +109,3 @@ export function messageView(row: MessageRow, baseUrl: string) {
     created_at: row.created_at,
   };
 }
-
-export type MessageView = ReturnType<typeof messageView>;

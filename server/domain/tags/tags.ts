@@ -20,9 +20,12 @@ import {
   findActiveTagByNameKey,
   insertTag,
   markTagDeleted,
-  renameTag as renameTagRow,
+  selectTagsPage,
+  updateTagName,
   type TagRow,
 } from '../../store/tags.js';
+import { cursorCodec } from '../../store/cursor.js';
+import type { Page, PageRequest } from '../../store/pagination.js';
 
 /** What the public routes show of a tag. */
 export interface TagView {
@@ -109,6 +112,16 @@ export async function createTag(db: Kysely<DB>, clock: Clock, accountId: string,
   }
 }
 
+/** GET /v1/tags: the account's active tags, oldest first. */
+export async function listTags(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  page: PageRequest,
+): Promise<Page<TagRow>> {
+  return selectTagsPage(db, await cursorCodec(db, clock), accountId, page);
+}
+
 export async function getTag(db: Kysely<DB>, accountId: string, tagId: string): Promise<TagRow> {
   const tag = await findActiveTag(db, accountId, tagId);
   if (!tag) throw tagNotFound();
@@ -137,7 +150,7 @@ export async function renameTag(
       const other = await findActiveTagByNameKey(tx, accountId, nameKey);
       if (other && other.id !== tag.id) throw alreadyExists(other);
       await refuseIfNamedByWorkflows(tx, accountId, tag);
-      const renamed = await renameTagRow(tx, accountId, tagId, { name, name_key: nameKey }, clock.now().toISOString());
+      const renamed = await updateTagName(tx, accountId, tagId, { name, name_key: nameKey }, clock.now().toISOString());
       if (!renamed) throw tagNotFound();
       return renamed;
     });

@@ -6,9 +6,10 @@
 // attempts + 1 and continues the schedule from there (server/domain/webhooks/delivery.ts). A pending delivery
 // is answered as it is.
 import type { Kysely } from 'kysely';
+import type { components } from '../../../generated/api.js';
 import type { Clock } from '../../clock.js';
 import { ApiError, notFound } from '../../errors.js';
-import type { CursorCodec } from '../../store/cursor.js';
+import { cursorCodec } from '../../store/cursor.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
 import {
@@ -25,19 +26,9 @@ import { requireApiEnabledAccount, requireReadScopes, type WebhookCaller } from 
 /** How long deliveries are kept (and listed, and resendable): 7 days, as the retention prune. */
 export const DELIVERY_RETENTION_MS = RETENTION_MS;
 
-export interface DeliveryView {
-  id: string;
-  webhook_id: string;
-  event: { id: string; type: string; created_at: string };
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_response_status: number | null;
-  last_error: string | null;
-  delivered_at: string | null;
-  created_at: string;
-}
+export type DeliveryView = components['schemas']['WebhookDelivery'];
+
+export type { DeliveryFilters };
 
 export function deliveryView(row: WebhookDeliveryRow): DeliveryView {
   return {
@@ -64,12 +55,12 @@ const keptSince = (now: Date) => new Date(now.getTime() - DELIVERY_RETENTION_MS)
 export async function listWebhookDeliveries(
   db: Kysely<DB>,
   clock: Clock,
-  codec: CursorCodec,
   accountId: string,
   webhookId: string,
   filters: DeliveryFilters,
   page: PageRequest,
 ): Promise<Page<WebhookDeliveryRow>> {
+  const codec = await cursorCodec(db, clock);
   if (!(await findEndpoint(db, accountId, webhookId))) throw endpointNotFound();
   return listDeliveries(db, codec, accountId, webhookId, filters, keptSince(clock.now()), page);
 }

@@ -13,6 +13,7 @@
 // - Register, change, delete and rotate enter the audit log with the key as actor; never the secret.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { components } from '../../../generated/api.js';
 import { events as eventCatalog } from '../../../generated/operations.js';
 import type { Clock } from '../../clock.js';
 import { ApiError, noApiAccess, notFound } from '../../errors.js';
@@ -55,21 +56,11 @@ export interface WebhookCaller {
 }
 
 /** What the public routes show of an endpoint (never its secret). */
-export interface EndpointView {
-  id: string;
-  url: string;
-  description: string | null;
-  event_types: string[];
-  status: 'enabled' | 'disabled';
-  disabled_reason: 'requested' | 'failing' | null;
-  disabled_at: string | null;
-  failing_since: string | null;
-  previous_secret_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type EndpointView = components['schemas']['WebhookEndpoint'];
 
-export type EndpointWithSecret = EndpointView & { secret: string };
+type EventType = components['schemas']['WebhookEventType'];
+
+export type EndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
 
 /** Whether the previous secret still signs at `now`. */
 const previousSigns = (row: WebhookEndpointRow, now: Date): boolean =>
@@ -111,7 +102,7 @@ const endpointNotFound = () => notFound('No such webhook endpoint.');
 const keyActor = (caller: WebhookCaller): Actor => ({ type: 'api_key', id: caller.keyId });
 
 /** Repeats folded, in alphabetical order (by code unit: the same order on every machine). */
-export function normaliseEventTypes(types: readonly string[]): string[] {
+export function normaliseEventTypes<Type extends string>(types: readonly Type[]): Type[] {
   return [...new Set(types)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
@@ -160,7 +151,7 @@ const descriptionOf = (description: string | null | undefined): string | null =>
 export interface CreateWebhookInput {
   url: string;
   description?: string | null;
-  event_types: readonly string[];
+  event_types: readonly EventType[];
 }
 
 export async function createWebhook(
@@ -239,7 +230,7 @@ export async function replayCreatedWebhook(
 export interface UpdateWebhookInput {
   url?: string;
   description?: string | null;
-  event_types?: readonly string[];
+  event_types?: readonly EventType[];
   status?: 'enabled' | 'disabled';
 }
 

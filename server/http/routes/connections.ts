@@ -1,7 +1,7 @@
 // GET /v1/connections: the account's connections, oldest first.
 import { listConnections } from '../../domain/console/connections.js';
-import { pageRequest } from '../../store/pagination.js';
 import type { Handlers } from '../context.js';
+import { pageRequest } from '../page.js';
 
 export const connectionHandlers: Handlers = {
   listConnections: async ({ app, caller, query }) => ({

@@ -1,6 +1,5 @@
 // The contact routes: the list, one contact, POST /v1/contacts, tags and custom-field values on a contact,
 // and the holders of a tag. The rules live in domain/contacts.
-import type { SchemaContactCreateRequest, SchemaContactCustomFieldsUpdateRequest } from '../../../generated/api.js';
 import {
   createOrUpdateWhatsappContact,
   getContact,
@@ -10,18 +9,14 @@ import {
 import { keyActor } from '../../domain/contacts/history.js';
 import { clearValue, putTag, removeTag, setValues } from '../../domain/contacts/holdings.js';
 import { listTagHolders } from '../../domain/contacts/tag-holders.js';
-import { pageRequest } from '../../store/pagination.js';
 import type { Handlers } from '../context.js';
-
-/** A validated query parameter that is a string (absent ones stay absent). */
-const stringParam = (query: Record<string, unknown>, name: string): string | undefined =>
-  typeof query[name] === 'string' ? query[name] : undefined;
+import { pageRequest, stringParam } from '../page.js';
 
 export const contactHandlers: Handlers = {
   listContacts: async ({ app, caller, query }) => {
     const filters: ContactListQuery = {};
     for (const name of ['updated_since', 'phone', 'instagram_username', 'instagram_id'] as const) {
-      const value = stringParam(query, name);
+      const value = stringParam(query[name]);
       if (value !== undefined) filters[name] = value;
     }
     return {
@@ -34,14 +29,14 @@ export const contactHandlers: Handlers = {
       app.database.db,
       app.clock,
       caller.account.id,
-      body as SchemaContactCreateRequest,
+      body,
       keyActor(caller.key),
     );
     return { status: result.status, body: result.contact };
   },
   getContact: async ({ app, caller, params }) => ({
     status: 200,
-    body: await getContact(app.database.db, caller.account.id, params.contactId!),
+    body: await getContact(app.database.db, caller.account.id, params.contactId),
   }),
   addContactTag: async ({ app, caller, params }) => ({
     status: 200,
@@ -49,8 +44,8 @@ export const contactHandlers: Handlers = {
       app.database.db,
       app.clock,
       caller.account.id,
-      params.contactId!,
-      params.tagId!,
+      params.contactId,
+      params.tagId,
       keyActor(caller.key),
     ),
   }),
@@ -60,8 +55,8 @@ export const contactHandlers: Handlers = {
       app.database.db,
       app.clock,
       caller.account.id,
-      params.contactId!,
-      params.tagId!,
+      params.contactId,
+      params.tagId,
       keyActor(caller.key),
     ),
   }),
@@ -71,8 +66,8 @@ export const contactHandlers: Handlers = {
       app.database.db,
       app.clock,
       caller.account.id,
-      params.contactId!,
-      (body as SchemaContactCustomFieldsUpdateRequest).custom_fields,
+      params.contactId,
+      body.custom_fields,
       keyActor(caller.key),
     ),
   }),
@@ -82,8 +77,8 @@ export const contactHandlers: Handlers = {
       app.database.db,
       app.clock,
       caller.account.id,
-      params.contactId!,
-      params.fieldId!,
+      params.contactId,
+      params.fieldId,
       keyActor(caller.key),
     ),
   }),
@@ -93,8 +88,8 @@ export const contactHandlers: Handlers = {
       app.database.db,
       app.clock,
       caller.account.id,
-      params.tagId!,
-      stringParam(query, 'tagged_since'),
+      params.tagId,
+      stringParam(query.tagged_since),
       pageRequest(query),
     ),
   }),

@@ -6,36 +6,20 @@ import {
   listMessages,
   type ConversationListQuery,
 } from '../../domain/messaging/conversations.js';
-import type { SchemaSendMessageRequest } from '../../../generated/api.js';
 import { SandboxProvider } from '../../channels/sandbox.js';
 import { sendMessage } from '../../domain/messaging/send.js';
-import { pageRequest } from '../../store/pagination.js';
 import { publicBaseUrl } from '../base-url.js';
 import type { Handlers } from '../context.js';
-
-const stringParam = (query: Record<string, unknown>, name: string): string | undefined =>
-  typeof query[name] === 'string' ? query[name] : undefined;
-
-/** `order` of a validated query (the spec allows only asc and desc). */
-const orderParam = (query: Record<string, unknown>) => stringParam(query, 'order') as 'asc' | 'desc' | undefined;
-
-/** A validated boolean query parameter: the validator has coerced `true`/`false` (or left the string). */
-function booleanParam(query: Record<string, unknown>, name: string): boolean | undefined {
-  const value = query[name];
-  if (typeof value === 'boolean') return value;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  return undefined;
-}
+import { booleanParam, pageRequest, stringParam } from '../page.js';
 
 export const conversationHandlers: Handlers = {
   listConversations: async ({ app, caller, query }) => {
     const filters: ConversationListQuery = {};
-    const order = orderParam(query);
-    const channel = stringParam(query, 'channel') as ConversationListQuery['channel'];
-    const unread = booleanParam(query, 'unread');
-    const after = stringParam(query, 'last_message_after');
-    const contactId = stringParam(query, 'contact_id');
+    const order = stringParam(query.order);
+    const channel = stringParam(query.channel);
+    const unread = booleanParam(query.unread);
+    const after = stringParam(query.last_message_after);
+    const contactId = stringParam(query.contact_id);
     if (order) filters.order = order;
     if (channel) filters.channel = channel;
     if (unread !== undefined) filters.unread = unread;
@@ -48,18 +32,18 @@ export const conversationHandlers: Handlers = {
   },
   getConversation: async ({ app, caller, params }) => ({
     status: 200,
-    body: await getConversation(app.database.db, app.clock, caller.account.id, params.conversationId!),
+    body: await getConversation(app.database.db, app.clock, caller.account.id, params.conversationId),
   }),
   listConversationMessages: async ({ req, app, caller, params, query }) => {
-    const order = orderParam(query);
-    const after = stringParam(query, 'created_after');
+    const order = stringParam(query.order);
+    const after = stringParam(query.created_after);
     return {
       status: 200,
       body: await listMessages(
         app.database.db,
         app.clock,
         caller.account.id,
-        params.conversationId!,
+        params.conversationId,
         { ...(order ? { order } : {}), ...(after ? { created_after: after } : {}) },
         pageRequest(query),
         publicBaseUrl(app, req),
@@ -68,7 +52,7 @@ export const conversationHandlers: Handlers = {
   },
   getMessage: async ({ req, app, caller, params }) => ({
     status: 200,
-    body: await getMessage(app.database.db, caller.account.id, params.messageId!, publicBaseUrl(app, req)),
+    body: await getMessage(app.database.db, caller.account.id, params.messageId, publicBaseUrl(app, req)),
   }),
 };
 
@@ -87,8 +71,8 @@ export const sendHandlers: Handlers = {
       },
       caller.account,
       caller.key,
-      params.conversationId!,
-      body as SchemaSendMessageRequest,
+      params.conversationId,
+      body,
     ),
   }),
 };

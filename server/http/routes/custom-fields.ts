@@ -1,7 +1,7 @@
 // GET /v1/custom-fields: the account's custom fields, ordered by `name`.
 import { listCustomFields } from '../../domain/console/custom-fields.js';
-import { pageRequest } from '../../store/pagination.js';
 import type { Handlers } from '../context.js';
+import { pageRequest } from '../page.js';
 
 export const customFieldHandlers: Handlers = {
   listCustomFields: async ({ app, caller, query }) => ({

@@ -1,7 +1,6 @@
 // The media routes: POST /v1/media (a media waiting for its file, with its pre-signed upload_url) and
 // GET /v1/media/{mediaId}/content (302 to a pre-signed download link). The rules live in
 // domain/messaging/media.ts; the upload and download links themselves are served by ../media-links.ts.
-import type { SchemaCreateMediaRequest } from '../../../generated/api.js';
 import { createMedia, mediaContentLink } from '../../domain/messaging/media.js';
 import { mediaStorage } from '../../media/storage.js';
 import { publicBaseUrl } from '../base-url.js';
@@ -9,7 +8,7 @@ import type { Handlers } from '../context.js';
 
 export const mediaHandlers: Handlers = {
   createMedia: async ({ req, app, caller, body }) => {
-    const { content_type, filename } = body as SchemaCreateMediaRequest;
+    const { content_type, filename } = body;
     return {
       status: 201,
       body: await createMedia(
@@ -29,7 +28,7 @@ export const mediaHandlers: Handlers = {
         mediaStorage(app),
         app.clock,
         caller.account.id,
-        params.mediaId!,
+        params.mediaId,
         publicBaseUrl(app, req),
       ),
     },

@@ -1,10 +1,10 @@
 // The nine /v1/webhooks routes; the rules live in domain/webhooks.
-import type {
-  SchemaCreateWebhookRequest,
-  SchemaUpdateWebhookRequest,
-  SchemaWebhookEndpointWithSecret,
-} from '../../../generated/api.js';
-import { deliveryView, listWebhookDeliveries, retryWebhookDelivery } from '../../domain/webhooks/deliveries-log.js';
+import {
+  deliveryView,
+  listWebhookDeliveries,
+  retryWebhookDelivery,
+  type DeliveryFilters,
+} from '../../domain/webhooks/deliveries-log.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -19,12 +19,10 @@ import {
   type WebhookDeps,
 } from '../../domain/webhooks/endpoints.js';
 import { sendTestEvent } from '../../domain/webhooks/test-event.js';
-import { cursorCodec } from '../../store/cursor.js';
-import { pageRequest } from '../../store/pagination.js';
-import type { DeliveryFilters } from '../../store/webhook-endpoints.js';
 import { targetPolicy } from '../../webhooks/targets.js';
 import type { AppContext, Caller, Handlers } from '../context.js';
 import type { Replayers } from '../idempotency.js';
+import { pageRequest, stringParam } from '../page.js';
 
 const deps = (app: AppContext): WebhookDeps => ({
   db: app.database.db,
@@ -38,10 +36,6 @@ const keyOf = (caller: Caller): WebhookCaller => ({
   scopes: caller.key.scopes,
 });
 
-/** A validated query parameter that is a string (absent ones stay absent). */
-const stringParam = (query: Record<string, unknown>, name: string): string | undefined =>
-  typeof query[name] === 'string' ? query[name] : undefined;
-
 export const webhookHandlers: Handlers = {
   listWebhooks: async ({ app, caller }) => {
     const now = app.clock.now();
@@ -49,53 +43,49 @@ export const webhookHandlers: Handlers = {
     return { status: 200, body: { data: rows.map((row) => endpointView(row, now)), next_cursor: null } };
   },
   createWebhook: async ({ app, caller, body }) => {
-    const input = body as SchemaCreateWebhookRequest;
     const row = await createWebhook(deps(app), keyOf(caller), {
-      url: input.url,
-      event_types: input.event_types,
-      ...(input.description !== undefined ? { description: input.description } : {}),
+      url: body.url,
+      event_types: body.event_types,
+      ...(body.description !== undefined ? { description: body.description } : {}),
     });
     return { status: 201, body: withSecret(row, app.clock.now()) };
   },
   getWebhook: async ({ app, caller, params }) => ({
     status: 200,
-    body: endpointView(await getWebhook(app.database.db, caller.account.id, params.webhookId!), app.clock.now()),
+    body: endpointView(await getWebhook(app.database.db, caller.account.id, params.webhookId), app.clock.now()),
   }),
   updateWebhook: async ({ app, caller, params, body }) => {
-    const input = body as SchemaUpdateWebhookRequest;
-    const row = await updateWebhook(deps(app), keyOf(caller), params.webhookId!, {
-      ...(input.url !== undefined ? { url: input.url } : {}),
-      ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(input.event_types !== undefined ? { event_types: input.event_types } : {}),
-      ...(input.status !== undefined ? { status: input.status } : {}),
+    const row = await updateWebhook(deps(app), keyOf(caller), params.webhookId, {
+      ...(body.url !== undefined ? { url: body.url } : {}),
+      ...(body.description !== undefined ? { description: body.description } : {}),
+      ...(body.event_types !== undefined ? { event_types: body.event_types } : {}),
+      ...(body.status !== undefined ? { status: body.status } : {}),
     });
     return { status: 200, body: endpointView(row, app.clock.now()) };
   },
   deleteWebhook: async ({ app, caller, params }) => ({
     status: 200,
-    body: await deleteWebhook(deps(app), keyOf(caller), params.webhookId!),
+    body: await deleteWebhook(deps(app), keyOf(caller), params.webhookId),
   }),
   rotateWebhookSecret: async ({ app, caller, params }) => {
-    const row = await rotateWebhookSecret(deps(app), keyOf(caller), params.webhookId!);
+    const row = await rotateWebhookSecret(deps(app), keyOf(caller), params.webhookId);
     return { status: 200, body: withSecret(row, app.clock.now()) };
   },
   testWebhook: async ({ app, caller, params }) => ({
     status: 200,
-    body: await sendTestEvent({ ...deps(app), logger: app.logger }, caller.account.id, params.webhookId!),
+    body: await sendTestEvent({ ...deps(app), logger: app.logger }, caller.account.id, params.webhookId),
   }),
   listWebhookDeliveries: async ({ app, caller, params, query }) => {
     const filters: DeliveryFilters = {
-      status: stringParam(query, 'status') as DeliveryFilters['status'],
-      eventType: stringParam(query, 'event_type'),
-      eventId: stringParam(query, 'event_id'),
+      status: stringParam(query.status),
+      eventType: stringParam(query.event_type),
+      eventId: stringParam(query.event_id),
     };
-    const codec = await cursorCodec(app.database.db, app.clock);
     const page = await listWebhookDeliveries(
       app.database.db,
       app.clock,
-      codec,
       caller.account.id,
-      params.webhookId!,
+      params.webhookId,
       filters,
       pageRequest(query),
     );
@@ -104,7 +94,7 @@ export const webhookHandlers: Handlers = {
   retryWebhookDelivery: async ({ app, caller, params }) => ({
     status: 202,
     body: deliveryView(
-      await retryWebhookDelivery(app.database.db, app.clock, keyOf(caller), params.webhookId!, params.deliveryId!),
+      await retryWebhookDelivery(app.database.db, app.clock, keyOf(caller), params.webhookId, params.deliveryId),
     ),
   }),
 };
@@ -112,7 +102,7 @@ export const webhookHandlers: Handlers = {
 export const webhookReplayers: Replayers = {
   // A repeated register answers the endpoint as it is now with its current secret (404 once deleted).
   createWebhook: async (answer, { app, caller }) => {
-    const first = answer.body as SchemaWebhookEndpointWithSecret;
-    return { ...answer, body: await replayCreatedWebhook(app.database.db, app.clock, caller.account.id, first.id) };
+    const firstId = answer.body.id;
+    return { ...answer, body: await replayCreatedWebhook(app.database.db, app.clock, caller.account.id, firstId) };
   },
 };
