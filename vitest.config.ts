@@ -7,6 +7,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Two test files at a time: Vitest's default (cores − 1) is one on the 2-core CI machine, and most files spend
+    // their time waiting on PostgreSQL, child processes and sockets rather than on the CPU.
+    maxWorkers: 2,
     reporters: ['default'],
   },
 });
