@@ -3,6 +3,7 @@
 // A plain unit test: no database, no HTTP. Every request body used here passes the spec's format check
 // (SendMessageRequest), every refusal's envelope validates against its error schema, and every success's
 // attachments (with the view's `url` added) validate against MessageAttachment.
+import { TEMPLATE_FEATURES } from '../server/domain/console/templates.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsPlugin, { type FormatsPlugin } from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
@@ -1653,14 +1654,7 @@ describe('whatsapp: template', () => {
     await expectRefusal(tpl(['Ana', '1']), c, 422, 'template_not_approved', { status });
   });
 
-  it.each<TemplateFeature>([
-    'header_media',
-    'header_variables',
-    'button_variables',
-    'carousel',
-    'named_variables',
-    'authentication',
-  ])('template_not_supported: %s', async (feature) => {
+  it.each<TemplateFeature>([...TEMPLATE_FEATURES])('template_not_supported: %s', async (feature) => {
     const c = ctxFor('whatsapp', { templates: [template({ unsupported_features: [feature] })] });
     await expectRefusal(tpl(['Ana', '1']), c, 422, 'template_not_supported', { reason: feature });
   });

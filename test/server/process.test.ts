@@ -260,42 +260,41 @@ describe('the server process, start-up errors', () => {
   }, 30_000);
 });
 
+/** A PostgreSQL database and a DATA_DIR of their own for `run`, dropped and removed after it. */
+async function withScratchPostgres(run: (url: string, dataDir: string) => Promise<void>): Promise<void> {
+  const base = process.env.DATABASE_URL!;
+  const name = `ep_test_process_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'ep-process-'));
+  try {
+    await run(url.toString(), dataDir);
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 describe.runIf(process.env.DATABASE_URL)('the server process, on PostgreSQL', () => {
   it('serves, then on SIGTERM exits 0', async () => {
-    const base = process.env.DATABASE_URL!;
-    const name = `ep_test_process_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    const dataDir = mkdtempSync(join(tmpdir(), 'ep-process-'));
-    try {
+    await withScratchPostgres(async (url, dataDir) => {
       // A DATA_DIR that does not exist yet, as on a fresh clone (only the admin token goes there).
-      const server = startServer({ DATABASE_URL: url.toString(), DATA_DIR: join(dataDir, 'fresh') });
+      const server = startServer({ DATABASE_URL: url, DATA_DIR: join(dataDir, 'fresh') });
       const baseUrl = await waitFor('the banner', () => bannerUrl(server), server);
       expect(server.stdout()).toContain('PostgreSQL');
       expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
-    } finally {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 
   it("runs WEB_CONCURRENCY server processes that share one account's limits, and stops them all on SIGTERM", async () => {
-    const base = process.env.DATABASE_URL!;
-    const name = `ep_test_cluster_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    const dataDir = mkdtempSync(join(tmpdir(), 'ep-process-'));
-    try {
-      const server = startServer({ DATABASE_URL: url.toString(), DATA_DIR: dataDir, WEB_CONCURRENCY: '2' });
+    await withScratchPostgres(async (url, dataDir) => {
+      const server = startServer({ DATABASE_URL: url, DATA_DIR: dataDir, WEB_CONCURRENCY: '2' });
       const baseUrl = await waitFor('the banner', () => bannerUrl(server), server);
       expect(server.stdout()).toContain('2 API processes (WEB_CONCURRENCY)');
       const apiKey = /demo API key \(every scope\): (\S+)/.exec(server.stdout())![1]!;
@@ -322,11 +321,7 @@ describe.runIf(process.env.DATABASE_URL)('the server process, on PostgreSQL', ()
       expect(pids.size).toBe(2);
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
-    } finally {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   }, 120_000);
 
   it('refuses WEB_CONCURRENCY above 1 on an embedded database', async () => {

@@ -816,16 +816,21 @@ describe.each(engines)('sending a message on %s', (engine) => {
       expect(Buffer.from(await file.arrayBuffer()).toString()).toBe('%PDF-1.7\n%%EOF\n');
     });
 
+    /** The attachment of a 2 KB photo the contact of `th` sends through the sandbox. */
+    const receivedPhoto = async (th: { connectionId: string; from: unknown }) =>
+      (
+        await ok<{ message: Message }>(
+          await admin('POST', `/sandbox/connections/${th.connectionId}/inbound`, {
+            from: th.from,
+            attachment: { type: 'image', content_type: 'image/jpeg', size: 2048 },
+          }),
+          201,
+        )
+      ).message.attachments[0]!;
+
     it('a received media can be sent again by its media_id', async () => {
       const th = await thread('instagram');
-      const photo = await ok<{ message: Message }>(
-        await admin('POST', `/sandbox/connections/${th.connectionId}/inbound`, {
-          from: th.from,
-          attachment: { type: 'image', content_type: 'image/jpeg', size: 2048 },
-        }),
-        201,
-      );
-      const received = photo.message.attachments[0]!;
+      const received = await receivedPhoto(th);
       const message = await sent(th, { attachments: [{ type: 'image', media_id: received.media_id }] });
       expect(message.attachments).toEqual([
         {
@@ -842,14 +847,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
 
     it('a received media is sent until just before its expires_at; at it and after, 410 media_expired', async () => {
       const th = await thread('instagram', { validityDays: 365 });
-      const photo = await ok<{ message: Message }>(
-        await admin('POST', `/sandbox/connections/${th.connectionId}/inbound`, {
-          from: th.from,
-          attachment: { type: 'image', content_type: 'image/jpeg', size: 2048 },
-        }),
-        201,
-      );
-      const received = photo.message.attachments[0]!;
+      const received = await receivedPhoto(th);
       const body = { attachments: [{ type: 'image', media_id: received.media_id }] };
       t.clock.advance(Date.parse(String(received.expires_at)) - t.clock.now().getTime() - 1);
       await writes(th.connectionId, th.from); // the reply window opens again
