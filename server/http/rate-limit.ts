@@ -161,7 +161,12 @@ export class EmbeddedRateLimiter extends MemoryRateLimiter {
   }
 
   override async hit(accountId: string, kind: RateKind, now: Date): Promise<RateDecision> {
-    await (this.loaded ??= this.load(now));
+    // A failed read (database briefly down) is not remembered: the next call tries again.
+    this.loaded ??= this.load(now).catch((error: unknown) => {
+      this.loaded = undefined;
+      throw error;
+    });
+    await this.loaded;
     this.changed.add(`${accountId}:${kind}`);
     return this.count(accountId, kind, now);
   }

@@ -190,6 +190,25 @@ describe.each(engines)('rate counters on %s', (engine) => {
     expect(row.count).toBe(70);
   });
 
+  it('tries again to read the saved counts when the first read failed (database briefly down)', async () => {
+    // The three calls the limiter makes, the first read failing once.
+    const db = t.database.db;
+    let failures = 1;
+    const flaky = {
+      selectFrom: (...args: Parameters<typeof db.selectFrom>) => {
+        if (failures-- > 0) throw new Error('connection refused');
+        return db.selectFrom(...args);
+      },
+      insertInto: db.insertInto.bind(db),
+      deleteFrom: db.deleteFrom.bind(db),
+    } as unknown as typeof db;
+    const limiter = new EmbeddedRateLimiter(flaky, undefined, 60_000);
+    const at = new Date(minuteStart() + 125_000);
+    await expect(limiter.hit(randomUUID(), 'read', at)).rejects.toThrow('connection refused');
+    expect((await limiter.hit(randomUUID(), 'read', at)).allowed).toBe(true);
+    await limiter.close();
+  });
+
   it("keeps an embedded database's counts across a restart of its process", async () => {
     const accountId = randomUUID();
     const at = new Date(minuteStart() + 65_000);
