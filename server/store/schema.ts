@@ -363,6 +363,103 @@ export interface AccountNotificationsTable {
   created_at: Timestamp;
 }
 
+export interface WorkflowFoldersTable {
+  id: string;
+  account_id: string;
+  type: Generated<string>;
+  name: string;
+  parent_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RepliesListsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** The name with letter case folded (as tag names): unique in the account. */
+  name_key: string;
+  replies: ColumnType<string[], string, string>;
+  reply_count: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WorkflowsTable {
+  id: string;
+  account_id: string;
+  title: string;
+  description: string | null;
+  channel_type: Schemas['ChannelType'];
+  /** Null on instagram: the connected instagram account. */
+  connection_id: string | null;
+  trigger: ColumnType<Schemas['WorkflowTrigger'], string, string>;
+  graph: ColumnType<Schemas['WorkflowGraph'], string, string>;
+  folder_id: string | null;
+  revision: Generated<number>;
+  saved_by_editor: Generated<boolean>;
+  definition_digest: string;
+  status: 'draft' | 'published';
+  published_version_id: string | null;
+  published_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface WorkflowVersionsTable {
+  id: string;
+  account_id: string;
+  workflow_id: string;
+  number: number;
+  revision: number;
+  title: string;
+  description: string | null;
+  channel_type: Schemas['ChannelType'];
+  connection_id: string | null;
+  trigger: ColumnType<Schemas['WorkflowTrigger'], string, string>;
+  graph: ColumnType<Schemas['WorkflowGraph'], string, string>;
+  definition_digest: string;
+  published_at: Timestamp;
+}
+
+export interface WorkflowReferencesTable {
+  account_id: string;
+  workflow_id: string;
+  holder: 'draft' | 'live';
+  kind: 'tag' | 'replies_list';
+  name: string;
+}
+
+export interface WorkflowRunsTable {
+  id: string;
+  account_id: string;
+  workflow_id: string;
+  version_id: string;
+  contact_id: string;
+  channel: Schemas['ChannelType'];
+  source: 'trigger' | 'api' | 'console' | 'workflow';
+  status: Schemas['WorkflowRunStatus'];
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  ended_at: Timestamp | null;
+}
+
+export interface WorkflowRunStepsTable {
+  id: string;
+  account_id: string;
+  run_id: string;
+  seq: number;
+  node_id: string | null;
+  type: string;
+  status: string;
+  output: number | null;
+  message_id: string | null;
+  error: Json | null;
+  started_at: Timestamp;
+  ended_at: Timestamp | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -389,4 +486,11 @@ export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   account_notifications: AccountNotificationsTable;
+  workflow_folders: WorkflowFoldersTable;
+  replies_lists: RepliesListsTable;
+  workflows: WorkflowsTable;
+  workflow_versions: WorkflowVersionsTable;
+  workflow_references: WorkflowReferencesTable;
+  workflow_runs: WorkflowRunsTable;
+  workflow_run_steps: WorkflowRunStepsTable;
 }

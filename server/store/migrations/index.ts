@@ -9,6 +9,7 @@ import * as m0006messaging from './0006_messaging.js';
 import * as m0007webhooks from './0007_webhooks.js';
 import * as m0008jobWaits from './0008_job_waits.js';
 import * as m0009tagAndPhoneKeys from './0009_tag_and_phone_keys.js';
+import * as m0010workflows from './0010_workflows.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007_webhooks': m0007webhooks,
   '0008_job_waits': m0008jobWaits,
   '0009_tag_and_phone_keys': m0009tagAndPhoneKeys,
+  '0010_workflows': m0010workflows,
 };
