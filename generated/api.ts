@@ -7186,7 +7186,9 @@ export interface components {
        */
       api_key_id: string | null;
       /**
-       * @description What was done (`<resource>.<verb>`). Other actions will appear as automations are recorded.
+       * @description What was done (`<resource>.<verb>`). Automations record `workflow.created`, `workflow.updated` (an API
+       *     change or a console editor save), `workflow.published`, `workflow.unpublished` and `workflow.deleted`;
+       *     folders and reply lists are not recorded. More actions may appear: show an unknown one as it is.
        * @enum {string}
        */
       action:
@@ -7204,12 +7206,18 @@ export interface components {
         | 'webhook.created'
         | 'webhook.updated'
         | 'webhook.deleted'
-        | 'webhook.secret_rotated';
+        | 'webhook.secret_rotated'
+        | 'workflow.created'
+        | 'workflow.updated'
+        | 'workflow.published'
+        | 'workflow.unpublished'
+        | 'workflow.deleted';
       /**
-       * @description The kind of resource changed. Others will appear as automations are recorded.
+       * @description The kind of resource changed. More kinds may appear: show an unknown one as it is.
        * @enum {string}
        */
-      resource_type: 'account' | 'api_key' | 'connection' | 'custom_field' | 'template' | 'upload' | 'webhook_endpoint';
+      resource_type:
+        'account' | 'api_key' | 'connection' | 'custom_field' | 'template' | 'upload' | 'webhook_endpoint' | 'workflow';
       /**
        * Format: uuid
        * @description The id of the resource changed.
