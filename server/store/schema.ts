@@ -402,6 +402,8 @@ export interface WorkflowsTable {
   status: 'draft' | 'published';
   published_version_id: string | null;
   published_at: Timestamp | null;
+  /** definition_digest of the live version. */
+  published_digest: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   deleted_at: Timestamp | null;
@@ -438,6 +440,7 @@ export interface WorkflowRunsTable {
   version_id: string;
   contact_id: string;
   channel: Schemas['ChannelType'];
+  connection_id: string;
   source: 'trigger' | 'api' | 'console' | 'workflow';
   status: Schemas['WorkflowRunStatus'];
   created_at: Timestamp;
@@ -452,10 +455,10 @@ export interface WorkflowRunStepsTable {
   seq: number;
   node_id: string | null;
   type: string;
-  status: string;
+  status: Schemas['WorkflowRunStep']['status'];
   output: number | null;
   message_id: string | null;
-  error: Json | null;
+  error: ColumnType<Schemas['WorkflowRunStep']['error'], string | null, string | null>;
   started_at: Timestamp;
   ended_at: Timestamp | null;
 }

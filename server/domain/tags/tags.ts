@@ -26,6 +26,7 @@ import {
 } from '../../store/tags.js';
 import { cursorCodec } from '../../store/cursor.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
+import { workflowsReferencing } from '../workflows/references.js';
 
 /** What the public routes show of a tag. */
 export interface TagView {
@@ -54,18 +55,15 @@ const alreadyExists = (existing: TagRow) =>
   new ApiError(409, 'tag_already_exists', `A tag named "${existing.name}" already exists.`, { tag_id: existing.id });
 
 /**
- * The automations of the account that name the tag `name` exactly (drafts and published versions; deleted
- * automations and templates do not count): up to 50 ids and their number.
- *
- * Empty until the automations (workflows) issue lands: there are no automations yet. That issue fills this in,
- * and makes it throw 503 service_unavailable when the automation engine cannot be asked.
+ * The automations of the account whose draft or live version names the tag `name` exactly (tags blocks and tag
+ * conditions; automations in the trash do not count): up to 50 ids and their number.
  */
 export async function workflowsNamingTag(
-  _db: Kysely<DB>,
-  _accountId: string,
-  _name: string,
+  db: Kysely<DB>,
+  accountId: string,
+  name: string,
 ): Promise<{ workflowIds: string[]; workflowCount: number }> {
-  return { workflowIds: [], workflowCount: 0 };
+  return workflowsReferencing(db, accountId, 'tag', name);
 }
 
 /** 409 tag_in_use when automations name the tag: they compare names exactly and would stop matching. */

@@ -10,6 +10,7 @@ import { customFieldHandlers } from './custom-fields.js';
 import { mediaHandlers } from './media.js';
 import { tagHandlers } from './tags.js';
 import { webhookHandlers, webhookReplayers } from './webhooks.js';
+import { workflowHandlers } from './workflows.js';
 
 export const handlers: Handlers = {
   ...accountHandlers,
@@ -21,6 +22,7 @@ export const handlers: Handlers = {
   ...sendHandlers,
   ...tagHandlers,
   ...webhookHandlers,
+  ...workflowHandlers,
 };
 
 export const replayers: Replayers = {

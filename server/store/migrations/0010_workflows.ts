@@ -78,6 +78,8 @@ const statements = [
       status text not null check (status in ('draft', 'published')),
       published_version_id uuid,
       published_at timestamptz(6),
+      -- definition_digest of the live version: has_unpublished_changes without reading it.
+      published_digest text,
       created_at timestamptz(6) not null,
       updated_at timestamptz(6) not null,
       deleted_at timestamptz(6),
@@ -139,6 +141,7 @@ const statements = [
       version_id uuid not null,
       contact_id uuid not null,
       channel text not null check (channel in ('instagram', 'whatsapp')),
+      connection_id uuid not null,
       source text not null check (source in ('trigger', 'api', 'console', 'workflow')),
       status text not null,
       created_at timestamptz(6) not null,

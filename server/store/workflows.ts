@@ -1,0 +1,309 @@
+// SQL of automations (workflows), their versions and what they name. Every query filters by account; the public
+// routes see automations outside the trash only (deleted_at null). Rules live in domain/workflows.
+import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import type { CursorCodec } from './cursor.js';
+import { paginate, type Page, type PageRequest } from './pagination.js';
+import type { DB, WorkflowReferencesTable, WorkflowVersionsTable, WorkflowsTable } from './schema.js';
+
+export type WorkflowRow = Selectable<WorkflowsTable>;
+export type WorkflowVersionRow = Selectable<WorkflowVersionsTable>;
+export type WorkflowReference = Pick<Selectable<WorkflowReferencesTable>, 'kind' | 'name'>;
+
+/** A row to insert: JSON columns as objects (written as JSON text). */
+export type NewWorkflowRow = Omit<WorkflowRow, 'revision' | 'saved_by_editor'>;
+
+const asJson = (value: unknown): string => JSON.stringify(value);
+
+export async function insertWorkflow(db: Kysely<DB>, row: NewWorkflowRow): Promise<WorkflowRow> {
+  return db
+    .insertInto('workflows')
+    .values({ ...row, trigger: asJson(row.trigger), graph: asJson(row.graph) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The automation outside the trash with this id, or undefined (no such automation, trashed, another account's). */
+export async function findActiveWorkflow(
+  db: Kysely<DB>,
+  accountId: string,
+  workflowId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<WorkflowRow | undefined> {
+  let q = db
+    .selectFrom('workflows')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', workflowId)
+    .where('deleted_at', 'is', null);
+  if (options.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/** The fields of a draft save; JSON columns as objects. */
+export type WorkflowChanges = Partial<
+  Pick<
+    WorkflowRow,
+    | 'title'
+    | 'description'
+    | 'channel_type'
+    | 'connection_id'
+    | 'trigger'
+    | 'graph'
+    | 'folder_id'
+    | 'definition_digest'
+    | 'saved_by_editor'
+    | 'status'
+    | 'published_version_id'
+    | 'published_at'
+    | 'published_digest'
+    | 'deleted_at'
+  >
+>;
+
+/**
+ * Writes `changes` to the automation, with `revision + 1` when `bumpRevision` (a change of the draft or its
+ * folder), and answers the row as stored.
+ */
+export async function updateWorkflowRow(
+  db: Kysely<DB>,
+  accountId: string,
+  workflowId: string,
+  changes: WorkflowChanges,
+  now: string,
+  options: { bumpRevision: boolean },
+): Promise<WorkflowRow> {
+  const { trigger, graph, ...rest } = changes;
+  return db
+    .updateTable('workflows')
+    .set({
+      ...rest,
+      ...(trigger !== undefined ? { trigger: asJson(trigger) } : {}),
+      ...(graph !== undefined ? { graph: asJson(graph) } : {}),
+      ...(options.bumpRevision ? { revision: sql<number>`revision + 1` } : {}),
+      updated_at: now,
+    })
+    .where('account_id', '=', accountId)
+    .where('id', '=', workflowId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export interface WorkflowFilters {
+  status?: WorkflowRow['status'] | undefined;
+  channel?: WorkflowRow['channel_type'] | undefined;
+  /** Automations pinned to this connection, and unpinned instagram ones when it is the connected instagram. */
+  connectionId?: string | undefined;
+  /** The connected instagram account, when `connectionId` names it. */
+  connectionIsConnectedInstagram?: boolean;
+  triggerEvent?: string | undefined;
+  folderId?: string | undefined;
+}
+
+/** GET /v1/workflows: the account's automations outside the trash, oldest first, filters combined. */
+export async function selectWorkflowsPage(
+  db: Kysely<DB>,
+  codec: CursorCodec,
+  accountId: string,
+  filters: WorkflowFilters,
+  page: PageRequest,
+): Promise<Page<WorkflowRow>> {
+  let q = db.selectFrom('workflows').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null);
+  if (filters.status !== undefined) q = q.where('status', '=', filters.status);
+  if (filters.channel !== undefined) q = q.where('channel_type', '=', filters.channel);
+  if (filters.connectionId !== undefined) {
+    const id = filters.connectionId;
+    q = filters.connectionIsConnectedInstagram
+      ? q.where((eb) =>
+          eb.or([
+            eb('connection_id', '=', id),
+            eb.and([eb('channel_type', '=', 'instagram'), eb('connection_id', 'is', null)]),
+          ]),
+        )
+      : q.where('connection_id', '=', id);
+  }
+  if (filters.triggerEvent !== undefined)
+    q = q.where(sql<SqlBool>`trigger -> 'events' @> ${asJson([filters.triggerEvent])}::jsonb`);
+  if (filters.folderId !== undefined) q = q.where('folder_id', '=', filters.folderId);
+  return paginate(
+    q,
+    {
+      codec,
+      list: 'workflows',
+      accountId,
+      filters: {
+        status: filters.status,
+        channel: filters.channel,
+        connection_id: filters.connectionId,
+        trigger_event: filters.triggerEvent,
+        folder_id: filters.folderId,
+      },
+      order: 'asc',
+      keys: [
+        { column: 'created_at', field: 'created_at', type: 'timestamptz' },
+        { column: 'id', field: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+  );
+}
+
+/** The account's automations among `ids`, trashed ones included (what `start` blocks name). */
+export async function selectWorkflowsByIds(
+  db: Kysely<DB>,
+  accountId: string,
+  ids: readonly string[],
+): Promise<WorkflowRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('workflows')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** The account's published automations outside the trash, with their live version's channel and trigger. */
+export async function selectPublishedWorkflows(
+  db: Kysely<DB>,
+  accountId: string,
+): Promise<
+  Array<Pick<WorkflowRow, 'id' | 'title'> & Pick<WorkflowVersionRow, 'channel_type' | 'connection_id' | 'trigger'>>
+> {
+  return db
+    .selectFrom('workflows as w')
+    .innerJoin('workflow_versions as v', (join) =>
+      join.onRef('v.account_id', '=', 'w.account_id').onRef('v.id', '=', 'w.published_version_id'),
+    )
+    .select(['w.id', 'w.title', 'v.channel_type', 'v.connection_id', 'v.trigger'])
+    .where('w.account_id', '=', accountId)
+    .where('w.deleted_at', 'is', null)
+    .where('w.status', '=', 'published')
+    .orderBy('w.created_at')
+    .orderBy('w.id')
+    .execute();
+}
+
+export async function insertWorkflowVersion(db: Kysely<DB>, row: WorkflowVersionRow): Promise<WorkflowVersionRow> {
+  return db
+    .insertInto('workflow_versions')
+    .values({ ...row, trigger: asJson(row.trigger), graph: asJson(row.graph) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The number the next version of the automation gets (1 for the first). */
+export async function nextVersionNumber(db: Kysely<DB>, accountId: string, workflowId: string): Promise<number> {
+  const row = await db
+    .selectFrom('workflow_versions')
+    .select((eb) => eb.fn.max('number').as('last'))
+    .where('account_id', '=', accountId)
+    .where('workflow_id', '=', workflowId)
+    .executeTakeFirst();
+  return Number(row?.last ?? 0) + 1;
+}
+
+export async function findWorkflowVersion(
+  db: Kysely<DB>,
+  accountId: string,
+  workflowId: string,
+  versionId: string,
+): Promise<WorkflowVersionRow | undefined> {
+  return db
+    .selectFrom('workflow_versions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('workflow_id', '=', workflowId)
+    .where('id', '=', versionId)
+    .executeTakeFirst();
+}
+
+/** GET …/versions: newest first (by number). */
+export async function selectWorkflowVersionsPage(
+  db: Kysely<DB>,
+  codec: CursorCodec,
+  accountId: string,
+  workflowId: string,
+  page: PageRequest,
+): Promise<Page<WorkflowVersionRow>> {
+  return paginate(
+    db
+      .selectFrom('workflow_versions')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('workflow_id', '=', workflowId),
+    {
+      codec,
+      list: 'workflow_versions',
+      accountId,
+      parent: workflowId,
+      order: 'desc',
+      keys: [{ column: 'number', field: 'number', type: 'integer' }],
+    },
+    page,
+  );
+}
+
+/** Replaces what the draft or the live version of the automation names (tag names, reply lists). */
+export async function replaceWorkflowReferences(
+  db: Kysely<DB>,
+  accountId: string,
+  workflowId: string,
+  holder: 'draft' | 'live',
+  references: readonly WorkflowReference[],
+): Promise<void> {
+  await db
+    .deleteFrom('workflow_references')
+    .where('account_id', '=', accountId)
+    .where('workflow_id', '=', workflowId)
+    .where('holder', '=', holder)
+    .execute();
+  const unique = new Map(references.map((r) => [`${r.kind}\u0000${r.name}`, r]));
+  if (unique.size === 0) return;
+  await db
+    .insertInto('workflow_references')
+    .values([...unique.values()].map((r) => ({ account_id: accountId, workflow_id: workflowId, holder, ...r })))
+    .execute();
+}
+
+/** Drops every reference of the automation (it went to the trash). */
+export async function deleteWorkflowReferences(db: Kysely<DB>, accountId: string, workflowId: string): Promise<void> {
+  await db
+    .deleteFrom('workflow_references')
+    .where('account_id', '=', accountId)
+    .where('workflow_id', '=', workflowId)
+    .execute();
+}
+
+/**
+ * The automations outside the trash whose draft or live version names `name` (a tag name, compared exactly,
+ * or a reply list id): the first `limit` ids, oldest first, and how many there are.
+ */
+export async function selectWorkflowsReferencing(
+  db: Kysely<DB>,
+  accountId: string,
+  kind: WorkflowReference['kind'],
+  name: string,
+  limit: number,
+): Promise<{ ids: string[]; count: number }> {
+  const rows = await db
+    .selectFrom('workflows as w')
+    .select(['w.id', sql<string>`count(*) over ()`.as('total')])
+    .where('w.account_id', '=', accountId)
+    .where('w.deleted_at', 'is', null)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('workflow_references as r')
+          .select(sql`1`.as('one'))
+          .whereRef('r.workflow_id', '=', 'w.id')
+          .where('r.account_id', '=', accountId)
+          .where('r.kind', '=', kind)
+          .where('r.name', '=', name),
+      ),
+    )
+    .orderBy('w.created_at')
+    .orderBy('w.id')
+    .limit(limit)
+    .execute();
+  return { ids: rows.map((r) => r.id), count: rows.length === 0 ? 0 : Number(rows[0]?.total ?? 0) };
+}
