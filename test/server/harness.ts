@@ -135,7 +135,7 @@ export async function startTestApp(
       config,
       database,
       clock,
-      logger: pino({ level: 'silent' }),
+      logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
       rateLimiter,
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
     },
