@@ -2073,6 +2073,34 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/workflows/{workflowId}/draft': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workflow id. */
+        workflowId: components['parameters']['WorkflowId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Save an automation's draft as the console editor does
+     * @description Saves the draft as the console's automation editor does: without a revision, so it may overwrite a change
+     *     made through the API, and an API change based on the revision before this save is then refused with
+     *     `412 version_conflict` instead of overwriting it. The revision grows by one. The graph is stored as sent,
+     *     extra `next` entries included: the public API reads them back as they are, validation warns
+     *     `next_arity_invalid`, and a `PATCH` that sends them back gets `422 invalid_graph`. Enters the account audit
+     *     log as `workflow.updated` by the console.
+     */
+    put: operations['saveWorkflowDraftFromEditor'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/contacts/{contactId}': {
     parameters: {
       query?: never;
@@ -7234,6 +7262,19 @@ export interface components {
       next_cursor: components['schemas']['NextCursor'];
     };
     /**
+     * AdminWorkflowDraftSave
+     * @description What the console editor saves: the fields sent replace the draft's (`graph` and `trigger` whole). The editor
+     *     saves without a revision and can overwrite a change made through the API; the channel is not edited here.
+     *     The graph is kept as saved, extra `next` entries included (validation then warns `next_arity_invalid`, and
+     *     publishing refuses such a block with `workflow_not_publishable`).
+     */
+    AdminWorkflowDraftSave: {
+      title?: string;
+      description?: string | null;
+      trigger?: components['schemas']['WorkflowTriggerInput'];
+      graph?: components['schemas']['WorkflowGraphInput'];
+    };
+    /**
      * AdminDeletedContact
      * @description The contact was deleted.
      */
@@ -8667,6 +8708,7 @@ export type SchemaAdminNotification = components['schemas']['AdminNotification']
 export type SchemaAdminNotificationList = components['schemas']['AdminNotificationList'];
 export type SchemaAdminAuditLogEntry = components['schemas']['AdminAuditLogEntry'];
 export type SchemaAdminAuditLog = components['schemas']['AdminAuditLog'];
+export type SchemaAdminWorkflowDraftSave = components['schemas']['AdminWorkflowDraftSave'];
 export type SchemaAdminDeletedContact = components['schemas']['AdminDeletedContact'];
 export type SchemaAdminContactUpdateRequest = components['schemas']['AdminContactUpdateRequest'];
 export type SchemaAdminContactHistoryEntry = components['schemas']['AdminContactHistoryEntry'];
@@ -12772,6 +12814,40 @@ export interface operations {
       400: components['responses']['BadRequestList'];
       401: components['responses']['AdminUnauthorized'];
       404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  saveWorkflowDraftFromEditor: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workflow id. */
+        workflowId: components['parameters']['WorkflowId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminWorkflowDraftSave'];
+      };
+    };
+    responses: {
+      /** @description The automation after the save, as the public API shows it. */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Workflow'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       default: components['responses']['UnexpectedError'];
     };
   };

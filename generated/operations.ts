@@ -733,6 +733,13 @@ export const adminOperations = {
     tag: 'Admin',
     successStatuses: [200],
   },
+  saveWorkflowDraftFromEditor: {
+    method: 'put',
+    path: '/admin/v1/workflows/{workflowId}/draft',
+    expressPath: '/workflows/:workflowId/draft',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
   deleteContact: {
     method: 'delete',
     path: '/admin/v1/contacts/{contactId}',

@@ -616,6 +616,10 @@ const build: AreaBuilder = (w, f) => {
       },
     },
     UpdateWorkflowRemoveFromFolder: { summary: 'Take out of its folder', value: { folder_id: null } },
+    AdminEditorSaveTitle: {
+      summary: 'The editor renames the draft',
+      value: { title: 'Preço nos comentários (Black Friday)' },
+    },
     StartRunForContact: { summary: 'Start for a whatsapp contact', value: { contact_id: w.contacts.anaWhatsapp.id } },
     CreateFolderTopLevel: { summary: 'Top-level folder', value: { name: 'Black Friday 2026' } },
     CreateSubfolder: {

@@ -26,6 +26,8 @@ import { createUpload, uploadView } from '../domain/console/uploads.js';
 import { contactNotFound, deleteContactInConsole, editContactInConsole } from '../domain/contacts/contacts.js';
 import { CONSOLE, contactHistory } from '../domain/contacts/history.js';
 import { listOwnerNotifications } from '../domain/webhooks/notifications.js';
+import { etagOf, workflowView } from '../domain/workflows/views.js';
+import { saveDraftFromEditor } from '../domain/workflows/workflows.js';
 import { findContactAccountById } from '../store/contacts.js';
 import { ApiError, GatewayError } from '../errors.js';
 import type { AppContext, HandlerResult, PathParams, QueryParams, RequestBody } from './context.js';
@@ -147,6 +149,10 @@ export const adminHandlers: AdminHandlers = {
     const accountId = await accountOfContact(app, params.contactId);
     await deleteContactInConsole(app.database.db, app.clock, accountId, params.contactId);
     return { status: 200, body: { id: params.contactId, deleted: true } };
+  },
+  saveWorkflowDraftFromEditor: async ({ app, params, body }) => {
+    const row = await saveDraftFromEditor(app.database.db, app.clock, ADMIN_API, params.workflowId, body);
+    return { status: 200, body: workflowView(row), headers: etagOf(row) };
   },
   listContactHistory: async ({ app, params }) => {
     const accountId = await accountOfContact(app, params.contactId);

@@ -307,3 +307,14 @@ export async function selectWorkflowsReferencing(
     .execute();
   return { ids: rows.map((r) => r.id), count: rows.length === 0 ? 0 : Number(rows[0]?.total ?? 0) };
 }
+
+/** The account of the automation outside the trash with this id (the admin API addresses it by id alone). */
+export async function findActiveWorkflowAccount(db: Kysely<DB>, workflowId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('workflows')
+    .select('account_id')
+    .where('id', '=', workflowId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row?.account_id;
+}

@@ -6,11 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createConnection } from '../../server/domain/console/connections.js';
 import type * as Validation from '../../server/domain/workflows/validation.js';
-import { saveDraftFromEditor } from '../../server/domain/workflows/workflows.js';
-import { ADMIN_API } from '../../server/domain/accounts/actor.js';
+import { ADMIN_PREFIX } from '../../generated/operations.js';
 import { listAuditEntries } from '../../server/store/audit.js';
 import { cursorCodec } from '../../server/store/cursor.js';
-import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json } from './http-helpers.js';
 
 /** Set to run before the next validations of a publish: a concurrent change of the draft. */
@@ -55,6 +54,7 @@ interface Version {
   graph?: Workflow['graph'];
 }
 
+const TOKEN = 'admin-token-for-tests-0123456789';
 const keywordTrigger = { events: ['message'], match: 'contains', keywords: ['promo'] };
 const definition = (extra: Record<string, unknown> = {}) => ({
   title: 'Promo',
@@ -72,9 +72,11 @@ const tagsGraph = (tag: string) => ({
 describe.each(engines)('workflows on %s', (engine) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp(engine);
+    t = await startTestApp(engine, { env: { ADMIN_TOKEN: TOKEN } });
   });
   afterAll(async () => t?.close());
+  const admin = (method: string, path: string, body?: unknown) =>
+    call(t.baseUrl, TOKEN, method, `${ADMIN_PREFIX}${path}`, { body });
 
   async function created(me: TestCaller, body: Record<string, unknown> = definition()): Promise<Workflow> {
     const res = await me.call('POST', '/v1/workflows', { body });
@@ -175,15 +177,45 @@ describe.each(engines)('workflows on %s', (engine) => {
   it('an API change based on the revision before a console editor save is refused, not overwriting it', async () => {
     const me = await t.account();
     const workflow = await created(me);
-    const saved = await saveDraftFromEditor(t.database.db, t.clock, ADMIN_API, me.accountId, workflow.id, {
-      title: 'Editor',
-    });
-    expect(saved.revision).toBe(1);
+    const res = await admin('PUT', `/workflows/${workflow.id}/draft`, { title: 'Editor' });
+    expect(res.headers.get('etag')).toBe('"1"');
+    expect(await json<Workflow>(res)).toMatchObject({ title: 'Editor', revision: 1 });
     await expectError(await patch(me, workflow.id, { title: 'API' }, '"0"'), 412, {
       code: 'version_conflict',
       current_revision: 1,
     });
     expect((await json<Workflow>(await me.call('GET', `/v1/workflows/${workflow.id}`))).title).toBe('Editor');
+    // The editor saves over anything, without a revision; an automation in the trash is 404 there too.
+    expect((await admin('PUT', `/workflows/${workflow.id}/draft`, { title: 'Again' })).status).toBe(200);
+    await json(await me.call('DELETE', `/v1/workflows/${workflow.id}`));
+    expect((await admin('PUT', `/workflows/${workflow.id}/draft`, { title: 'Gone' })).status).toBe(404);
+  });
+
+  it('the editor keeps extra next entries: read back as saved, a warning in validation, refused by publish and by a PATCH sending them', async () => {
+    const me = await t.account();
+    const workflow = await created(me);
+    const extra = { nodes: { root: { type: 'root', data: { next: [null, null] } } } };
+    const saved = await json<Workflow>(await admin('PUT', `/workflows/${workflow.id}/draft`, { graph: extra }));
+    expect(saved.graph.nodes.root?.data.next).toEqual([null, null]);
+    const entries = await json<{
+      valid: boolean;
+      errors: unknown[];
+      warnings: Array<{ code: string }>;
+      revision: number;
+    }>(await me.call('POST', `/v1/workflows/${workflow.id}/validate`));
+    expect(entries).toMatchObject({ valid: true, errors: [], revision: 1 });
+    expect(entries.warnings.map((w) => w.code)).toContain('next_arity_invalid');
+    const refused = await json<{ context: { code: string; details: string } }>(await publish(me, workflow.id), 422);
+    expect(refused.context.code).toBe('workflow_not_publishable');
+    expect(refused.context.details).toContain('root');
+    const patched = await json<{ context: { code: string; errors: Array<{ code: string; path: string }> } }>(
+      await patch(me, workflow.id, { graph: extra }, '"1"'),
+      422,
+    );
+    expect(patched.context.code).toBe('invalid_graph');
+    expect(patched.context.errors).toContainEqual(
+      expect.objectContaining({ code: 'next_arity_invalid', path: 'nodes.root.data.next' }),
+    );
   });
 
   it('publishes: a version with the graph, status published, has_unpublished_changes after an edit, running copy unchanged', async () => {

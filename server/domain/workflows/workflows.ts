@@ -17,6 +17,7 @@ import { selectConnectedInstagram } from '../../store/workflow-lookups.js';
 import {
   deleteWorkflowReferences,
   findActiveWorkflow,
+  findActiveWorkflowAccount,
   insertWorkflow,
   selectWorkflowsPage,
   updateWorkflowRow,
@@ -283,20 +284,19 @@ async function draftChanges(
   };
 }
 
-/** The console editor's save (admin API): no revision, no checks beyond the format; it may overwrite. */
+/**
+ * The console editor's save (admin API, which names the automation by id alone): no revision, no checks
+ * beyond the format, so it may overwrite an API change; extra `next` entries are kept.
+ */
 export async function saveDraftFromEditor(
   db: Kysely<DB>,
   clock: Clock,
   actor: Actor,
-  accountId: string,
   workflowId: string,
-  body: {
-    title?: string;
-    description?: string | null;
-    trigger?: Schemas['WorkflowTriggerInput'];
-    graph?: Schemas['WorkflowGraphInput'];
-  },
+  body: Schemas['AdminWorkflowDraftSave'],
 ): Promise<WorkflowRow> {
+  const accountId = await findActiveWorkflowAccount(db, workflowId);
+  if (!accountId) throw workflowNotFound();
   return db.transaction().execute(async (tx) => {
     const row = await findActiveWorkflow(tx, accountId, workflowId, { forUpdate: true });
     if (!row) throw workflowNotFound();
