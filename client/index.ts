@@ -13,6 +13,8 @@ import { operations, type OperationInfo } from '../generated/operations.js';
 export type { components, paths, webhooks } from '../generated/api.js';
 export { operations, type OperationId } from '../generated/operations.js';
 export * from './webhooks.js';
+// The automation blocks: `Block<'buttons'>`, `BlockData<'message'>`, `GraphNodes`, and the catalog's version.
+export * from '../generated/block-catalog.js';
 
 export type ApiClient = Client<paths, 'application/json'>;
 

@@ -3,3 +3,1199 @@
 
 /** The `catalog_version` that GET /v1/workflow-graph-schema returns with the catalog. */
 export const catalogVersion = '2026-11-01';
+
+interface components {
+  schemas: {
+    /**
+     * root
+     * @description The start of the automation. It does nothing; its output leads to the first block that runs. The graph
+     *     has exactly one: id `root`, type `root`. 1 output.
+     */
+    RootBlock: {
+      /** @constant */
+      type?: 'root';
+      data?: {
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: [string | null];
+      };
+    };
+    /**
+     * message
+     * @description Sends a text message. When `comment` or `live_comment` starts the run, the first message is a private
+     *     reply to the comment, not bound by the 24-hour window; the channel accepts one private reply per comment,
+     *     so a second message before the contact answers is refused and the run ends there (use buttons or a
+     *     question after the first message). Later messages go as direct messages. 1 output.
+     */
+    MessageBlock: {
+      /** @constant */
+      type?: 'message';
+      data?: {
+        /**
+         * @description The text, 1 to 4096 characters, variables allowed. instagram delivers only the first 1000
+         *     characters. With the platform signature in the plan, the text is trimmed so text and signature fit,
+         *     on both channels. The 1-character minimum is not checked by validation: an empty text is accepted
+         *     and the send fails when the run happens (with the signature, it goes out as the signature alone).
+         */
+        text: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: [string | null];
+      };
+    };
+    /**
+     * question
+     * @description Sends a question and waits up to 90 days for the contact's next message, which is the answer. The next
+     *     text message answers even if it carries another automation's keyword (that automation then does not
+     *     start). A message without text (audio, sticker, image without caption) does not answer and the question
+     *     keeps waiting. On whatsapp an image or video caption counts as text. On instagram a story reply does not
+     *     answer. 1 output, followed after the answer.
+     */
+    QuestionBlock: {
+      /** @constant */
+      type?: 'question';
+      data?: {
+        /**
+         * @description The question, 1 to 4096 characters, variables allowed. Validation checks neither limit: a longer
+         *     (or empty) text is accepted and the send fails when the run happens, unless the platform signature
+         *     trims it. instagram delivers only the first 1000 characters.
+         */
+        text: string;
+        /**
+         * @description `any`: any text answers. `number` is obsolete: accepted, it runs as `any` with no number check
+         *     (warning `answer_type_deprecated`).
+         * @enum {string}
+         */
+        answer_type: 'any' | 'number';
+        /**
+         * @description The key of an existing custom field that receives the answer (`custom_field_not_found`
+         *     otherwise), or an empty string to not save it. The answer is also available to later blocks as the
+         *     variable of that key.
+         */
+        answer_field: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: [string | null];
+      };
+    };
+    /**
+     * media
+     * @description Sends an image, video, audio or document. Set exactly one of `upload_id` and `media_url`: neither or both
+     *     is `media_source_invalid` (a validation rule, not expressed here). The file must fit the channel's media
+     *     types and sizes, checked when the run sends. 1 output.
+     */
+    MediaBlock: {
+      /** @constant */
+      type?: 'media';
+      data?: {
+        /**
+         * Format: uuid
+         * @description The id of a file uploaded in the console (`upload_not_found` if the account lacks it). Works on
+         *     both channels.
+         */
+        upload_id?: string;
+        /**
+         * @description The address of the file, variables allowed. instagram only: on whatsapp only `upload_id` works
+         *     (validation does not check it; the send fails when the run happens).
+         * @example https://cdn.example.com/catalog/{contact.id}.pdf
+         */
+        media_url?: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: [string | null];
+      };
+    };
+    /**
+     * buttons
+     * @description Sends a text with up to 3 buttons and waits up to 90 days for a tap. While it waits, a message from the
+     *     contact does not answer the buttons: it is treated as a new message and may start another automation by
+     *     keyword. On whatsapp the message has 1 to 3 reply buttons or exactly one link button, never both (not
+     *     checked by validation; the send fails when the run happens). 4 outputs.
+     */
+    ButtonsBlock: {
+      /** @constant */
+      type?: 'buttons';
+      data?: {
+        /**
+         * @description The text above the buttons, 1 to 4096 characters, variables allowed. instagram delivers up to 1000
+         *     characters and whatsapp up to 1024, less with the platform signature. The 1-character minimum is
+         *     not checked by validation: an empty subtitle is accepted and the send fails when the run happens
+         *     (with the signature, it goes out as the signature alone).
+         */
+        subtitle: string;
+        /** @description 0 to 3 buttons, in display order. */
+        buttons:
+          | []
+          | [
+              {
+                /**
+                 * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+                 *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+                 *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+                 */
+                id?: string;
+                /**
+                 * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+                 *     title is accepted and the send fails when the run happens.
+                 */
+                title: string;
+                /**
+                 * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+                 *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+                 *     window: a message on that output is delivered only if the window is already open, else the run stops
+                 *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+                 *     Ignored when `whatsapp_connection_id` is set.
+                 * @example https://shop.example.com/black-friday
+                 */
+                url?: string;
+                /**
+                 * Format: uuid
+                 * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+                 *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+                 *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+                 *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+                 *     button becomes an ordinary reply button. A number that is not connected gives
+                 *     `handoff_number_disconnected` (with `connection_id`).
+                 */
+                whatsapp_connection_id?: string;
+                /**
+                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
+                 *     prefixes a reference code to it.
+                 */
+                whatsapp_message?: string;
+              },
+            ]
+          | [
+              {
+                /**
+                 * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+                 *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+                 *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+                 */
+                id?: string;
+                /**
+                 * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+                 *     title is accepted and the send fails when the run happens.
+                 */
+                title: string;
+                /**
+                 * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+                 *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+                 *     window: a message on that output is delivered only if the window is already open, else the run stops
+                 *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+                 *     Ignored when `whatsapp_connection_id` is set.
+                 * @example https://shop.example.com/black-friday
+                 */
+                url?: string;
+                /**
+                 * Format: uuid
+                 * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+                 *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+                 *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+                 *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+                 *     button becomes an ordinary reply button. A number that is not connected gives
+                 *     `handoff_number_disconnected` (with `connection_id`).
+                 */
+                whatsapp_connection_id?: string;
+                /**
+                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
+                 *     prefixes a reference code to it.
+                 */
+                whatsapp_message?: string;
+              },
+              {
+                /**
+                 * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+                 *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+                 *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+                 */
+                id?: string;
+                /**
+                 * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+                 *     title is accepted and the send fails when the run happens.
+                 */
+                title: string;
+                /**
+                 * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+                 *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+                 *     window: a message on that output is delivered only if the window is already open, else the run stops
+                 *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+                 *     Ignored when `whatsapp_connection_id` is set.
+                 * @example https://shop.example.com/black-friday
+                 */
+                url?: string;
+                /**
+                 * Format: uuid
+                 * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+                 *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+                 *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+                 *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+                 *     button becomes an ordinary reply button. A number that is not connected gives
+                 *     `handoff_number_disconnected` (with `connection_id`).
+                 */
+                whatsapp_connection_id?: string;
+                /**
+                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
+                 *     prefixes a reference code to it.
+                 */
+                whatsapp_message?: string;
+              },
+            ]
+          | [
+              {
+                /**
+                 * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+                 *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+                 *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+                 */
+                id?: string;
+                /**
+                 * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+                 *     title is accepted and the send fails when the run happens.
+                 */
+                title: string;
+                /**
+                 * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+                 *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+                 *     window: a message on that output is delivered only if the window is already open, else the run stops
+                 *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+                 *     Ignored when `whatsapp_connection_id` is set.
+                 * @example https://shop.example.com/black-friday
+                 */
+                url?: string;
+                /**
+                 * Format: uuid
+                 * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+                 *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+                 *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+                 *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+                 *     button becomes an ordinary reply button. A number that is not connected gives
+                 *     `handoff_number_disconnected` (with `connection_id`).
+                 */
+                whatsapp_connection_id?: string;
+                /**
+                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
+                 *     prefixes a reference code to it.
+                 */
+                whatsapp_message?: string;
+              },
+              {
+                /**
+                 * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+                 *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+                 *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+                 */
+                id?: string;
+                /**
+                 * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+                 *     title is accepted and the send fails when the run happens.
+                 */
+                title: string;
+                /**
+                 * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+                 *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+                 *     window: a message on that output is delivered only if the window is already open, else the run stops
+                 *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+                 *     Ignored when `whatsapp_connection_id` is set.
+                 * @example https://shop.example.com/black-friday
+                 */
+                url?: string;
+                /**
+                 * Format: uuid
+                 * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+                 *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+                 *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+                 *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+                 *     button becomes an ordinary reply button. A number that is not connected gives
+                 *     `handoff_number_disconnected` (with `connection_id`).
+                 */
+                whatsapp_connection_id?: string;
+                /**
+                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
+                 *     prefixes a reference code to it.
+                 */
+                whatsapp_message?: string;
+              },
+              {
+                /**
+                 * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+                 *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+                 *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+                 */
+                id?: string;
+                /**
+                 * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+                 *     title is accepted and the send fails when the run happens.
+                 */
+                title: string;
+                /**
+                 * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+                 *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+                 *     window: a message on that output is delivered only if the window is already open, else the run stops
+                 *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+                 *     Ignored when `whatsapp_connection_id` is set.
+                 * @example https://shop.example.com/black-friday
+                 */
+                url?: string;
+                /**
+                 * Format: uuid
+                 * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+                 *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+                 *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+                 *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+                 *     button becomes an ordinary reply button. A number that is not connected gives
+                 *     `handoff_number_disconnected` (with `connection_id`).
+                 */
+                whatsapp_connection_id?: string;
+                /**
+                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
+                 *     prefixes a reference code to it.
+                 */
+                whatsapp_message?: string;
+              },
+            ];
+        /**
+         * @description Exactly 4 entries: entries 1 to 3 follow a tap on button 1 to 3 (null for a missing button), and
+         *     the 4th follows right after the send (null: nothing runs there). In both cases the run also waits
+         *     for a tap, up to 90 days. A wrong count is `next_arity_invalid`.
+         */
+        next: [string | null, string | null, string | null, string | null];
+      };
+    };
+    /**
+     * cards
+     * @description Sends a carousel of 1 to 10 cards. On whatsapp: 2 to 10 cards, all with an image, each with 1 to 3 reply
+     *     buttons or exactly one link button, the same kind in every card, and a caption (not checked by
+     *     validation; the send fails when the run happens). Button taps follow their outputs as in a `buttons`
+     *     block. 31 outputs.
+     */
+    CardsBlock: {
+      /** @constant */
+      type?: 'cards';
+      data?: {
+        /**
+         * @description Optional text above the carousel, up to 4096 characters, variables allowed. whatsapp delivers up
+         *     to 1024 characters and requires it; instagram ignores it.
+         */
+        caption?: string;
+        /** @description 1 to 10 cards, in display order. */
+        cards: {
+          /**
+           * @description Up to 80 characters, variables allowed. On instagram each card title needs at least 1
+           *     character (not checked by validation; the send fails when the run happens).
+           */
+          title: string;
+          /** @description Up to 80 characters, variables allowed. */
+          subtitle: string;
+          /**
+           * Format: uuid
+           * @description Optional. The card image: the id of a file uploaded in the console (`upload_not_found` if the
+           *     account lacks it). Required on whatsapp.
+           */
+          upload_id?: string;
+          /** @description 0 to 3 buttons, with the same fields as in a `buttons` block. */
+          buttons:
+            | []
+            | [
+                {
+                  /**
+                   * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+                   *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+                   *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+                   */
+                  id?: string;
+                  /**
+                   * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+                   *     title is accepted and the send fails when the run happens.
+                   */
+                  title: string;
+                  /**
+                   * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+                   *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+                   *     window: a message on that output is delivered only if the window is already open, else the run stops
+                   *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+                   *     Ignored when `whatsapp_connection_id` is set.
+                   * @example https://shop.example.com/black-friday
+                   */
+                  url?: string;
+                  /**
+                   * Format: uuid
+                   * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+                   *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+                   *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+                   *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+                   *     button becomes an ordinary reply button. A number that is not connected gives
+                   *     `handoff_number_disconnected` (with `connection_id`).
+                   */
+                  whatsapp_connection_id?: string;
+                  /**
+                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
+                   *     prefixes a reference code to it.
+                   */
+                  whatsapp_message?: string;
+                },
+              ]
+            | [
+                {
+                  /**
+                   * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+                   *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+                   *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+                   */
+                  id?: string;
+                  /**
+                   * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+                   *     title is accepted and the send fails when the run happens.
+                   */
+                  title: string;
+                  /**
+                   * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+                   *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+                   *     window: a message on that output is delivered only if the window is already open, else the run stops
+                   *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+                   *     Ignored when `whatsapp_connection_id` is set.
+                   * @example https://shop.example.com/black-friday
+                   */
+                  url?: string;
+                  /**
+                   * Format: uuid
+                   * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+                   *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+                   *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+                   *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+                   *     button becomes an ordinary reply button. A number that is not connected gives
+                   *     `handoff_number_disconnected` (with `connection_id`).
+                   */
+                  whatsapp_connection_id?: string;
+                  /**
+                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
+                   *     prefixes a reference code to it.
+                   */
+                  whatsapp_message?: string;
+                },
+                {
+                  /**
+                   * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+                   *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+                   *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+                   */
+                  id?: string;
+                  /**
+                   * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+                   *     title is accepted and the send fails when the run happens.
+                   */
+                  title: string;
+                  /**
+                   * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+                   *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+                   *     window: a message on that output is delivered only if the window is already open, else the run stops
+                   *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+                   *     Ignored when `whatsapp_connection_id` is set.
+                   * @example https://shop.example.com/black-friday
+                   */
+                  url?: string;
+                  /**
+                   * Format: uuid
+                   * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+                   *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+                   *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+                   *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+                   *     button becomes an ordinary reply button. A number that is not connected gives
+                   *     `handoff_number_disconnected` (with `connection_id`).
+                   */
+                  whatsapp_connection_id?: string;
+                  /**
+                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
+                   *     prefixes a reference code to it.
+                   */
+                  whatsapp_message?: string;
+                },
+              ]
+            | [
+                {
+                  /**
+                   * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+                   *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+                   *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+                   */
+                  id?: string;
+                  /**
+                   * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+                   *     title is accepted and the send fails when the run happens.
+                   */
+                  title: string;
+                  /**
+                   * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+                   *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+                   *     window: a message on that output is delivered only if the window is already open, else the run stops
+                   *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+                   *     Ignored when `whatsapp_connection_id` is set.
+                   * @example https://shop.example.com/black-friday
+                   */
+                  url?: string;
+                  /**
+                   * Format: uuid
+                   * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+                   *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+                   *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+                   *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+                   *     button becomes an ordinary reply button. A number that is not connected gives
+                   *     `handoff_number_disconnected` (with `connection_id`).
+                   */
+                  whatsapp_connection_id?: string;
+                  /**
+                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
+                   *     prefixes a reference code to it.
+                   */
+                  whatsapp_message?: string;
+                },
+                {
+                  /**
+                   * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+                   *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+                   *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+                   */
+                  id?: string;
+                  /**
+                   * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+                   *     title is accepted and the send fails when the run happens.
+                   */
+                  title: string;
+                  /**
+                   * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+                   *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+                   *     window: a message on that output is delivered only if the window is already open, else the run stops
+                   *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+                   *     Ignored when `whatsapp_connection_id` is set.
+                   * @example https://shop.example.com/black-friday
+                   */
+                  url?: string;
+                  /**
+                   * Format: uuid
+                   * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+                   *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+                   *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+                   *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+                   *     button becomes an ordinary reply button. A number that is not connected gives
+                   *     `handoff_number_disconnected` (with `connection_id`).
+                   */
+                  whatsapp_connection_id?: string;
+                  /**
+                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
+                   *     prefixes a reference code to it.
+                   */
+                  whatsapp_message?: string;
+                },
+                {
+                  /**
+                   * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+                   *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+                   *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+                   */
+                  id?: string;
+                  /**
+                   * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+                   *     title is accepted and the send fails when the run happens.
+                   */
+                  title: string;
+                  /**
+                   * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+                   *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+                   *     window: a message on that output is delivered only if the window is already open, else the run stops
+                   *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+                   *     Ignored when `whatsapp_connection_id` is set.
+                   * @example https://shop.example.com/black-friday
+                   */
+                  url?: string;
+                  /**
+                   * Format: uuid
+                   * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+                   *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+                   *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+                   *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+                   *     button becomes an ordinary reply button. A number that is not connected gives
+                   *     `handoff_number_disconnected` (with `connection_id`).
+                   */
+                  whatsapp_connection_id?: string;
+                  /**
+                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
+                   *     prefixes a reference code to it.
+                   */
+                  whatsapp_message?: string;
+                },
+              ];
+        }[];
+        /**
+         * @description Exactly 31 entries: three per card slot, one per button (button b, from 0, of card c, from 0,
+         *     follows entry c x 3 + b), and the 31st follows right after the send. Unused slots are null. A
+         *     wrong count is `next_arity_invalid`.
+         */
+        next: (string | null)[];
+      };
+    };
+    /**
+     * tags
+     * @description Adds tags to the contact or removes them. The graph creates no tags: create them with `POST /v1/tags`.
+     *     1 output.
+     */
+    TagsBlock: {
+      /** @constant */
+      type?: 'tags';
+      data?: {
+        /**
+         * @description `add` puts the tags on the contact; `remove` takes them off.
+         * @enum {string}
+         */
+        operation: 'add' | 'remove';
+        /**
+         * @description Tag names exactly as in the account (same letter case and accents). A name the account lacks is
+         *     `tag_not_found`. Validation accepts another spelling of an existing tag, but then `add` renames the
+         *     account's tag and `remove` does not remove it from the contact.
+         * @example [
+         *       "VIP",
+         *       "Black Friday 2026"
+         *     ]
+         */
+        tags: string[];
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: [string | null];
+      };
+    };
+    /**
+     * data
+     * @description Writes or clears a custom-field value of the contact. 1 output.
+     */
+    DataBlock: {
+      /** @constant */
+      type?: 'data';
+      data?: {
+        /** @description The key of an existing custom field, up to 50 characters (`custom_field_not_found` otherwise). */
+        name: string;
+        /**
+         * @description Optional. The value, 1 to 100 characters, variables allowed. As the entire value, `$input` is the
+         *     text of the current message and `$timestamp` the time in milliseconds since 1970 UTC. Any value
+         *     starting with `$` is read as a variable, so a price written with a leading dollar becomes empty.
+         *     Without `value` the block clears the contact's value. The 1-character minimum is not checked by
+         *     validation: an empty value is accepted and clears the value like a missing one.
+         * @example {contact.first_name}
+         * @example $input
+         * @example $timestamp
+         */
+        value?: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: [string | null];
+      };
+    };
+    /**
+     * math
+     * @description Computes `operand_a <operator> operand_b` and stores the result in a custom field. Division or mod by zero
+     *     gives 0. An empty field, or a text field whose value is not just a number with a decimal point, counts as
+     *     0. The result is stored as a plain dotted number without rounding, and that text is what the field
+     *     variable shows afterward. 1 output.
+     */
+    MathBlock: {
+      /** @constant */
+      type?: 'math';
+      data?: {
+        /**
+         * @description The key of an existing custom field that receives the result, up to 50 characters
+         *     (`custom_field_not_found` otherwise).
+         */
+        result_field: string;
+        /**
+         * @description An operand: `{type: field, value: <field key>}` (an existing custom field, `custom_field_not_found`
+         *     otherwise) or `{type: constant, value: <text>}`.
+         */
+        operand_a: {
+          /**
+           * @description `field`: the value of a custom field; `constant`: a fixed number.
+           * @enum {string}
+           */
+          type: 'field' | 'constant';
+          /**
+           * @description The field key, or the constant. Always a string, also for constants (an unquoted number is
+           *     `schema_violation`). Constants use a dot as decimal separator.
+           * @example pedidos
+           * @example 1.5
+           */
+          value: string;
+        };
+        /**
+         * @description An operand: `{type: field, value: <field key>}` (an existing custom field, `custom_field_not_found`
+         *     otherwise) or `{type: constant, value: <text>}`.
+         */
+        operand_b: {
+          /**
+           * @description `field`: the value of a custom field; `constant`: a fixed number.
+           * @enum {string}
+           */
+          type: 'field' | 'constant';
+          /**
+           * @description The field key, or the constant. Always a string, also for constants (an unquoted number is
+           *     `schema_violation`). Constants use a dot as decimal separator.
+           * @example pedidos
+           * @example 1.5
+           */
+          value: string;
+        };
+        /**
+         * @description `add`, `sub`, `mul`, `div`: the four operations. `min`, `max`: the smaller, the larger. `mod`: the
+         *     remainder of a divided by b. `pct_of`: a percent of b (a x b / 100). `pct_add`: a increased by b
+         *     percent (a x (1 + b / 100)).
+         * @enum {string}
+         */
+        operator: 'add' | 'sub' | 'mul' | 'div' | 'min' | 'max' | 'mod' | 'pct_of' | 'pct_add';
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: [string | null];
+      };
+    };
+    /**
+     * conditional
+     * @description Branches on conditions about the contact. A malformed value, or a comparison without a value, makes the
+     *     condition false without an error. 2 outputs: true, false.
+     */
+    ConditionalBlock: {
+      /** @constant */
+      type?: 'conditional';
+      data?: {
+        /**
+         * @description The conditions, combined by `combinator`. A conditional with no condition at all (no `conditions`
+         *     and no old one-condition form) is `conditional_incomplete`.
+         */
+        conditions?: ({
+          /**
+           * @description What is tested: a tag of the contact, a custom field, the contact score, a variable, whether
+           *     the contact follows the account (instagram only; always false on a whatsapp automation), or
+           *     whether the 24-hour messaging window is open.
+           * @enum {string}
+           */
+          field_type: 'tag' | 'custom_field' | 'score' | 'variable' | 'follower_status' | 'messaging_window';
+          /**
+           * @description `tag`: the tag name exactly as in the account (with another spelling validation passes and
+           *     `has_tag` is always false). `custom_field`: the field key. A tag or custom field the account
+           *     lacks is `tag_not_found` or `custom_field_not_found`. `variable`: the variable name without
+           *     braces. Not used by `score`, `follower_status` and `messaging_window`. Required (else
+           *     `conditional_incomplete`) for `tag`, `custom_field` and `variable`.
+           */
+          field_name?: string;
+          /** @description One of the operators of the `field_type` (see the table above). */
+          operator: string;
+          /**
+           * @description The compared value, a string. Numbers and `min,max` use a dot as decimal separator. Dates are
+           *     dd/MM/yyyy or yyyy-MM-dd; times are HH:mm; `time_between` takes `start,end` and may cross
+           *     midnight. Times compare by minute: `time_between` includes both ends, `time_before` and
+           *     `time_after` exclude the minute itself. On a `variable` condition equality and contains
+           *     ignore letter case, and the value is compared as written, without variable substitution.
+           *     Not used by operators that take none.
+           * @example 10
+           * @example 18,65
+           * @example 25/12/2026
+           * @example 2026-12-25
+           * @example 09:00,18:00
+           */
+          value?: string;
+        } & (unknown & unknown & unknown & unknown & unknown & unknown))[];
+        /**
+         * @description Optional. `and` (default): all conditions must hold; `or`: one is enough.
+         * @default and
+         * @enum {string}
+         */
+        combinator?: 'and' | 'or';
+        /**
+         * @deprecated
+         * @description Old one-condition form, placed directly in `data`; use `conditions`. Ignored when `conditions` is present.
+         * @enum {string}
+         */
+        field_type?: 'tag' | 'custom_field' | 'score' | 'variable' | 'follower_status' | 'messaging_window';
+        /**
+         * @deprecated
+         * @description Old one-condition form; use `conditions`.
+         */
+        field_name?: string;
+        /**
+         * @deprecated
+         * @description Old one-condition form; use `conditions`.
+         */
+        operator?: string;
+        /**
+         * @deprecated
+         * @description Old one-condition form; use `conditions`.
+         */
+        value?: string;
+        /** @description Exactly 2 entries: the block when the conditions hold, then the block when they do not. A wrong count is `next_arity_invalid`. */
+        next: [string | null, string | null];
+      };
+    };
+    /**
+     * randomizer
+     * @description Splits runs across its outputs by percentage. It is not a draw: the first run follows the first option,
+     *     and each later run follows the option furthest below its percentage (50 and 50 alternate). Keep the order
+     *     of the options of a randomizer that already ran: it counts choices by position. One output per option.
+     */
+    RandomizerBlock: {
+      /** @constant */
+      type?: 'randomizer';
+      data?: {
+        /**
+         * @description 2 to 20 options, with non-negative percentages summing to 100 (the sum is checked by validation:
+         *     `randomizer_options_invalid`).
+         */
+        options: {
+          /** @description Optional, editor-only. */
+          id?: string;
+          /** @description The share of runs that follow this option, 0 to 100. */
+          percentage: number;
+        }[];
+        /** @description One entry per option, in the order of `options` (checked by validation: `next_arity_invalid`). */
+        next: (string | null)[];
+      };
+    };
+    /**
+     * sleep
+     * @description Waits, then continues. A message after the wait is delivered only if the contact's 24-hour window is still
+     *     open, except the first message of a comment-started run. 1 output, followed after the wait.
+     */
+    SleepBlock: {
+      /** @constant */
+      type?: 'sleep';
+      data?: {
+        /** @description The wait in seconds, 1 to 82800 (23 hours). */
+        seconds: number;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: [string | null];
+      };
+    };
+    /**
+     * start
+     * @description Starts another automation for the same contact on the same channel. If the target is not published there
+     *     (paused, in trash, on another channel) the run ends at this block, in both `parallel` modes; validation
+     *     only warns (`start_workflow_not_found`, `start_workflow_deleted`, `start_workflow_unpublished`,
+     *     `start_workflow_other_channel`). 1 output.
+     */
+    StartBlock: {
+      /** @constant */
+      type?: 'start';
+      data?: {
+        /**
+         * Format: uuid
+         * @description An automation published on the same channel (same connection).
+         */
+        workflow_id: string;
+        /** @description `true`: start it and continue at once. `false`: wait for it to finish, then continue. */
+        parallel: boolean;
+        /**
+         * @description Optional. Seconds to wait before starting it, 0 to 82800.
+         * @default 0
+         */
+        delay_seconds?: number;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: [string | null];
+      };
+    };
+    /**
+     * invoke
+     * @description Sends an HTTP request to an external system. Each attempt waits up to 60 seconds and follows up to 5
+     *     redirects. A 429 or 5xx answer is retried, at most 3 attempts in all, so the receiver must tolerate
+     *     repeats. Private-network addresses are refused and take the failure output. Variables `secret.<name>`
+     *     work only in `headers` and `data`, and only when the request host is exactly the secret's domain
+     *     (elsewhere they become empty). 2 outputs: success, failure.
+     */
+    InvokeBlock: {
+      /** @constant */
+      type?: 'invoke';
+      data?: {
+        /**
+         * @description The HTTP method.
+         * @enum {string}
+         */
+        method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+        /**
+         * @description The http or https address, variables allowed.
+         * @example https://crm.example.com/leads?ig={contact.alias}
+         */
+        endpoint: string;
+        /** @description Optional request headers, variables and secrets allowed. */
+        headers?: {
+          /** @description The header name, 1 to 100 characters. */
+          name: string;
+          /**
+           * @description The header value, 1 to 1000 characters, variables and secrets allowed.
+           * @example Bearer {secret.crm_token}
+           */
+          value: string;
+        }[];
+        /**
+         * @description Optional request body text, variables and secrets allowed. Without a `Content-Type` header it goes
+         *     as `application/json`. In a JSON body, text variables enter already escaped but without quotes:
+         *     write the quotes in the body.
+         * @example {"email": "{email}", "name": "{contact.name}"}
+         */
+        data?: string;
+        /**
+         * @description Optional. Copies the first match of each path in a successful JSON response into a contact field.
+         *     A 0, false or empty result is not copied.
+         */
+        fields?: {
+          /**
+           * @description A JSONPath into the response, 1 to 500 characters.
+           * @example $.customer.plan
+           */
+          path: string;
+          /**
+           * @description The key of an existing custom field that receives the value, 1 to 50 characters
+           *     (`custom_field_not_found` otherwise).
+           */
+          name: string;
+        }[];
+        /** @description Exactly 2 entries: the block after a 2xx answer, then the block after anything else. A wrong count is `next_arity_invalid`. */
+        next: [string | null, string | null];
+      };
+    };
+    /**
+     * sheets
+     * @description Appends, updates or deletes a row of a spreadsheet of a connected spreadsheet provider. The API lists no
+     *     provider accounts or spreadsheets: build the block in the console and read it back. Values accept
+     *     variables, `$input`, `$timestamp` (as the entire value) and `{contact.tag.<slug>}`, which becomes `true`
+     *     or `false` by whether the contact has the tag (slug: lowercase, accents removed, other runs of characters
+     *     replaced by a hyphen, up to 50 characters, with a possible numeric suffix). A value starting with `=`,
+     *     `+`, `-` or `@` is written as text, never as a formula. Validation does not check the spreadsheet.
+     *     1 output.
+     */
+    SheetsBlock: {
+      /** @constant */
+      type?: 'sheets';
+      data?: {
+        /** @description The connected provider account. */
+        sheets_external_id: string;
+        /** @description The spreadsheet. */
+        spreadsheet_id: string;
+        /** @description Optional. Editor label of the spreadsheet. */
+        spreadsheet_name?: string;
+        /** @description The tab (sheet) of the spreadsheet. */
+        tab_title: string;
+        /**
+         * @description `append` adds a row. `update` rewrites the whole first matching row (columns missing from `values`
+         *     and empty results end up empty). `upsert` updates the first match without clearing cells whose
+         *     value is empty, or appends when nothing matches. `delete` removes the first match.
+         * @enum {string}
+         */
+        operation: 'append' | 'update' | 'upsert' | 'delete';
+        /**
+         * @description Optional. Matches the first row where every column equals its value exactly; used by `update`,
+         *     `upsert` and `delete`. Without a match, or with an empty list, they act on the first data row, so
+         *     always send a match.
+         */
+        match?: {
+          /** @description A column title (row 1 of the tab). */
+          column: string;
+          /**
+           * @description The value the column must equal, variables allowed; `$input` or `$timestamp` as the entire
+           *     value.
+           */
+          value: string;
+        }[];
+        /**
+         * @description Optional. Column title (row 1 of the tab) to value. A column the tab lacks is ignored. Values must
+         *     be strings: validation accepts other JSON values, but then the block fails when the run happens.
+         */
+        values?: {
+          [key: string]: unknown;
+        };
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: [string | null];
+      };
+    };
+    /**
+     * multichannel
+     * @description Continues with the same person on another connected channel. Ids of channels are editor-only. Validation
+     *     does not check the connections beyond the rules below. One output per channel, plus one.
+     */
+    MultichannelBlock: {
+      /** @constant */
+      type?: 'multichannel';
+      data?: {
+        /**
+         * @description `first`: follow the first listed channel where the contact can receive. `all`: start one run on each
+         *     channel that can receive. Missing: `multichannel_mode_missing`.
+         * @enum {string}
+         */
+        mode: 'first' | 'all';
+        /**
+         * @description 1 to 10 channels, without repeated connections (checked by validation:
+         *     `multichannel_channels_invalid`).
+         */
+        channels: {
+          /** @description Optional, editor-only. */
+          id?: string;
+          /**
+           * @description The channel type of the connection.
+           * @enum {string}
+           */
+          provider: 'instagram' | 'whatsapp';
+          /** @description A connection of the account, from `GET /v1/connections`. */
+          connection_id: string;
+        }[];
+        /**
+         * @description One entry per channel, in the order of `channels`, plus a last one followed when no channel can
+         *     receive (checked by validation: `next_arity_invalid`).
+         */
+        next: (string | null)[];
+      };
+    };
+    /**
+     * pause-automations
+     * @description Pauses automations for the contact for a while and ends the run. Its 1 output is never followed: send
+     *     `[null]`.
+     */
+    PauseAutomationsBlock: {
+      /** @constant */
+      type?: 'pause-automations';
+      data?: {
+        /** @description How long automations stay paused for the contact, 1 to 52034400 minutes. */
+        minutes: number;
+        /** @description Always `[null]`: the output is never followed. */
+        next: [null];
+      };
+    };
+    /**
+     * comment
+     * @description A note in the editor. It does nothing when the run passes through it. 1 output.
+     */
+    CommentBlock: {
+      /** @constant */
+      type?: 'comment';
+      data?: {
+        /** @description Optional. The note. */
+        text?: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: [string | null];
+      };
+    };
+    /**
+     * blank
+     * @description An empty block. It does nothing. Its output is optional: omit `next` or send 1 entry, never `[]`.
+     */
+    BlankBlock: {
+      /** @constant */
+      type?: 'blank';
+      data?: {
+        /**
+         * @description Optional: omit the field for no output, or send exactly 1 entry. `[]` is not allowed (a block
+         *     without output omits `next`), like any other wrong count: `next_arity_invalid`.
+         */
+        next?: [string | null];
+      };
+    };
+    /**
+     * unsupported
+     * @description A step imported from another tool that was not converted. It does nothing. `data` holds the original
+     *     content besides `next`: send it back exactly as read. 1 output.
+     */
+    UnsupportedBlock: {
+      /** @constant */
+      type?: 'unsupported';
+      data?: {
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: [string | null];
+      };
+    };
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
+}
+
+/** Where a block sits in the console editor: editor-only. */
+export interface BlockPosition {
+  x: number;
+  y: number;
+}
+
+type BlockOf<Type extends string, Name extends keyof components['schemas']> = {
+  type: Type;
+  data: NonNullable<components['schemas'][Name]['data']>;
+  /** Editor-only; computed when missing. Keep the positions you read. */
+  position?: BlockPosition;
+  /** Editor-only, returned as received. */
+  group_id?: string | null;
+  /** Editor-only, returned as received. */
+  media_kind?: string | null;
+};
+
+/** Every block type of the catalog, by type: `Blocks["buttons"]["data"]` is the data of a buttons block. */
+export interface Blocks {
+  root: BlockOf<'root', 'RootBlock'>;
+  message: BlockOf<'message', 'MessageBlock'>;
+  question: BlockOf<'question', 'QuestionBlock'>;
+  media: BlockOf<'media', 'MediaBlock'>;
+  buttons: BlockOf<'buttons', 'ButtonsBlock'>;
+  cards: BlockOf<'cards', 'CardsBlock'>;
+  tags: BlockOf<'tags', 'TagsBlock'>;
+  data: BlockOf<'data', 'DataBlock'>;
+  math: BlockOf<'math', 'MathBlock'>;
+  conditional: BlockOf<'conditional', 'ConditionalBlock'>;
+  randomizer: BlockOf<'randomizer', 'RandomizerBlock'>;
+  sleep: BlockOf<'sleep', 'SleepBlock'>;
+  start: BlockOf<'start', 'StartBlock'>;
+  invoke: BlockOf<'invoke', 'InvokeBlock'>;
+  sheets: BlockOf<'sheets', 'SheetsBlock'>;
+  multichannel: BlockOf<'multichannel', 'MultichannelBlock'>;
+  'pause-automations': BlockOf<'pause-automations', 'PauseAutomationsBlock'>;
+  comment: BlockOf<'comment', 'CommentBlock'>;
+  blank: BlockOf<'blank', 'BlankBlock'>;
+  unsupported: BlockOf<'unsupported', 'UnsupportedBlock'>;
+}
+
+export type BlockType = keyof Blocks;
+/** A block of a type of the catalog (`Block<"message">`), or any of them. */
+export type Block<Type extends BlockType = BlockType> = Blocks[Type];
+/** The `data` of a block type. */
+export type BlockData<Type extends BlockType> = Blocks[Type]['data'];
+/** `graph.nodes`: block id → block. */
+export type GraphNodes = Record<string, Block>;

@@ -157,7 +157,7 @@ export async function generate(options: GenerateOptions): Promise<string[]> {
   write(
     out,
     'generated/block-catalog.ts',
-    await pretty(root, 'generated/block-catalog.ts', renderCatalogModule(catalog), 'typescript'),
+    await pretty(root, 'generated/block-catalog.ts', await renderCatalogModule(catalog), 'typescript'),
   );
   written.push('generated/block-catalog.schema.json', 'generated/block-catalog.ts');
   log('catalog: generated/block-catalog.schema.json, generated/block-catalog.ts');
