@@ -1,5 +1,6 @@
 // The shared rules of Part A on the server: keys and gateway answers, scopes, the error envelope, headers,
 // 501 for routes whose issue has not landed. Run on every engine of the run.
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -160,7 +161,11 @@ describe.each(engines)('foundation on %s', (engine) => {
 
   it('answers 501 not_implemented for a route whose issue has not landed, never a fake success', async () => {
     const me = await t.account();
-    const res = await me.call('GET', '/v1/folders');
+    // Starting a run lands with the automation engine (issue 14).
+    const res = await me.call('POST', `/v1/workflows/${randomUUID()}/runs`, {
+      body: { contact_id: randomUUID() },
+      headers: { 'Idempotency-Key': 'not-implemented' },
+    });
     expect(res.status).toBe(501);
     expect(await res.json()).toMatchObject({ type: 'error', context: { code: 'not_implemented' } });
   });
