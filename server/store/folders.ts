@@ -75,6 +75,23 @@ export async function selectFolderSubtreeIds(db: Kysely<DB>, accountId: string, 
   return rows.map((row) => row.id);
 }
 
+/**
+ * Locks these folders of the account for the rest of the transaction. A write that sets a `folder_id` holds a key
+ * lock on its folder until it commits (the foreign key), so after this every such write is either committed and
+ * seen, or waits and then finds the folder gone (23503).
+ */
+export async function lockFolders(db: Kysely<DB>, accountId: string, folderIds: readonly string[]): Promise<void> {
+  if (folderIds.length === 0) return;
+  await db
+    .selectFrom('workflow_folders')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', folderIds)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
 export async function updateFolderFields(
   db: Kysely<DB>,
   accountId: string,

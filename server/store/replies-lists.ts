@@ -18,15 +18,19 @@ export async function insertRepliesList(db: Kysely<DB>, row: NewRepliesListRow):
   return db.insertInto('replies_lists').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-/** The list with this id, or undefined (no such list, or another account's). */
+/**
+ * The list with this id, or undefined (no such list, or another account's). `forShare`: for a save that names the
+ * list, so a deletion (which locks it for update) either sees the save's references or waits for it.
+ */
 export async function findRepliesList(
   db: Kysely<DB>,
   accountId: string,
   listId: string,
-  options: { forUpdate?: boolean } = {},
+  options: { forUpdate?: boolean; forShare?: boolean } = {},
 ): Promise<RepliesListRow | undefined> {
   let q = db.selectFrom('replies_lists').selectAll().where('account_id', '=', accountId).where('id', '=', listId);
   if (options.forUpdate) q = q.forUpdate();
+  else if (options.forShare) q = q.forShare();
   return q.executeTakeFirst();
 }
 

@@ -323,6 +323,37 @@ describe.each(engines)('folders on %s', (engine) => {
     expect(Number(count.n)).toBe(4);
   });
 
+  // Two transactions at once need two connections: PostgreSQL only (PGlite runs one at a time).
+  it.runIf(engine === 'postgres')(
+    'counts the move of an automation put into a subfolder while the folder is being deleted',
+    async () => {
+      const me = await t.account();
+      const top = await made(me, 'Top');
+      const sub = await made(me, 'Sub', top.id);
+      const automation = await workflowIn(me, null, 5);
+      let release!: () => void;
+      const held = new Promise<void>((ok) => (release = ok));
+      let written!: () => void;
+      const moved = new Promise<void>((ok) => (written = ok));
+      // An automation save that puts it into the subfolder and has not committed yet.
+      const save = t.database.db.transaction().execute(async (tx) => {
+        await tx.updateTable('workflows').set({ folder_id: sub.id }).where('id', '=', automation).execute();
+        written();
+        await held;
+      });
+      await moved;
+      const deletion = remove(me, top.id);
+      await new Promise((ok) => setTimeout(ok, 300));
+      release();
+      await save;
+      expect((await json<{ deleted_folder_ids: string[] }>(await deletion)).deleted_folder_ids).toEqual([
+        top.id,
+        sub.id,
+      ]);
+      expect(await workflowRow(automation)).toMatchObject({ folder_id: null, revision: 6 });
+    },
+  );
+
   it('lists oldest first with cursor pagination; a folder created while paging lands at the end', async () => {
     const me = await t.account();
     const folders: Folder[] = [];

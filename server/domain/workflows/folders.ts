@@ -19,6 +19,7 @@ import {
   findWorkflowFolder,
   insertFolder,
   isForeignKeyViolation,
+  lockFolders,
   moveWorkflowsOutOfFolders,
   selectFolderAndAncestorIds,
   selectFolderSubtreeIds,
@@ -65,7 +66,8 @@ export function requireFolderName(name: string): string {
 
 /**
  * The workflow folder `folderId` of the account, or 422 folder_not_found naming the body `field` that sent it
- * (a `folder_id` of an automation, a `parent_id` of a folder).
+ * (a `folder_id` of an automation, a `parent_id` of a folder). The folder may still be deleted before the caller
+ * writes: map the write's foreign-key violation (`isForeignKeyViolation`) to this same error.
  */
 export async function requireWorkflowFolder(
   db: Kysely<DB>,
@@ -176,7 +178,10 @@ export async function deleteFolder(
     await lockAccount(tx, accountId);
     const folder = await findWorkflowFolder(tx, accountId, folderId, { forUpdate: true });
     if (!folder) throw folderNotFound();
+    // The account lock keeps the tree still; the subtree's row locks wait for automations being put in these
+    // folders right now, so none is left behind to lose its folder without counting the move.
     const ids = await selectFolderSubtreeIds(tx, accountId, folder.id);
+    await lockFolders(tx, accountId, ids);
     await moveWorkflowsOutOfFolders(tx, accountId, ids, clock.now().toISOString());
     await deleteFolderRows(tx, accountId, ids);
     return { deletedFolderIds: ids };
