@@ -164,6 +164,36 @@ describe.each(engines)('folders on %s', (engine) => {
     expect((await list(stranger)).data).toEqual([theirs]);
   });
 
+  it('treats a folder of another kind as no workflow folder: not listed, 404 itself, folder_not_found as parent', async () => {
+    const me = await t.account();
+    const mine = await made(me, 'Mine');
+    const other = randomUUID();
+    const at = t.clock.now().toISOString();
+    await t.database.db
+      .insertInto('workflow_folders')
+      .values({
+        id: other,
+        account_id: me.accountId,
+        type: 'contact',
+        name: 'Contacts',
+        parent_id: null,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    expect((await list(me)).data).toEqual([mine]);
+    await expectError(await update(me, other, { name: 'x' }), 404, { code: 'not_found' });
+    await expectError(await remove(me, other), 404, { code: 'not_found' });
+    await expectError(await create(me, { name: 'In it', parent_id: other }), 422, {
+      code: 'folder_not_found',
+      field: 'parent_id',
+    });
+    await expectError(await update(me, mine.id, { parent_id: other }), 422, {
+      code: 'folder_not_found',
+      field: 'parent_id',
+    });
+  });
+
   it("answers 404 not_found for no such folder and for another account's (update, delete); lists its own only", async () => {
     const owner = await t.account();
     const stranger = await t.account();
