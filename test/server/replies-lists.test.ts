@@ -282,7 +282,10 @@ describe.each(engines)('reply lists on %s', (engine) => {
     await expectError(await get(me, list.id), 404, { code: 'not_found' });
     await expectError(await update(me, list.id, { name: 'Back' }), 404, { code: 'not_found' });
     await expectError(await remove(me, list.id), 404, { code: 'not_found' });
-    expect((await made(me, 'OLD')).id).not.toBe(list.id);
+    const reborn = await made(me, 'OLD');
+    expect(reborn.id).not.toBe(list.id);
+    // The id comes back as stored, also when the path spells it in upper case.
+    expect(await json(await remove(me, reborn.id.toUpperCase()))).toEqual({ id: reborn.id, deleted: true });
   });
 
   it('refuses to delete a list an automation uses (draft or live): 409 replies_list_in_use', async () => {

@@ -173,7 +173,7 @@ export async function deleteFolder(
   clock: Clock,
   accountId: string,
   folderId: string,
-): Promise<{ deletedFolderIds: string[] }> {
+): Promise<{ id: string; deletedFolderIds: string[] }> {
   return db.transaction().execute(async (tx) => {
     await lockAccount(tx, accountId);
     const folder = await findWorkflowFolder(tx, accountId, folderId, { forUpdate: true });
@@ -184,6 +184,6 @@ export async function deleteFolder(
     await lockFolders(tx, accountId, ids);
     await moveWorkflowsOutOfFolders(tx, accountId, ids, clock.now().toISOString());
     await deleteFolderRows(tx, accountId, ids);
-    return { deletedFolderIds: ids };
+    return { id: folder.id, deletedFolderIds: ids };
   });
 }

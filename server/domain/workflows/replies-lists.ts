@@ -182,10 +182,10 @@ export async function updateRepliesList(
 
 /**
  * Deletes the list for good: it answers 404 afterwards and its name is free again. 409 replies_list_in_use while
- * an automation of the account uses it.
+ * an automation of the account uses it. Answers the list's id as stored.
  */
-export async function deleteRepliesList(db: Kysely<DB>, accountId: string, listId: string): Promise<void> {
-  await db.transaction().execute(async (tx) => {
+export async function deleteRepliesList(db: Kysely<DB>, accountId: string, listId: string): Promise<{ id: string }> {
+  return db.transaction().execute(async (tx) => {
     const list = await findRepliesList(tx, accountId, listId, { forUpdate: true });
     if (!list) throw repliesListNotFound();
     const { workflowIds, workflowCount } = await workflowsUsingRepliesList(tx, accountId, list.id);
@@ -197,5 +197,6 @@ export async function deleteRepliesList(db: Kysely<DB>, accountId: string, listI
         { workflow_ids: workflowIds, workflow_count: workflowCount },
       );
     if (!(await deleteRepliesListRow(tx, accountId, list.id))) throw repliesListNotFound();
+    return { id: list.id };
   });
 }

@@ -23,7 +23,7 @@ export const folderHandlers: Handlers = {
     body: folderView(await updateFolder(app.database.db, app.clock, caller.account.id, params.folderId, body)),
   }),
   deleteFolder: async ({ app, caller, params }) => {
-    const { deletedFolderIds } = await deleteFolder(app.database.db, app.clock, caller.account.id, params.folderId);
-    return { status: 200, body: { id: params.folderId, deleted: true, deleted_folder_ids: deletedFolderIds } };
+    const { id, deletedFolderIds } = await deleteFolder(app.database.db, app.clock, caller.account.id, params.folderId);
+    return { status: 200, body: { id, deleted: true, deleted_folder_ids: deletedFolderIds } };
   },
 };

@@ -31,7 +31,7 @@ export const repliesListHandlers: Handlers = {
     ),
   }),
   deleteRepliesList: async ({ app, caller, params }) => {
-    await deleteRepliesList(app.database.db, caller.account.id, params.repliesListId);
-    return { status: 200, body: { id: params.repliesListId, deleted: true } };
+    const { id } = await deleteRepliesList(app.database.db, caller.account.id, params.repliesListId);
+    return { status: 200, body: { id, deleted: true } };
   },
 };
