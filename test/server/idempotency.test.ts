@@ -228,7 +228,10 @@ describe.each(engines)('idempotency on %s', (engine) => {
     expect(runsOf(me, 'crash-once:x')).toBe(2);
 
     // A 501 (no handler yet) releases too.
-    const missing = await me.call('POST', '/v1/folders', { body: { name: 'F' }, headers: { 'Idempotency-Key': 'k6' } });
+    const missing = await me.call('POST', `/v1/workflows/${randomUUID()}/runs`, {
+      body: { contact_id: randomUUID() },
+      headers: { 'Idempotency-Key': 'k6' },
+    });
     expect(missing.status).toBe(501);
     const row = await t.database.db
       .selectFrom('idempotency_keys')

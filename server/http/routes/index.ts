@@ -7,7 +7,9 @@ import { connectionHandlers } from './connections.js';
 import { contactHandlers } from './contacts.js';
 import { conversationHandlers, sendHandlers } from './conversations.js';
 import { customFieldHandlers } from './custom-fields.js';
+import { folderHandlers } from './folders.js';
 import { mediaHandlers } from './media.js';
+import { repliesListHandlers } from './replies-lists.js';
 import { tagHandlers } from './tags.js';
 import { webhookHandlers, webhookReplayers } from './webhooks.js';
 import { workflowHandlers } from './workflows.js';
@@ -18,7 +20,9 @@ export const handlers: Handlers = {
   ...contactHandlers,
   ...conversationHandlers,
   ...customFieldHandlers,
+  ...folderHandlers,
   ...mediaHandlers,
+  ...repliesListHandlers,
   ...sendHandlers,
   ...tagHandlers,
   ...webhookHandlers,
