@@ -74,37 +74,6 @@ export async function deleteRepliesListRow(db: Kysely<DB>, accountId: string, li
   return Number(result.numDeletedRows) > 0;
 }
 
-/**
- * The account's automations, not deleted, whose draft or live version uses the list (`workflow_references`,
- * kind `replies_list`): up to `limit` ids, oldest first, and how many there are.
- */
-export async function selectWorkflowsUsingRepliesList(
-  db: Kysely<DB>,
-  accountId: string,
-  listId: string,
-  limit: number,
-): Promise<{ ids: string[]; count: number }> {
-  const using = db
-    .selectFrom('workflow_references as r')
-    .innerJoin('workflows as w', (join) =>
-      join.onRef('w.account_id', '=', 'r.account_id').onRef('w.id', '=', 'r.workflow_id'),
-    )
-    .where('r.account_id', '=', accountId)
-    .where('r.kind', '=', 'replies_list')
-    .where('r.name', '=', listId)
-    .where('w.deleted_at', 'is', null);
-  const rows = await using
-    .select(['w.id', 'w.created_at'])
-    .distinct()
-    .orderBy('w.created_at')
-    .orderBy('w.id')
-    .limit(limit)
-    .execute();
-  if (rows.length < limit) return { ids: rows.map((row) => row.id), count: rows.length };
-  const total = await using.select((eb) => eb.fn.count<string>('w.id').distinct().as('n')).executeTakeFirstOrThrow();
-  return { ids: rows.map((row) => row.id), count: Number(total.n) };
-}
-
 /** GET /v1/replies-lists: the account's lists oldest first (`created_at`, then id), without their replies. */
 export async function selectRepliesListsPage(
   db: Kysely<DB>,

@@ -51,7 +51,7 @@ export const folderView = (row: FolderRow): FolderView => ({
 
 const folderNotFound = () => notFound('No such folder.');
 
-const unknownFolder = (field: FolderField) =>
+export const unknownFolder = (field: FolderField) =>
   new ApiError(422, 'folder_not_found', `The ${field} names no workflow folder of this account.`, { field });
 
 const invalidParent = () =>

@@ -17,20 +17,17 @@ import {
   findRepliesListByNameKey,
   insertRepliesList,
   selectRepliesListsPage,
-  selectWorkflowsUsingRepliesList,
   updateRepliesListFields,
   type RepliesListRow,
   type RepliesListSummaryRow,
 } from '../../store/replies-lists.js';
 import type { DB } from '../../store/schema.js';
 import { tagNameKey } from '../tags/tags.js';
+import { workflowsReferencing } from './references.js';
 
 type Schemas = components['schemas'];
 export type RepliesListView = Schemas['RepliesList'];
 export type RepliesListSummaryView = Schemas['RepliesListSummary'];
-
-/** How many automation ids a 409 replies_list_in_use names (with the count of all). */
-const MAX_IN_USE_IDS = 50;
 
 export const repliesListView = (row: RepliesListRow): RepliesListView => ({
   id: row.id,
@@ -78,8 +75,7 @@ export async function workflowsUsingRepliesList(
   accountId: string,
   listId: string,
 ): Promise<{ workflowIds: string[]; workflowCount: number }> {
-  const { ids, count } = await selectWorkflowsUsingRepliesList(db, accountId, listId, MAX_IN_USE_IDS);
-  return { workflowIds: ids, workflowCount: count };
+  return workflowsReferencing(db, accountId, 'replies_list', listId);
 }
 
 /**

@@ -13,6 +13,8 @@ import { ApiError, notFound } from '../../errors.js';
 import { cursorCodec } from '../../store/cursor.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
+import { isForeignKeyViolation } from '../../store/folders.js';
+import { findRepliesList } from '../../store/replies-lists.js';
 import { selectConnectedInstagram } from '../../store/workflow-lookups.js';
 import {
   deleteWorkflowReferences,
@@ -25,7 +27,7 @@ import {
   type WorkflowRow,
 } from '../../store/workflows.js';
 import { audit, type Actor } from '../accounts/actor.js';
-import { requireWorkflowFolder } from './folders.js';
+import { requireWorkflowFolder, unknownFolder } from './folders.js';
 import { withPositions } from './graph.js';
 import { accountLookups } from './lookups.js';
 import { recordReferences } from './references.js';
@@ -126,6 +128,29 @@ export function requireRevision(row: WorkflowRow, expected: number | undefined):
 
 const description = (value: string | null | undefined): string | null => (value ? value : null);
 
+/**
+ * Inside the write's transaction: the reply list the trigger names is held (FOR SHARE), so a concurrent
+ * deletion of the list either sees this save's references or waits for it. Checked before the transaction
+ * too (validation); this closes the gap between the two.
+ */
+async function holdRepliesList(tx: Kysely<DB>, accountId: string, trigger: Trigger): Promise<void> {
+  if (!trigger.replies_list_id) return;
+  if (!(await findRepliesList(tx, accountId, trigger.replies_list_id, { forShare: true })))
+    throw new ApiError(422, 'invalid_trigger', 'The trigger names a reply list the account does not have.', {
+      reason: 'replies_list_not_found',
+    });
+}
+
+/** A folder deleted between the check and the write: the foreign key refuses it, answered as the check would. */
+async function folderGoneIsNotFound<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw unknownFolder('folder_id');
+    throw error;
+  }
+}
+
 export async function createWorkflow(
   db: Kysely<DB>,
   clock: Clock,
@@ -150,25 +175,28 @@ export async function createWorkflow(
     trigger,
     graph,
   };
-  return db.transaction().execute(async (tx) => {
-    const row = await insertWorkflow(tx, {
-      id: randomUUID(),
-      account_id: accountId,
-      ...draft,
-      folder_id: body.folder_id ?? null,
-      definition_digest: definitionDigest(draft),
-      status: 'draft',
-      published_version_id: null,
-      published_at: null,
-      published_digest: null,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-    });
-    await recordReferences(tx, accountId, row.id, 'draft', row);
-    await audit(tx, actor, { accountId, action: 'workflow.created', targetType: 'workflow', targetId: row.id }, now);
-    return row;
-  });
+  return folderGoneIsNotFound(() =>
+    db.transaction().execute(async (tx) => {
+      await holdRepliesList(tx, accountId, trigger);
+      const row = await insertWorkflow(tx, {
+        id: randomUUID(),
+        account_id: accountId,
+        ...draft,
+        folder_id: body.folder_id ?? null,
+        definition_digest: definitionDigest(draft),
+        status: 'draft',
+        published_version_id: null,
+        published_at: null,
+        published_digest: null,
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      });
+      await recordReferences(tx, accountId, row.id, 'draft', row);
+      await audit(tx, actor, { accountId, action: 'workflow.created', targetType: 'workflow', targetId: row.id }, now);
+      return row;
+    }),
+  );
 }
 
 export async function getWorkflow(db: Kysely<DB>, accountId: string, workflowId: string): Promise<WorkflowRow> {
@@ -227,24 +255,27 @@ export async function updateWorkflow(
   const before = await getWorkflow(db, accountId, workflowId);
   requireRevision(before, expectedRevision);
   const changes = await draftChanges(db, accountId, before, body);
-  return db.transaction().execute(async (tx) => {
-    const row = await findActiveWorkflow(tx, accountId, workflowId, { forUpdate: true });
-    if (!row) throw workflowNotFound();
-    requireRevision(row, expectedRevision);
-    const now = clock.now().toISOString();
-    const saved = await updateWorkflowRow(tx, accountId, workflowId, { ...changes, saved_by_editor: false }, now, {
-      bumpRevision: true,
-    });
-    if (body.graph !== undefined || body.trigger !== undefined)
-      await recordReferences(tx, accountId, workflowId, 'draft', saved);
-    await audit(
-      tx,
-      actor,
-      { accountId, action: 'workflow.updated', targetType: 'workflow', targetId: workflowId },
-      now,
-    );
-    return saved;
-  });
+  return folderGoneIsNotFound(() =>
+    db.transaction().execute(async (tx) => {
+      const row = await findActiveWorkflow(tx, accountId, workflowId, { forUpdate: true });
+      if (!row) throw workflowNotFound();
+      requireRevision(row, expectedRevision);
+      if (changes.trigger) await holdRepliesList(tx, accountId, changes.trigger);
+      const now = clock.now().toISOString();
+      const saved = await updateWorkflowRow(tx, accountId, workflowId, { ...changes, saved_by_editor: false }, now, {
+        bumpRevision: true,
+      });
+      if (body.graph !== undefined || body.trigger !== undefined)
+        await recordReferences(tx, accountId, workflowId, 'draft', saved);
+      await audit(
+        tx,
+        actor,
+        { accountId, action: 'workflow.updated', targetType: 'workflow', targetId: workflowId },
+        now,
+      );
+      return saved;
+    }),
+  );
 }
 
 /** The row changes a PATCH body makes to `row`, checked as create checks them. */
