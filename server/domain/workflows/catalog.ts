@@ -46,6 +46,16 @@ function pathOf(id: string, rest: string[]): string {
   return path;
 }
 
+/** The value at `rest` inside `node` (undefined when absent). */
+function valueAt(node: unknown, rest: string[]): unknown {
+  let value = node;
+  for (const segment of rest) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return value;
+}
+
 function codeOf(e: ErrorObject, id: string, rest: string[], nodes: Record<string, unknown>): ValidationCode {
   const [first, field, index, sub, subIndex, leaf] = rest;
   const missing = e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : undefined;
@@ -83,7 +93,7 @@ function codeOf(e: ErrorObject, id: string, rest: string[], nodes: Record<string
     if (missing === 'field_type' || missing === 'operator' || missing === 'field_name') return 'conditional_incomplete';
   }
   // An empty button url (buttons: data.buttons.<i>.url; cards: data.cards.<c>.buttons.<b>.url).
-  if (e.keyword === 'pattern' && e.data === '') {
+  if (e.keyword === 'pattern' && valueAt(node, rest) === '') {
     if (type === 'buttons' && field === 'buttons' && sub === 'url' && rest.length === 4) return 'link_button_url_empty';
     if (type === 'cards' && field === 'cards' && sub === 'buttons' && subIndex !== undefined && leaf === 'url') {
       return 'link_button_url_empty';
