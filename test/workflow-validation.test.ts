@@ -161,6 +161,15 @@ describe('a valid definition', () => {
     expect(await validate(d)).toEqual({ errors: [], warnings: [] });
   });
 
+  it('accepts a blank block without next, and with [null]', async () => {
+    expect(await validate(def({ root: root('k'), k: { type: 'blank', data: {} } }))).toEqual({
+      errors: [],
+      warnings: [],
+    });
+    const withNext = def({ root: root('k'), k: { type: 'blank', data: { next: [null] } } });
+    expect(await validate(withNext)).toEqual({ errors: [], warnings: [] });
+  });
+
   it('accepts an empty question answer_field without asking for a custom field', async () => {
     const lookups = new FakeLookups();
     const q = { type: 'question', data: { text: 'Hi?', answer_type: 'any', answer_field: '', next: [null] } };
@@ -697,6 +706,17 @@ describe('warnings', () => {
       ]);
       expect(lookups.count('publishedWorkflows')).toBe(1);
       expect(lookups.calls.publishedWorkflows?.[0]).toEqual([SELF]);
+    });
+
+    it('this automation on match any collides with the keywords of the other', async () => {
+      const { warnings } = await run(
+        [
+          other(uuid(71), igPinned, { events: ['message'], match: 'equals', keywords: ['Promo', 'promo'] }),
+          other(uuid(72), igPinned, { events: ['message'], match: 'equals', keywords: [] }),
+        ],
+        { trigger: { match: 'any', keywords: [] } },
+      );
+      expect(warnings).toEqual([expect.objectContaining({ workflow_ids: [uuid(71)], keywords: ['Promo', 'promo'] })]);
     });
 
     it('match any on either side collides with every keyword of the other', async () => {

@@ -6,7 +6,7 @@
 // - `fillNext`: what reads return: a block's `next` padded with null up to its output count (never cut;
 //   unknown types and counts that cannot be known are left as they are).
 // - `graphSize`: the bytes of the graph as JSON with the positions filled in (the 256 KiB cap counts them).
-import { outputCount, blockType } from './blocks.js';
+import { outputCount } from './blocks.js';
 
 type Json = Record<string, unknown>;
 
@@ -80,7 +80,6 @@ export function fillNext(nodes: Json): Json {
   for (const [id, node] of Object.entries(nodes)) {
     result[id] = node;
     if (!isObject(node) || !isObject(node.data) || !Array.isArray(node.data.next)) continue;
-    if (!blockType(node.type)) continue;
     const count = outputCount(node);
     const next = node.data.next as unknown[];
     if (count === null || next.length >= count) continue;
