@@ -978,6 +978,15 @@ describe('unknown types and fields', () => {
     ]);
   });
 
+  it('an id such as __proto__ is node_id_invalid and stays a key of the graph helpers', async () => {
+    const nodes = JSON.parse(
+      '{"root": {"type": "root", "data": {"next": [null]}}, "__proto__": {"type": "message", "data": {"text": "x", "next": [null]}}}',
+    ) as Json;
+    expect(at((await validate(def(nodes))).errors)).toEqual(['node_id_invalid nodes.__proto__']);
+    expect(Object.keys(withPositions(nodes))).toEqual(['root', '__proto__']);
+    expect(Object.keys(fillNext(nodes))).toEqual(['root', '__proto__']);
+  });
+
   it('nodes that are not an object: one schema_violation at nodes', async () => {
     const d = { ...def({}), nodes: [] as unknown as Json };
     expect(at((await validate(d)).errors)).toEqual(['schema_violation nodes']);

@@ -67,26 +67,27 @@ export function withPositions(nodes: Json): Json {
   });
   if (missing.length === 0) return nodes;
   const positions = layout(nodes);
-  const result: Json = {};
-  for (const [id, node] of Object.entries(nodes)) {
-    result[id] = isObject(node) && node.position === undefined ? { ...node, position: positions.get(id) } : node;
-  }
-  return result;
+  // Object.fromEntries defines own properties, so even an id such as `__proto__` stays a key.
+  return Object.fromEntries(
+    Object.entries(nodes).map(([id, node]) => [
+      id,
+      isObject(node) && node.position === undefined ? { ...node, position: positions.get(id) } : node,
+    ]),
+  );
 }
 
 /** For reads: each block's `next` padded with null up to its output count. Extras are kept. */
 export function fillNext(nodes: Json): Json {
-  const result: Json = {};
-  for (const [id, node] of Object.entries(nodes)) {
-    result[id] = node;
-    if (!isObject(node) || !isObject(node.data) || !Array.isArray(node.data.next)) continue;
-    const count = outputCount(node);
-    const next = node.data.next as unknown[];
-    if (count === null || next.length >= count) continue;
-    const padded = [...next, ...Array.from({ length: count - next.length }, () => null)];
-    result[id] = { ...node, data: { ...node.data, next: padded } };
-  }
-  return result;
+  return Object.fromEntries(
+    Object.entries(nodes).map(([id, node]) => {
+      if (!isObject(node) || !isObject(node.data) || !Array.isArray(node.data.next)) return [id, node];
+      const count = outputCount(node);
+      const next = node.data.next as unknown[];
+      if (count === null || next.length >= count) return [id, node];
+      const padded = [...next, ...Array.from({ length: count - next.length }, () => null)];
+      return [id, { ...node, data: { ...node.data, next: padded } }];
+    }),
+  );
 }
 
 /** The size in bytes of `{"nodes": …}` as JSON (UTF-8), positions filled in. */
