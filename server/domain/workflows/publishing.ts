@@ -35,10 +35,8 @@ const PUBLISH_ATTEMPTS = 3;
 export function engineRefusals(nodes: Record<string, unknown>): string[] {
   const refusals: string[] = [];
   for (const [id, node] of Object.entries(nodes)) {
-    if (typeof node !== 'object' || node === null) continue;
-    const { type, data } = node as { type?: unknown; data?: unknown };
-    const next = (data as { next?: unknown } | undefined)?.next;
-    const outputs = typeof type === 'string' ? outputCount(type, data) : null;
+    const outputs = outputCount(node);
+    const next = (node as { data?: { next?: unknown } }).data?.next;
     if (outputs !== null && Array.isArray(next) && next.length > outputs)
       refusals.push(`Block ${id} has ${next.length} next entries for ${outputs} outputs.`);
   }

@@ -2,6 +2,7 @@
 // Every answer carrying one automation has `ETag: "<revision>"`.
 import type { Request } from 'express';
 import type { Actor } from '../../domain/accounts/actor.js';
+import { catalogDocument, catalogVersion } from '../../domain/workflows/catalog.js';
 import { getWorkflowRun, listWorkflowRuns } from '../../domain/workflows/runs.js';
 import {
   getWorkflowVersion,
@@ -35,6 +36,8 @@ const keyActor = (caller: Caller): Actor => ({ type: 'api_key', id: caller.key.i
 const ifMatch = (req: Request) => revisionOf(req.get('if-match'));
 
 export const workflowHandlers: Handlers = {
+  getWorkflowGraphSchema: () =>
+    Promise.resolve({ status: 200, body: { schema: catalogDocument, catalog_version: catalogVersion } }),
   listWorkflows: async ({ app, caller, query }) => {
     const page = await listWorkflows(
       app.database.db,
