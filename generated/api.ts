@@ -2093,7 +2093,7 @@ export interface paths {
      *     `next_arity_invalid`, and a `PATCH` that sends them back gets `422 invalid_graph`. Enters the account audit
      *     log as `workflow.updated` by the console.
      */
-    put: operations['saveWorkflowDraftFromEditor'];
+    put: operations['updateWorkflowDraft'];
     post?: never;
     delete?: never;
     options?: never;
@@ -12817,7 +12817,7 @@ export interface operations {
       default: components['responses']['UnexpectedError'];
     };
   };
-  saveWorkflowDraftFromEditor: {
+  updateWorkflowDraft: {
     parameters: {
       query?: never;
       header?: never;

@@ -733,7 +733,7 @@ export const adminOperations = {
     tag: 'Admin',
     successStatuses: [200],
   },
-  saveWorkflowDraftFromEditor: {
+  updateWorkflowDraft: {
     method: 'put',
     path: '/admin/v1/workflows/{workflowId}/draft',
     expressPath: '/workflows/:workflowId/draft',

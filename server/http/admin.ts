@@ -150,7 +150,7 @@ export const adminHandlers: AdminHandlers = {
     await deleteContactInConsole(app.database.db, app.clock, accountId, params.contactId);
     return { status: 200, body: { id: params.contactId, deleted: true } };
   },
-  saveWorkflowDraftFromEditor: async ({ app, params, body }) => {
+  updateWorkflowDraft: async ({ app, params, body }) => {
     const row = await saveDraftFromEditor(app.database.db, app.clock, ADMIN_API, params.workflowId, body);
     return { status: 200, body: workflowView(row), headers: etagOf(row) };
   },
