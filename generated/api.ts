@@ -5140,7 +5140,9 @@ export interface components {
        */
       type?: string;
       /** @description The block's fields as the catalog defines them for its `type`, with `next`. Required. */
-      data?: Record<string, never>;
+      data?: {
+        [key: string]: unknown;
+      };
       /**
        * @description Optional, editor-only: `{x, y}`, two numbers. When missing, the service computes one. Keep the positions
        *     you read when you send a graph back; they count toward the 256 KiB graph size.
@@ -5149,6 +5151,8 @@ export interface components {
         x?: number;
         y?: number;
       };
+    } & {
+      [key: string]: unknown;
     };
     /**
      * WorkflowGraphInput
@@ -5241,8 +5245,12 @@ export interface components {
       /** @description The block type (`root`, `message`, `question`, `buttons`, … or a type added later). */
       type: string;
       /** @description The block's fields, with `next`. */
-      data: Record<string, never>;
+      data: {
+        [key: string]: unknown;
+      };
       position: components['schemas']['WorkflowNodePosition'];
+    } & {
+      [key: string]: unknown;
     };
     /**
      * WorkflowGraph

@@ -9,6 +9,8 @@
 // - `workflow_references` lists the tag names and reply lists that the draft and the live version of each
 //   automation use, rewritten with every draft save and publish: tag rename/delete (tag_in_use) and reply-list
 //   delete (replies_list_in_use) ask it by index instead of reading every graph.
+// - Graphs are `json`, not `jsonb`: kept as sent, block order included (jsonb reorders keys), since Part B
+//   returns a graph as received. Triggers are `jsonb` (the list filters on trigger events).
 // - The account_id is on every row and in every foreign key that crosses tables, so no row can point into
 //   another account.
 import { sql, type Kysely } from 'kysely';
@@ -67,7 +69,7 @@ const statements = [
       -- Null on instagram: the connected instagram account.
       connection_id uuid,
       trigger jsonb not null,
-      graph jsonb not null,
+      graph json not null,
       folder_id uuid,
       -- Changes to the draft (API, console editor, folder moves); the ETag.
       revision integer not null default 0,
@@ -108,7 +110,7 @@ const statements = [
       channel_type text not null,
       connection_id uuid,
       trigger jsonb not null,
-      graph jsonb not null,
+      graph json not null,
       definition_digest text not null,
       published_at timestamptz(6) not null,
       unique (account_id, id),
