@@ -208,8 +208,15 @@ describe.each(engines)('workflows on %s', (engine) => {
     const refused = await json<{ context: { code: string; details: string } }>(await publish(me, workflow.id), 422);
     expect(refused.context.code).toBe('workflow_not_publishable');
     expect(refused.context.details).toContain('root');
+    // A rename through the API keeps the editor's graph, and its extras stay a warning.
+    await json(await patch(me, workflow.id, { title: 'Renamed' }, '"1"'));
+    const again = await json<{ valid: boolean; warnings: Array<{ code: string }> }>(
+      await me.call('POST', `/v1/workflows/${workflow.id}/validate`),
+    );
+    expect(again.valid).toBe(true);
+    expect(again.warnings.map((w) => w.code)).toContain('next_arity_invalid');
     const patched = await json<{ context: { code: string; errors: Array<{ code: string; path: string }> } }>(
-      await patch(me, workflow.id, { graph: extra }, '"1"'),
+      await patch(me, workflow.id, { graph: extra }, '"2"'),
       422,
     );
     expect(patched.context.code).toBe('invalid_graph');

@@ -262,7 +262,9 @@ export async function updateWorkflow(
       requireRevision(row, expectedRevision);
       if (changes.trigger) await holdRepliesList(tx, accountId, changes.trigger);
       const now = clock.now().toISOString();
-      const saved = await updateWorkflowRow(tx, accountId, workflowId, { ...changes, saved_by_editor: false }, now, {
+      // A graph sent through the API is checked whole (extras refused): it is no longer the editor's.
+      const editor = body.graph !== undefined ? { saved_by_editor: false } : {};
+      const saved = await updateWorkflowRow(tx, accountId, workflowId, { ...changes, ...editor }, now, {
         bumpRevision: true,
       });
       if (body.graph !== undefined || body.trigger !== undefined)
