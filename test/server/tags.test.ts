@@ -306,7 +306,7 @@ describe.each(engines)('tags on %s', (engine) => {
     expect(((await reused.json()) as ErrorBody).context.code).toBe('idempotency_key_reused');
   });
 
-  it('asks workflowsNamingTag, which finds no automations until the automations issue lands', async () => {
+  it('asks workflowsNamingTag, which finds no automation naming a tag in an account without automations', async () => {
     const me = await t.account();
     expect(await workflowsNamingTag(t.database.db, me.accountId, 'VIP')).toEqual({ workflowIds: [], workflowCount: 0 });
   });

@@ -191,6 +191,20 @@ describe.each(engines)('workflows on %s', (engine) => {
     expect((await admin('PUT', `/workflows/${workflow.id}/draft`, { title: 'Gone' })).status).toBe(404);
   });
 
+  it('fills missing next entries of an editor-saved draft with null on read, and keeps its unknown fields', async () => {
+    const me = await t.account();
+    const workflow = await created(me);
+    const graph = {
+      nodes: {
+        root: { type: 'root', data: { next: ['ask'] } },
+        ask: { type: 'buttons', data: { subtitle: 'Oi', buttons: [{ title: 'Sim' }], next: ['root'] }, group_id: 'g7' },
+      },
+    };
+    await json(await admin('PUT', `/workflows/${workflow.id}/draft`, { graph }));
+    const read = await json<Workflow>(await me.call('GET', `/v1/workflows/${workflow.id}`));
+    expect(read.graph.nodes.ask).toMatchObject({ data: { next: ['root', null, null, null] }, group_id: 'g7' });
+  });
+
   it('the editor keeps extra next entries: read back as saved, a warning in validation, refused by publish and by a PATCH sending them', async () => {
     const me = await t.account();
     const workflow = await created(me);
@@ -394,6 +408,15 @@ describe.each(engines)('workflows on %s', (engine) => {
     expect((await b.call('POST', `/v1/workflows/${workflow.id}/validate`)).status).toBe(404);
     expect((await b.call('GET', `/v1/workflows/${workflow.id}/versions`)).status).toBe(404);
     expect((await b.call('GET', `/v1/workflows/${workflow.id}/runs`)).status).toBe(404);
+    // A version is read under its own automation only.
+    const live = await json<Workflow>(await publish(a, workflow.id));
+    const other = await created(a);
+    expect((await a.call('GET', `/v1/workflows/${other.id}/versions/${live.published_version_id ?? ''}`)).status).toBe(
+      404,
+    );
+    expect(
+      (await b.call('GET', `/v1/workflows/${workflow.id}/versions/${live.published_version_id ?? ''}`)).status,
+    ).toBe(404);
     const list = await json<Page<Workflow>>(await b.call('GET', '/v1/workflows'));
     expect(list.data).toEqual([]);
   });
@@ -486,6 +509,9 @@ describe.each(engines)('workflows on %s', (engine) => {
     await json(await publish(me, workflow.id));
     await json(await me.call('POST', `/v1/workflows/${workflow.id}/unpublish`));
     await json(await me.call('DELETE', `/v1/workflows/${workflow.id}`));
+    // Folders and reply lists are not recorded.
+    await json(await me.call('POST', '/v1/folders', { body: { name: 'Pasta' } }), 201);
+    await json(await me.call('POST', '/v1/replies-lists', { body: { name: 'Lista', replies: ['Oi'] } }), 201);
     const page = await listAuditEntries(t.database.db, await cursorCodec(t.database.db, t.clock), me.accountId, {});
     expect(page.data.map((e) => [e.action, e.actor_type, e.actor_id, e.target_type, e.target_id]).reverse()).toEqual(
       ['workflow.created', 'workflow.updated', 'workflow.published', 'workflow.unpublished', 'workflow.deleted'].map(
