@@ -7333,10 +7333,10 @@ export interface components {
       /** @description Who made the change. For a key, its id and its name (the history is "named after the key"). */
       actor: {
         /** @enum {string} */
-        type: 'api_key' | 'console';
-        /** @description The key id for `api_key`; null for the console. */
+        type: 'api_key' | 'console' | 'workflow';
+        /** @description The key id for `api_key`, the automation's id for `workflow` (a tags or data block); null for the console. */
         id: string | null;
-        /** @description The key's name for `api_key`; `Console` for the console. */
+        /** @description The key's name for `api_key`, the automation's title for `workflow`; `Console` for the console. */
         name: string | null;
       };
       /** @description What changed; fields by `kind`. */

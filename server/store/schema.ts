@@ -191,6 +191,8 @@ export interface ContactsTable {
   deleted_at: Timestamp | null;
   /** The account blocked the contact from automations: API sends to it are refused (contact_blocked). */
   blocked_from_automations: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The contact's automations are paused until then (a pause-automations block). */
+  automations_paused_until: ColumnType<string | null, string | Date | null | undefined, string | Date | null>;
 }
 
 export interface ContactTagsTable {
@@ -446,6 +448,36 @@ export interface WorkflowRunsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   ended_at: Timestamp | null;
+  /** The block the run stands on (waits at, or runs next). */
+  node_id: string | null;
+  waiting_for: 'answer' | 'tap' | 'timer' | 'child' | null;
+  wait_until: Timestamp | null;
+  wait_message_id: string | null;
+  /** Runs of each block so far (the loop guard). */
+  visits: ColumnType<Record<string, number>, string | undefined, string>;
+  /** The run's own variables: answers and the fields it wrote. */
+  variables: ColumnType<Record<string, string | null>, string | undefined, string>;
+  trigger_context: ColumnType<RunTriggerContext, string | undefined, string>;
+  parent_run_id: string | null;
+  step_count: Generated<number>;
+}
+
+/** How a run started: what the message variables and comment-started rules read. */
+export interface RunTriggerContext {
+  /** The text of the message or comment that started it (message.trigger). */
+  text?: string | null;
+  interaction_type?: 'dm' | 'dm_sent' | 'comment' | 'story' | 'live' | 'mention' | null;
+  message_id?: string | null;
+  post_id?: string | null;
+  post_url?: string | null;
+  /** A comment-started run: its first message goes as a private reply; then 'sent' until the contact answers. */
+  private_reply?: 'pending' | 'sent' | 'done';
+}
+
+export interface WorkflowRandomizerCountsTable {
+  workflow_id: string;
+  node_id: string;
+  counts: ColumnType<number[], string, string>;
 }
 
 export interface WorkflowRunStepsTable {
@@ -496,4 +528,5 @@ export interface DB {
   workflow_references: WorkflowReferencesTable;
   workflow_runs: WorkflowRunsTable;
   workflow_run_steps: WorkflowRunStepsTable;
+  workflow_randomizer_counts: WorkflowRandomizerCountsTable;
 }

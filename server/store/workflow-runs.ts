@@ -88,3 +88,170 @@ export async function selectRecentRunSteps(
     .execute();
   return { steps: rows.slice(0, limit).reverse(), truncated: rows.length > limit };
 }
+
+// ---- The engine's SQL ----------------------------------------------------------------------------------
+
+export type NewRunRow = Omit<WorkflowRunRow, 'step_count'>;
+type RunChanges = Partial<Omit<WorkflowRunRow, 'id' | 'account_id' | 'visits' | 'variables' | 'trigger_context'>> & {
+  visits?: Record<string, number>;
+  variables?: Record<string, string | null>;
+  trigger_context?: WorkflowRunRow['trigger_context'];
+};
+
+const runJson = (changes: RunChanges) => {
+  const { visits, variables, trigger_context, ...rest } = changes;
+  return {
+    // The JSON columns go as JSON text.
+    ...rest,
+    ...(visits !== undefined ? { visits: JSON.stringify(visits) } : {}),
+    ...(variables !== undefined ? { variables: JSON.stringify(variables) } : {}),
+    ...(trigger_context !== undefined ? { trigger_context: JSON.stringify(trigger_context) } : {}),
+  };
+};
+
+export async function insertRun(db: Kysely<DB>, row: NewRunRow): Promise<WorkflowRunRow> {
+  return db
+    .insertInto('workflow_runs')
+    .values({
+      ...row,
+      visits: JSON.stringify(row.visits),
+      variables: JSON.stringify(row.variables),
+      trigger_context: JSON.stringify(row.trigger_context),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The run, locked for its stretch: one worker advances a run at a time. */
+export async function lockRun(db: Kysely<DB>, runId: string): Promise<WorkflowRunRow | undefined> {
+  return db.selectFrom('workflow_runs').selectAll().where('id', '=', runId).forUpdate().executeTakeFirst();
+}
+
+export async function updateRun(db: Kysely<DB>, runId: string, changes: RunChanges): Promise<WorkflowRunRow> {
+  return db
+    .updateTable('workflow_runs')
+    .set(runJson(changes))
+    .where('id', '=', runId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export type NewRunStep = Omit<WorkflowRunStepRow, 'error'> & { error: WorkflowRunStepRow['error'] };
+
+export async function insertRunStep(db: Kysely<DB>, step: NewRunStep): Promise<void> {
+  await db
+    .insertInto('workflow_run_steps')
+    .values({ ...step, error: step.error ? JSON.stringify(step.error) : null })
+    .execute();
+}
+
+/** Ends the run's open step (a wait that ended): its status, output and end time. */
+export async function closeRunStep(
+  db: Kysely<DB>,
+  runId: string,
+  seq: number,
+  changes: { status: WorkflowRunStepRow['status']; output: number | null; ended_at: string; error?: WorkflowRunStepRow['error'] },
+): Promise<void> {
+  const { error, ...rest } = changes;
+  await db
+    .updateTable('workflow_run_steps')
+    .set({ ...rest, ...(error !== undefined ? { error: error ? JSON.stringify(error) : null } : {}) })
+    .where('run_id', '=', runId)
+    .where('seq', '=', seq)
+    .execute();
+}
+
+/** The contact's runs waiting for something the contact does (an answer, a tap), oldest first. */
+export async function selectWaitingRuns(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  waitingFor: 'answer' | 'tap',
+): Promise<WorkflowRunRow[]> {
+  return db
+    .selectFrom('workflow_runs')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('waiting_for', '=', waitingFor)
+    .where('ended_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/** A run of the automation for the contact that has not ended (run_in_progress). */
+export async function findActiveRun(
+  db: Kysely<DB>,
+  workflowId: string,
+  contactId: string,
+): Promise<WorkflowRunRow | undefined> {
+  return db
+    .selectFrom('workflow_runs')
+    .selectAll()
+    .where('workflow_id', '=', workflowId)
+    .where('contact_id', '=', contactId)
+    .where('ended_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Runs started for the contact since `since` (the per-contact hourly limit). */
+export async function countRunsSince(db: Kysely<DB>, accountId: string, contactId: string, since: string) {
+  const row = await db
+    .selectFrom('workflow_runs')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('created_at', '>=', sql<string>`cast(${since} as timestamptz)`)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The automation's runs that have not ended (a delete stops them). */
+export async function selectActiveRunsOfWorkflow(db: Kysely<DB>, accountId: string, workflowId: string) {
+  return db
+    .selectFrom('workflow_runs')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('workflow_id', '=', workflowId)
+    .where('ended_at', 'is', null)
+    .execute();
+}
+
+/** The randomizer block's counts of runs per option, locked until the caller's transaction ends. */
+export async function lockRandomizerCounts(db: Kysely<DB>, workflowId: string, nodeId: string, options: number) {
+  await db
+    .insertInto('workflow_randomizer_counts')
+    .values({ workflow_id: workflowId, node_id: nodeId, counts: JSON.stringify(Array.from({ length: options }, () => 0)) })
+    .onConflict((oc) => oc.columns(['workflow_id', 'node_id']).doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('workflow_randomizer_counts')
+    .select('counts')
+    .where('workflow_id', '=', workflowId)
+    .where('node_id', '=', nodeId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  return row.counts;
+}
+
+export async function saveRandomizerCounts(db: Kysely<DB>, workflowId: string, nodeId: string, counts: number[]) {
+  await db
+    .updateTable('workflow_randomizer_counts')
+    .set({ counts: JSON.stringify(counts) })
+    .where('workflow_id', '=', workflowId)
+    .where('node_id', '=', nodeId)
+    .execute();
+}
+
+/** Runs ended before `before` and their steps (history is kept 90 days). */
+export async function deleteRunsEndedBefore(db: Kysely<DB>, before: string): Promise<number> {
+  const old = db.selectFrom('workflow_runs').select('id').where('ended_at', '<', sql<string>`cast(${before} as timestamptz)`);
+  await db.deleteFrom('workflow_run_steps').where('run_id', 'in', old).execute();
+  const result = await db
+    .deleteFrom('workflow_runs')
+    .where('ended_at', '<', sql<string>`cast(${before} as timestamptz)`)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

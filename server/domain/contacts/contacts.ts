@@ -146,6 +146,7 @@ export async function createOrUpdateWhatsappContact(
       updated_at: now,
       deleted_at: null,
       blocked_from_automations: false,
+      automations_paused_until: null,
     };
     const inserted = await insertContactUnlessPhoneKnown(tx, fresh);
     const created = inserted !== undefined;
@@ -261,6 +262,7 @@ export async function insertChannelContact(
     updated_at: now,
     deleted_at: null,
     blocked_from_automations: false,
+    automations_paused_until: null,
   });
   await openConversation(tx, row, now);
   const view = await contactViewOf(tx, accountId, row);

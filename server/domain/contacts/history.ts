@@ -9,7 +9,7 @@ import type { DB } from '../../store/schema.js';
 
 /** Who changed the contact. */
 export interface ContactActor {
-  type: 'api_key' | 'console';
+  type: 'api_key' | 'console' | 'workflow';
   id: string | null;
   /** The key's name, as the history shows it. */
   name: string | null;
@@ -22,6 +22,13 @@ export const keyActor = (key: Pick<ApiKeyRow, 'id' | 'name'>): ContactActor => (
 });
 
 export const CONSOLE: ContactActor = { type: 'console', id: null, name: 'Console' };
+
+/** An automation changed the contact (a tags or data block). */
+export const workflowActor = (workflow: { id: string; title: string }): ContactActor => ({
+  type: 'workflow',
+  id: workflow.id,
+  name: workflow.title,
+});
 
 export type HistoryKind =
   'contact.imported' | 'contact.edited' | 'tag.added' | 'tag.removed' | 'custom_field.set' | 'custom_field.cleared';

@@ -18,10 +18,16 @@ import { messageView } from './views.js';
 
 export interface OutboundMessage {
   sender: {
-    type: 'api' | 'unattributed';
+    type: 'api' | 'unattributed' | 'workflow';
     name: string | null;
     api_key_id: string | null;
+    /** For `workflow`: the automation that sent it. */
+    workflow_id?: string | null;
   };
+  /** What the message answers (a private reply to a comment). */
+  replyToMessageId?: string | null;
+  /** `comment_dm_reply` for the private reply to a comment; `message` otherwise. */
+  type?: 'message' | 'comment_dm_reply' | 'comment_reply';
   text: string | null;
   /** Stored attachment form (views.ts). */
   attachments: readonly unknown[];
@@ -47,17 +53,17 @@ export async function recordOutbound(
     contact_id: conversation.contact_id,
     connection_id: conversation.connection_id,
     channel: conversation.channel,
-    type: 'message',
+    type: message.type ?? 'message',
     direction: 'outbound',
     sender_type: message.sender.type,
     sender_user_id: null,
     sender_name: message.sender.name,
-    sender_workflow_id: null,
+    sender_workflow_id: message.sender.workflow_id ?? null,
     sender_api_key_id: message.sender.api_key_id,
     text: message.text,
     attachments: JSON.stringify(message.attachments),
     template: message.template ? JSON.stringify(message.template) : null,
-    reply_to_message_id: null,
+    reply_to_message_id: message.replyToMessageId ?? null,
     button: null,
     post: null,
     status: 'sent',

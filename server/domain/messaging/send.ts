@@ -6,7 +6,7 @@
 // as `sent`, `sender.type` `api` with the key, `message.sent` in the outbox, the contact's messages marked
 // read, `last_message_at` and the contact's activity moved. `outcome_unknown` with `provider_accepted` true
 // stores the message too (it went out), so the conversation shows it when the partner checks.
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { ChannelProvider } from '../../channels/provider.js';
 import type { Clock } from '../../clock.js';
@@ -21,7 +21,7 @@ import { conversationNotFound } from './conversations.js';
 import { findMediaInfo } from './media.js';
 import { checkSend, type OutboundContent } from './send-rules.js';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
-import { recordOutbound } from './outbound.js';
+import { recordOutbound, type OutboundMessage } from './outbound.js';
 import { messageView, replyWindow, type MessageView } from './views.js';
 
 /** The job that reports a whatsapp send as undelivered, when the channel said it would fail later. */
@@ -37,7 +37,7 @@ export interface SendDeps {
   logger?: Logger;
 }
 
-type FailsLater = { provider_code: string | null; provider_message: string | null };
+export type FailsLater = { provider_code: string | null; provider_message: string | null };
 
 export async function sendMessage(
   deps: SendDeps,
@@ -155,10 +155,10 @@ async function storeSent(
   providerMessageId: string | null,
   failsLater: FailsLater | undefined,
 ): Promise<MessageRow> {
-  return deps.db.transaction().execute(async (tx) => {
-    const now = deps.clock.now();
-    const message = await recordOutbound(
+  return deps.db.transaction().execute((tx) =>
+    recordSent(
       tx,
+      deps,
       conversation,
       {
         sender: { type: 'api', name: key.name, api_key_id: key.id },
@@ -167,20 +167,34 @@ async function storeSent(
         template: content.template,
         providerMessageId,
       },
-      now.toISOString(),
-      deps.baseUrl,
+      failsLater,
+    ),
+  );
+}
+
+/**
+ * Records a message the channel accepted, in the caller's transaction: the outbound message (./outbound.ts)
+ * and, when whatsapp said it would fail later, the job that reports it.
+ */
+export async function recordSent(
+  tx: Transaction<DB>,
+  deps: Pick<SendDeps, 'clock' | 'baseUrl'>,
+  conversation: ConversationRow,
+  message: OutboundMessage,
+  failsLater: FailsLater | undefined,
+): Promise<MessageRow> {
+  const now = deps.clock.now();
+  const row = await recordOutbound(tx, conversation, message, now.toISOString(), deps.baseUrl);
+  if (failsLater)
+    await enqueueJob(
+      tx,
+      {
+        kind: FAIL_LATER_JOB,
+        accountId: conversation.account_id,
+        payload: { message_id: row.id, ...failsLater, base_url: deps.baseUrl },
+        runAt: new Date(now.getTime() + FAIL_LATER_DELAY_MS),
+      },
+      now,
     );
-    if (failsLater)
-      await enqueueJob(
-        tx,
-        {
-          kind: FAIL_LATER_JOB,
-          accountId: conversation.account_id,
-          payload: { message_id: message.id, ...failsLater, base_url: deps.baseUrl },
-          runAt: new Date(now.getTime() + FAIL_LATER_DELAY_MS),
-        },
-        now,
-      );
-    return message;
-  });
+  return row;
 }

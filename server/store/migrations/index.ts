@@ -10,6 +10,7 @@ import * as m0007webhooks from './0007_webhooks.js';
 import * as m0008jobWaits from './0008_job_waits.js';
 import * as m0009tagAndPhoneKeys from './0009_tag_and_phone_keys.js';
 import * as m0010workflows from './0010_workflows.js';
+import * as m0011runs from './0011_runs.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_job_waits': m0008jobWaits,
   '0009_tag_and_phone_keys': m0009tagAndPhoneKeys,
   '0010_workflows': m0010workflows,
+  '0011_runs': m0011runs,
 };

@@ -1,0 +1,91 @@
+// A send by an automation (Part B): the same channel rules as an API send (send-rules), stored with
+// `sender.type` `workflow` and the automation's id, inside the engine's transaction. A refusal is an outcome,
+// never a throw: the engine records it on the step and ends that branch.
+//
+// The private reply to a comment (the first message of a comment-started run) is a `comment_dm_reply`
+// answering the comment, not bound by the 24-hour window.
+import type { Transaction } from 'kysely';
+import type { SchemaSendMessageRequest } from '../../../generated/api.js';
+import type { ChannelProvider } from '../../channels/provider.js';
+import type { Clock } from '../../clock.js';
+import { ApiError } from '../../errors.js';
+import { findConnection, findTemplate } from '../../store/console.js';
+import { findContact } from '../../store/contacts.js';
+import { findConversationOfContact, type MessageRow } from '../../store/messaging.js';
+import type { DB } from '../../store/schema.js';
+import { findMediaInfo } from './media.js';
+import { checkSend } from './send-rules.js';
+import { recordSent } from './send.js';
+import { replyWindow } from './views.js';
+
+export interface WorkflowSendDeps {
+  clock: Clock;
+  provider: ChannelProvider;
+  baseUrl: string;
+}
+
+export interface WorkflowSend {
+  account: { id: string; platform_signature: string | null };
+  contactId: string;
+  workflow: { id: string; title: string };
+  body: SchemaSendMessageRequest;
+  /** The comment this send answers privately (the first message of a comment-started run). */
+  privateReplyTo?: string | null;
+}
+
+export type WorkflowSendResult =
+  | { sent: true; message: MessageRow }
+  | { sent: false; code: string; message: string };
+
+const refused = (code: string, message: string): WorkflowSendResult => ({ sent: false, code, message });
+
+export async function sendFromWorkflow(
+  tx: Transaction<DB>,
+  deps: WorkflowSendDeps,
+  send: WorkflowSend,
+): Promise<WorkflowSendResult> {
+  const accountId = send.account.id;
+  const contact = await findContact(tx, accountId, send.contactId);
+  if (!contact) return refused('contact_not_found', 'The contact no longer exists.');
+  const conversation = await findConversationOfContact(tx, accountId, contact.id);
+  const connection = await findConnection(tx, accountId, contact.connection_id);
+  if (!conversation || !connection) return refused('contact_not_found', 'The contact has no conversation.');
+  if (connection.status !== 'connected')
+    return refused('channel_disconnected', `The ${connection.channel} connection is disconnected.`);
+  if (contact.blocked_from_automations)
+    return refused('contact_blocked', 'The account blocked this contact from automations.');
+  let content;
+  try {
+    content = await checkSend(send.body, {
+      channel: connection.channel,
+      findMedia: (mediaId) => findMediaInfo(tx, deps.clock, accountId, mediaId),
+      findTemplate: (name, language) => findTemplate(tx, accountId, connection.id, name, language),
+      platformSignature: send.account.platform_signature,
+    });
+  } catch (error) {
+    if (error instanceof ApiError) return refused(error.code, error.message);
+    throw error;
+  }
+  const now = deps.clock.now();
+  if (!send.privateReplyTo && replyWindow(conversation.last_inbound_at, now).state === 'closed')
+    return refused('messaging_window_closed', 'The contact has not written in the last 24 hours.');
+
+  const result = await deps.provider.deliver(tx, { accountId, connection, contact, content }, now);
+  if (result.outcome !== 'accepted' && !(result.outcome === 'outcome_unknown' && result.providerAccepted))
+    return refused(result.outcome, `The channel answered ${result.outcome}.`);
+  const message = await recordSent(
+    tx,
+    deps,
+    conversation,
+    {
+      sender: { type: 'workflow', name: send.workflow.title, api_key_id: null, workflow_id: send.workflow.id },
+      text: content.text,
+      attachments: content.attachments,
+      template: content.template,
+      providerMessageId: result.providerMessageId,
+      ...(send.privateReplyTo ? { type: 'comment_dm_reply' as const, replyToMessageId: send.privateReplyTo } : {}),
+    },
+    result.outcome === 'accepted' ? result.failsLater : undefined,
+  );
+  return { sent: true, message };
+}
