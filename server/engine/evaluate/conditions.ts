@@ -246,7 +246,9 @@ export function evaluateConditional(data: Record<string, unknown>, ctx: Conditio
     if (!Array.isArray(data.conditions)) return false;
     conditions = data.conditions as unknown[];
   } else if (data.field_type !== undefined) {
-    conditions = [{ field_type: data.field_type, field_name: data.field_name, operator: data.operator, value: data.value }];
+    conditions = [
+      { field_type: data.field_type, field_name: data.field_name, operator: data.operator, value: data.value },
+    ];
   } else return false;
   if (conditions.length === 0) return false;
   const holds = (condition: unknown) =>

@@ -48,7 +48,11 @@ export function operandValue(text: string | null | undefined): Decimal {
  *   whole number (`2.50 + 0` stores `2.5`, `1.5 × 2` stores `3`), never `-0`.
  * - An unknown operator gives '0' (validation rejects it; the evaluator does not throw).
  */
-export function computeMath(operator: MathOperator, a: string | null | undefined, b: string | null | undefined): string {
+export function computeMath(
+  operator: MathOperator,
+  a: string | null | undefined,
+  b: string | null | undefined,
+): string {
   const x = operandValue(a);
   const y = operandValue(b);
   return formatDecimal(compute(operator, x, y));
