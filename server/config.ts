@@ -43,6 +43,8 @@ const schema = z
     // Per endpoint: deliveries in flight at once, and attempts started per minute beyond them (0: no pacing).
     WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100).default(5),
     WEBHOOK_PACE_PER_MINUTE: z.coerce.number().int().min(0).default(100),
+    // Automation runs one contact may start per hour, by triggers and through the API (run_limit_reached).
+    RUNS_PER_CONTACT_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(20),
   })
   .transform((env) => ({
     env: env.APP_ENV,
@@ -72,6 +74,7 @@ const schema = z
     webhookDevTargets: env.WEBHOOK_DEV_TARGETS ?? (env.DATABASE_URL === undefined && env.APP_ENV === 'development'),
     webhookMaxInFlight: env.WEBHOOK_MAX_IN_FLIGHT,
     webhookPacePerMinute: env.WEBHOOK_PACE_PER_MINUTE,
+    runsPerContactPerHour: env.RUNS_PER_CONTACT_PER_HOUR,
   }));
 
 export type Config = z.output<typeof schema>;

@@ -7,6 +7,10 @@ import { DELIVER_JOB, PRUNE_JOB, runDeliveryJob, runPruneJob, type DeliveryDeps 
 import { ApiError } from '../errors.js';
 import { targetPolicy, type TargetPolicy } from '../webhooks/targets.js';
 import { JobRegistry } from './registry.js';
+import type { ChannelProvider } from '../channels/provider.js';
+import { SandboxProvider } from '../channels/sandbox.js';
+import { ADVANCE_RUN_JOB, runAdvanceJob } from '../engine/runs.js';
+import { INBOUND_MESSAGE_JOB, runInboundJob } from '../engine/triggers.js';
 
 interface FailLaterPayload {
   message_id: string;
@@ -17,7 +21,9 @@ interface FailLaterPayload {
 
 export interface JobDeps {
   /** The webhook settings (dev targets, in-flight limit, pacing): their defaults live in config.ts only. */
-  config: Pick<Config, 'webhookDevTargets' | 'webhookMaxInFlight' | 'webhookPacePerMinute'>;
+  config: Pick<Config, 'webhookDevTargets' | 'webhookMaxInFlight' | 'webhookPacePerMinute' | 'runsPerContactPerHour'>;
+  /** The channel layer automations send through; the sandbox when absent. */
+  provider?: ChannelProvider;
   /** The URL rules at send; default `targetPolicy(config)`. Tests pass a resolver or a CA. */
   webhookTargets?: TargetPolicy;
   /** The service's public base URL, for the attachment URLs of message events. */
@@ -28,6 +34,10 @@ export interface JobDeps {
 
 const MAX_JOB_RETRY_MS = 15 * 60_000;
 
+/** A stretch that hit a database fault runs again soon; a run must not stay stuck. */
+const engineRetryAt = (job: { attempts: number }, _error: unknown, now: Date) =>
+  new Date(now.getTime() + Math.min(1000 * 2 ** Math.min(job.attempts, 20), MAX_JOB_RETRY_MS));
+
 export function createJobRegistry(deps: JobDeps): JobRegistry {
   const config = deps.config;
   const delivery: DeliveryDeps = {
@@ -37,34 +47,50 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
     pacePerMinute: config.webhookPacePerMinute,
     ...(deps.webhookTimeoutMs !== undefined ? { timeoutMs: deps.webhookTimeoutMs } : {}),
   };
-  return new JobRegistry()
-    .register(FAIL_LATER_JOB, {
-      // The sandbox's whatsapp reports a send it accepted as undelivered (the arranged `fails_later`).
-      async run(job, ctx) {
-        const p = job.payload as FailLaterPayload;
-        await ctx.db.transaction().execute(async (trx) => {
-          try {
-            const failure = { provider_code: p.provider_code, provider_message: p.provider_message };
-            await failSentMessage(trx, ctx.clock, job.accountId!, p.message_id, failure, p.base_url);
-          } catch (error) {
-            // Already failed (a repeat run after a crash), or the message is gone: nothing left to do.
-            if (!(error instanceof ApiError)) throw error;
-          }
-          await ctx.complete(trx);
-        });
-      },
-    })
-    .register(DELIVER_JOB, {
-      // One attempt of a webhook delivery (at least once: the job completes with the attempt's outcome).
-      run: (job, ctx) => runDeliveryJob(job, ctx, delivery),
-      // A database fault, not the endpoint's: try again, never give up (the delivery must not stay stuck).
-      retryAt: (job, _error, now) =>
-        new Date(now.getTime() + Math.min(1000 * 2 ** Math.min(job.attempts, 20), MAX_JOB_RETRY_MS)),
-    })
-    .register(PRUNE_JOB, {
-      // Deliveries are kept 7 days; the job re-enqueues itself every hour.
-      async run(_job, ctx) {
-        await runPruneJob(ctx);
-      },
-    });
+  const engine = {
+    provider: deps.provider ?? new SandboxProvider(),
+    baseUrl: deps.baseUrl ?? 'http://127.0.0.1',
+    runsPerContactPerHour: config.runsPerContactPerHour,
+  };
+  return (
+    new JobRegistry()
+      .register(FAIL_LATER_JOB, {
+        // The sandbox's whatsapp reports a send it accepted as undelivered (the arranged `fails_later`).
+        async run(job, ctx) {
+          const p = job.payload as FailLaterPayload;
+          await ctx.db.transaction().execute(async (trx) => {
+            try {
+              const failure = { provider_code: p.provider_code, provider_message: p.provider_message };
+              await failSentMessage(trx, ctx.clock, job.accountId!, p.message_id, failure, p.base_url);
+            } catch (error) {
+              // Already failed (a repeat run after a crash), or the message is gone: nothing left to do.
+              if (!(error instanceof ApiError)) throw error;
+            }
+            await ctx.complete(trx);
+          });
+        },
+      })
+      .register(DELIVER_JOB, {
+        // One attempt of a webhook delivery (at least once: the job completes with the attempt's outcome).
+        run: (job, ctx) => runDeliveryJob(job, ctx, delivery),
+        // A database fault, not the endpoint's: try again, never give up (the delivery must not stay stuck).
+        retryAt: (job, _error, now) =>
+          new Date(now.getTime() + Math.min(1000 * 2 ** Math.min(job.attempts, 20), MAX_JOB_RETRY_MS)),
+      })
+      // Automations: a contact's message (answers, taps, triggers) and a run's stretch (starts, waits ending).
+      .register(INBOUND_MESSAGE_JOB, {
+        run: (job, ctx) => runInboundJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
+        retryAt: engineRetryAt,
+      })
+      .register(ADVANCE_RUN_JOB, {
+        run: (job, ctx) => runAdvanceJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
+        retryAt: engineRetryAt,
+      })
+      .register(PRUNE_JOB, {
+        // Deliveries are kept 7 days; the job re-enqueues itself every hour.
+        async run(_job, ctx) {
+          await runPruneJob(ctx);
+        },
+      })
+  );
 }

@@ -73,3 +73,13 @@ export async function repliesListExists(db: Kysely<DB>, accountId: string, listI
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** The account's custom field with this key (a data or math block writes it). */
+export async function findCustomFieldByKey(db: Kysely<DB>, accountId: string, key: string) {
+  return db
+    .selectFrom('custom_fields')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('name', '=', key)
+    .executeTakeFirst();
+}

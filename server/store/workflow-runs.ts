@@ -150,7 +150,12 @@ export async function closeRunStep(
   db: Kysely<DB>,
   runId: string,
   seq: number,
-  changes: { status: WorkflowRunStepRow['status']; output: number | null; ended_at: string; error?: WorkflowRunStepRow['error'] },
+  changes: {
+    status: WorkflowRunStepRow['status'];
+    output: number | null;
+    ended_at: string;
+    error?: WorkflowRunStepRow['error'];
+  },
 ): Promise<void> {
   const { error, ...rest } = changes;
   await db
@@ -223,7 +228,11 @@ export async function selectActiveRunsOfWorkflow(db: Kysely<DB>, accountId: stri
 export async function lockRandomizerCounts(db: Kysely<DB>, workflowId: string, nodeId: string, options: number) {
   await db
     .insertInto('workflow_randomizer_counts')
-    .values({ workflow_id: workflowId, node_id: nodeId, counts: JSON.stringify(Array.from({ length: options }, () => 0)) })
+    .values({
+      workflow_id: workflowId,
+      node_id: nodeId,
+      counts: JSON.stringify(Array.from({ length: options }, () => 0)),
+    })
     .onConflict((oc) => oc.columns(['workflow_id', 'node_id']).doNothing())
     .execute();
   const row = await db
@@ -247,11 +256,42 @@ export async function saveRandomizerCounts(db: Kysely<DB>, workflowId: string, n
 
 /** Runs ended before `before` and their steps (history is kept 90 days). */
 export async function deleteRunsEndedBefore(db: Kysely<DB>, before: string): Promise<number> {
-  const old = db.selectFrom('workflow_runs').select('id').where('ended_at', '<', sql<string>`cast(${before} as timestamptz)`);
+  const old = db
+    .selectFrom('workflow_runs')
+    .select('id')
+    .where('ended_at', '<', sql<string>`cast(${before} as timestamptz)`);
   await db.deleteFrom('workflow_run_steps').where('run_id', 'in', old).execute();
   const result = await db
     .deleteFrom('workflow_runs')
     .where('ended_at', '<', sql<string>`cast(${before} as timestamptz)`)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** The contact's latest 500 messages since `since`, oldest first (conversation and last-message variables). */
+export async function selectRecentMessagesOfContact(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  since: string,
+) {
+  const rows = await db
+    .selectFrom('messages')
+    .select(['direction', 'text', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('created_at', '>=', sql<string>`cast(${since} as timestamptz)`)
+    .orderBy('created_at', 'desc')
+    .limit(500)
+    .execute();
+  return rows.reverse();
+}
+
+export async function pauseContactAutomations(db: Kysely<DB>, accountId: string, contactId: string, until: Date) {
+  await db
+    .updateTable('contacts')
+    .set({ automations_paused_until: until.toISOString() })
+    .where('account_id', '=', accountId)
+    .where('id', '=', contactId)
+    .execute();
 }

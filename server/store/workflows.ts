@@ -318,3 +318,47 @@ export async function findActiveWorkflowAccount(db: Kysely<DB>, workflowId: stri
     .executeTakeFirst();
   return row?.account_id;
 }
+
+/** A version by id (runs follow the version they started with, trashed automations' included). */
+export async function findVersionById(
+  db: Kysely<DB>,
+  accountId: string,
+  versionId: string,
+): Promise<WorkflowVersionRow | undefined> {
+  return db
+    .selectFrom('workflow_versions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', versionId)
+    .executeTakeFirst();
+}
+
+export interface LiveTrigger {
+  workflow_id: string;
+  connection_id: string | null;
+  trigger: WorkflowVersionRow['trigger'];
+  version: WorkflowVersionRow;
+}
+
+/** The account's published automations on `channel`, with their live version (what triggers compare). */
+export async function selectLiveTriggers(db: Kysely<DB>, accountId: string, channel: string): Promise<LiveTrigger[]> {
+  const rows = await db
+    .selectFrom('workflows as w')
+    .innerJoin('workflow_versions as v', (join) =>
+      join.onRef('v.account_id', '=', 'w.account_id').onRef('v.id', '=', 'w.published_version_id'),
+    )
+    .selectAll('v')
+    .where('w.account_id', '=', accountId)
+    .where('w.deleted_at', 'is', null)
+    .where('w.status', '=', 'published')
+    .where('v.channel_type', '=', channel as WorkflowVersionRow['channel_type'])
+    .orderBy('w.created_at')
+    .orderBy('w.id')
+    .execute();
+  return rows.map((v) => ({
+    workflow_id: v.workflow_id,
+    connection_id: v.connection_id,
+    trigger: v.trigger,
+    version: v,
+  }));
+}

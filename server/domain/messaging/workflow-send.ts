@@ -33,9 +33,7 @@ export interface WorkflowSend {
   privateReplyTo?: string | null;
 }
 
-export type WorkflowSendResult =
-  | { sent: true; message: MessageRow }
-  | { sent: false; code: string; message: string };
+export type WorkflowSendResult = { sent: true; message: MessageRow } | { sent: false; code: string; message: string };
 
 const refused = (code: string, message: string): WorkflowSendResult => ({ sent: false, code, message });
 

@@ -3,6 +3,7 @@
 import type { Request } from 'express';
 import type { Actor } from '../../domain/accounts/actor.js';
 import { catalogDocument, catalogVersion } from '../../domain/workflows/catalog.js';
+import { startRunFromApi } from '../../engine/api-start.js';
 import { getWorkflowRun, listWorkflowRuns } from '../../domain/workflows/runs.js';
 import {
   getWorkflowVersion,
@@ -141,6 +142,19 @@ export const workflowHandlers: Handlers = {
       pageRequest(query),
     );
     return { status: 200, body: { data: page.data.map(runSummaryView), next_cursor: page.next_cursor } };
+  },
+  startWorkflowRun: async ({ app, caller, params, body }) => {
+    const run = await startRunFromApi(
+      app.database.db,
+      { clock: app.clock, runsPerContactPerHour: app.config.runsPerContactPerHour },
+      caller.account.id,
+      params.workflowId,
+      body.contact_id,
+    );
+    return {
+      status: 202,
+      body: { id: run.id, workflow_id: run.workflow_id, contact_id: run.contact_id, status: 'queued', created_at: run.created_at },
+    };
   },
   getWorkflowRun: async ({ app, caller, params }) => {
     const { run, steps, truncated } = await getWorkflowRun(

@@ -1,0 +1,46 @@
+// buttons (Part B): the subtitle with up to 3 buttons. A tap on button i follows output i (the run waits up to
+// 90 days for it); output 3 follows right after the send while the tap wait stays open. Reply buttons carry
+// the block's button id when it fits the send rules (metrics count by it), else `button_<i>`, so a tap maps
+// back to its position.
+import type { SchemaSendMessageRequest } from '../../../generated/api.js';
+import { substitute } from '../evaluate/variables.js';
+import { CONTACT_WAIT_MS, type BlockExecutor } from '../context.js';
+import { sendOutcome } from './send-outcome.js';
+
+interface BlockButton {
+  id?: string;
+  title?: string;
+  url?: string;
+  whatsapp_connection_id?: string;
+}
+
+const SEND_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The id a reply button is sent with: the block's own when the channel takes it. */
+export const sentButtonId = (button: BlockButton, index: number): string =>
+  button.id && SEND_ID.test(button.id) ? button.id : `button_${index}`;
+
+/** The output a tap on the button `id` of this block's message follows, or null. */
+export function tappedOutput(data: Record<string, unknown>, id: string | null): number | null {
+  const buttons = Array.isArray(data.buttons) ? (data.buttons as BlockButton[]) : [];
+  const index = buttons.findIndex((b, i) => !b.url && sentButtonId(b, i) === id);
+  return index >= 0 ? index : null;
+}
+
+export const buttons: BlockExecutor = async (ctx) => {
+  const list = Array.isArray(ctx.data.buttons) ? (ctx.data.buttons as BlockButton[]) : [];
+  const text = substitute(typeof ctx.data.subtitle === 'string' ? ctx.data.subtitle : '', ctx.vars.lookup);
+  const body: SchemaSendMessageRequest = { text };
+  if (list.length > 0)
+    body.buttons = list.map((b, i) =>
+      b.url && !b.whatsapp_connection_id
+        ? { type: 'open_url' as const, title: b.title ?? '', url: substitute(b.url, ctx.vars.lookup) }
+        : { type: 'reply' as const, id: sentButtonId(b, i), title: b.title ?? '' },
+    );
+  const next = Array.isArray(ctx.data.next) ? (ctx.data.next as unknown[]) : [];
+  return sendOutcome(await ctx.send(body), {
+    wait: 'tap',
+    until: new Date(ctx.now.getTime() + CONTACT_WAIT_MS),
+    ...(typeof next[3] === 'string' ? { thenOutput: 3 } : {}),
+  });
+};

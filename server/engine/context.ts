@@ -1,0 +1,78 @@
+// What the engine's parts share: its dependencies, what a block sees when it runs, and what it answers.
+import type { Transaction } from 'kysely';
+import type { Logger } from 'pino';
+import type { SchemaSendMessageRequest } from '../../generated/api.js';
+import type { ChannelProvider } from '../channels/provider.js';
+import type { Clock } from '../clock.js';
+import type { WorkflowSendResult } from '../domain/messaging/workflow-send.js';
+import type { AccountRow } from '../store/accounts.js';
+import type { ContactRow } from '../store/contacts.js';
+import type { DB } from '../store/schema.js';
+import type { WorkflowRunRow } from '../store/workflow-runs.js';
+import type { VariableLookup } from './evaluate/variables.js';
+import type { StartRun } from './runs.js';
+
+export interface EngineDeps {
+  clock: Clock;
+  provider: ChannelProvider;
+  /** The service's public base (attachment URLs of message events). */
+  baseUrl: string;
+  logger?: Logger;
+  /** Runs a contact may start per hour, per trigger and through the API (run_limit_reached). */
+  runsPerContactPerHour: number;
+}
+
+/** Why a step failed: `{code, message}` on the step, an open set of codes. */
+export interface StepError {
+  code: string;
+  message: string;
+}
+
+/** The run's variables: the lookup `{name}` reads, and the writes of `data`, `math` and answers. */
+export interface RunVariables {
+  lookup: VariableLookup;
+  /** A custom field or answer the run wrote: later blocks read it. */
+  set(name: string, value: string | null): void;
+  /** The contact's tags changed: `contact.tags` and tag conditions read them again. */
+  tagsChanged(): Promise<void>;
+  /** The contact's tag names now (the run's own changes included). */
+  tagNames(): Promise<string[]>;
+}
+
+/** What a block executor sees. */
+export interface BlockContext {
+  tx: Transaction<DB>;
+  deps: EngineDeps;
+  run: WorkflowRunRow;
+  workflow: { id: string; title: string };
+  account: AccountRow;
+  contact: ContactRow;
+  nodeId: string;
+  data: Record<string, unknown>;
+  now: Date;
+  vars: RunVariables;
+  /** Sends as the automation (the first message of a comment-started run as its private reply). */
+  send(body: SchemaSendMessageRequest): Promise<WorkflowSendResult>;
+  /** Starts another run in this transaction (a `start` block). */
+  startRun(input: StartRun): Promise<WorkflowRunRow>;
+}
+
+/** What a block answers: follow an output, wait, end the run, or fail (the branch ends, or follows `output`). */
+export type BlockResult =
+  | { next: number; messageId?: string | null }
+  | {
+      wait: 'answer' | 'tap' | 'timer' | 'child';
+      until: Date;
+      messageId?: string | null;
+      /** buttons: the output followed right after the send, while the tap wait stays open. */
+      thenOutput?: number;
+    }
+  | { end: 'completed' | 'stopped' | 'blocked'; error?: StepError; messageId?: string | null }
+  | { failed: StepError; output?: number; end?: 'stopped' | 'blocked' | 'failed' };
+
+export type BlockExecutor = (ctx: BlockContext) => Promise<BlockResult>;
+
+/** Part B: question and buttons wait up to 90 days. */
+export const CONTACT_WAIT_MS = 90 * 24 * 60 * 60 * 1000;
+/** Part B rule 4: each block runs at most 6 times in one run; the 7th stops it. */
+export const MAX_BLOCK_RUNS = 6;

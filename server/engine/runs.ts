@@ -1,0 +1,442 @@
+// The run's state machine (Part B; ARCHITECTURE.md, "Automations"). A run is a row; a stretch of it runs in one
+// transaction with the row locked (one worker at a time, on any process): from where it stands, block after
+// block, until it waits, ends, or has run MAX_STEPS_PER_STRETCH blocks (then a job continues it, so one
+// transaction stays short). Every wait is a `workflow.advance` job on the one clock: a sleep's end, the 90-day
+// limit of a question or buttons, a start delay. Answers, taps and a child's end resume the run directly.
+//
+// Runs follow the version they started with, whatever is published or unpublished later.
+import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import type { SchemaSendMessageRequest } from '../../generated/api.js';
+import { recordEvents } from '../domain/events/outbox.js';
+import { sendFromWorkflow, type WorkflowSendResult } from '../domain/messaging/workflow-send.js';
+import { runView } from '../domain/workflows/views.js';
+import type { ClaimedJob, JobContext } from '../jobs/index.js';
+import { findAccount } from '../store/accounts.js';
+import { findContact, type ContactRow } from '../store/contacts.js';
+import { enqueueJob } from '../store/jobs.js';
+import type { DB, RunTriggerContext } from '../store/schema.js';
+import {
+  closeRunStep,
+  insertRun,
+  insertRunStep,
+  lockRun,
+  selectRecentRunSteps,
+  updateRun,
+  type WorkflowRunRow,
+} from '../store/workflow-runs.js';
+import { findVersionById, type WorkflowVersionRow } from '../store/workflows.js';
+import { blockExecutor } from './blocks/index.js';
+import { writeField } from './blocks/field-write.js';
+import { MAX_BLOCK_RUNS, type BlockContext, type BlockResult, type EngineDeps, type StepError } from './context.js';
+import { runVariables } from './variables.js';
+
+export const ADVANCE_RUN_JOB = 'workflow.advance';
+/** Blocks one transaction runs before a job continues the run. */
+export const MAX_STEPS_PER_STRETCH = 50;
+/** Steps a run's answer and its workflow_run.ended event show (the most recent). */
+export const EVENT_STEPS = 100;
+
+/** What moves a run on. */
+export type Wake =
+  | { kind: 'start' }
+  | { kind: 'continue' }
+  /** A timed wait ended (sleep, start delay): `step` is the waiting step, so a stale job does nothing. */
+  | { kind: 'timer'; step: number }
+  /** A question or buttons waited 90 days. */
+  | { kind: 'expire'; step: number }
+  | { kind: 'answer'; text: string; messageId: string }
+  | { kind: 'tap'; output: number }
+  | { kind: 'child' };
+
+type AdvancePayload = { run_id: string; wake: Wake };
+
+export interface StartRun {
+  accountId: string;
+  workflowId: string;
+  version: WorkflowVersionRow;
+  contact: ContactRow;
+  connectionId: string;
+  source: WorkflowRunRow['source'];
+  trigger: RunTriggerContext;
+  parentRunId?: string | null;
+  /** A start delay: the run begins then. */
+  startAt?: Date;
+}
+
+/** Creates the run (queued) in the caller's transaction, with the job that begins it. */
+export async function startRun(tx: Transaction<DB>, deps: Pick<EngineDeps, 'clock'>, input: StartRun) {
+  const now = deps.clock.now();
+  const run = await insertRun(tx, {
+    id: randomUUID(),
+    account_id: input.accountId,
+    workflow_id: input.workflowId,
+    version_id: input.version.id,
+    contact_id: input.contact.id,
+    channel: input.contact.channel,
+    connection_id: input.connectionId,
+    source: input.source,
+    status: 'queued',
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    ended_at: null,
+    node_id: 'root',
+    waiting_for: input.startAt ? 'timer' : null,
+    wait_until: input.startAt ? input.startAt.toISOString() : null,
+    wait_message_id: null,
+    visits: {},
+    variables: input.trigger.text ? { $input: input.trigger.text } : {},
+    trigger_context: input.trigger,
+    parent_run_id: input.parentRunId ?? null,
+  });
+  await scheduleAdvance(tx, deps, run, { kind: 'start' }, input.startAt ?? now);
+  return run;
+}
+
+async function scheduleAdvance(
+  tx: Transaction<DB>,
+  deps: Pick<EngineDeps, 'clock'>,
+  run: Pick<WorkflowRunRow, 'id' | 'account_id'>,
+  wake: Wake,
+  at: Date,
+): Promise<void> {
+  await enqueueJob(
+    tx,
+    {
+      kind: ADVANCE_RUN_JOB,
+      accountId: run.account_id,
+      payload: { run_id: run.id, wake } satisfies AdvancePayload,
+      runAt: at,
+    },
+    deps.clock.now(),
+  );
+}
+
+/** The `workflow.advance` job: one stretch of the run, committed with the job's completion. */
+export async function runAdvanceJob(job: ClaimedJob, ctx: JobContext, deps: EngineDeps): Promise<void> {
+  const payload = job.payload as AdvancePayload;
+  await ctx.db.transaction().execute(async (tx) => {
+    const run = await lockRun(tx, payload.run_id);
+    if (run && !run.ended_at) await advanceRun(tx, deps, run, payload.wake);
+    await ctx.complete(tx);
+  });
+}
+
+const versions = new Map<string, WorkflowVersionRow>();
+/** Versions never change: each is read once per process (a few hundred kept). */
+async function versionOf(tx: Transaction<DB>, run: WorkflowRunRow): Promise<WorkflowVersionRow | undefined> {
+  const cached = versions.get(run.version_id);
+  if (cached) return cached;
+  const version = await findVersionById(tx, run.account_id, run.version_id);
+  if (version) {
+    if (versions.size >= 500) versions.delete(versions.keys().next().value!);
+    versions.set(version.id, version);
+  }
+  return version;
+}
+
+type Node = { type?: unknown; data?: Record<string, unknown> };
+const nextOf = (node: Node | undefined, output: number): string | null => {
+  const next = node?.data?.next;
+  const target = Array.isArray(next) ? next[output] : undefined;
+  return typeof target === 'string' ? target : null;
+};
+
+/**
+ * Moves the locked run on after `wake`, in the caller's transaction. Stale wakes (a timer of a wait that
+ * already ended, an answer to a run no longer waiting for one) change nothing.
+ */
+export async function advanceRun(
+  tx: Transaction<DB>,
+  deps: EngineDeps,
+  run: WorkflowRunRow,
+  wake: Wake,
+): Promise<void> {
+  const version = await versionOf(tx, run);
+  if (!version) return finish(tx, deps, run, 'failed', { code: 'version_not_found', message: 'The version is gone.' });
+  const nodes = version.graph.nodes as Record<string, Node>;
+  const here = run.node_id ? nodes[run.node_id] : undefined;
+  const now = deps.clock.now().toISOString();
+  const resumeAt = (output: number | null, status: 'completed' | 'failed' = 'completed', error?: StepError) =>
+    closeRunStep(tx, run.id, run.step_count, { status, output, ended_at: now, ...(error ? { error } : {}) });
+
+  let from: string | null;
+  switch (wake.kind) {
+    case 'start':
+      if (run.status !== 'queued') return;
+      from = 'root';
+      break;
+    case 'continue':
+      if (run.waiting_for) return;
+      from = run.node_id;
+      break;
+    case 'timer':
+      if (run.waiting_for !== 'timer' || run.step_count !== wake.step) return;
+      await resumeAt(0);
+      from = nextOf(here, 0);
+      break;
+    case 'expire':
+      if ((run.waiting_for !== 'answer' && run.waiting_for !== 'tap') || run.step_count !== wake.step) return;
+      await resumeAt(null, 'failed', { code: 'wait_expired', message: 'The contact did not answer within 90 days.' });
+      return finish(tx, deps, { ...run, waiting_for: null }, 'completed');
+    case 'answer': {
+      if (run.waiting_for !== 'answer') return;
+      await resumeAt(0);
+      run = await updateRun(tx, run.id, { variables: { ...run.variables, $input: wake.text } });
+      const field = here?.data?.answer_field;
+      if (typeof field === 'string' && field !== '') {
+        const ctx = await blockContext(tx, deps, run, version, run.node_id ?? 'root', here?.data ?? {});
+        if (ctx) await writeField(ctx, field, wake.text);
+        run = await updateRun(tx, run.id, { variables: { ...run.variables, [field]: wake.text } });
+      }
+      from = nextOf(here, 0);
+      break;
+    }
+    case 'tap':
+      if (run.waiting_for !== 'tap') return;
+      await resumeAt(wake.output);
+      from = nextOf(here, wake.output);
+      break;
+    case 'child':
+      if (run.waiting_for !== 'child') return;
+      await resumeAt(0);
+      from = nextOf(here, 0);
+      break;
+  }
+  await walk(tx, deps, { ...run, waiting_for: null, wait_until: null, wait_message_id: null }, version, from);
+}
+
+async function blockContext(
+  tx: Transaction<DB>,
+  deps: EngineDeps,
+  run: WorkflowRunRow,
+  version: WorkflowVersionRow,
+  nodeId: string,
+  data: Record<string, unknown>,
+): Promise<BlockContext | undefined> {
+  const account = await findAccount(tx, run.account_id);
+  const contact = await findContact(tx, run.account_id, run.contact_id);
+  if (!account || !contact) return undefined;
+  const now = deps.clock.now();
+  const vars = await runVariables(tx, account, contact, run.trigger_context, run.variables, now);
+  const workflow = { id: run.workflow_id, title: version.title };
+  return {
+    tx,
+    deps,
+    run,
+    workflow,
+    account,
+    contact,
+    nodeId,
+    data,
+    now,
+    vars,
+    send: () => Promise.reject(new Error('no send outside a stretch')),
+    startRun: (input) => startRun(tx, deps, input),
+  };
+}
+
+/** Runs blocks from `from` until the run waits, ends, or the stretch is long enough. */
+async function walk(
+  tx: Transaction<DB>,
+  deps: EngineDeps,
+  start: WorkflowRunRow,
+  version: WorkflowVersionRow,
+  from: string | null,
+): Promise<void> {
+  let run = start;
+  const base = await blockContext(tx, deps, run, version, from ?? 'root', {});
+  if (!base) return finish(tx, deps, run, 'failed', { code: 'contact_not_found', message: 'The contact is gone.' });
+  const nodes = version.graph.nodes as Record<string, Node>;
+  const visits = { ...run.visits };
+  const trigger = { ...run.trigger_context };
+  let stepCount = run.step_count;
+  /** buttons whose 4th output ran on: the tap wait the run returns to when that branch ends. */
+  let pendingTap: { step: number; nodeId: string; messageId: string | null; until: string } | null = null;
+
+  const send = async (body: SchemaSendMessageRequest): Promise<WorkflowSendResult> => {
+    if (trigger.private_reply === 'sent')
+      return {
+        sent: false,
+        code: 'private_reply_limit',
+        message: 'The channel accepts one private reply per comment until the contact answers.',
+      };
+    const privateReplyTo = trigger.private_reply === 'pending' ? (trigger.message_id ?? null) : null;
+    const result = await sendFromWorkflow(tx, deps, {
+      account: base.account,
+      contactId: run.contact_id,
+      workflow: base.workflow,
+      body,
+      privateReplyTo,
+    });
+    if (result.sent && privateReplyTo) trigger.private_reply = 'sent';
+    return result;
+  };
+  const save = (changes: Parameters<typeof updateRun>[2]) =>
+    updateRun(tx, run.id, {
+      visits,
+      trigger_context: trigger,
+      step_count: stepCount,
+      updated_at: deps.clock.now().toISOString(),
+      ...changes,
+    });
+
+  let nodeId = from;
+  for (let steps = 0; ; steps += 1) {
+    if (nodeId === null) {
+      if (pendingTap) {
+        run = await save({
+          status: 'waiting',
+          node_id: pendingTap.nodeId,
+          waiting_for: 'tap',
+          wait_until: pendingTap.until,
+          wait_message_id: pendingTap.messageId,
+        });
+        return;
+      }
+      run = await save({});
+      return finish(tx, deps, run, 'completed');
+    }
+    if (steps >= MAX_STEPS_PER_STRETCH) {
+      run = await save({ status: 'running', node_id: nodeId });
+      return scheduleAdvance(tx, deps, run, { kind: 'continue' }, deps.clock.now());
+    }
+    const node = nodes[nodeId];
+    const now = deps.clock.now();
+    const at = now.toISOString();
+    const type = typeof node?.type === 'string' ? node.type : 'unknown';
+    const runsOfBlock = (visits[nodeId] ?? 0) + 1;
+    visits[nodeId] = runsOfBlock;
+    stepCount += 1;
+    const step = {
+      id: randomUUID(),
+      account_id: run.account_id,
+      run_id: run.id,
+      seq: stepCount,
+      node_id: nodeId,
+      type,
+      started_at: at,
+      message_id: null as string | null,
+    };
+    if (runsOfBlock > MAX_BLOCK_RUNS) {
+      const error = { code: 'loop_limit', message: `The block ${nodeId} ran ${MAX_BLOCK_RUNS} times in this run.` };
+      await insertRunStep(tx, { ...step, status: 'failed', output: null, error, ended_at: at });
+      run = await save({ node_id: nodeId });
+      return finish(tx, deps, run, 'stopped');
+    }
+    const executor = blockExecutor(type);
+    const result: BlockResult = node
+      ? await executor({
+          ...base,
+          run,
+          now,
+          nodeId,
+          data: node.data ?? {},
+          send,
+        })
+      : { failed: { code: 'node_not_found', message: `The graph has no block ${nodeId}.` }, end: 'failed' };
+    const messageId = 'messageId' in result ? (result.messageId ?? null) : null;
+
+    if ('next' in result) {
+      await insertRunStep(tx, {
+        ...step,
+        status: 'completed',
+        output: result.next,
+        message_id: messageId,
+        error: null,
+        ended_at: at,
+      });
+      nodeId = nextOf(node, result.next);
+      continue;
+    }
+    if ('wait' in result) {
+      await insertRunStep(tx, {
+        ...step,
+        status: 'waiting',
+        output: null,
+        message_id: messageId,
+        error: null,
+        ended_at: null,
+      });
+      const until = result.until.toISOString();
+      if (result.thenOutput !== undefined) {
+        pendingTap = { step: stepCount, nodeId, messageId, until };
+        await scheduleAdvance(tx, deps, run, { kind: 'expire', step: stepCount }, result.until);
+        nodeId = nextOf(node, result.thenOutput);
+        continue;
+      }
+      const contactWait = result.wait === 'answer' || result.wait === 'tap';
+      run = await save({
+        status: contactWait ? 'waiting' : 'running',
+        node_id: nodeId,
+        waiting_for: result.wait,
+        wait_until: until,
+        wait_message_id: messageId,
+      });
+      if (result.wait === 'timer')
+        await scheduleAdvance(tx, deps, run, { kind: 'timer', step: stepCount }, result.until);
+      if (contactWait || result.wait === 'child')
+        await scheduleAdvance(tx, deps, run, { kind: 'expire', step: stepCount }, result.until);
+      return;
+    }
+    if ('end' in result && !('failed' in result)) {
+      await insertRunStep(tx, {
+        ...step,
+        status: 'completed',
+        output: null,
+        message_id: messageId,
+        error: null,
+        ended_at: at,
+      });
+      run = await save({ node_id: nodeId });
+      return finish(tx, deps, run, result.end);
+    }
+    // Failed: the branch follows the failure output when the block has one, else the run ends.
+    await insertRunStep(tx, {
+      ...step,
+      status: 'failed',
+      output: result.output ?? null,
+      message_id: messageId,
+      error: result.failed,
+      ended_at: at,
+    });
+    if (result.output !== undefined) {
+      nodeId = nextOf(node, result.output);
+      continue;
+    }
+    run = await save({ node_id: nodeId });
+    return finish(tx, deps, run, result.end ?? 'stopped');
+  }
+}
+
+/** Ends the run: its status, `workflow_run.ended` with its steps, and a parent waiting for it moves on. */
+export async function finish(
+  tx: Transaction<DB>,
+  deps: EngineDeps,
+  run: WorkflowRunRow,
+  status: 'completed' | 'stopped' | 'blocked' | 'failed',
+  error?: StepError,
+): Promise<void> {
+  const now = deps.clock.now().toISOString();
+  if (error) deps.logger?.warn({ run_id: run.id, error }, 'automation run failed');
+  const ended = await updateRun(tx, run.id, {
+    status,
+    ended_at: now,
+    updated_at: now,
+    waiting_for: null,
+    wait_until: null,
+  });
+  const { steps, truncated } = await selectRecentRunSteps(tx, run.account_id, run.id, EVENT_STEPS);
+  await recordEvents(tx, run.account_id, now, [
+    {
+      type: 'workflow_run.ended',
+      resource: { type: 'workflow_run', id: run.id },
+      data: runView(ended, steps, truncated),
+    },
+  ]);
+  if (run.parent_run_id) {
+    const parent = await lockRun(tx, run.parent_run_id);
+    if (parent && !parent.ended_at && parent.waiting_for === 'child')
+      await scheduleAdvance(tx, deps, parent, { kind: 'child' }, deps.clock.now());
+  }
+}

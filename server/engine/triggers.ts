@@ -1,0 +1,142 @@
+// What a contact's message does to automations (Part B), in the `messaging.inbound` job that messaging enqueues
+// with every message it records:
+//   1. a tap on a reply button of an automation's message resumes the run waiting for it (and starts nothing);
+//   2. a text message answers the contact's run waiting on a question, even if it carries another automation's
+//      keyword (which then does not start); a message without text does not answer (a whatsapp caption is
+//      text; an instagram story reply never answers);
+//   3. otherwise the published automations whose trigger matches start a run each.
+// Any direct message of the contact also ends the "one private reply per comment" limit of its comment runs.
+import type { Transaction } from 'kysely';
+import { INBOUND_MESSAGE_JOB } from '../domain/messaging/inbound.js';
+import type { ClaimedJob, JobContext } from '../jobs/index.js';
+import { findContact, type ContactRow } from '../store/contacts.js';
+import { findMessage, type MessageRow } from '../store/messaging.js';
+import type { DB, RunTriggerContext } from '../store/schema.js';
+import { selectWaitingRuns, updateRun } from '../store/workflow-runs.js';
+import { findVersionById, selectLiveTriggers, type LiveTrigger } from '../store/workflows.js';
+import { tappedOutput } from './blocks/buttons.js';
+import type { EngineDeps } from './context.js';
+import { advanceRun, startRun } from './runs.js';
+import { refusalToStart } from './start-rules.js';
+
+export { INBOUND_MESSAGE_JOB };
+
+/** The trigger event of an inbound message type. */
+const EVENT_OF: Record<string, string> = {
+  message: 'message',
+  comment: 'comment',
+  live_comment: 'live_comment',
+  story_message: 'story_message',
+  story_mention: 'story_mention',
+};
+
+const INTERACTION_OF: Record<string, RunTriggerContext['interaction_type']> = {
+  message: 'dm',
+  comment: 'comment',
+  live_comment: 'live',
+  story_message: 'story',
+  story_mention: 'mention',
+};
+
+/** Keywords compare ignoring letter case but not accents (the same folding as tag names). */
+const fold = (text: string) => text.toUpperCase().toLowerCase();
+
+/** Whether the trigger of a live version starts a run for this message (Part B, "Trigger"). */
+export function triggerMatches(
+  trigger: LiveTrigger['trigger'],
+  channel: string,
+  message: Pick<MessageRow, 'type' | 'text' | 'post'>,
+): boolean {
+  const event = EVENT_OF[message.type];
+  if (!event || !trigger.events.includes(event as never)) return false;
+  // On whatsapp only `message` starts an automation.
+  if (channel === 'whatsapp' && event !== 'message') return false;
+  const post = message.post as { id?: string } | null;
+  if (trigger.posts && (event === 'comment' || event === 'story_message')) {
+    const kind = event === 'comment' ? 'feed' : 'story';
+    const limited = trigger.posts.filter((p) => p.type === kind);
+    if (limited.length > 0 && !limited.some((p) => p.id === post?.id)) return false;
+  }
+  // "The next post published after the automation": the sandbox has no publishing, so no post is that one.
+  if (trigger.next_post && event === 'comment') return false;
+  if (event === 'story_mention' || trigger.match === 'any') return true;
+  const text = fold(message.text ?? '');
+  return trigger.keywords.some((keyword) => {
+    const k = fold(keyword);
+    if (trigger.match === 'contains') return text.includes(k);
+    if (trigger.match === 'equals') return text === k;
+    return text.startsWith(k);
+  });
+}
+
+/** A message that answers a question: text of a direct message (a caption counts), never a story reply. */
+const answers = (message: MessageRow) => message.type === 'message' && (message.text ?? '') !== '';
+
+export async function runInboundJob(job: ClaimedJob, ctx: JobContext, deps: EngineDeps): Promise<void> {
+  const { message_id } = job.payload as { message_id: string };
+  await ctx.db.transaction().execute(async (tx) => {
+    const message = job.accountId ? await findMessage(tx, job.accountId, message_id) : undefined;
+    const contact = message ? await findContact(tx, message.account_id, message.contact_id) : undefined;
+    if (message && contact && message.direction === 'inbound') await onInbound(tx, deps, message, contact);
+    await ctx.complete(tx);
+  });
+}
+
+async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: MessageRow, contact: ContactRow) {
+  const accountId = message.account_id;
+  if (message.type === 'message') {
+    // The contact answered: its comment runs may send again.
+    for (const run of [
+      ...(await selectWaitingRuns(tx, accountId, contact.id, 'answer')),
+      ...(await selectWaitingRuns(tx, accountId, contact.id, 'tap')),
+    ])
+      if (run.trigger_context.private_reply === 'sent')
+        await updateRun(tx, run.id, { trigger_context: { ...run.trigger_context, private_reply: 'done' } });
+  }
+  const button = message.button as { id?: string | null; source?: string } | null;
+  if (button?.source === 'workflow' && message.reply_to_message_id) {
+    for (const run of await selectWaitingRuns(tx, accountId, contact.id, 'tap')) {
+      if (run.wait_message_id !== message.reply_to_message_id) continue;
+      const node = await nodeOf(tx, run.account_id, run.version_id, run.node_id);
+      const output = tappedOutput(node?.data ?? {}, button.id ?? null);
+      if (output !== null) await advanceRun(tx, deps, run, { kind: 'tap', output });
+      return;
+    }
+    return;
+  }
+  if (answers(message)) {
+    const [waiting] = await selectWaitingRuns(tx, accountId, contact.id, 'answer');
+    if (waiting)
+      return advanceRun(tx, deps, waiting, { kind: 'answer', text: message.text ?? '', messageId: message.id });
+  }
+  const now = deps.clock.now();
+  const post = message.post as { id?: string; url?: string | null } | null;
+  for (const live of await selectLiveTriggers(tx, accountId, contact.channel)) {
+    const sameConnection =
+      live.connection_id === null ? contact.channel === 'instagram' : live.connection_id === contact.connection_id;
+    if (!sameConnection || !triggerMatches(live.trigger, contact.channel, message)) continue;
+    if (await refusalToStart(tx, deps, { workflowId: live.workflow_id, contact, now })) continue;
+    const interaction = INTERACTION_OF[message.type] ?? null;
+    await startRun(tx, deps, {
+      accountId,
+      workflowId: live.workflow_id,
+      version: live.version,
+      contact,
+      connectionId: contact.connection_id,
+      source: 'trigger',
+      trigger: {
+        text: message.text,
+        interaction_type: interaction,
+        message_id: message.id,
+        post_id: post?.id ?? null,
+        post_url: post?.url ?? null,
+        ...(message.type === 'comment' || message.type === 'live_comment' ? { private_reply: 'pending' as const } : {}),
+      },
+    });
+  }
+}
+
+async function nodeOf(tx: Transaction<DB>, accountId: string, versionId: string, nodeId: string | null) {
+  const version = await findVersionById(tx, accountId, versionId);
+  return nodeId ? (version?.graph.nodes[nodeId] as { data?: Record<string, unknown> } | undefined) : undefined;
+}

@@ -1,0 +1,315 @@
+// The automation engine (Part B, running side) on every engine of the run, driven as a partner would: publish
+// through the API, a sandbox contact writes, answers and taps, the clock moves past waits, the job worker runs
+// what is due. Runs follow the version they started with; workflow_run.ended is recorded when a run ends.
+import { randomBytes, randomInt } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_PREFIX } from '../../generated/operations.js';
+import { createJobRegistry } from '../../server/jobs/handlers.js';
+import { JobWorker } from '../../server/jobs/index.js';
+import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import { expectError, json } from './http-helpers.js';
+
+const TOKEN = 'admin-token-for-tests-0123456789';
+
+interface Run {
+  id: string;
+  status: string;
+  source: string;
+  version_id: string;
+  steps: Array<{
+    node_id: string | null;
+    type: string;
+    status: string;
+    output: number | null;
+    message_id: string | null;
+    error: { code: string } | null;
+  }>;
+}
+interface Message {
+  id: string;
+  text: string | null;
+  type: string;
+  sender: { type: string; workflow_id: string | null };
+}
+
+describe.each(engines)('the automation engine on %s', (engine) => {
+  let t: TestApp;
+  let worker: JobWorker;
+  beforeAll(async () => {
+    t = await startTestApp(engine, { env: { ADMIN_TOKEN: TOKEN, SANDBOX_ENABLED: 'true' } });
+    worker = new JobWorker({
+      db: t.database.db,
+      clock: t.clock,
+      registry: createJobRegistry({ config: t.config }),
+      pollIntervalMs: 5,
+    });
+  });
+  afterAll(async () => t?.close());
+
+  const admin = (method: string, path: string, body?: unknown) =>
+    call(t.baseUrl, TOKEN, method, `${ADMIN_PREFIX}${path}`, body === undefined ? {} : { body });
+  /** Runs every job due now, and those they enqueue, until none is left. */
+  async function drain(): Promise<void> {
+    for (let i = 0; i < 50; i += 1) if ((await worker.runOnce(50)) === 0) return;
+    throw new Error('jobs kept coming');
+  }
+
+  async function setUp(channel: 'whatsapp' | 'instagram' = 'whatsapp') {
+    const me = await t.account();
+    const body =
+      channel === 'whatsapp'
+        ? { channel, name: 'Loja', phone: `+55113${randomInt(1_000_000, 9_999_999)}` }
+        : { channel, name: 'Loja IG', username: `loja_${randomBytes(3).toString('hex')}` };
+    const connection = await json<{ id: string }>(
+      await admin('POST', `/accounts/${me.accountId}/connections`, body),
+      201,
+    );
+    const from =
+      channel === 'whatsapp'
+        ? { phone: `+55119${randomInt(10_000_000, 99_999_999)}`, name: 'Ana Souza' }
+        : {
+            instagram_id: `${randomInt(1e9, 9e9)}`,
+            username: `ana_${randomBytes(3).toString('hex')}`,
+            name: 'Ana Souza',
+          };
+    const writes = async (text: string, extra: Record<string, unknown> = {}) => {
+      const res = await json<{ contact: { id: string }; message: Message }>(
+        await admin('POST', `/sandbox/connections/${connection.id}/inbound`, { from, text, ...extra }),
+        201,
+      );
+      await drain();
+      return res;
+    };
+    return { me, connection, writes };
+  }
+
+  async function publish(
+    me: TestCaller,
+    connectionId: string | null,
+    graph: unknown,
+    trigger: unknown,
+    channel = 'whatsapp',
+  ) {
+    const created = await json<{ id: string }>(
+      await me.call('POST', '/v1/workflows', {
+        body: { title: 'Promo', channel: { type: channel, connection_id: connectionId }, trigger, graph },
+      }),
+      201,
+    );
+    const published = await me.call('POST', `/v1/workflows/${created.id}/publish`);
+    expect(published.status, await published.clone().text()).toBe(200);
+    return created.id;
+  }
+  const runsOf = async (me: TestCaller, workflowId: string) =>
+    (await json<{ data: Run[] }>(await me.call('GET', `/v1/workflows/${workflowId}/runs`))).data;
+  const runOf = async (me: TestCaller, workflowId: string, runId: string) =>
+    json<Run>(await me.call('GET', `/v1/workflows/${workflowId}/runs/${runId}`));
+  async function messagesOf(me: TestCaller): Promise<Message[]> {
+    const conversations = await json<{ data: Array<{ id: string }> }>(await me.call('GET', '/v1/conversations'));
+    const all: Message[] = [];
+    for (const c of conversations.data)
+      all.push(...(await json<{ data: Message[] }>(await me.call('GET', `/v1/conversations/${c.id}/messages`))).data);
+    return all;
+  }
+
+  it('a keyword starts a run that sends, asks, saves the answer, tags, branches and completes; workflow_run.ended is recorded', async () => {
+    const { me, connection, writes } = await setUp();
+    await json(await me.call('POST', '/v1/tags', { body: { name: 'Lead' } }), 201);
+    await admin('POST', `/accounts/${me.accountId}/custom-fields`, { label: 'email', type: 'text' });
+    const graph = {
+      nodes: {
+        root: { type: 'root', data: { next: ['hello'] } },
+        hello: {
+          type: 'message',
+          data: { text: 'Oi {contact.first_name}! Você disse: {message.trigger}', next: ['ask'] },
+        },
+        ask: {
+          type: 'question',
+          data: { text: 'Seu e-mail?', answer_type: 'any', answer_field: 'email', next: ['tag'] },
+        },
+        tag: { type: 'tags', data: { operation: 'add', tags: ['Lead'], next: ['check'] } },
+        check: {
+          type: 'conditional',
+          data: {
+            conditions: [{ field_type: 'tag', field_name: 'Lead', operator: 'has_tag' }],
+            next: ['thanks', 'never'],
+          },
+        },
+        thanks: { type: 'message', data: { text: 'Obrigado! Anotei {email}.', next: [null] } },
+        never: { type: 'message', data: { text: 'não deveria', next: [null] } },
+      },
+    };
+    const workflowId = await publish(me, connection.id, graph, {
+      events: ['message'],
+      match: 'contains',
+      keywords: ['promo'],
+    });
+
+    // Another text does not start it; the keyword does (ignoring case, inside the text).
+    await writes('oi, tudo bem?');
+    expect(await runsOf(me, workflowId)).toEqual([]);
+    await writes('Quero a PROMOção');
+    const [run] = await runsOf(me, workflowId);
+    expect(run).toMatchObject({ status: 'waiting', source: 'trigger' });
+
+    const sent = (await messagesOf(me)).filter((m) => m.sender.type === 'workflow');
+    expect(sent.map((m) => m.text).sort()).toEqual(['Oi Ana! Você disse: Quero a PROMOção', 'Seu e-mail?'].sort());
+    expect(sent.every((m) => m.sender.workflow_id === workflowId)).toBe(true);
+
+    await writes('ana@example.com');
+    const done = await runOf(me, workflowId, run!.id);
+    expect(done.status).toBe('completed');
+    expect(done.steps.map((s) => [s.node_id, s.status, s.output])).toEqual([
+      ['root', 'completed', 0],
+      ['hello', 'completed', 0],
+      ['ask', 'completed', 0],
+      ['tag', 'completed', 0],
+      ['check', 'completed', 0],
+      ['thanks', 'completed', 0],
+    ]);
+    const texts = (await messagesOf(me)).filter((m) => m.sender.type === 'workflow').map((m) => m.text);
+    expect(texts).toContain('Obrigado! Anotei ana@example.com.');
+    const contactId = (await writes('tchau')).contact.id;
+    const contact = await json<{
+      tags: Array<{ name: string }>;
+      custom_fields: Array<{ name: string; value: unknown }>;
+    }>(await me.call('GET', `/v1/contacts/${contactId}`));
+    expect(contact.tags.map((tag) => tag.name)).toEqual(['Lead']);
+    expect(contact.custom_fields).toContainEqual(expect.objectContaining({ name: 'email', value: 'ana@example.com' }));
+    const events = await t.database.db
+      .selectFrom('events')
+      .select(['type', 'resource_id'])
+      .where('account_id', '=', me.accountId)
+      .where('type', '=', 'workflow_run.ended')
+      .execute();
+    expect(events).toEqual([{ type: 'workflow_run.ended', resource_id: run!.id }]);
+  });
+
+  it('buttons wait for a tap and follow the tapped output; a sleep ends when the clock moves', async () => {
+    const { me, connection, writes } = await setUp();
+    const graph = {
+      nodes: {
+        root: { type: 'root', data: { next: ['menu'] } },
+        menu: {
+          type: 'buttons',
+          data: {
+            subtitle: 'Escolha',
+            buttons: [{ id: 'a', title: 'A' }, { title: 'B' }],
+            next: ['chose_a', 'wait', null, null],
+          },
+        },
+        chose_a: { type: 'message', data: { text: 'A!', next: [null] } },
+        wait: { type: 'sleep', data: { seconds: 60, next: ['later'] } },
+        later: { type: 'message', data: { text: 'Um minuto depois', next: [null] } },
+      },
+    };
+    const workflowId = await publish(me, connection.id, graph, { events: ['message'], match: 'any' });
+    await writes('oi');
+    const [run] = await runsOf(me, workflowId);
+    expect(run?.status).toBe('waiting');
+    const menu = (await messagesOf(me)).find((m) => m.sender.type === 'workflow')!;
+    // A tap on the second button (sent as button_1): output 1, the sleep.
+    await json(await admin('POST', `/sandbox/messages/${menu.id}/button-taps`, { button_id: 'button_1' }), 201);
+    await drain();
+    expect((await runOf(me, workflowId, run!.id)).status).toBe('running');
+    t.clock.advance(59_000);
+    await drain();
+    expect((await runOf(me, workflowId, run!.id)).status).toBe('running');
+    t.clock.advance(1_000);
+    await drain();
+    const done = await runOf(me, workflowId, run!.id);
+    expect(done.status).toBe('completed');
+    expect(done.steps.map((s) => [s.node_id, s.output])).toEqual([
+      ['root', 0],
+      ['menu', 1],
+      ['wait', 0],
+      ['later', 0],
+    ]);
+  });
+
+  it('the loop guard stops a run on the 7th run of a block', async () => {
+    const { me, connection, writes } = await setUp();
+    const graph = {
+      nodes: {
+        root: { type: 'root', data: { next: ['again'] } },
+        again: { type: 'comment', data: { text: 'volta', next: ['again'] } },
+      },
+    };
+    const workflowId = await publish(me, connection.id, graph, { events: ['message'], match: 'any' });
+    await writes('oi');
+    const [run] = await runsOf(me, workflowId);
+    const stopped = await runOf(me, workflowId, run!.id);
+    expect(stopped.status).toBe('stopped');
+    expect(stopped.steps.filter((s) => s.node_id === 'again')).toHaveLength(7);
+    expect(stopped.steps.at(-1)).toMatchObject({ status: 'failed', error: { code: 'loop_limit' } });
+  });
+
+  it('a run follows the version it started with, through a new publish', async () => {
+    const { me, connection, writes } = await setUp();
+    const graphWith = (text: string) => ({
+      nodes: {
+        root: { type: 'root', data: { next: ['ask'] } },
+        ask: { type: 'question', data: { text: 'Pergunta?', answer_type: 'any', answer_field: '', next: ['end'] } },
+        end: { type: 'message', data: { text, next: [null] } },
+      },
+    });
+    const workflowId = await publish(me, connection.id, graphWith('versão 1'), {
+      events: ['message'],
+      match: 'equals',
+      keywords: ['começar'],
+    });
+    await writes('começar');
+    await json(
+      await me.call('PATCH', `/v1/workflows/${workflowId}`, {
+        body: { graph: graphWith('versão 2') },
+        headers: { 'If-Match': '"0"' },
+      }),
+    );
+    await json(await me.call('POST', `/v1/workflows/${workflowId}/publish`));
+    await writes('minha resposta');
+    const texts = (await messagesOf(me)).filter((m) => m.sender.type === 'workflow').map((m) => m.text);
+    expect(texts).toContain('versão 1');
+    expect(texts).not.toContain('versão 2');
+  });
+
+  it('starts by the API: 202 queued, then the same rules (not published, run in progress, window closed)', async () => {
+    const { me, connection, writes } = await setUp();
+    const graph = {
+      nodes: {
+        root: { type: 'root', data: { next: ['ask'] } },
+        ask: { type: 'question', data: { text: 'Tudo certo?', answer_type: 'any', answer_field: '', next: [null] } },
+      },
+    };
+    const draft = await json<{ id: string }>(
+      await me.call('POST', '/v1/workflows', {
+        body: {
+          title: 'API',
+          channel: { type: 'whatsapp', connection_id: connection.id },
+          trigger: { events: [], match: 'any' },
+          graph,
+        },
+      }),
+      201,
+    );
+    const contactId = (await writes('oi')).contact.id;
+    const start = (key: string) =>
+      me.call('POST', `/v1/workflows/${draft.id}/runs`, {
+        body: { contact_id: contactId },
+        headers: { 'Idempotency-Key': key },
+      });
+    await expectError(await start('k1'), 409, { code: 'workflow_not_published' });
+    await json(await me.call('POST', `/v1/workflows/${draft.id}/publish`));
+    const started = await json<{ id: string; status: string; workflow_id: string; contact_id: string }>(
+      await start('k2'),
+      202,
+    );
+    expect(started).toMatchObject({ status: 'queued', workflow_id: draft.id, contact_id: contactId });
+    await drain();
+    expect((await runOf(me, draft.id, started.id)).status).toBe('waiting');
+    await expectError(await start('k3'), 409, { code: 'run_in_progress' });
+    // The window closes 24 hours after the contact's last message.
+    t.clock.advance(25 * 3600_000);
+    await drain();
+    await expectError(await start('k4'), 422, { code: 'messaging_window_closed', last_inbound_at: expect.any(String) });
+  });
+});
