@@ -153,7 +153,13 @@ export const workflowHandlers: Handlers = {
     );
     return {
       status: 202,
-      body: { id: run.id, workflow_id: run.workflow_id, contact_id: run.contact_id, status: 'queued', created_at: run.created_at },
+      body: {
+        id: run.id,
+        workflow_id: run.workflow_id,
+        contact_id: run.contact_id,
+        status: 'queued',
+        created_at: run.created_at,
+      },
     };
   },
   getWorkflowRun: async ({ app, caller, params }) => {
