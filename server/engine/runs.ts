@@ -5,7 +5,7 @@
 // limit of a question or buttons, a start delay. Answers, taps and a child's end resume the run directly.
 //
 // Runs follow the version they started with, whatever is published or unpublished later.
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { SchemaSendMessageRequest } from '../../generated/api.js';
 import { recordEvents } from '../domain/events/outbox.js';
@@ -21,11 +21,14 @@ import {
   insertRun,
   insertRunStep,
   lockRun,
+  selectActiveRunsOfWorkflow,
   selectRecentRunSteps,
   updateRun,
   type WorkflowRunRow,
 } from '../store/workflow-runs.js';
+import { findRepliesList } from '../store/replies-lists.js';
 import { findVersionById, type WorkflowVersionRow } from '../store/workflows.js';
+import { substitute } from './evaluate/variables.js';
 import { blockExecutor } from './blocks/index.js';
 import { writeField } from './blocks/field-write.js';
 import { MAX_BLOCK_RUNS, type BlockContext, type BlockResult, type EngineDeps, type StepError } from './context.js';
@@ -269,8 +272,44 @@ async function walk(
       body,
       privateReplyTo,
     });
-    if (result.sent && privateReplyTo) trigger.private_reply = 'sent';
+    if (result.sent && privateReplyTo) {
+      trigger.private_reply = 'sent';
+      if (trigger.interaction_type === 'comment') await publicReply(privateReplyTo);
+    }
     return result;
+  };
+  /**
+   * Part B, reply lists: after the channel accepted the first message of a run a comment on a post or reel
+   * started, one reply of the trigger's list, picked at random, goes under the comment (a `public_reply` step).
+   */
+  const publicReply = async (commentId: string) => {
+    const listId = version.trigger.replies_list_id;
+    const list = listId ? await findRepliesList(tx, run.account_id, listId) : undefined;
+    if (!list || list.replies.length === 0) return;
+    const text = substitute(list.replies[randomInt(list.replies.length)] ?? '', base.vars.lookup);
+    const result = await sendFromWorkflow(tx, deps, {
+      account: base.account,
+      contactId: run.contact_id,
+      workflow: base.workflow,
+      body: { text },
+      publicReplyTo: commentId,
+    });
+    stepCount += 1;
+    const at = deps.clock.now().toISOString();
+    await insertRunStep(tx, {
+      id: randomUUID(),
+      account_id: run.account_id,
+      run_id: run.id,
+      seq: stepCount,
+      node_id: null,
+      type: 'public_reply',
+      status: result.sent ? 'completed' : 'failed',
+      output: null,
+      message_id: result.sent ? result.message.id : null,
+      error: result.sent ? null : { code: result.code, message: result.message },
+      started_at: at,
+      ended_at: at,
+    });
   };
   const save = (changes: Parameters<typeof updateRun>[2]) =>
     updateRun(tx, run.id, {
@@ -439,4 +478,17 @@ export async function finish(
     if (parent && !parent.ended_at && parent.waiting_for === 'child')
       await scheduleAdvance(tx, deps, parent, { kind: 'child' }, deps.clock.now());
   }
+}
+
+/** The `workflow.stop_runs` job: a deleted automation's runs in progress end `stopped` (with their event). */
+export async function runStopRunsJob(job: ClaimedJob, ctx: JobContext, deps: EngineDeps): Promise<void> {
+  const { workflow_id } = job.payload as { workflow_id: string };
+  await ctx.db.transaction().execute(async (tx) => {
+    if (job.accountId)
+      for (const { id } of await selectActiveRunsOfWorkflow(tx, job.accountId, workflow_id)) {
+        const run = await lockRun(tx, id);
+        if (run && !run.ended_at) await finish(tx, deps, run, 'stopped');
+      }
+    await ctx.complete(tx);
+  });
 }

@@ -9,7 +9,8 @@ import { targetPolicy, type TargetPolicy } from '../webhooks/targets.js';
 import { JobRegistry } from './registry.js';
 import type { ChannelProvider } from '../channels/provider.js';
 import { SandboxProvider } from '../channels/sandbox.js';
-import { ADVANCE_RUN_JOB, runAdvanceJob } from '../engine/runs.js';
+import { STOP_RUNS_JOB } from '../domain/workflows/workflows.js';
+import { ADVANCE_RUN_JOB, runAdvanceJob, runStopRunsJob } from '../engine/runs.js';
 import { INBOUND_MESSAGE_JOB, runInboundJob } from '../engine/triggers.js';
 
 interface FailLaterPayload {
@@ -84,6 +85,10 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
       })
       .register(ADVANCE_RUN_JOB, {
         run: (job, ctx) => runAdvanceJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
+        retryAt: engineRetryAt,
+      })
+      .register(STOP_RUNS_JOB, {
+        run: (job, ctx) => runStopRunsJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
         retryAt: engineRetryAt,
       })
       .register(PRUNE_JOB, {

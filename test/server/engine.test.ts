@@ -272,6 +272,117 @@ describe.each(engines)('the automation engine on %s', (engine) => {
     expect(texts).not.toContain('versão 2');
   });
 
+  it('a comment starts a run: the first message is a private reply, a public reply from the list goes under the comment, a second message before the contact answers is refused', async () => {
+    const { me, connection, writes } = await setUp('instagram');
+    const list = await json<{ id: string }>(
+      await me.call('POST', '/v1/replies-lists', {
+        body: { name: 'Respostas', replies: ['Te chamei no direct, {contact.first_name}!'] },
+      }),
+      201,
+    );
+    const graph = {
+      nodes: {
+        root: { type: 'root', data: { next: ['dm'] } },
+        dm: { type: 'message', data: { text: 'Oi! Aqui está o link.', next: ['again'] } },
+        again: { type: 'message', data: { text: 'Mais uma', next: [null] } },
+      },
+    };
+    const workflowId = await publish(
+      me,
+      null,
+      graph,
+      { events: ['comment'], match: 'contains', keywords: ['preço'], replies_list_id: list.id },
+      'instagram',
+    );
+    const comment = await writes('Qual o preço?', { type: 'comment', post: { id: '1790001', type: 'feed' } });
+    const [run] = await runsOf(me, workflowId);
+    const stopped = await runOf(me, workflowId, run!.id);
+    expect(stopped.status).toBe('stopped');
+    expect(stopped.steps.map((step) => [step.node_id, step.type, step.status])).toEqual([
+      ['root', 'root', 'completed'],
+      ['dm', 'message', 'completed'],
+      [null, 'public_reply', 'completed'],
+      ['again', 'message', 'failed'],
+    ]);
+    expect(stopped.steps.at(-1)?.error?.code).toBe('private_reply_limit');
+    const sent = (await messagesOf(me)).filter((m) => m.sender.type === 'workflow');
+    expect(sent.map((m) => [m.type, m.text])).toEqual(
+      expect.arrayContaining([
+        ['comment_dm_reply', 'Oi! Aqui está o link.'],
+        ['comment_reply', 'Te chamei no direct, Ana!'],
+      ]),
+    );
+    expect(sent).toHaveLength(2);
+    expect(comment.message.type).toBe('comment');
+  });
+
+  it('deleting an automation stops its runs in progress (stopped, with workflow_run.ended)', async () => {
+    const { me, connection, writes } = await setUp();
+    const graph = {
+      nodes: {
+        root: { type: 'root', data: { next: ['ask'] } },
+        ask: { type: 'question', data: { text: 'Pergunta?', answer_type: 'any', answer_field: '', next: [null] } },
+      },
+    };
+    const workflowId = await publish(me, connection.id, graph, { events: ['message'], match: 'any' });
+    await writes('oi');
+    const [run] = await runsOf(me, workflowId);
+    expect(run?.status).toBe('waiting');
+    await json(await me.call('DELETE', `/v1/workflows/${workflowId}`));
+    await drain();
+    const row = await t.database.db
+      .selectFrom('workflow_runs')
+      .select(['status', 'ended_at'])
+      .where('id', '=', run!.id)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('stopped');
+    expect(row.ended_at).not.toBeNull();
+    const ended = await t.database.db
+      .selectFrom('events')
+      .select('resource_id')
+      .where('account_id', '=', me.accountId)
+      .where('type', '=', 'workflow_run.ended')
+      .execute();
+    expect(ended.map((e) => e.resource_id)).toEqual([run!.id]);
+    // The answer that comes later resumes nothing.
+    await writes('resposta');
+    expect(
+      (
+        await t.database.db
+          .selectFrom('workflow_runs')
+          .select('status')
+          .where('id', '=', run!.id)
+          .executeTakeFirstOrThrow()
+      ).status,
+    ).toBe('stopped');
+  });
+
+  it('keeps run history 90 days after a run ends: the hourly retention job prunes older runs', async () => {
+    const { me, connection, writes } = await setUp();
+    const graph = { nodes: { root: { type: 'root', data: { next: [null] } } } };
+    const workflowId = await publish(me, connection.id, graph, { events: ['message'], match: 'any' });
+    await writes('oi');
+    expect(await runsOf(me, workflowId)).toHaveLength(1);
+    const { runPruneJob } = await import('../../server/domain/webhooks/delivery.js');
+    const prune = () =>
+      runPruneJob({
+        db: t.database.db,
+        clock: t.clock,
+        logger: { info: () => {} } as never,
+        complete: async () => {},
+        park: async () => {},
+      } as never);
+    // Read in the database: the test key itself expires after 90 days.
+    const kept = () =>
+      t.database.db.selectFrom('workflow_runs').select('id').where('workflow_id', '=', workflowId).execute();
+    t.clock.advance(89 * 24 * 3600_000);
+    await prune();
+    expect(await kept()).toHaveLength(1);
+    t.clock.advance(2 * 24 * 3600_000);
+    await prune();
+    expect(await kept()).toHaveLength(0);
+  });
+
   it('starts by the API: 202 queued, then the same rules (not published, run in progress, window closed)', async () => {
     const { me, connection, writes } = await setUp();
     const graph = {

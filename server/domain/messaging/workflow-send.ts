@@ -3,7 +3,7 @@
 // never a throw: the engine records it on the step and ends that branch.
 //
 // The private reply to a comment (the first message of a comment-started run) is a `comment_dm_reply`
-// answering the comment, not bound by the 24-hour window.
+// answering the comment, and the public reply under it a `comment_reply`; neither is bound by the 24-hour window.
 import type { Transaction } from 'kysely';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
 import type { ChannelProvider } from '../../channels/provider.js';
@@ -31,6 +31,8 @@ export interface WorkflowSend {
   body: SchemaSendMessageRequest;
   /** The comment this send answers privately (the first message of a comment-started run). */
   privateReplyTo?: string | null;
+  /** The comment this send answers publicly, under the post (a reply list's reply). */
+  publicReplyTo?: string | null;
 }
 
 export type WorkflowSendResult = { sent: true; message: MessageRow } | { sent: false; code: string; message: string };
@@ -65,7 +67,8 @@ export async function sendFromWorkflow(
     throw error;
   }
   const now = deps.clock.now();
-  if (!send.privateReplyTo && replyWindow(conversation.last_inbound_at, now).state === 'closed')
+  const answersComment = send.privateReplyTo ?? send.publicReplyTo ?? null;
+  if (!answersComment && replyWindow(conversation.last_inbound_at, now).state === 'closed')
     return refused('messaging_window_closed', 'The contact has not written in the last 24 hours.');
 
   const result = await deps.provider.deliver(tx, { accountId, connection, contact, content }, now);
@@ -82,6 +85,7 @@ export async function sendFromWorkflow(
       template: content.template,
       providerMessageId: result.providerMessageId,
       ...(send.privateReplyTo ? { type: 'comment_dm_reply' as const, replyToMessageId: send.privateReplyTo } : {}),
+      ...(send.publicReplyTo ? { type: 'comment_reply' as const, replyToMessageId: send.publicReplyTo } : {}),
     },
     result.outcome === 'accepted' ? result.failsLater : undefined,
   );

@@ -11,6 +11,7 @@ import type { components } from '../../../generated/api.js';
 import type { Clock } from '../../clock.js';
 import { ApiError, notFound } from '../../errors.js';
 import { cursorCodec } from '../../store/cursor.js';
+import { enqueueJob } from '../../store/jobs.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
 import { isForeignKeyViolation } from '../../store/folders.js';
@@ -97,6 +98,9 @@ export const draftToCheck = (row: WorkflowRow): DefinitionToCheck => ({
 });
 
 const workflowNotFound = () => notFound('No such automation.');
+
+/** The job that stops an automation's runs in progress when it is deleted (run by the engine). */
+export const STOP_RUNS_JOB = 'workflow.stop_runs';
 
 /** The revision an `If-Match` header carries (`"3"` or `3`), or undefined when absent. */
 export function revisionOf(ifMatch: string | undefined): number | undefined {
@@ -396,6 +400,8 @@ export async function deleteWorkflow(
       { bumpRevision: false },
     );
     await deleteWorkflowReferences(tx, accountId, workflowId);
+    // Its runs in progress stop; the engine does it (this domain never imports the engine).
+    await enqueueJob(tx, { kind: STOP_RUNS_JOB, accountId, payload: { workflow_id: workflowId } }, clock.now());
     await audit(
       tx,
       actor,
