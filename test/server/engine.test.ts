@@ -273,7 +273,7 @@ describe.each(engines)('the automation engine on %s', (engine) => {
   });
 
   it('a comment starts a run: the first message is a private reply, a public reply from the list goes under the comment, a second message before the contact answers is refused', async () => {
-    const { me, connection, writes } = await setUp('instagram');
+    const { me, writes } = await setUp('instagram');
     const list = await json<{ id: string }>(
       await me.call('POST', '/v1/replies-lists', {
         body: { name: 'Respostas', replies: ['Te chamei no direct, {contact.first_name}!'] },
