@@ -389,9 +389,10 @@ async function walk(
       continue;
     }
     if ('wait' in result) {
+      // The step waits for the contact (question, buttons), or runs (a sleep or a child in its wait).
       await insertRunStep(tx, {
         ...step,
-        status: 'waiting',
+        status: result.wait === 'answer' || result.wait === 'tap' ? 'waiting' : 'running',
         output: null,
         message_id: messageId,
         error: null,
