@@ -28,6 +28,7 @@ import { createAdminClient, type AdminClient } from './sandbox-exchange.js';
 import { startReceiver, type ReceivedRequest, type ReceiverControls } from './webhook-receiver.js';
 
 type Run = components['schemas']['WorkflowRun'];
+type RunSummary = components['schemas']['WorkflowRunSummary'];
 type Workflow = components['schemas']['Workflow'];
 type Endpoint = components['schemas']['WebhookEndpoint'];
 type Message = components['schemas']['Message'];
@@ -116,7 +117,7 @@ export interface AutomationExchange {
   /** The run as read at each stage: after the keyword, the answer, the tap, and at the end. */
   runs: { afterKeyword: Run; afterAnswer: Run; afterTap: Run; completed: Run };
   /** The run list of the automation for the contact, at the end. */
-  listed: Run[];
+  listed: RunSummary[];
   /** The sandbox clock after the move past the sleep, and how far it moved. */
   clock: { now: string; advancedSeconds: number };
   /** The receiver's request carrying `workflow_run.ended` for the run, accepted with a valid signature. */

@@ -74,9 +74,10 @@ describe.each(engines)('the automation exchange on %s', (engine) => {
     ]);
     expect(afterAnswer.status).toBe('waiting');
     expect(afterAnswer.steps.at(-1)).toMatchObject({ node_id: 'oferta', status: 'waiting', output: null });
-    // While it sleeps the run is not waiting for the contact.
+    // While it sleeps the run is not waiting for the contact. (The sleep step itself reads `waiting` today where
+    // the contract says `running` for a sleep in its wait: an engine deviation, reported, not asserted here.)
     expect(afterTap.status).toBe('running');
-    expect(afterTap.steps.at(-1)).toMatchObject({ node_id: 'esperar', ended_at: null });
+    expect(afterTap.steps.at(-1)).toMatchObject({ node_id: 'esperar', output: null, ended_at: null });
 
     // The clock moved past the sleep; the run completed through every block, "Quero" (output 0), true (0).
     expect(x.clock.advancedSeconds).toBe(SLEEP_SECONDS + 1);
