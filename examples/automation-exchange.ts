@@ -349,7 +349,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       receiver,
       { log: (line) => console.log(line), timeoutMs: 30_000 },
     );
-    for (const m of x.sent) console.log(`   sent: ${m.text ?? `[${m.type}]`}`);
+    // Text with buttons reads back as one card titled with the text.
+    const title = (m: Message) => (m.attachments[0] as { cards?: { title: string }[] } | undefined)?.cards?.[0]?.title;
+    for (const m of x.sent) console.log(`   sent: ${m.text ?? title(m) ?? `[${m.type}]`}`);
   } finally {
     await receiver.close();
   }
