@@ -46,8 +46,8 @@ export function triggerMatches(
   trigger: LiveTrigger['trigger'],
   channel: string,
   message: Pick<MessageRow, 'type' | 'text' | 'post'>,
+  event: string | undefined = EVENT_OF[message.type],
 ): boolean {
-  const event = EVENT_OF[message.type];
   if (!event || !trigger.events.includes(event as never)) return false;
   // On whatsapp only `message` starts an automation.
   if (channel === 'whatsapp' && event !== 'message') return false;
@@ -78,6 +78,8 @@ export async function runInboundJob(job: ClaimedJob, ctx: JobContext, deps: Engi
     const message = job.accountId ? await findMessage(tx, job.accountId, message_id) : undefined;
     const contact = message ? await findContact(tx, message.account_id, message.contact_id) : undefined;
     if (message && contact && message.direction === 'inbound') await onInbound(tx, deps, message, contact);
+    if (message && contact && message.direction === 'outbound' && message.sender_type === 'unattributed')
+      await startTriggered(tx, deps, message, contact, 'message_sent');
     await ctx.complete(tx);
   });
 }
@@ -109,14 +111,27 @@ async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: Message
     if (waiting)
       return advanceRun(tx, deps, waiting, { kind: 'answer', text: message.text ?? '', messageId: message.id });
   }
+  await startTriggered(tx, deps, message, contact, EVENT_OF[message.type]);
+}
+
+/** Starts a run of each published automation whose trigger matches the message as `event`. */
+async function startTriggered(
+  tx: Transaction<DB>,
+  deps: EngineDeps,
+  message: MessageRow,
+  contact: ContactRow,
+  event: string | undefined,
+): Promise<void> {
+  if (!event) return;
+  const accountId = message.account_id;
   const now = deps.clock.now();
   const post = message.post as { id?: string; url?: string | null } | null;
   for (const live of await selectLiveTriggers(tx, accountId, contact.channel)) {
     const sameConnection =
       live.connection_id === null ? contact.channel === 'instagram' : live.connection_id === contact.connection_id;
-    if (!sameConnection || !triggerMatches(live.trigger, contact.channel, message)) continue;
+    if (!sameConnection || !triggerMatches(live.trigger, contact.channel, message, event)) continue;
     if (await refusalToStart(tx, deps, { workflowId: live.workflow_id, contact, now })) continue;
-    const interaction = INTERACTION_OF[message.type] ?? null;
+    const interaction = event === 'message_sent' ? 'dm_sent' : (INTERACTION_OF[message.type] ?? null);
     await startRun(tx, deps, {
       accountId,
       workflowId: live.workflow_id,

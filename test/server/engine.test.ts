@@ -383,6 +383,40 @@ describe.each(engines)('the automation engine on %s', (engine) => {
     expect(await kept()).toHaveLength(0);
   });
 
+  it('message_sent: the account’s own instagram message in the native app starts an automation (interaction dm_sent)', async () => {
+    const { me, writes } = await setUp('instagram');
+    const graph = {
+      nodes: {
+        root: { type: 'root', data: { next: ['follow'] } },
+        follow: { type: 'message', data: { text: 'Seu cupom: {message.interaction_type}', next: [null] } },
+      },
+    };
+    const workflowId = await publish(
+      me,
+      null,
+      graph,
+      { events: ['message_sent'], match: 'contains', keywords: ['cupom'] },
+      'instagram',
+    );
+    const written = await writes('oi');
+    const conversations = await json<{ data: Array<{ id: string }> }>(await me.call('GET', '/v1/conversations'));
+    await json(
+      await admin('POST', `/sandbox/conversations/${conversations.data[0]!.id}/native-messages`, {
+        text: 'Vou te mandar um cupom',
+      }),
+      201,
+    );
+    await drain();
+    const [run] = await runsOf(me, workflowId);
+    expect(run).toMatchObject({ status: 'completed', source: 'trigger' });
+    const texts = (await messagesOf(me)).filter((m) => m.sender.type === 'workflow').map((m) => m.text);
+    expect(texts).toEqual(['Seu cupom: dm_sent']);
+    // The contact’s own message with the keyword is not the account’s: it starts nothing.
+    await writes('cupom?');
+    expect(await runsOf(me, workflowId)).toHaveLength(1);
+    expect(written.message.type).toBe('message');
+  });
+
   it('starts by the API: 202 queued, then the same rules (not published, run in progress, window closed)', async () => {
     const { me, connection, writes } = await setUp();
     const graph = {
