@@ -68,7 +68,12 @@ export interface StartRun {
 }
 
 /** Creates the run (queued) in the caller's transaction, with the job that begins it. */
-export async function startRun(tx: Transaction<DB>, deps: Pick<EngineDeps, 'clock'>, input: StartRun) {
+export async function startRun(
+  tx: Transaction<DB>,
+  deps: Pick<EngineDeps, 'clock'>,
+  input: StartRun,
+  options: { schedule: boolean } = { schedule: true },
+) {
   const now = deps.clock.now();
   const run = await insertRun(tx, {
     id: randomUUID(),
@@ -92,7 +97,17 @@ export async function startRun(tx: Transaction<DB>, deps: Pick<EngineDeps, 'cloc
     trigger_context: input.trigger,
     parent_run_id: input.parentRunId ?? null,
   });
-  await scheduleAdvance(tx, deps, run, { kind: 'start' }, input.startAt ?? now);
+  if (options.schedule) await scheduleAdvance(tx, deps, run, { kind: 'start' }, input.startAt ?? now);
+  return run;
+}
+
+/**
+ * Starts a run and runs its first stretch at once, in the caller's transaction (a trigger's start: the first
+ * send does not wait for another job).
+ */
+export async function startRunNow(tx: Transaction<DB>, deps: EngineDeps, input: StartRun) {
+  const run = await startRun(tx, deps, input, { schedule: false });
+  await advanceRun(tx, deps, run, { kind: 'start' });
   return run;
 }
 

@@ -16,7 +16,7 @@ import { selectWaitingRuns, updateRun } from '../store/workflow-runs.js';
 import { findVersionById, selectLiveTriggers, type LiveTrigger } from '../store/workflows.js';
 import { tappedOutput } from './blocks/buttons.js';
 import type { EngineDeps } from './context.js';
-import { advanceRun, startRun } from './runs.js';
+import { advanceRun, startRunNow } from './runs.js';
 import { refusalToStart } from './start-rules.js';
 
 export { INBOUND_MESSAGE_JOB };
@@ -132,7 +132,7 @@ async function startTriggered(
     if (!sameConnection || !triggerMatches(live.trigger, contact.channel, message, event)) continue;
     if (await refusalToStart(tx, deps, { workflowId: live.workflow_id, contact, now })) continue;
     const interaction = event === 'message_sent' ? 'dm_sent' : (INTERACTION_OF[message.type] ?? null);
-    await startRun(tx, deps, {
+    await startRunNow(tx, deps, {
       accountId,
       workflowId: live.workflow_id,
       version: live.version,

@@ -1,0 +1,201 @@
+// `npm run bench:engine` (part of `npm run bench`): the automation engine under a burst of triggers, on embedded
+// PGlite (the API process runs the job worker) and on PostgreSQL (the API process and a second worker process
+// both run workers, WORKERS as in production). A published whatsapp automation answers the keyword `promo`
+// with a message and a question; --contacts N (500) sandbox contacts write the keyword through the admin API,
+// 8 at a time, as fast as the server takes them. The bench then waits until every run waits on its question and
+// prints:
+//   - runs started per second (trigger to question sent, all contacts, from the first write to the last run
+//     waiting) and steps per second (3 steps per run: root, message, question);
+//   - trigger-to-first-send latency per run, p50/p99: from the contact's message to the automation's first
+//     message, both as the database recorded them (goal of issue 14: p50 ≤ 100 ms on PostgreSQL);
+//   - the server process's RSS before and after, with the runs waiting (they are rows, not memory).
+// Flags: --contacts N (500), --engine pglite|postgres|both (both).
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import {
+  answerRequests,
+  argInt,
+  ENGINE_LABEL,
+  engineOption,
+  enginesToRun,
+  main,
+  ms,
+  openBenchServer,
+  quantile,
+  request,
+  table,
+  withBenchServer,
+  type EngineName,
+} from './common.js';
+
+const self = fileURLToPath(import.meta.url);
+const options = { contacts: argInt('contacts', 500), engine: engineOption() };
+const ADMIN_TOKEN = `bench-admin-${randomUUID()}`;
+
+interface Ready {
+  url: string;
+  accountId: string;
+  connectionId: string;
+  workflowId: string;
+}
+interface Status {
+  waiting: number;
+  other: number;
+  steps: number;
+  latencies: number[];
+  rssMb: number;
+}
+
+/** The parent's questions: how far the runs are, and the trigger-to-first-send delays. */
+function answerStatus(server: Awaited<ReturnType<typeof openBenchServer>>): void {
+  answerRequests(async (body) => {
+    const { accountId, workflowId } = body as { accountId: string; workflowId: string };
+    const { db } = server;
+    const runs = await db
+      .selectFrom('workflow_runs')
+      .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
+      .where('account_id', '=', accountId)
+      .groupBy('status')
+      .execute();
+    const steps = await db
+      .selectFrom('workflow_run_steps')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    const delays = await sql<{ ms: number }>`
+      select extract(epoch from (min(o.created_at) - i.created_at)) * 1000 as ms
+      from messages i
+      join messages o on o.contact_id = i.contact_id and o.direction = 'outbound' and o.sender_workflow_id = ${workflowId}
+      where i.account_id = ${accountId} and i.direction = 'inbound'
+      group by i.id, i.created_at`.execute(db);
+    const waiting = runs.filter((r) => r.status === 'waiting').reduce((n, r) => n + Number(r.n), 0);
+    const all = runs.reduce((n, r) => n + Number(r.n), 0);
+    return {
+      waiting,
+      other: all - waiting,
+      steps: Number(steps.n),
+      latencies: delays.rows.map((r) => Number(r.ms)),
+      rssMb: process.memoryUsage().rss / 1024 / 1024,
+    } satisfies Status;
+  });
+}
+
+async function serve(): Promise<void> {
+  const { createAccount } = await import('../../server/domain/accounts/accounts.js');
+  const { ADMIN_API } = await import('../../server/domain/accounts/actor.js');
+  const { createConnection } = await import('../../server/domain/console/connections.js');
+  const { createWorkflow } = await import('../../server/domain/workflows/workflows.js');
+  const { publishWorkflow } = await import('../../server/domain/workflows/publishing.js');
+  const server = await openBenchServer();
+  const { db, clock } = server;
+  const account = await createAccount(db, clock, { name: 'Bench engine', alias: `bench-engine-${randomUUID()}` });
+  const connection = await createConnection(db, clock, account.id, {
+    channel: 'whatsapp',
+    name: 'Atendimento',
+    phone: '+5511930001234',
+  });
+  const workflow = await createWorkflow(db, clock, ADMIN_API, account.id, {
+    title: 'Promo',
+    channel: { type: 'whatsapp', connection_id: connection.id },
+    trigger: { events: ['message'], match: 'contains', keywords: ['promo'] },
+    graph: {
+      nodes: {
+        root: { type: 'root', data: { next: ['hello'] } },
+        hello: { type: 'message', data: { text: 'Oi {contact.first_name}! Temos promoção.', next: ['ask'] } },
+        ask: { type: 'question', data: { text: 'Qual tamanho?', answer_type: 'any', answer_field: '', next: [null] } },
+      },
+    },
+  });
+  await publishWorkflow(db, clock, ADMIN_API, account.id, workflow.id, undefined);
+  answerStatus(server);
+  const start = await server.prepareWorkers('http://127.0.0.1');
+  start();
+  await server.listen(
+    (url) => ({ url, accountId: account.id, connectionId: connection.id, workflowId: workflow.id }) satisfies Ready,
+  );
+}
+
+/** A second worker process on the same PostgreSQL database. */
+async function work(): Promise<void> {
+  const server = await openBenchServer();
+  const start = await server.prepareWorkers('http://127.0.0.1');
+  start();
+  process.send!({ ready: true });
+}
+
+async function measure(
+  engine: EngineName,
+  ready: Ready,
+  processes: Parameters<Parameters<typeof withBenchServer>[4]>[1],
+) {
+  if (engine === 'postgres') await processes.start<{ ready: true }>('work').ready;
+  const status = () => request<Status>(processes.server, { accountId: ready.accountId, workflowId: ready.workflowId });
+  const before = await status();
+  const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
+  let next = 0;
+  const t0 = performance.now();
+  const writer = async () => {
+    for (let i = next++; i < options.contacts; i = next++) {
+      const res = await fetch(`${ready.url}/admin/v1/sandbox/connections/${ready.connectionId}/inbound`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          from: { phone: `+55119${String(10_000_000 + i)}`, name: `Cliente ${i}` },
+          text: 'Quero a promo',
+        }),
+      });
+      if (res.status !== 201) throw new Error(`${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, writer));
+  const written = performance.now();
+  let last: Status = before;
+  for (;;) {
+    last = await status();
+    if (last.waiting + last.other >= options.contacts && last.other === 0) break;
+    if (performance.now() - t0 > 600_000) throw new Error(`runs did not all wait: ${JSON.stringify(last)}`);
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const latencies = [...last.latencies].sort((a, b) => a - b);
+  const label = ENGINE_LABEL[engine];
+  console.log(
+    `${label}: ${options.contacts} writes in ${((written - t0) / 1000).toFixed(1)} s; every run waiting on its question after ${seconds.toFixed(1)} s`,
+  );
+  return [
+    label,
+    engine === 'postgres' ? '2 (API + 1 worker process)' : '1 (the API process)',
+    (options.contacts / seconds).toFixed(0),
+    (last.steps / seconds).toFixed(0),
+    ms(quantile(latencies, 0.5)),
+    ms(quantile(latencies, 0.99)),
+    `${before.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)}`,
+  ];
+}
+
+async function bench(): Promise<void> {
+  const rows = [
+    ['engine', 'processes with workers', 'runs/s', 'steps/s', 'trigger→send p50 ms', 'p99 ms', 'API RSS MiB'],
+  ];
+  const { engines, postgresBase, notes } = await enginesToRun(options.engine);
+  for (const note of notes) console.log(note);
+  for (const engine of engines)
+    rows.push(
+      await withBenchServer<Ready, string[]>(
+        engine,
+        postgresBase,
+        self,
+        { ADMIN_TOKEN, SANDBOX_ENABLED: 'true' },
+        (ready, processes) => measure(engine, ready, processes),
+      ),
+    );
+  console.log(
+    `\nAutomation engine: ${options.contacts} contacts write the keyword (8 at a time); a message and a question each:\n`,
+  );
+  console.log(table(rows));
+}
+
+await main(serve, bench, { work });
