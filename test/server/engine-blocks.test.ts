@@ -6,6 +6,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX } from '../../generated/operations.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
+import { triggerMatches } from '../../server/engine/triggers.js';
 import { JobWorker } from '../../server/jobs/index.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json } from './http-helpers.js';
@@ -570,7 +571,13 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
     const helloId = await publish(me, connection.id, chain([say('hi', 'olá')]), keyword('equals', 'oi'));
     const { contact } = await writes('pausar');
     const [paused] = await runsOf(me, pauseId);
-    expect(paused?.status).toBe('completed');
+    const ended = await runOf(me, pauseId, paused!.id);
+    expect(ended.status).toBe('completed');
+    // The run ends at the block: its output is never followed.
+    expect(ended.steps.map((s) => [s.node_id, s.status, s.output])).toEqual([
+      ['root', 'completed', 0],
+      ['pause', 'completed', null],
+    ]);
     await writes('oi');
     expect(await runsOf(me, helloId)).toEqual([]);
     await expectError(await startByApi(me, helloId, contact.id), 409, { code: 'contact_automations_paused' });
@@ -644,10 +651,15 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
 
   it('on whatsapp an event other than message never fires', async () => {
     const { me, connection, writes } = await setUp();
-    const workflowId = await publish(me, connection.id, chain([say('hi', 'olá')]), {
+    const trigger: Parameters<typeof triggerMatches>[0] = {
       events: ['comment', 'live_comment', 'story_message', 'story_mention', 'message_sent'],
       match: 'any',
-    });
+      keywords: [],
+      posts: null,
+      next_post: false,
+      replies_list_id: null,
+    };
+    const workflowId = await publish(me, connection.id, chain([say('hi', 'olá')]), trigger);
     // The sandbox delivers only direct messages on a whatsapp number.
     const comment = await admin('POST', `/sandbox/connections/${connection.id}/inbound`, {
       from: { phone: '+5511988887777', name: 'Bia' },
@@ -655,11 +667,15 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
       text: 'oi',
       post: { type: 'feed', id: 'post-1' },
     });
-    expect(comment.status).toBeGreaterThanOrEqual(400);
+    await expectError(comment, 422, expect.objectContaining({ code: 'invalid_sandbox_action' }));
     await drain();
     await writes('oi');
     expect(await runsOf(me, workflowId)).toEqual([]);
     expect(await sentTexts(me)).toEqual([]);
+    // So the engine's own rule is checked on the message types whatsapp could never deliver here.
+    for (const type of ['comment', 'live_comment', 'story_message', 'story_mention'] as const)
+      expect(triggerMatches(trigger, 'whatsapp', { type, text: 'oi', post: null })).toBe(false);
+    expect(triggerMatches(trigger, 'instagram', { type: 'comment', text: 'oi', post: null })).toBe(true);
   });
 
   it('an unpublished or deleted automation starts nothing', async () => {
