@@ -554,6 +554,35 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
     expect(await sentTexts(me)).toEqual([]);
   });
 
+  it('start with parallel false of an automation on another connection, or deleted, also ends the run at the block', async () => {
+    const { me, connection, writes } = await setUp();
+    const other = await connect(me);
+    const elsewhere = await publish(me, other.id, chain([say('hi', 'outro número')]), NO_EVENTS, 'Outro');
+    const trashed = await publish(me, connection.id, chain([say('hi', 'apagada')]), NO_EVENTS, 'Apagada');
+    await json(await me.call('DELETE', `/v1/workflows/${trashed}`));
+    const parents = [];
+    for (const [i, target] of [elsewhere, trashed].entries())
+      parents.push(
+        await publish(
+          me,
+          connection.id,
+          chain([['go', 'start', { workflow_id: target, parallel: false }], say('after', 'pai continua')]),
+          keyword('equals', `pai ${i}`),
+          `Pai ${i}`,
+        ),
+      );
+    await writes('pai 0');
+    await writes('pai 1');
+    for (const parentId of parents) {
+      const [run] = await runsOf(me, parentId);
+      const stopped = await runOf(me, parentId, run!.id);
+      expect(stopped.status).toBe('stopped');
+      expect(stopped.steps.at(-1)).toMatchObject({ node_id: 'go', error: { code: 'start_target_unavailable' } });
+    }
+    expect(await runsOf(me, elsewhere)).toEqual([]);
+    expect(await sentTexts(me)).toEqual([]);
+  });
+
   it('pause-automations completes the run; while paused nothing starts (409 by the API); afterwards it does', async () => {
     const { me, connection, writes } = await setUp();
     const pauseId = await publish(
@@ -730,7 +759,8 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
     await writes(null, { attachment: { type: 'sticker', content_type: 'image/webp', size: 1024 } });
     expect((await runsOf(me, askId))[0]?.status).toBe('waiting');
     expect(await sentTexts(me)).toEqual(['Qual?']);
-    await writes('agora sim');
+    // On whatsapp an image caption is text: it answers.
+    await writes('minha foto', { attachment: { type: 'image', content_type: 'image/jpeg', size: 4096 } });
     expect((await runsOf(me, askId))[0]?.status).toBe('completed');
   });
 
