@@ -194,7 +194,7 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
   } = engineHarness(engine);
 
   /** The randomizer output of each run, in the order of the writes. */
-  async function randomizerOutputs(percentages: number[], runs: number): Promise<number[]> {
+  async function randomizerOutputs(percentages: number[], runs: number, manyContacts = false): Promise<number[]> {
     const { me, connection, writes } = await setUp();
     const options = percentages.map((percentage) => ({ percentage }));
     const graph = {
@@ -210,7 +210,7 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
     const seen = new Set<string>();
     const outputs: number[] = [];
     for (let i = 0; i < runs; i += 1) {
-      await writes(`oi ${i}`);
+      await (manyContacts ? contactOn(connection.id) : writes)(`oi ${i}`);
       const fresh = (await runsOf(me, workflowId)).filter((r) => !seen.has(r.id));
       expect(fresh).toHaveLength(1);
       seen.add(fresh[0]!.id);
@@ -221,12 +221,13 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
     return outputs;
   }
 
-  it('randomizer 50/50 alternates across runs of the same block, the first run taking option 0', async () => {
+  it('randomizer 50/50 alternates across runs of one contact, the first run taking option 0', async () => {
     expect(await randomizerOutputs([50, 50], 4)).toEqual([0, 1, 0, 1]);
   });
 
-  it('randomizer 70/30 over 10 runs gives exactly 7 and 3', async () => {
-    const outputs = await randomizerOutputs([70, 30], 10);
+  it('randomizer 70/30 over 10 runs of several contacts gives exactly 7 and 3', async () => {
+    // Counted per automation and block, whoever runs it: ten contacts.
+    const outputs = await randomizerOutputs([70, 30], 10, true);
     expect(outputs[0]).toBe(0);
     expect(outputs.filter((o) => o === 0)).toHaveLength(7);
     expect(outputs.filter((o) => o === 1)).toHaveLength(3);
