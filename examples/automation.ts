@@ -65,10 +65,11 @@ export async function buildAutomation(api: ApiClient, keyword = 'catalogo'): Pro
   const channel = { type: 'instagram' as const };
   const trigger = { events: ['message' as const], match: 'contains' as const, keywords: [keyword] };
 
-  // 2. Validate before saving. The tag is misspelled on purpose ("catálogo bf"): validation says where.
+  // 2. Validate before saving. The tag is misspelled on purpose, without its accent ("Catalogo BF"): letter case
+  //    does not matter to validation, accents do. Validation says where.
   const first = check(
     await api.POST('/v1/workflows/validate', {
-      body: { channel, trigger, graph: { nodes: catalogGraph('catálogo bf') } },
+      body: { channel, trigger, graph: { nodes: catalogGraph('Catalogo BF') } },
     }),
     'validate',
   );

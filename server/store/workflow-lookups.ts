@@ -3,17 +3,17 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
-/** Of `names`, those that are names of the account's active tags, compared exactly. */
-export async function selectExistingTagNames(db: Kysely<DB>, accountId: string, names: readonly string[]) {
-  if (names.length === 0) return [];
+/** The folded names (`name_key`) among `keys` that the account's active tags have. */
+export async function selectExistingTagNameKeys(db: Kysely<DB>, accountId: string, keys: readonly string[]) {
+  if (keys.length === 0) return [];
   const rows = await db
     .selectFrom('tags')
-    .select('name')
+    .select('name_key')
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null)
-    .where('name', 'in', [...names])
+    .where('name_key', 'in', [...keys])
     .execute();
-  return rows.map((r) => r.name);
+  return rows.map((r) => r.name_key);
 }
 
 /** Of `keys`, those that are keys of the account's custom fields. */

@@ -93,7 +93,7 @@ describe.each(engines)('automation definitions on %s', (engine) => {
     }
   });
 
-  it('checks the account: tags exactly as named, custom fields, uploads (errors with node_id and path)', async () => {
+  it('checks the account: tags in any letter case (Part B: another spelling passes), custom fields, uploads (errors with node_id and path)', async () => {
     const me = await t.account();
     await json(await me.call('POST', '/v1/tags', { body: { name: 'VIP' } }), 201);
     await createCustomField(t.database.db, t.clock, me.accountId, { label: 'email', type: 'text' });
@@ -103,7 +103,7 @@ describe.each(engines)('automation definitions on %s', (engine) => {
       size: 1000,
     });
     const graph = graphOf({
-      b: { type: 'tags', data: { operation: 'add', tags: ['VIP', 'vip'], next: ['c'] } },
+      b: { type: 'tags', data: { operation: 'add', tags: ['VIP', 'vip', 'Lead'], next: ['c'] } },
       c: { type: 'data', data: { name: 'email', value: '$input', next: ['d'] } },
       d: { type: 'data', data: { name: 'telefone', next: ['e'] } },
       e: { type: 'media', data: { upload_id: upload.id, next: ['f'] } },
@@ -112,7 +112,7 @@ describe.each(engines)('automation definitions on %s', (engine) => {
     const result = await validate(me, { channel: ig, trigger: messageTrigger, graph });
     expect(result.valid).toBe(false);
     expect(result.errors.map((i) => [i.code, i.node_id, i.path])).toEqual([
-      ['tag_not_found', 'b', 'nodes.b.data.tags[1]'],
+      ['tag_not_found', 'b', 'nodes.b.data.tags[2]'],
       ['custom_field_not_found', 'd', 'nodes.d.data.name'],
       ['upload_not_found', 'f', 'nodes.f.data.upload_id'],
     ]);

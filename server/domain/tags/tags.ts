@@ -27,6 +27,7 @@ import {
 import { cursorCodec } from '../../store/cursor.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import { workflowsReferencing } from '../workflows/references.js';
+import { tagNameKey } from './name-key.js';
 
 /** What the public routes show of a tag. */
 export interface TagView {
@@ -39,12 +40,7 @@ export const tagView = (row: TagRow): TagView => ({ id: row.id, name: row.name, 
 
 const tagNotFound = () => notFound('No such tag.');
 
-/**
- * The name with letter case folded, the same on every database: upper case then lower case by the Unicode
- * default mappings (no locale), close to Unicode case folding: `Ação` and `AÇÃO` are one name, and so are
- * `ß` and `SS`, and a final `ς` and `σ`.
- */
-export const tagNameKey = (name: string): string => name.toUpperCase().toLowerCase();
+export { tagNameKey };
 
 export function requireTagName(name: string): string {
   if (name.trim() === '') throw new ApiError(422, 'invalid_name', 'The tag name is blank.');
@@ -55,15 +51,15 @@ const alreadyExists = (existing: TagRow) =>
   new ApiError(409, 'tag_already_exists', `A tag named "${existing.name}" already exists.`, { tag_id: existing.id });
 
 /**
- * The automations of the account whose draft or live version names the tag `name` exactly (tags blocks and tag
- * conditions; automations in the trash do not count): up to 50 ids and their number.
+ * The automations of the account whose draft or live version names the tag `name` in any letter case (tags
+ * blocks and tag conditions act on it; automations in the trash do not count): up to 50 ids and their number.
  */
 export async function workflowsNamingTag(
   db: Kysely<DB>,
   accountId: string,
   name: string,
 ): Promise<{ workflowIds: string[]; workflowCount: number }> {
-  return workflowsReferencing(db, accountId, 'tag', name);
+  return workflowsReferencing(db, accountId, 'tag', tagNameKey(name));
 }
 
 /** 409 tag_in_use when automations name the tag: they compare names exactly and would stop matching. */

@@ -6,10 +6,11 @@ import {
   selectConnectedInstagram,
   selectConnectionsByIds,
   selectExistingCustomFieldKeys,
-  selectExistingTagNames,
+  selectExistingTagNameKeys,
   selectExistingUploadIds,
 } from '../../store/workflow-lookups.js';
 import { selectPublishedWorkflows, selectWorkflowsByIds } from '../../store/workflows.js';
+import { tagNameKey } from '../tags/name-key.js';
 import type { AccountLookups, OtherWorkflow } from './validation-types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -18,7 +19,11 @@ const uuids = (ids: readonly string[]) => [...new Set(ids.filter((id) => UUID.te
 
 export function accountLookups(db: Kysely<DB>, accountId: string): AccountLookups {
   return {
-    existingTagNames: async (names) => new Set(await selectExistingTagNames(db, accountId, [...new Set(names)])),
+    // Part B: validation accepts another spelling (letter case) of a tag's name; the run then acts on that tag.
+    existingTagNames: async (names) => {
+      const found = new Set(await selectExistingTagNameKeys(db, accountId, [...new Set(names.map(tagNameKey))]));
+      return new Set(names.filter((name) => found.has(tagNameKey(name))));
+    },
     existingCustomFieldKeys: async (keys) =>
       new Set(await selectExistingCustomFieldKeys(db, accountId, [...new Set(keys)])),
     existingUploadIds: async (ids) => new Set(await selectExistingUploadIds(db, accountId, uuids(ids))),

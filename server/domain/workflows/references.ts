@@ -4,6 +4,7 @@
 // (replies_list_in_use) are one indexed lookup.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/schema.js';
+import { tagNameKey } from '../tags/name-key.js';
 import {
   replaceWorkflowReferences,
   selectWorkflowsReferencing,
@@ -39,7 +40,11 @@ export function referencesOf(definition: {
   graph: { nodes: Record<string, unknown> };
   trigger: { replies_list_id?: string | null | undefined };
 }): WorkflowReference[] {
-  const references: WorkflowReference[] = tagNamesOf(definition.graph.nodes).map((name) => ({ kind: 'tag', name }));
+  // A block naming a tag in another letter case acts on it too (a tags block renames it): kept by folded name.
+  const references: WorkflowReference[] = tagNamesOf(definition.graph.nodes).map((name) => ({
+    kind: 'tag',
+    name: tagNameKey(name),
+  }));
   if (definition.trigger.replies_list_id)
     references.push({ kind: 'replies_list', name: definition.trigger.replies_list_id });
   return references;
