@@ -154,6 +154,23 @@ async function versionOf(tx: Transaction<DB>, run: WorkflowRunRow): Promise<Work
 }
 
 type Node = { type?: unknown; data?: Record<string, unknown> };
+
+const messageReaders = new Map<string, boolean>();
+/** Whether a version's texts read the conversation or the last messages (one query a stretch saves otherwise). */
+function readsMessages(version: WorkflowVersionRow): boolean {
+  let reads = messageReaders.get(version.id);
+  if (reads === undefined) {
+    const text = JSON.stringify(version.graph);
+    reads =
+      text.includes('{conversation.') ||
+      text.includes('{message.last_') ||
+      text.includes('field_name":"message.last_') ||
+      text.includes('field_name":"conversation.');
+    if (messageReaders.size >= 500) messageReaders.delete(messageReaders.keys().next().value!);
+    messageReaders.set(version.id, reads);
+  }
+  return reads;
+}
 const nextOf = (node: Node | undefined, output: number): string | null => {
   const next = node?.data?.next;
   const target = Array.isArray(next) ? next[output] : undefined;
@@ -236,7 +253,15 @@ async function blockContext(
   const contact = await findContact(tx, run.account_id, run.contact_id);
   if (!account || !contact) return undefined;
   const now = deps.clock.now();
-  const vars = await runVariables(tx, account, contact, run.trigger_context, run.variables, now);
+  const vars = await runVariables(
+    tx,
+    account,
+    contact,
+    run.trigger_context,
+    run.variables,
+    now,
+    readsMessages(version),
+  );
   const workflow = { id: run.workflow_id, title: version.title };
   return {
     tx,

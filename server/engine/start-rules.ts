@@ -5,7 +5,7 @@ import type { Transaction } from 'kysely';
 import { ApiError } from '../errors.js';
 import type { ContactRow } from '../store/contacts.js';
 import type { DB } from '../store/schema.js';
-import { countRunsSince, findActiveRun } from '../store/workflow-runs.js';
+import { runStartState } from '../store/workflow-runs.js';
 import type { EngineDeps } from './context.js';
 
 export async function refusalToStart(
@@ -16,10 +16,11 @@ export async function refusalToStart(
   const { contact, now } = input;
   if (contact.automations_paused_until && Date.parse(contact.automations_paused_until) > now.getTime())
     return new ApiError(409, 'contact_automations_paused', 'The account paused automations for this contact.');
-  if (await findActiveRun(tx, input.workflowId, contact.id))
-    return new ApiError(409, 'run_in_progress', 'The contact is in the middle of a run of this automation.');
   const since = new Date(now.getTime() - 3_600_000).toISOString();
-  if ((await countRunsSince(tx, contact.account_id, contact.id, since)) >= deps.runsPerContactPerHour)
+  const state = await runStartState(tx, contact.account_id, contact.id, input.workflowId, since);
+  if (state.inProgress)
+    return new ApiError(409, 'run_in_progress', 'The contact is in the middle of a run of this automation.');
+  if (state.recent >= deps.runsPerContactPerHour)
     return new ApiError(429, 'run_limit_reached', 'The contact reached the hourly limit of automation runs.');
   return null;
 }

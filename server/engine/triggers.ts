@@ -85,31 +85,26 @@ export async function runInboundJob(job: ClaimedJob, ctx: JobContext, deps: Engi
 }
 
 async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: MessageRow, contact: ContactRow) {
-  const accountId = message.account_id;
-  if (message.type === 'message') {
+  const waiting = await selectWaitingRuns(tx, message.account_id, contact.id);
+  if (message.type === 'message')
     // The contact answered: its comment runs may send again.
-    for (const run of [
-      ...(await selectWaitingRuns(tx, accountId, contact.id, 'answer')),
-      ...(await selectWaitingRuns(tx, accountId, contact.id, 'tap')),
-    ])
+    for (const [i, run] of waiting.entries())
       if (run.trigger_context.private_reply === 'sent')
-        await updateRun(tx, run.id, { trigger_context: { ...run.trigger_context, private_reply: 'done' } });
-  }
+        waiting[i] = await updateRun(tx, run.id, {
+          trigger_context: { ...run.trigger_context, private_reply: 'done' },
+        });
   const button = message.button as { id?: string | null; source?: string } | null;
   if (button?.source === 'workflow' && message.reply_to_message_id) {
-    for (const run of await selectWaitingRuns(tx, accountId, contact.id, 'tap')) {
-      if (run.wait_message_id !== message.reply_to_message_id) continue;
-      const node = await nodeOf(tx, run.account_id, run.version_id, run.node_id);
-      const output = tappedOutput(node?.data ?? {}, button.id ?? null);
-      if (output !== null) await advanceRun(tx, deps, run, { kind: 'tap', output });
-      return;
-    }
+    const run = waiting.find((r) => r.waiting_for === 'tap' && r.wait_message_id === message.reply_to_message_id);
+    if (!run) return;
+    const node = await nodeOf(tx, run.account_id, run.version_id, run.node_id);
+    const output = tappedOutput(node?.data ?? {}, button.id ?? null);
+    if (output !== null) await advanceRun(tx, deps, run, { kind: 'tap', output });
     return;
   }
   if (answers(message)) {
-    const [waiting] = await selectWaitingRuns(tx, accountId, contact.id, 'answer');
-    if (waiting)
-      return advanceRun(tx, deps, waiting, { kind: 'answer', text: message.text ?? '', messageId: message.id });
+    const run = waiting.find((r) => r.waiting_for === 'answer');
+    if (run) return advanceRun(tx, deps, run, { kind: 'answer', text: message.text ?? '', messageId: message.id });
   }
   await startTriggered(tx, deps, message, contact, EVENT_OF[message.type]);
 }

@@ -19,6 +19,8 @@ export async function runVariables(
   trigger: RunTriggerContext,
   own: Record<string, string | null>,
   now: Date,
+  /** Whether the graph reads `conversation.*` or `message.last_*` (else the messages are not read). */
+  readsMessages = true,
 ): Promise<RunVariables> {
   let tags: string[] | undefined;
   const loadTags = async () =>
@@ -27,12 +29,8 @@ export async function runVariables(
   const fields = new Map<string, string | null>(
     ((await valuesOfContacts(db, account.id, [contact.id])).get(contact.id) ?? []).map((v) => [v.name, text(v.value)]),
   );
-  const messages = await selectRecentMessagesOfContact(
-    db,
-    account.id,
-    contact.id,
-    new Date(now.getTime() - 86_400_000).toISOString(),
-  );
+  const since = new Date(now.getTime() - 86_400_000).toISOString();
+  const messages = readsMessages ? await selectRecentMessagesOfContact(db, account.id, contact.id, since) : [];
   const last = [...messages].reverse();
   const lastContact = last.find((m) => m.direction === 'inbound');
   const alias =

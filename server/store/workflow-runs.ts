@@ -166,51 +166,23 @@ export async function closeRunStep(
     .execute();
 }
 
-/** The contact's runs waiting for something the contact does (an answer, a tap), oldest first. */
+/** The contact's runs waiting for something the contact does (an answer, a tap), oldest first, locked. */
 export async function selectWaitingRuns(
   db: Kysely<DB>,
   accountId: string,
   contactId: string,
-  waitingFor: 'answer' | 'tap',
 ): Promise<WorkflowRunRow[]> {
   return db
     .selectFrom('workflow_runs')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('contact_id', '=', contactId)
-    .where('waiting_for', '=', waitingFor)
+    .where('waiting_for', 'in', ['answer', 'tap'])
     .where('ended_at', 'is', null)
     .orderBy('created_at')
     .orderBy('id')
     .forUpdate()
     .execute();
-}
-
-/** A run of the automation for the contact that has not ended (run_in_progress). */
-export async function findActiveRun(
-  db: Kysely<DB>,
-  workflowId: string,
-  contactId: string,
-): Promise<WorkflowRunRow | undefined> {
-  return db
-    .selectFrom('workflow_runs')
-    .selectAll()
-    .where('workflow_id', '=', workflowId)
-    .where('contact_id', '=', contactId)
-    .where('ended_at', 'is', null)
-    .executeTakeFirst();
-}
-
-/** Runs started for the contact since `since` (the per-contact hourly limit). */
-export async function countRunsSince(db: Kysely<DB>, accountId: string, contactId: string, since: string) {
-  const row = await db
-    .selectFrom('workflow_runs')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('account_id', '=', accountId)
-    .where('contact_id', '=', contactId)
-    .where('created_at', '>=', sql<string>`cast(${since} as timestamptz)`)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }
 
 /** The automation's runs that have not ended (a delete stops them). */
@@ -294,4 +266,30 @@ export async function pauseContactAutomations(db: Kysely<DB>, accountId: string,
     .where('account_id', '=', accountId)
     .where('id', '=', contactId)
     .execute();
+}
+
+/**
+ * In one query: whether the contact is mid-run of the automation (run_in_progress), and how many runs were
+ * started for the contact since `since` (the hourly limit).
+ */
+export async function runStartState(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  workflowId: string,
+  since: string,
+): Promise<{ inProgress: boolean; recent: number }> {
+  const row = await db
+    .selectFrom('workflow_runs')
+    .select([
+      sql<string>`count(*) filter (where created_at >= cast(${since} as timestamptz))`.as('recent'),
+      sql<boolean | null>`bool_or(workflow_id = ${workflowId} and ended_at is null)`.as('in_progress'),
+    ])
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where((eb) =>
+      eb.or([eb('created_at', '>=', sql<string>`cast(${since} as timestamptz)`), eb('ended_at', 'is', null)]),
+    )
+    .executeTakeFirstOrThrow();
+  return { inProgress: row.in_progress === true, recent: Number(row.recent) };
 }

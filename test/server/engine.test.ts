@@ -417,6 +417,24 @@ describe.each(engines)('the automation engine on %s', (engine) => {
     expect(written.message.type).toBe('message');
   });
 
+  it('fills message and conversation variables from the contact’s messages when the graph reads them', async () => {
+    const { me, connection, writes } = await setUp();
+    const graph = {
+      nodes: {
+        root: { type: 'root', data: { next: ['echo'] } },
+        echo: {
+          type: 'message',
+          data: { text: 'Última: {message.last_contact} | {message.interaction_type}', next: [null] },
+        },
+      },
+    };
+    const workflowId = await publish(me, connection.id, graph, { events: ['message'], match: 'any' });
+    await writes('Olá, loja');
+    expect(await runsOf(me, workflowId)).toHaveLength(1);
+    const texts = (await messagesOf(me)).filter((m) => m.sender.type === 'workflow').map((m) => m.text);
+    expect(texts).toEqual(['Última: Olá, loja | dm']);
+  });
+
   it('starts by the API: 202 queued, then the same rules (not published, run in progress, window closed)', async () => {
     const { me, connection, writes } = await setUp();
     const graph = {
