@@ -9,7 +9,10 @@
 //   - trigger-to-first-send latency per run, p50/p99: from the contact's message to the automation's first
 //     message, both as the database recorded them (goal of issue 14: p50 ≤ 100 ms on PostgreSQL);
 //   - the server process's RSS before and after, with the runs waiting (they are rows, not memory).
-// Flags: --contacts N (500), --engine pglite|postgres|both (both).
+// Then the restart case: --sleepers N (1000) runs sleep --sleep-seconds S (60); the server is killed (SIGKILL) while
+// they sleep and started again once their waits are over; it prints how long until every run completed (goal
+// of issue 14: within 10 s).
+// Flags: --contacts N (500), --sleepers N (1000), --sleep-seconds S (60), --engine pglite|postgres|both (both).
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +34,12 @@ import {
 } from './common.js';
 
 const self = fileURLToPath(import.meta.url);
-const options = { contacts: argInt('contacts', 500), engine: engineOption() };
+const options = {
+  contacts: argInt('contacts', 500),
+  sleepers: argInt('sleepers', 1000),
+  sleepSeconds: argInt('sleep-seconds', 60),
+  engine: engineOption(),
+};
 const ADMIN_TOKEN = `bench-admin-${randomUUID()}`;
 
 interface Ready {
@@ -43,6 +51,7 @@ interface Ready {
 interface Status {
   waiting: number;
   other: number;
+  byStatus: Record<string, number>;
   steps: number;
   latencies: number[];
   rssMb: number;
@@ -75,11 +84,29 @@ function answerStatus(server: Awaited<ReturnType<typeof openBenchServer>>): void
     return {
       waiting,
       other: all - waiting,
+      byStatus: Object.fromEntries(runs.map((r) => [r.status, Number(r.n)])),
       steps: Number(steps.n),
       latencies: delays.rows.map((r) => Number(r.ms)),
       rssMb: process.memoryUsage().rss / 1024 / 1024,
     } satisfies Status;
   });
+}
+
+/** A message and a question; with BENCH_SLEEP_SECONDS, a message, a sleep and a message (the restart case). */
+function graphNodes(): Record<string, { type: string; data: Record<string, unknown> }> {
+  const sleep = Number(process.env.BENCH_SLEEP_SECONDS ?? 0);
+  if (sleep > 0)
+    return {
+      root: { type: 'root', data: { next: ['hello'] } },
+      hello: { type: 'message', data: { text: 'Oi! Já volto.', next: ['nap'] } },
+      nap: { type: 'sleep', data: { seconds: sleep, next: ['bye'] } },
+      bye: { type: 'message', data: { text: 'Voltei.', next: [null] } },
+    };
+  return {
+    root: { type: 'root', data: { next: ['hello'] } },
+    hello: { type: 'message', data: { text: 'Oi {contact.first_name}! Temos promoção.', next: ['ask'] } },
+    ask: { type: 'question', data: { text: 'Qual tamanho?', answer_type: 'any', answer_field: '', next: [null] } },
+  };
 }
 
 async function serve(): Promise<void> {
@@ -100,13 +127,7 @@ async function serve(): Promise<void> {
     title: 'Promo',
     channel: { type: 'whatsapp', connection_id: connection.id },
     trigger: { events: ['message'], match: 'contains', keywords: ['promo'] },
-    graph: {
-      nodes: {
-        root: { type: 'root', data: { next: ['hello'] } },
-        hello: { type: 'message', data: { text: 'Oi {contact.first_name}! Temos promoção.', next: ['ask'] } },
-        ask: { type: 'question', data: { text: 'Qual tamanho?', answer_type: 'any', answer_field: '', next: [null] } },
-      },
-    },
+    graph: { nodes: graphNodes() },
   });
   await publishWorkflow(db, clock, ADMIN_API, account.id, workflow.id, undefined);
   answerStatus(server);
@@ -117,6 +138,15 @@ async function serve(): Promise<void> {
   );
 }
 
+/** The restarted server: the same database, its workers started, answering the status questions. */
+async function resume(): Promise<void> {
+  const server = await openBenchServer();
+  answerStatus(server);
+  const start = await server.prepareWorkers('http://127.0.0.1');
+  start();
+  process.send!({ ready: true });
+}
+
 /** A second worker process on the same PostgreSQL database. */
 async function work(): Promise<void> {
   const server = await openBenchServer();
@@ -124,6 +154,68 @@ async function work(): Promise<void> {
   start();
   process.send!({ ready: true });
 }
+
+/** `count` sandbox contacts write the keyword through the admin API, 8 at a time. */
+async function writeKeyword(ready: Ready, count: number): Promise<void> {
+  const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
+  let next = 0;
+  const writer = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const res = await fetch(`${ready.url}/admin/v1/sandbox/connections/${ready.connectionId}/inbound`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          from: { phone: `+55119${String(10_000_000 + i)}`, name: `Cliente ${i}` },
+          text: 'Quero a promo',
+        }),
+      });
+      if (res.status !== 201) throw new Error(`${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, writer));
+}
+
+const pause = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+/**
+ * The restart case: `sleepers` runs sleep until about the same moment; the server is killed (SIGKILL) while they
+ * sleep; once their waits are over a new server process starts on the same database, and the bench times how
+ * long until every run has completed (goal of issue 14: within 10 s).
+ */
+async function measureResume(engine: EngineName, ready: Ready, processes: Processes): Promise<string[]> {
+  const ask = (child: typeof processes.server) =>
+    request<Status>(child, { accountId: ready.accountId, workflowId: ready.workflowId });
+  const t0 = performance.now();
+  await writeKeyword(ready, options.sleepers);
+  for (;;) {
+    const status = await ask(processes.server);
+    if ((status.byStatus.running ?? 0) >= options.sleepers) break;
+    if (performance.now() - t0 > 600_000) throw new Error(`runs did not all sleep: ${JSON.stringify(status)}`);
+    await pause(200);
+  }
+  const asleep = performance.now();
+  processes.server.kill('SIGKILL');
+  // Every wait ends within sleep-seconds of the last run starting its sleep.
+  await pause(options.sleepSeconds * 1000 + 1000 - (performance.now() - asleep));
+  const restarted = processes.start<{ ready: true }>('resume');
+  await restarted.ready;
+  const up = performance.now();
+  let status: Status;
+  for (;;) {
+    status = await ask(restarted.child);
+    if ((status.byStatus.completed ?? 0) >= options.sleepers) break;
+    if (performance.now() - up > 300_000) throw new Error(`runs did not all resume: ${JSON.stringify(status)}`);
+    await pause(100);
+  }
+  const seconds = (performance.now() - up) / 1000;
+  console.log(
+    `${ENGINE_LABEL[engine]}: ${options.sleepers} runs asleep, server killed; after the restart all completed in ${seconds.toFixed(1)} s`,
+  );
+  return [ENGINE_LABEL[engine], String(options.sleepers), `${seconds.toFixed(1)} s`, seconds <= 10 ? 'met' : 'not met'];
+}
+
+type Processes = Parameters<Parameters<typeof withBenchServer>[4]>[1];
 
 async function measure(
   engine: EngineName,
@@ -196,6 +288,22 @@ async function bench(): Promise<void> {
     `\nAutomation engine: ${options.contacts} contacts write the keyword (8 at a time); a message and a question each:\n`,
   );
   console.log(table(rows));
+
+  const resumed = [['engine', 'sleeping runs', 'all completed after the restart', 'goal ≤ 10 s']];
+  for (const engine of engines)
+    resumed.push(
+      await withBenchServer<Ready, string[]>(
+        engine,
+        postgresBase,
+        self,
+        { ADMIN_TOKEN, SANDBOX_ENABLED: 'true', BENCH_SLEEP_SECONDS: String(options.sleepSeconds) },
+        (ready, processes) => measureResume(engine, ready, processes),
+      ),
+    );
+  console.log(
+    `\nRestart: runs sleeping ${options.sleepSeconds} s; the server killed (SIGKILL) meanwhile and restarted once their waits were over:\n`,
+  );
+  console.log(table(resumed));
 }
 
-await main(serve, bench, { work });
+await main(serve, bench, { work, resume });
