@@ -15,17 +15,11 @@
 // test/server/automation-exchange.test.ts runs `automationExchange` against a test server on both engines.
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import {
-  createClient,
-  errorCode,
-  type ApiClient,
-  type Block,
-  type GraphNodes,
-  type components,
-} from '../client/index.js';
+import { errorCode, type ApiClient, type Block, type GraphNodes, type components } from '../client/index.js';
 import { check } from './check.js';
-import { createAdminClient, type AdminClient } from './sandbox-exchange.js';
-import { startReceiver, type ReceivedRequest, type ReceiverControls } from './webhook-receiver.js';
+import { runWithReceiver } from './cli.js';
+import type { AdminClient } from './sandbox-exchange.js';
+import type { ReceivedRequest, ReceiverControls } from './webhook-receiver.js';
 
 type Run = components['schemas']['WorkflowRun'];
 type RunSummary = components['schemas']['WorkflowRunSummary'];
@@ -329,30 +323,13 @@ export async function automationExchange(
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const apiKey = process.env.API_KEY;
-  const adminToken = process.env.ADMIN_TOKEN;
-  if (!apiKey || !adminToken) {
-    console.error('Set API_KEY to the key `npm start` printed and ADMIN_TOKEN to the admin token (data/admin-token).');
-    process.exit(2);
-  }
-  const baseUrl = process.env.BASE_URL ?? 'http://127.0.0.1:3000';
-  const receiver = await startReceiver({
-    port: Number(process.env.RECEIVER_PORT ?? 0),
-    secrets: [],
-    log: (line) => console.log(`   receiver: ${line}`),
-  });
-  try {
-    const x = await automationExchange(
-      createClient({ baseUrl, apiKey }),
-      createAdminClient(baseUrl, adminToken),
-      receiver.url,
-      receiver,
-      { log: (line) => console.log(line), timeoutMs: 30_000 },
-    );
+  await runWithReceiver(async (api, admin, receiver) => {
+    const x = await automationExchange(api, admin, receiver.url, receiver, {
+      log: (line) => console.log(line),
+      timeoutMs: 30_000,
+    });
     // Text with buttons reads back as one card titled with the text.
     const title = (m: Message) => (m.attachments[0] as { cards?: { title: string }[] } | undefined)?.cards?.[0]?.title;
     for (const m of x.sent) console.log(`   sent: ${m.text ?? title(m) ?? `[${m.type}]`}`);
-  } finally {
-    await receiver.close();
-  }
+  });
 }

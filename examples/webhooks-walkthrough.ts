@@ -15,10 +15,11 @@
 // test/server/webhooks-walkthrough.test.ts runs `webhooksWalkthrough` against a test server on both engines.
 import { randomInt, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { createClient, errorCode, type ApiClient, type components } from '../client/index.js';
+import { errorCode, type ApiClient, type components } from '../client/index.js';
 import { check } from './check.js';
-import { createAdminClient, type AdminClient } from './sandbox-exchange.js';
-import { startReceiver, type ReceivedEvent, type ReceivedRequest, type ReceiverControls } from './webhook-receiver.js';
+import { runWithReceiver } from './cli.js';
+import type { AdminClient } from './sandbox-exchange.js';
+import type { ReceivedEvent, ReceivedRequest, ReceiverControls } from './webhook-receiver.js';
 
 type Delivery = components['schemas']['WebhookDelivery'];
 type Endpoint = components['schemas']['WebhookEndpoint'];
@@ -341,31 +342,14 @@ export async function webhooksWalkthrough(
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const apiKey = process.env.API_KEY;
-  const adminToken = process.env.ADMIN_TOKEN;
-  if (!apiKey || !adminToken) {
-    console.error('Set API_KEY to the key `npm start` printed and ADMIN_TOKEN to the admin token (data/admin-token).');
-    process.exit(2);
-  }
-  const baseUrl = process.env.BASE_URL ?? 'http://127.0.0.1:3000';
-  const receiver = await startReceiver({
-    port: Number(process.env.RECEIVER_PORT ?? 0),
-    secrets: [],
-    log: (line) => console.log(`   receiver: ${line}`),
-  });
-  try {
-    const run = await webhooksWalkthrough(
-      createClient({ baseUrl, apiKey }),
-      createAdminClient(baseUrl, adminToken),
-      receiver.url,
-      receiver,
-      { log: (line) => console.log(line), timeoutMs: 30_000 },
-    );
+  await runWithReceiver(async (api, admin, receiver) => {
+    const run = await webhooksWalkthrough(api, admin, receiver.url, receiver, {
+      log: (line) => console.log(line),
+      timeoutMs: 30_000,
+    });
     if (run.lost.length > 0) {
       console.error(`lost: ${run.lost.join(', ')}`);
       process.exitCode = 1;
     }
-  } finally {
-    await receiver.close();
-  }
+  });
 }

@@ -142,7 +142,7 @@ export async function runAdvanceJob(job: ClaimedJob, ctx: JobContext, deps: Engi
 
 const versions = new Map<string, WorkflowVersionRow>();
 /** Versions never change: each is read once per process (a few hundred kept). */
-async function versionOf(tx: Transaction<DB>, run: WorkflowRunRow): Promise<WorkflowVersionRow | undefined> {
+export async function versionOf(tx: Transaction<DB>, run: WorkflowRunRow): Promise<WorkflowVersionRow | undefined> {
   const cached = versions.get(run.version_id);
   if (cached) return cached;
   const version = await findVersionById(tx, run.account_id, run.version_id);

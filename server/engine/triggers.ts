@@ -13,10 +13,10 @@ import { findContact, type ContactRow } from '../store/contacts.js';
 import { findMessage, type MessageRow } from '../store/messaging.js';
 import type { DB, RunTriggerContext } from '../store/schema.js';
 import { selectWaitingRuns, updateRun } from '../store/workflow-runs.js';
-import { findVersionById, selectLiveTriggers, type LiveTrigger } from '../store/workflows.js';
+import { selectLiveTriggers, type LiveTrigger } from '../store/workflows.js';
 import { tappedOutput } from './blocks/buttons.js';
 import type { EngineDeps } from './context.js';
-import { advanceRun, startRunNow } from './runs.js';
+import { advanceRun, startRunNow, versionOf } from './runs.js';
 import { refusalToStart } from './start-rules.js';
 
 export { INBOUND_MESSAGE_JOB };
@@ -97,7 +97,10 @@ async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: Message
   if (button?.source === 'workflow' && message.reply_to_message_id) {
     const run = waiting.find((r) => r.waiting_for === 'tap' && r.wait_message_id === message.reply_to_message_id);
     if (!run) return;
-    const node = await nodeOf(tx, run.account_id, run.version_id, run.node_id);
+    const version = await versionOf(tx, run);
+    const node = run.node_id
+      ? (version?.graph.nodes[run.node_id] as { data?: Record<string, unknown> } | undefined)
+      : undefined;
     const output = tappedOutput(node?.data ?? {}, button.id ?? null);
     if (output !== null) await advanceRun(tx, deps, run, { kind: 'tap', output });
     return;
@@ -144,9 +147,4 @@ async function startTriggered(
       },
     });
   }
-}
-
-async function nodeOf(tx: Transaction<DB>, accountId: string, versionId: string, nodeId: string | null) {
-  const version = await findVersionById(tx, accountId, versionId);
-  return nodeId ? (version?.graph.nodes[nodeId] as { data?: Record<string, unknown> } | undefined) : undefined;
 }

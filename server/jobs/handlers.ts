@@ -35,8 +35,8 @@ export interface JobDeps {
 
 const MAX_JOB_RETRY_MS = 15 * 60_000;
 
-/** A stretch that hit a database fault runs again soon; a run must not stay stuck. */
-const engineRetryAt = (job: { attempts: number }, _error: unknown, now: Date) =>
+/** A job that hit a database fault runs again, sooner first, never giving up (a delivery or a run must not stay stuck). */
+const retryForeverAt = (job: { attempts: number }, _error: unknown, now: Date) =>
   new Date(now.getTime() + Math.min(1000 * 2 ** Math.min(job.attempts, 20), MAX_JOB_RETRY_MS));
 
 export function createJobRegistry(deps: JobDeps): JobRegistry {
@@ -81,15 +81,15 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
       // Automations: a contact's message (answers, taps, triggers) and a run's stretch (starts, waits ending).
       .register(INBOUND_MESSAGE_JOB, {
         run: (job, ctx) => runInboundJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
-        retryAt: engineRetryAt,
+        retryAt: retryForeverAt,
       })
       .register(ADVANCE_RUN_JOB, {
         run: (job, ctx) => runAdvanceJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
-        retryAt: engineRetryAt,
+        retryAt: retryForeverAt,
       })
       .register(STOP_RUNS_JOB, {
         run: (job, ctx) => runStopRunsJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
-        retryAt: engineRetryAt,
+        retryAt: retryForeverAt,
       })
       .register(PRUNE_JOB, {
         // Deliveries are kept 7 days; the job re-enqueues itself every hour.

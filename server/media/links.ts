@@ -22,6 +22,7 @@ import { isLinkExpired, isMediaExpired } from './expiry.js';
 import { findMedia, markMediaUploaded, type MediaRow } from '../store/media.js';
 import type { DB } from '../store/schema.js';
 import { serviceSecret } from '../store/secrets.js';
+import { isUuid } from '../ids.js';
 
 /** How long a download link works. */
 export const DOWNLOAD_LINK_VALIDITY_MS = 5 * 60_000;
@@ -40,10 +41,9 @@ const KINDS: Record<LinkKind, number> = { upload: 1, download: 2 };
 const MAC_BYTES = 16;
 const BODY_BYTES = 1 + 1 + 16 + 16 + 6;
 const SECRET_NAME = 'media_link_signing_key';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const uuidBytes = (id: string): Buffer => {
-  if (!UUID.test(id)) throw new Error(`not a uuid: ${id}`);
+  if (!isUuid(id)) throw new Error(`not a uuid: ${id}`);
   return Buffer.from(id.replace(/-/g, ''), 'hex');
 };
 const uuidText = (bytes: Buffer): string => {

@@ -462,10 +462,10 @@ describe.each(engines)('the automation engine on %s', (engine) => {
       });
     await expectError(await start('k1'), 409, { code: 'workflow_not_published' });
     await json(await me.call('POST', `/v1/workflows/${draft.id}/publish`));
-    const started = await json<{ id: string; status: string; workflow_id: string; contact_id: string }>(
-      await start('k2'),
-      202,
-    );
+    const response = await start('k2');
+    // Part B: starting a run counts as a send (20 per minute).
+    expect(response.headers.get('ratelimit-limit')).toBe('20');
+    const started = await json<{ id: string; status: string; workflow_id: string; contact_id: string }>(response, 202);
     expect(started).toMatchObject({ status: 'queued', workflow_id: draft.id, contact_id: contactId });
     await drain();
     expect((await runOf(me, draft.id, started.id)).status).toBe('waiting');

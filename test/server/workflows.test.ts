@@ -142,6 +142,14 @@ describe.each(engines)('workflows on %s', (engine) => {
       code: 'version_conflict',
       current_revision: 0,
     });
+    // A weak or list-shaped If-Match is not a revision: 400 in the format check's envelope, nothing changed.
+    for (const shape of ['W/"0"', '"0", "1"', '*']) {
+      const bad = await json<{ context: { code?: string; details?: Array<{ location: string }> } }>(
+        await patch(me, workflow.id, { title: 'New' }, shape),
+        400,
+      );
+      expect(bad.context.details?.[0]?.location, shape).toBe('header');
+    }
     const res = await patch(me, workflow.id, { title: 'New' }, '"0"');
     expect(res.headers.get('etag')).toBe('"1"');
     const updated = await json<Workflow>(res);
@@ -528,5 +536,23 @@ describe.each(engines)('workflows on %s', (engine) => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect((await json<Workflow>(again, 201)).id).toBe(first.id);
     expect((await json<Page<Workflow>>(await me.call('GET', '/v1/workflows'))).data).toHaveLength(1);
+  });
+});
+
+describe('If-Match with request validation off (benchmarks only)', () => {
+  it('answers the same 400 from the route, never a 500', async () => {
+    const t = await startTestApp('pglite', { env: { REQUEST_VALIDATION: 'false' } });
+    try {
+      const me = await t.account();
+      const created = await json<Workflow>(await me.call('POST', '/v1/workflows', { body: definition() }), 201);
+      const res = await me.call('PATCH', `/v1/workflows/${created.id}`, {
+        body: { title: 'x' },
+        headers: { 'If-Match': 'W/"0"' },
+      });
+      const body = await json<{ context: { details?: Array<{ location: string }> } }>(res, 400);
+      expect(body.context.details?.[0]?.location).toBe('header');
+    } finally {
+      await t.close();
+    }
   });
 });

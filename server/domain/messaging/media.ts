@@ -18,6 +18,7 @@ import { downloadLink, uploadLink } from '../../media/links.js';
 import { mediaKey, type MediaStorage } from '../../media/storage.js';
 import { findMedia, insertMedia, type MediaRow } from '../../store/media.js';
 import type { DB } from '../../store/schema.js';
+import { isUuid } from '../../ids.js';
 
 /** How long after creation the file can be uploaded. */
 export const UPLOAD_WINDOW_MS = 5 * 60_000;
@@ -32,9 +33,8 @@ export const mediaStorageUnavailable = () =>
 
 const mediaNotFound = () => notFound('No such media.');
 /** The column is a uuid: anything else names no media (and must not reach SQL, which would refuse it). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const findMediaById = (db: Kysely<DB>, accountId: string, mediaId: string) =>
-  UUID.test(mediaId) ? findMedia(db, accountId, mediaId) : Promise.resolve(undefined);
+  isUuid(mediaId) ? findMedia(db, accountId, mediaId) : Promise.resolve(undefined);
 
 /** POST /v1/media: a media waiting for its file, and where to upload it. */
 export async function createMedia(

@@ -12,10 +12,10 @@ import {
 import { selectPublishedWorkflows, selectWorkflowsByIds } from '../../store/workflows.js';
 import { tagNameKey } from '../tags/name-key.js';
 import type { AccountLookups, OtherWorkflow } from './validation-types.js';
+import { isUuid } from '../../ids.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Only ids shaped like uuids reach a uuid column: anything else exists nowhere (and would be a SQL error). */
-const uuids = (ids: readonly string[]) => [...new Set(ids.filter((id) => UUID.test(id)))];
+const uuids = (ids: readonly string[]) => [...new Set(ids.filter(isUuid))];
 
 export function accountLookups(db: Kysely<DB>, accountId: string): AccountLookups {
   return {
@@ -35,7 +35,7 @@ export function accountLookups(db: Kysely<DB>, accountId: string): AccountLookup
         ]),
       ),
     connectedInstagram: async () => (await selectConnectedInstagram(db, accountId))?.id ?? null,
-    repliesListExists: async (id) => UUID.test(id) && repliesListExists(db, accountId, id),
+    repliesListExists: async (id) => isUuid(id) && repliesListExists(db, accountId, id),
     workflows: async (ids) => {
       const rows = await selectWorkflowsByIds(db, accountId, uuids(ids));
       const live = new Map(

@@ -6,6 +6,7 @@
 // two concurrent updates with the same revision cannot both pass. The editor saves without a revision; an API
 // change based on the revision before that save is refused (412) rather than overwriting it.
 import { createHash, randomUUID } from 'node:crypto';
+import stableStringify from 'fast-json-stable-stringify';
 import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/api.js';
 import type { Clock } from '../../clock.js';
@@ -64,17 +65,6 @@ export function graphToStore(graph: Schemas['WorkflowGraphInput'] | undefined): 
   return { ...source, nodes: withPositions(source.nodes) as Graph['nodes'] };
 }
 
-/** JSON with object keys sorted, so equal definitions give equal digests whatever the key order sent. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value) ?? 'null';
-}
-
 /** What runs, as a digest: title, description, channel, trigger, graph (not the folder). */
 export function definitionDigest(row: {
   title: string;
@@ -85,9 +75,12 @@ export function definitionDigest(row: {
   graph: Graph;
 }): string {
   const { title, description, channel_type, connection_id, trigger, graph } = row;
-  return createHash('sha256')
-    .update(canonicalJson({ title, description, channel_type, connection_id, trigger, graph }))
-    .digest('hex');
+  return (
+    createHash('sha256')
+      // Keys sorted, so equal definitions give equal digests whatever the key order sent.
+      .update(stableStringify({ title, description, channel_type, connection_id, trigger, graph }))
+      .digest('hex')
+  );
 }
 
 /** The definition of a stored draft, as validation reads it. */
@@ -101,16 +94,6 @@ const workflowNotFound = () => notFound('No such automation.');
 
 /** The job that stops an automation's runs in progress when it is deleted (run by the engine). */
 export const STOP_RUNS_JOB = 'workflow.stop_runs';
-
-/** The revision an `If-Match` header carries (`"3"` or `3`), or undefined when absent. */
-export function revisionOf(ifMatch: string | undefined): number | undefined {
-  if (ifMatch === undefined) return undefined;
-  const match = /^\s*(?:"(\d+)"|(\d+))\s*$/.exec(ifMatch);
-  const digits = match?.[1] ?? match?.[2];
-  // The request validator refuses other shapes; a caller that skipped it gets the same 400.
-  if (digits === undefined) throw new ApiError(400, 'validation_error', 'If-Match must be a revision like "3".');
-  return Number(digits);
-}
 
 export const preconditionRequired = () =>
   new ApiError(428, 'precondition_required', 'This change needs an If-Match header with the revision it is based on.');

@@ -2,13 +2,12 @@
 // `parallel` it goes on at once, else it waits for the child to end; `delay_seconds` delays the child's start.
 // A target not published there (paused, in trash, another channel) ends the run at this block.
 import { findActiveWorkflow, findVersionById } from '../../store/workflows.js';
+import { isUuid } from '../../ids.js';
 import type { BlockExecutor } from '../context.js';
 
 export const start: BlockExecutor = async (ctx) => {
   const targetId = typeof ctx.data.workflow_id === 'string' ? ctx.data.workflow_id : '';
-  const target = /^[0-9a-f-]{36}$/i.test(targetId)
-    ? await findActiveWorkflow(ctx.tx, ctx.account.id, targetId)
-    : undefined;
+  const target = isUuid(targetId) ? await findActiveWorkflow(ctx.tx, ctx.account.id, targetId) : undefined;
   const version =
     target?.status === 'published' && target.published_version_id
       ? await findVersionById(ctx.tx, ctx.account.id, target.published_version_id)
