@@ -43,13 +43,16 @@ export const EVENT_STEPS = 100;
 /** What moves a run on. */
 export type Wake =
   | { kind: 'start' }
-  | { kind: 'continue' }
+  /** A long stretch goes on (at `from` when the run stands at buttons still waiting for a tap). */
+  | { kind: 'continue'; from?: string }
   /** A timed wait ended (sleep, start delay): `step` is the waiting step, so a stale job does nothing. */
   | { kind: 'timer'; step: number }
   /** A question or buttons waited 90 days. */
   | { kind: 'expire'; step: number }
   | { kind: 'answer'; text: string; messageId: string }
   | { kind: 'tap'; output: number }
+  /** A tap on the buttons (step `step` at block `nodeId`) of a run that ended `stopped`: it runs again. */
+  | { kind: 'resume'; step: number; nodeId: string; output: number }
   | { kind: 'child' };
 
 type AdvancePayload = { run_id: string; wake: Wake };
@@ -92,6 +95,7 @@ export async function startRun(
     waiting_for: input.startAt ? 'timer' : null,
     wait_until: input.startAt ? input.startAt.toISOString() : null,
     wait_message_id: null,
+    wait_step: null,
     visits: {},
     variables: input.trigger.text ? { $input: input.trigger.text } : {},
     trigger_context: input.trigger,
@@ -192,26 +196,31 @@ export async function advanceRun(
   const nodes = version.graph.nodes as Record<string, Node>;
   const here = run.node_id ? nodes[run.node_id] : undefined;
   const now = deps.clock.now().toISOString();
+  const waitStep = run.wait_step ?? run.step_count;
   const resumeAt = (output: number | null, status: 'completed' | 'failed' = 'completed', error?: StepError) =>
-    closeRunStep(tx, run.id, run.step_count, { status, output, ended_at: now, ...(error ? { error } : {}) });
+    closeRunStep(tx, run.id, waitStep, { status, output, ended_at: now, ...(error ? { error } : {}) });
 
   let from: string | null;
+  let pendingTap: PendingTap | null = null;
   switch (wake.kind) {
     case 'start':
       if (run.status !== 'queued') return;
       from = 'root';
       break;
     case 'continue':
-      if (run.waiting_for) return;
-      from = run.node_id;
+      // A long stretch goes on; a buttons block whose 4th output it runs keeps its tap wait meanwhile.
+      if (run.status !== 'running' || (run.waiting_for !== null && run.waiting_for !== 'tap')) return;
+      if (run.waiting_for === 'tap' && run.node_id && run.wait_until)
+        pendingTap = { step: waitStep, nodeId: run.node_id, messageId: run.wait_message_id, until: run.wait_until };
+      from = wake.from ?? run.node_id;
       break;
     case 'timer':
-      if (run.waiting_for !== 'timer' || run.step_count !== wake.step) return;
+      if (run.waiting_for !== 'timer' || waitStep !== wake.step) return;
       await resumeAt(0);
       from = nextOf(here, 0);
       break;
     case 'expire':
-      if ((run.waiting_for !== 'answer' && run.waiting_for !== 'tap') || run.step_count !== wake.step) return;
+      if ((run.waiting_for !== 'answer' && run.waiting_for !== 'tap') || waitStep !== wake.step) return;
       await resumeAt(null, 'failed', { code: 'wait_expired', message: 'The contact did not answer within 90 days.' });
       return finish(tx, deps, { ...run, waiting_for: null }, 'completed');
     case 'answer': {
@@ -232,13 +241,28 @@ export async function advanceRun(
       await resumeAt(wake.output);
       from = nextOf(here, wake.output);
       break;
+    case 'resume':
+      if (run.status !== 'stopped') return;
+      await closeRunStep(tx, run.id, wake.step, { status: 'completed', output: wake.output, ended_at: now });
+      run = await updateRun(tx, run.id, { status: 'running', ended_at: null, updated_at: now });
+      from = nextOf(nodes[wake.nodeId], wake.output);
+      break;
     case 'child':
       if (run.waiting_for !== 'child') return;
       await resumeAt(0);
       from = nextOf(here, 0);
       break;
   }
-  await walk(tx, deps, { ...run, waiting_for: null, wait_until: null, wait_message_id: null }, version, from);
+  const moving = { ...run, waiting_for: null, wait_until: null, wait_message_id: null, wait_step: null };
+  await walk(tx, deps, moving, version, from, pendingTap);
+}
+
+/** buttons whose 4th output runs on: the tap wait the run returns to when that branch ends. */
+interface PendingTap {
+  step: number;
+  nodeId: string;
+  messageId: string | null;
+  until: string;
 }
 
 async function blockContext(
@@ -286,6 +310,7 @@ async function walk(
   start: WorkflowRunRow,
   version: WorkflowVersionRow,
   from: string | null,
+  pending: PendingTap | null = null,
 ): Promise<void> {
   let run = start;
   const base = await blockContext(tx, deps, run, version, from ?? 'root', {});
@@ -294,8 +319,7 @@ async function walk(
   const visits = { ...run.visits };
   const trigger = { ...run.trigger_context };
   let stepCount = run.step_count;
-  /** buttons whose 4th output ran on: the tap wait the run returns to when that branch ends. */
-  let pendingTap: { step: number; nodeId: string; messageId: string | null; until: string } | null = null;
+  let pendingTap = pending;
 
   const send = async (body: SchemaSendMessageRequest): Promise<WorkflowSendResult> => {
     if (trigger.private_reply === 'sent')
@@ -351,34 +375,40 @@ async function walk(
       ended_at: at,
     });
   };
+  /** The run moved on: its wait, if any, is the one `changes` names. */
   const save = (changes: Parameters<typeof updateRun>[2]) =>
     updateRun(tx, run.id, {
       visits,
       trigger_context: trigger,
       step_count: stepCount,
       updated_at: deps.clock.now().toISOString(),
+      waiting_for: null,
+      wait_until: null,
+      wait_message_id: null,
+      wait_step: null,
       ...changes,
     });
+  const tapWait = (tap: PendingTap) => ({
+    node_id: tap.nodeId,
+    waiting_for: 'tap' as const,
+    wait_until: tap.until,
+    wait_message_id: tap.messageId,
+    wait_step: tap.step,
+  });
 
   let nodeId = from;
   for (let steps = 0; ; steps += 1) {
     if (nodeId === null) {
       if (pendingTap) {
-        run = await save({
-          status: 'waiting',
-          node_id: pendingTap.nodeId,
-          waiting_for: 'tap',
-          wait_until: pendingTap.until,
-          wait_message_id: pendingTap.messageId,
-        });
+        run = await save({ status: 'waiting', ...tapWait(pendingTap) });
         return;
       }
       run = await save({});
       return finish(tx, deps, run, 'completed');
     }
     if (steps >= MAX_STEPS_PER_STRETCH) {
-      run = await save({ status: 'running', node_id: nodeId });
-      return scheduleAdvance(tx, deps, run, { kind: 'continue' }, deps.clock.now());
+      run = await save({ status: 'running', ...(pendingTap ? tapWait(pendingTap) : { node_id: nodeId }) });
+      return scheduleAdvance(tx, deps, run, { kind: 'continue', from: nodeId }, deps.clock.now());
     }
     const node = nodes[nodeId];
     const now = deps.clock.now();
@@ -452,6 +482,7 @@ async function walk(
         waiting_for: result.wait,
         wait_until: until,
         wait_message_id: messageId,
+        wait_step: stepCount,
       });
       if (result.wait === 'timer')
         await scheduleAdvance(tx, deps, run, { kind: 'timer', step: stepCount }, result.until);

@@ -1,6 +1,7 @@
 // What a contact's message does to automations (Part B), in the `messaging.inbound` job that messaging enqueues
 // with every message it records:
-//   1. a tap on a reply button of an automation's message resumes the run waiting for it (and starts nothing);
+//   1. a tap on a reply button of an automation's message resumes the run waiting for it, or the run that sent
+//      it and has since ended `stopped` (within the 90 days a tap is waited for); it starts nothing;
 //   2. a text message answers the contact's run waiting on a question, even if it carries another automation's
 //      keyword (which then does not start); a message without text does not answer (a whatsapp caption is
 //      text; an instagram story reply never answers);
@@ -12,10 +13,10 @@ import type { ClaimedJob, JobContext } from '../jobs/index.js';
 import { findContact, type ContactRow } from '../store/contacts.js';
 import { findMessage, type MessageRow } from '../store/messaging.js';
 import type { DB, RunTriggerContext } from '../store/schema.js';
-import { selectWaitingRuns, updateRun } from '../store/workflow-runs.js';
+import { findStoppedRunOfMessage, selectWaitingRuns, updateRun } from '../store/workflow-runs.js';
 import { selectLiveTriggers, type LiveTrigger } from '../store/workflows.js';
-import { tappedOutput } from './blocks/buttons.js';
-import type { EngineDeps } from './context.js';
+import { tapOutput } from './blocks/index.js';
+import { CONTACT_WAIT_MS, type EngineDeps } from './context.js';
 import { advanceRun, startRunNow, versionOf } from './runs.js';
 import { refusalToStart } from './start-rules.js';
 
@@ -94,22 +95,39 @@ async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: Message
           trigger_context: { ...run.trigger_context, private_reply: 'done' },
         });
   const button = message.button as { id?: string | null; source?: string } | null;
-  if (button?.source === 'workflow' && message.reply_to_message_id) {
-    const run = waiting.find((r) => r.waiting_for === 'tap' && r.wait_message_id === message.reply_to_message_id);
-    if (!run) return;
-    const version = await versionOf(tx, run);
-    const node = run.node_id
-      ? (version?.graph.nodes[run.node_id] as { data?: Record<string, unknown> } | undefined)
-      : undefined;
-    const output = tappedOutput(node?.data ?? {}, button.id ?? null);
-    if (output !== null) await advanceRun(tx, deps, run, { kind: 'tap', output });
-    return;
-  }
+  if (button?.source === 'workflow' && message.reply_to_message_id)
+    return onTap(tx, deps, message, contact, message.reply_to_message_id, button.id ?? null, waiting);
   if (answers(message)) {
     const run = waiting.find((r) => r.waiting_for === 'answer');
     if (run) return advanceRun(tx, deps, run, { kind: 'answer', text: message.text ?? '', messageId: message.id });
   }
   await startTriggered(tx, deps, message, contact, EVENT_OF[message.type]);
+}
+
+type Node = { type?: unknown; data?: Record<string, unknown> } | undefined;
+
+async function onTap(
+  tx: Transaction<DB>,
+  deps: EngineDeps,
+  message: MessageRow,
+  contact: ContactRow,
+  tappedMessageId: string,
+  buttonId: string | null,
+  waiting: Awaited<ReturnType<typeof selectWaitingRuns>>,
+): Promise<void> {
+  const run = waiting.find((r) => r.waiting_for === 'tap' && r.wait_message_id === tappedMessageId);
+  if (run) {
+    const version = await versionOf(tx, run);
+    const output = tapOutput(run.node_id ? (version?.graph.nodes[run.node_id] as Node) : undefined, buttonId);
+    if (output !== null) await advanceRun(tx, deps, run, { kind: 'tap', output });
+    return;
+  }
+  const stopped = await findStoppedRunOfMessage(tx, message.account_id, contact.id, tappedMessageId);
+  if (!stopped || Date.parse(stopped.sentAt) + CONTACT_WAIT_MS < deps.clock.now().getTime()) return;
+  const version = await versionOf(tx, stopped.run);
+  const output = tapOutput(version?.graph.nodes[stopped.nodeId] as Node, buttonId);
+  if (output !== null)
+    await advanceRun(tx, deps, stopped.run, { kind: 'resume', step: stopped.seq, nodeId: stopped.nodeId, output });
 }
 
 /** Starts a run of each published automation whose trigger matches the message as `event`. */

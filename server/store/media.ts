@@ -9,6 +9,15 @@ export async function insertMedia(db: Kysely<DB>, row: NewMediaRow): Promise<Med
   return db.insertInto('media').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Inserts the row unless a media with its id exists (two runs sending one console upload at once). */
+export async function insertMediaIfAbsent(db: Kysely<DB>, row: NewMediaRow): Promise<void> {
+  await db
+    .insertInto('media')
+    .values(row)
+    .onConflict((c) => c.column('id').doNothing())
+    .execute();
+}
+
 export async function findMedia(db: Kysely<DB>, accountId: string, mediaId: string): Promise<MediaRow | undefined> {
   return db
     .selectFrom('media')

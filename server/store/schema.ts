@@ -294,7 +294,8 @@ export interface MessagesTable {
 export interface MediaTable {
   id: string;
   account_id: string;
-  origin: 'upload' | 'received';
+  /** `console`: a console upload an automation sent (same id); `link`: a `media_url` an automation sent. */
+  origin: 'upload' | 'received' | 'console' | 'link';
   content_type: string | null;
   filename: string | null;
   size: ColumnType<string | null, number | null, number | null>;
@@ -306,6 +307,8 @@ export interface MediaTable {
   available_at: Timestamp | null;
   /** Received media: the end of retention (410 media_expired after). Null for uploads, kept with the account. */
   expires_at: Timestamp | null;
+  /** `link`: the address the content route redirects to. */
+  source_url: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 
@@ -453,6 +456,8 @@ export interface WorkflowRunsTable {
   waiting_for: 'answer' | 'tap' | 'timer' | 'child' | null;
   wait_until: Timestamp | null;
   wait_message_id: string | null;
+  /** The step the run waits at (its tap, answer or timer closes it). */
+  wait_step: ColumnType<number | null, number | null | undefined, number | null>;
   /** Runs of each block so far (the loop guard). */
   visits: ColumnType<Record<string, number>, string | undefined, string>;
   /** The run's own variables: answers and the fields it wrote. */

@@ -185,6 +185,34 @@ export async function selectWaitingRuns(
     .execute();
 }
 
+/**
+ * The contact's stopped run whose buttons or cards block sent `messageId`, locked, with that step; undefined
+ * when there is none or its automation was deleted.
+ */
+export async function findStoppedRunOfMessage(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  messageId: string,
+): Promise<{ run: WorkflowRunRow; seq: number; nodeId: string; sentAt: string } | undefined> {
+  const step = await db
+    .selectFrom('workflow_run_steps as s')
+    .innerJoin('workflow_runs as r', 'r.id', 's.run_id')
+    .innerJoin('workflows as w', 'w.id', 'r.workflow_id')
+    .select(['s.run_id', 's.seq', 's.node_id', 's.started_at'])
+    .where('s.message_id', '=', messageId)
+    .where('s.account_id', '=', accountId)
+    .where('s.type', 'in', ['buttons', 'cards'])
+    .where('r.contact_id', '=', contactId)
+    .where('r.status', '=', 'stopped')
+    .where('w.deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!step?.node_id) return undefined;
+  const run = await lockRun(db, step.run_id);
+  if (run?.status !== 'stopped') return undefined;
+  return { run, seq: step.seq, nodeId: step.node_id, sentAt: step.started_at };
+}
+
 /** The automation's runs that have not ended (a delete stops them). */
 export async function selectActiveRunsOfWorkflow(db: Kysely<DB>, accountId: string, workflowId: string) {
   return db

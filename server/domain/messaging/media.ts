@@ -5,9 +5,12 @@
 //   Never uploaded → 404 on content, `media_not_uploaded` at send. Kept as long as the account exists.
 // - Received media: stored when the message arrives, readable 3 seconds later (404 until then, "still being
 //   stored"), kept 90 days (`410 media_expired` after).
+// - Sent by an automation (Part B): a console upload becomes a media of origin `console` with the upload's id
+//   (the console keeps the file: the sandbox's stand-in console keeps none, so its content answers 404), and a
+//   `media_url` a media of origin `link` whose content redirects to that address.
 // - The bytes live in the media storage (server/media/storage.ts); when it does not answer, 503
 //   `service_unavailable`. A file the database knows but the storage no longer has is "no longer stored" (410).
-import type { MediaInfo } from './send-rules.js';
+import { mediaFamily, type MediaInfo, type MediaType } from './send-rules.js';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { SchemaMedia } from '../../../generated/api.js';
@@ -16,7 +19,9 @@ import { ApiError, notFound } from '../../errors.js';
 import { hasCome, isMediaExpired } from '../../media/expiry.js';
 import { downloadLink, uploadLink } from '../../media/links.js';
 import { mediaKey, type MediaStorage } from '../../media/storage.js';
-import { findMedia, insertMedia, type MediaRow } from '../../store/media.js';
+import mime from 'mime-types';
+import { findUpload } from '../../store/console.js';
+import { findMedia, insertMedia, insertMediaIfAbsent, type MediaRow } from '../../store/media.js';
 import type { DB } from '../../store/schema.js';
 import { isUuid } from '../../ids.js';
 
@@ -85,6 +90,7 @@ export async function mediaContentLink(
   const media = await findMediaById(db, accountId, mediaId);
   if (!media) throw mediaNotFound();
   const now = clock.now();
+  if (media.origin === 'link' && media.source_url) return media.source_url;
   if (media.origin === 'upload' && media.uploaded_at === null)
     throw notFound('This media has no file: nothing was uploaded to its upload_url.');
   if (media.origin === 'received' && (media.available_at === null || !hasCome(media.available_at, now)))
@@ -96,6 +102,8 @@ export async function mediaContentLink(
   } catch {
     throw mediaStorageUnavailable();
   }
+  if (!stored && media.origin === 'console')
+    throw notFound('This file was uploaded in the console, which keeps it: its content is not served here.');
   if (!stored) throw mediaExpired();
   return downloadLink(db, clock, baseUrl, media);
 }
@@ -144,11 +152,81 @@ export async function findMediaInfo(
   return {
     id: media.id,
     origin: media.origin,
-    uploaded: media.origin === 'received' || media.uploaded_at !== null,
+    uploaded: media.origin !== 'upload' || media.uploaded_at !== null,
     expired: isMediaExpired(media, clock.now()),
     content_type: media.content_type,
     size: media.size === null ? null : Number(media.size),
     filename: media.filename,
     ...(media.origin === 'received' ? { expires_at: media.expires_at } : {}),
   };
+}
+
+/**
+ * The media an automation sends for the console upload `uploadId` (the upload's id, created at its first
+ * send), or undefined when the account has no such upload (deleted since the automation was published).
+ */
+export async function mediaOfUpload(
+  db: Kysely<DB>,
+  accountId: string,
+  uploadId: string,
+): Promise<{ id: string; type: MediaType } | undefined> {
+  const upload = isUuid(uploadId) ? await findUpload(db, accountId, uploadId) : undefined;
+  if (!upload) return undefined;
+  await insertMediaIfAbsent(db, {
+    id: upload.id,
+    account_id: accountId,
+    origin: 'console',
+    content_type: upload.content_type,
+    filename: upload.name,
+    size: Number(upload.size),
+    upload_expires_at: null,
+    uploaded_at: upload.created_at,
+    available_at: null,
+    expires_at: null,
+    created_at: upload.created_at,
+  });
+  return { id: upload.id, type: mediaFamily(upload.content_type) };
+}
+
+/**
+ * The media an automation sends by address (`media_url`, instagram): the channel fetches the file, so its
+ * size is unknown and its type comes from the address's extension (an image when it has none we know).
+ */
+export async function mediaOfLink(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  url: string,
+): Promise<{ id: string; type: MediaType }> {
+  let path = url;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    // Not an address: the send rules refuse it.
+  }
+  const contentType = mime.lookup(path) || null;
+  const row = await insertMedia(db, {
+    id: randomUUID(),
+    account_id: accountId,
+    origin: 'link',
+    content_type: contentType,
+    filename: fileName(path),
+    size: null,
+    upload_expires_at: null,
+    uploaded_at: clock.now().toISOString(),
+    available_at: null,
+    expires_at: null,
+    source_url: url,
+    created_at: clock.now().toISOString(),
+  });
+  return { id: row.id, type: contentType ? mediaFamily(contentType) : 'image' };
+}
+
+function fileName(path: string): string | null {
+  const last = path.split('/').pop() ?? '';
+  try {
+    return decodeURIComponent(last) || null;
+  } catch {
+    return last || null;
+  }
 }

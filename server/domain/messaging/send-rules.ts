@@ -80,8 +80,9 @@ export type MediaType = SchemaSendMediaAttachment['type'];
 /** What the store knows of a media_id of the account. */
 export interface MediaInfo {
   id: string;
-  origin: 'upload' | 'received';
-  /** upload: bytes arrived; received: always true. */
+  /** `link`: sent by address (an automation's media_url): the channel fetches it, its size is unknown. */
+  origin: 'upload' | 'received' | 'console' | 'link';
+  /** upload: bytes arrived; the others: always true. */
   uploaded: boolean;
   /** Received media past retention → 410 media_expired. */
   expired: boolean;
@@ -404,17 +405,14 @@ const ARTICLE: Record<MediaType, string> = {
 };
 
 /** Step 4, for one media: the checked media, ready to read back. */
-async function checkMedia(
-  ctx: SendRulesContext,
-  mediaId: string,
-  type: MediaType,
-  field: string,
-): Promise<MediaInfo & { content_type: string; size: number }> {
+async function checkMedia(ctx: SendRulesContext, mediaId: string, type: MediaType, field: string): Promise<MediaInfo> {
   const media = await ctx.findMedia(mediaId);
   if (!media)
     throw new ApiError(422, 'media_not_found', 'This media was not created by the account.', { media_id: mediaId });
   if (media.expired) throw new ApiError(410, 'media_expired', 'This media is no longer stored.');
-  if (!media.uploaded || media.content_type === null || media.size === null)
+  // A linked file is fetched by the channel: what its address does not say (type, size) is not checked here.
+  const known = media.origin === 'link' || (media.content_type !== null && media.size !== null);
+  if (!media.uploaded || !known)
     throw new ApiError(422, 'media_not_uploaded', 'Nothing was uploaded for this media.', { media_id: mediaId });
   const { channel } = ctx;
   const rule = MEDIA_RULES[channel][type];
@@ -428,15 +426,17 @@ async function checkMedia(
       size: media.size,
       max_size: rule.maxSize,
     });
-  if (mediaFamily(media.content_type) !== type) throw refuse('type_mismatch', `The media is not ${ARTICLE[type]}.`);
-  if (!rule.contentTypes.includes(normalizeContentType(media.content_type)))
-    throw refuse('content_type', `${channel} accepts ${rule.formats} ${type === 'file' ? 'files' : `${type}s`}.`);
-  if (media.size > rule.maxSize)
+  if (media.content_type !== null) {
+    if (mediaFamily(media.content_type) !== type) throw refuse('type_mismatch', `The media is not ${ARTICLE[type]}.`);
+    if (!rule.contentTypes.includes(normalizeContentType(media.content_type)))
+      throw refuse('content_type', `${channel} accepts ${rule.formats} ${type === 'file' ? 'files' : `${type}s`}.`);
+  }
+  if (media.size !== null && media.size > rule.maxSize)
     throw refuse(
       'too_large',
       `${channel} accepts ${type === 'file' ? 'files' : `${type}s`} up to ${rule.maxSize / MB} MB.`,
     );
-  return { ...media, content_type: media.content_type, size: media.size };
+  return media;
 }
 
 /** Step 5. */
@@ -498,7 +498,7 @@ export async function checkSend(body: SchemaSendMessageRequest, ctx: SendRulesCo
 
   const attachment = body.attachments?.[0];
   if (attachment?.type === 'cards') {
-    const images = new Map<string, MediaInfo & { content_type: string }>();
+    const images = new Map<string, MediaInfo>();
     for (const [c, card] of attachment.cards.entries())
       if (card.media_id !== undefined)
         images.set(card.media_id, await checkMedia(ctx, card.media_id, 'image', `${cardsPath}[${c}].media_id`));

@@ -2,12 +2,12 @@
 // 90 days for it); output 3 follows right after the send while the tap wait stays open. Reply buttons carry
 // the block's button id when it fits the send rules (metrics count by it), else `button_<i>`, so a tap maps
 // back to its position.
-import type { SchemaSendMessageRequest } from '../../../generated/api.js';
-import { substitute } from '../evaluate/variables.js';
+import type { SchemaSendButton, SchemaSendMessageRequest } from '../../../generated/api.js';
+import { substitute, type VariableLookup } from '../evaluate/variables.js';
 import { CONTACT_WAIT_MS, type BlockExecutor } from '../context.js';
 import { sendOutcome } from './send-outcome.js';
 
-interface BlockButton {
+export interface BlockButton {
   id?: string;
   title?: string;
   url?: string;
@@ -19,6 +19,12 @@ const SEND_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** The id a reply button is sent with: the block's own when the channel takes it. */
 export const sentButtonId = (button: BlockButton, index: number): string =>
   button.id && SEND_ID.test(button.id) ? button.id : `button_${index}`;
+
+/** A block's button as sent: a link button, or a reply button carrying `id` (whatsapp number links reply). */
+export const sendButton = (button: BlockButton, id: string, lookup: VariableLookup): SchemaSendButton =>
+  button.url && !button.whatsapp_connection_id
+    ? { type: 'open_url', title: button.title ?? '', url: substitute(button.url, lookup) }
+    : { type: 'reply', id, title: button.title ?? '' };
 
 /** The output a tap on the button `id` of this block's message follows, or null. */
 export function tappedOutput(data: Record<string, unknown>, id: string | null): number | null {
@@ -32,11 +38,7 @@ export const buttons: BlockExecutor = async (ctx) => {
   const text = substitute(typeof ctx.data.subtitle === 'string' ? ctx.data.subtitle : '', ctx.vars.lookup);
   const body: SchemaSendMessageRequest = { text };
   if (list.length > 0)
-    body.buttons = list.map((b, i) =>
-      b.url && !b.whatsapp_connection_id
-        ? { type: 'open_url' as const, title: b.title ?? '', url: substitute(b.url, ctx.vars.lookup) }
-        : { type: 'reply' as const, id: sentButtonId(b, i), title: b.title ?? '' },
-    );
+    body.buttons = list.map((b, i) => sendButton(b, sentButtonId(b, i), ctx.vars.lookup));
   const next = Array.isArray(ctx.data.next) ? (ctx.data.next as unknown[]) : [];
   return sendOutcome(await ctx.send(body), {
     wait: 'tap',

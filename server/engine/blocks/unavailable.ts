@@ -1,6 +1,6 @@
 // invoke, sheets and multichannel reach outside the service; they arrive with their own issue. Until then the
 // run takes their failure output (invoke: the 2nd; multichannel: the last, "no channel can receive"), and a
-// spreadsheet block, which has none, ends its branch. media and cards wait for the console uploads' bytes.
+// spreadsheet block, which has none, ends its branch.
 import type { BlockExecutor } from '../context.js';
 
 const notYet = (type: string) => ({ code: 'block_not_available', message: `The ${type} block does not run yet.` });
@@ -12,5 +12,3 @@ export const multichannel: BlockExecutor = (ctx) =>
     output: Array.isArray(ctx.data.channels) ? ctx.data.channels.length : 0,
   });
 export const sheets: BlockExecutor = () => Promise.resolve({ failed: notYet('sheets'), end: 'stopped' });
-export const media: BlockExecutor = () => Promise.resolve({ failed: notYet('media'), end: 'stopped' });
-export const cards: BlockExecutor = () => Promise.resolve({ failed: notYet('cards'), end: 'stopped' });

@@ -1,0 +1,39 @@
+// media (Part B): sends one image, video, audio or document: a console upload (`upload_id`, both channels) or
+// an address (`media_url`, variables filled; instagram only). The channel's formats and sizes are the
+// messaging rules'; a refusal fails the step and stops the run. 1 output.
+import { mediaOfLink, mediaOfUpload } from '../../domain/messaging/media.js';
+import { substitute } from '../evaluate/variables.js';
+import type { BlockExecutor, BlockResult } from '../context.js';
+import { sendOutcome } from './send-outcome.js';
+
+const fail = (code: string, message: string): BlockResult => ({ failed: { code, message }, end: 'stopped' });
+
+/** An absolute http or https address (the channel fetches it). */
+function isWebAddress(text: string): boolean {
+  if (!/^https?:\/\//i.test(text)) return false;
+  try {
+    new URL(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const uploadNotFound = (uploadId: string) =>
+  fail('upload_not_found', `The account has no console upload ${uploadId} (deleted after publishing?).`);
+
+export const media: BlockExecutor = async (ctx) => {
+  const accountId = ctx.account.id;
+  let file;
+  if (typeof ctx.data.upload_id === 'string' && ctx.data.upload_id !== '') {
+    file = await mediaOfUpload(ctx.tx, accountId, ctx.data.upload_id);
+    if (!file) return uploadNotFound(ctx.data.upload_id);
+  } else if (typeof ctx.data.media_url === 'string') {
+    if (ctx.contact.channel !== 'instagram')
+      return fail('content_not_supported', 'On whatsapp a media block sends only a console upload (upload_id).');
+    const url = substitute(ctx.data.media_url, ctx.vars.lookup).trim();
+    if (!isWebAddress(url)) return fail('invalid_media_url', `media_url gave "${url}", not an http or https address.`);
+    file = await mediaOfLink(ctx.tx, ctx.deps.clock, accountId, url);
+  } else return fail('media_source_invalid', 'The block has neither upload_id nor media_url.');
+  return sendOutcome(await ctx.send({ attachments: [{ type: file.type, media_id: file.id }] }), { next: 0 });
+};
