@@ -98,7 +98,11 @@ export interface TestCaller {
   keyId: string;
   apiKey: string;
   /** fetch on the test server with this key. */
-  call(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  call(
+    method: string,
+    path: string,
+    init?: { body?: unknown; headers?: Record<string, string>; redirect?: 'follow' | 'manual' },
+  ): Promise<Response>;
 }
 
 export async function startTestApp(
@@ -193,7 +197,7 @@ export function call(
   apiKey: string | undefined,
   method: string,
   path: string,
-  init: { body?: unknown; headers?: Record<string, string> } = {},
+  init: { body?: unknown; headers?: Record<string, string>; redirect?: 'follow' | 'manual' } = {},
 ): Promise<Response> {
   const headers: Record<string, string> = { ...init.headers };
   if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
@@ -201,6 +205,7 @@ export function call(
   return fetch(`${baseUrl}${path}`, {
     method,
     headers,
+    ...(init.redirect ? { redirect: init.redirect } : {}),
     ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) } : {}),
   });
 }

@@ -37,8 +37,7 @@ export const buttons: BlockExecutor = async (ctx) => {
   const list = Array.isArray(ctx.data.buttons) ? (ctx.data.buttons as BlockButton[]) : [];
   const text = substitute(typeof ctx.data.subtitle === 'string' ? ctx.data.subtitle : '', ctx.vars.lookup);
   const body: SchemaSendMessageRequest = { text };
-  if (list.length > 0)
-    body.buttons = list.map((b, i) => sendButton(b, sentButtonId(b, i), ctx.vars.lookup));
+  if (list.length > 0) body.buttons = list.map((b, i) => sendButton(b, sentButtonId(b, i), ctx.vars.lookup));
   const next = Array.isArray(ctx.data.next) ? (ctx.data.next as unknown[]) : [];
   return sendOutcome(await ctx.send(body), {
     wait: 'tap',
