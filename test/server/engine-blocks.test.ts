@@ -3,6 +3,8 @@
 // the clock moves past waits, the job worker runs what is due; runs, messages, contacts and tags are read back
 // through the API.
 import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { startRunFromApi } from '../../server/engine/api-start.js';
 import { triggerMatches } from '../../server/engine/triggers.js';
 import { ANY, DAY, engineHarness, keyword, MINUTE } from './engine-harness.js';
 import { engines, type TestCaller } from './harness.js';
@@ -484,6 +486,54 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
       code: 'channel_disconnected',
       connection_id: connection.id,
     });
+  });
+
+  it('POST …/runs: integration_disconnected for a reachable spreadsheet block, nothing started; an unreachable one needs nothing', async () => {
+    const { me, connection, writes } = await setUp();
+    const sheet = {
+      sheets_external_id: 'acct_1',
+      spreadsheet_id: 'sheet_1',
+      tab_title: 'Leads',
+      operation: 'upsert',
+      match: [{ column: 'Nome', value: '{contact.name}' }],
+      values: { Nome: '{contact.name}' },
+    };
+    const uses = await publish(me, connection.id, chain([say('hi', 'olá'), ['row', 'sheets', sheet]]), NO_EVENTS);
+    const { contact } = await writes('oi');
+    await expectError(await startByApi(me, uses, contact.id), 422, {
+      code: 'integration_disconnected',
+      integration_type: 'sheets',
+    });
+    expect(await runsOf(me, uses)).toEqual([]);
+    const graph = chain([say('hi', 'olá')]) as { nodes: Record<string, unknown> };
+    graph.nodes.orphan = { type: 'sheets', data: { ...sheet, next: [null] } };
+    const ignores = await publish(me, connection.id, graph, NO_EVENTS, 'Sem planilha');
+    expect((await startByApi(me, ignores, contact.id)).status).toBe(202);
+  });
+
+  it('POST …/runs: a start whose commit fails is 502 outcome_unknown, and no run exists; a refusal before it keeps its own error', async () => {
+    const { me, connection, writes } = await setUp();
+    const workflowId = await publish(me, connection.id, chain([say('hi', 'olá')]), NO_EVENTS);
+    const { contact } = await writes('oi');
+    const db = h.t.database.db;
+    // The transaction runs its body, then its commit is lost (the connection dropped): the database rolls back.
+    const lostCommit = new Proxy(db, {
+      get(target, property, receiver) {
+        if (property !== 'transaction') return Reflect.get(target, property, receiver) as unknown;
+        return () => ({
+          execute: <T>(body: (tx: unknown) => Promise<T>) =>
+            target.transaction().execute(async (tx) => {
+              await body(tx);
+              throw new Error('Connection terminated unexpectedly');
+            }),
+        });
+      },
+    });
+    const deps = { clock: h.t.clock, runsPerContactPerHour: 20 };
+    const start = (id: string) => startRunFromApi(lostCommit, deps, me.accountId, id, contact.id);
+    await expect(start(workflowId)).rejects.toMatchObject({ status: 502, code: 'outcome_unknown' });
+    expect(await runsOf(me, workflowId)).toEqual([]);
+    await expect(start(randomUUID())).rejects.toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('trigger equals compares the text as received: no trimming, letter case ignored', async () => {
