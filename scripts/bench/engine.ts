@@ -57,10 +57,14 @@ interface Status {
   rssMb: number;
 }
 
-/** The parent's questions: how far the runs are, and the trigger-to-first-send delays. */
+/**
+ * The parent's questions: how far the runs are, and (`latencies`, asked once at the end: the query joins the
+ * messages and would load the embedded database's one thread while the runs it measures are going) the
+ * trigger-to-first-send delays.
+ */
 function answerStatus(server: Awaited<ReturnType<typeof openBenchServer>>): void {
   answerRequests(async (body) => {
-    const { accountId, workflowId } = body as { accountId: string; workflowId: string };
+    const { accountId, workflowId, latencies } = body as { accountId: string; workflowId: string; latencies?: boolean };
     const { db } = server;
     const runs = await db
       .selectFrom('workflow_runs')
@@ -73,12 +77,14 @@ function answerStatus(server: Awaited<ReturnType<typeof openBenchServer>>): void
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .where('account_id', '=', accountId)
       .executeTakeFirstOrThrow();
-    const delays = await sql<{ ms: number }>`
+    const delays = latencies
+      ? await sql<{ ms: number }>`
       select extract(epoch from (min(o.created_at) - i.created_at)) * 1000 as ms
       from messages i
       join messages o on o.contact_id = i.contact_id and o.direction = 'outbound' and o.sender_workflow_id = ${workflowId}
       where i.account_id = ${accountId} and i.direction = 'inbound'
-      group by i.id, i.created_at`.execute(db);
+      group by i.id, i.created_at`.execute(db)
+      : { rows: [] };
     const waiting = runs.filter((r) => r.status === 'waiting').reduce((n, r) => n + Number(r.n), 0);
     const all = runs.reduce((n, r) => n + Number(r.n), 0);
     return {
@@ -223,7 +229,8 @@ async function measure(
   processes: Parameters<Parameters<typeof withBenchServer>[4]>[1],
 ) {
   if (engine === 'postgres') await processes.start<{ ready: true }>('work').ready;
-  const status = () => request<Status>(processes.server, { accountId: ready.accountId, workflowId: ready.workflowId });
+  const status = (latencies = false) =>
+    request<Status>(processes.server, { accountId: ready.accountId, workflowId: ready.workflowId, latencies });
   const before = await status();
   const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
   let next = 0;
@@ -252,7 +259,7 @@ async function measure(
     await new Promise((ok) => setTimeout(ok, 100));
   }
   const seconds = (performance.now() - t0) / 1000;
-  const latencies = [...last.latencies].sort((a, b) => a - b);
+  const latencies = [...(await status(true)).latencies].sort((a, b) => a - b);
   const label = ENGINE_LABEL[engine];
   console.log(
     `${label}: ${options.contacts} writes in ${((written - t0) / 1000).toFixed(1)} s; every run waiting on its question after ${seconds.toFixed(1)} s`,

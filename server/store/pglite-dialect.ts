@@ -63,6 +63,7 @@ class PGliteConnection implements DatabaseConnection {
       return serializer ? serializer(value) : String(value as string | number | boolean);
     });
     if (statement.name === undefined) await this.prepare(compiled.sql, statement);
+    if (statement.name === undefined && this.pg.isInTransaction()) this.unprepared.set(compiled.sql, statement);
     let messages;
     try {
       messages = await this.run(compiled.sql, statement, values);
@@ -89,6 +90,16 @@ class PGliteConnection implements DatabaseConnection {
       protocol.serialize.sync(),
     ]);
     return (await this.pg.execProtocol(message, { syncToFs: false })).messages;
+  }
+
+  /** Statements first met inside a transaction: prepared once it ends (work runs mostly in transactions). */
+  private readonly unprepared = new Map<string, Statement>();
+
+  /** After a transaction: prepares the statements it ran unprepared, so their next runs reuse a plan. */
+  async prepareMet(): Promise<void> {
+    for (const [sql, statement] of this.unprepared)
+      if (statement.name === undefined) await this.prepare(sql, statement);
+    this.unprepared.clear();
   }
 
   /**
@@ -156,10 +167,12 @@ class PGliteDriver implements Driver {
 
   async commitTransaction(): Promise<void> {
     await this.pg.query('commit');
+    await this.connection.prepareMet();
   }
 
   async rollbackTransaction(): Promise<void> {
     await this.pg.query('rollback');
+    await this.connection.prepareMet();
   }
 
   async releaseConnection(): Promise<void> {

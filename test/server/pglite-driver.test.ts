@@ -53,6 +53,33 @@ describe('the embedded driver', () => {
     expect((await select()).rows.map((r) => r.id)).toEqual([1]);
   });
 
+  it('prepares a statement first met inside a transaction once the transaction ends, committed or rolled back', async () => {
+    const preparedCount = async (text: string) =>
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_prepared_statements where statement = ${text}`.execute(database.db)
+      ).rows[0]!.n;
+    const committed = sql<{ n: number }>`select ${1}::int + 40 as n`;
+    const rolledBack = sql<{ n: number }>`select ${1}::int + 50 as n`;
+    await database.db.transaction().execute(async (trx) => {
+      expect((await committed.execute(trx)).rows).toEqual([{ n: 41 }]);
+    });
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await rolledBack.execute(trx);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await preparedCount(committed.compile(database.db).sql)).toBe(1);
+    expect(await preparedCount(rolledBack.compile(database.db).sql)).toBe(1);
+    // The prepared statements answer inside and outside transactions.
+    await database.db.transaction().execute(async (trx) => {
+      expect((await committed.execute(trx)).rows).toEqual([{ n: 41 }]);
+    });
+    expect((await rolledBack.execute(database.db)).rows).toEqual([{ n: 51 }]);
+  });
+
   it('keeps answering a prepared select * after its table gains a column', async () => {
     expect(Object.keys((await select()).rows[0]!)).not.toContain('extra');
     await sql`alter table driver_probe add column extra text default 'new'`.execute(database.db);
