@@ -284,6 +284,60 @@ describe.each(engines)('media, cards and resumed runs on %s', (engine) => {
     expect(await sentByWorkflow(lone.me)).toEqual([]);
   });
 
+  it('instagram delivers the first 1000 characters of a text and of the text above buttons; whatsapp cuts at 4096', async () => {
+    const long = 'a'.repeat(1200);
+    const graph = {
+      nodes: {
+        root: { type: 'root', data: { next: ['say'] } },
+        say: { type: 'message', data: { text: `${long}{contact.first_name}`, next: ['menu'] } },
+        menu: { type: 'buttons', data: { subtitle: long, buttons: [{ title: 'Ok' }], next: [null, null, null, null] } },
+      },
+    };
+    const ig = await setUp('instagram');
+    const igWorkflow = await publish(ig.me, ig.connection.id, graph, ANY, 'Longo', 'instagram');
+    await ig.writes('oi');
+    expect((await runsOf(ig.me, igWorkflow))[0]!.status).toBe('waiting');
+    const sent = await sentByWorkflow(ig.me);
+    const text = sent.find((m) => m.text !== null);
+    const menu = sent.find((m) => m.attachments.length > 0);
+    expect(text!.text).toBe('a'.repeat(1000));
+    expect((menu!.attachments[0] as CardsAttachment).cards[0]!.title).toBe('a'.repeat(1000));
+
+    const wa = await setUp();
+    const waWorkflow = await publish(
+      wa.me,
+      wa.connection.id,
+      oneNode({ type: 'message', data: { text: '{message.trigger}{message.trigger}', next: [null] } }),
+      ANY,
+    );
+    await wa.writes('b'.repeat(3000));
+    expect((await runsOf(wa.me, waWorkflow))[0]!.status).toBe('completed');
+    expect((await sentByWorkflow(wa.me))[0]!.text).toBe('b'.repeat(4096));
+  });
+
+  it('with the platform signature the text is trimmed to fit it; an empty text goes as the signature alone', async () => {
+    const signature = 'Enviado com Engagement Platform';
+    const { me, connection, writes } = await setUp('instagram');
+    await h.t.database.db
+      .updateTable('accounts')
+      .set({ platform_signature: signature })
+      .where('id', '=', me.accountId)
+      .execute();
+    const graph = {
+      nodes: {
+        root: { type: 'root', data: { next: ['say'] } },
+        say: { type: 'message', data: { text: 'c'.repeat(1000), next: ['blank'] } },
+        blank: { type: 'message', data: { text: '{contact.email}', next: [null] } },
+      },
+    };
+    const workflowId = await publish(me, connection.id, graph, ANY, 'Assinado', 'instagram');
+    await writes('oi');
+    expect((await runsOf(me, workflowId))[0]!.status).toBe('completed');
+    const texts = (await sentByWorkflow(me)).map((m) => m.text);
+    const room = 1000 - `\n\n${signature}`.length;
+    expect(texts).toEqual(expect.arrayContaining([`${'c'.repeat(room)}\n\n${signature}`, signature]));
+  });
+
   it('a stopped run the contact resumes by a tap ends again and emits workflow_run.ended again', async () => {
     const { me, connection, writes } = await setUp();
     const gif = await upload(me, 'promo.gif', 'image/gif');

@@ -106,6 +106,11 @@ export interface SendRulesContext {
   findTemplate(name: string, language: string): Promise<TemplateInfo | undefined>;
   /** The plan's signature text (e.g. 'Enviado com Engagement Platform'), or null when the plan has none. */
   platformSignature: string | null;
+  /**
+   * An automation's send (Part B): a text longer than the channel delivers is cut to fit (AUTOMATION_TEXT_LIMITS)
+   * instead of refused, and the signature trims the text to fit instead of being left out.
+   */
+  fitText?: boolean;
 }
 
 export interface StoredMediaAttachment {
@@ -142,6 +147,15 @@ export interface OutboundContent {
   template: { name: string; language: string } | null;
   form: 'text' | 'text_buttons' | 'media' | 'cards' | 'template';
 }
+
+/**
+ * What an automation's texts deliver (Part B): instagram the first 1000 characters of a text or of the text
+ * above buttons; whatsapp 4096 of a text, 1024 above buttons, as a caption or above cards.
+ */
+export const AUTOMATION_TEXT_LIMITS = {
+  instagram: { text: 1000, text_buttons: 1000 },
+  whatsapp: { text: 4096, text_buttons: 1024, caption: 1024, cards: 1024 },
+} as const;
 
 /** The most characters of customer text each channel delivers, per form. */
 export const TEXT_LIMITS = {
@@ -371,10 +385,39 @@ function textForm(body: SchemaSendMessageRequest): TextForm | undefined {
 }
 
 /** The limit of a text form on a channel (the forms steps 1–2 let through). */
-function textLimit(channel: Channel, form: TextForm): number {
-  if (channel === 'instagram')
-    return form === 'text_buttons' ? TEXT_LIMITS.instagram.text_buttons : TEXT_LIMITS.instagram.text;
-  return TEXT_LIMITS.whatsapp[form];
+function textLimit(channel: Channel, form: TextForm, fitted = false): number {
+  const limits = fitted ? AUTOMATION_TEXT_LIMITS : TEXT_LIMITS;
+  if (channel === 'instagram') return form === 'text_buttons' ? limits.instagram.text_buttons : limits.instagram.text;
+  return limits.whatsapp[form];
+}
+
+/** The first `max` characters (code points) of `text`. */
+const cutTo = (text: string, max: number): string =>
+  textLength(text) <= max ? text : [...text].slice(0, max).join('');
+
+/**
+ * An automation's text as the channel delivers it (Part B): cut to the form's limit; a lone text or the text
+ * above buttons ends with the signature when the plan has one, the text trimmed to leave it room (an empty
+ * text goes as the signature alone). Captions and the text above cards are never signed.
+ */
+function fitAutomationText(body: SchemaSendMessageRequest, channel: Channel, signature: string | null) {
+  if (body.template) return body;
+  const text = body.text ?? '';
+  const attachment = body.attachments?.[0];
+  const form: TextForm = attachment
+    ? attachment.type === 'cards'
+      ? 'cards'
+      : 'caption'
+    : (body.buttons?.length ?? 0) > 0
+      ? 'text_buttons'
+      : 'text';
+  const limit = textLimit(channel, form, true);
+  if (signature && !attachment) {
+    if (text === '') return { ...body, text: cutTo(signature, limit) };
+    const room = limit - textLength(`${SIGNATURE_SEPARATOR}${signature}`);
+    if (room > 0) return { ...body, text: `${cutTo(text, room)}${SIGNATURE_SEPARATOR}${signature}` };
+  }
+  return text === '' ? body : { ...body, text: cutTo(text, limit) };
 }
 
 const FORM_WORDS: Record<TextForm, string> = {
@@ -385,10 +428,10 @@ const FORM_WORDS: Record<TextForm, string> = {
 };
 
 /** Step 3. */
-function checkLength(body: SchemaSendMessageRequest, channel: Channel): void {
+function checkLength(body: SchemaSendMessageRequest, channel: Channel, fitted = false): void {
   const form = textForm(body);
   if (!form) return;
-  const limit = textLimit(channel, form);
+  const limit = textLimit(channel, form, fitted);
   if (textLength(body.text!) > limit)
     throw new ApiError(422, 'text_too_long', `${channel} delivers at most ${limit} characters ${FORM_WORDS[form]}.`, {
       channel,
@@ -477,14 +520,16 @@ const readButton = (button: SchemaSendButton): StoredCardButton =>
  * Checks a send against the channel's rules (see the order above) and returns what will be delivered and
  * stored. Throws ApiError (422, or 410 media_expired).
  */
-export async function checkSend(body: SchemaSendMessageRequest, ctx: SendRulesContext): Promise<OutboundContent> {
+export async function checkSend(request: SchemaSendMessageRequest, ctx: SendRulesContext): Promise<OutboundContent> {
   const { channel } = ctx;
+  const body = ctx.fitText ? fitAutomationText(request, channel, ctx.platformSignature) : request;
   checkForm(body);
   checkChannel(body, channel);
-  checkLength(body, channel);
+  checkLength(body, channel, ctx.fitText);
 
   const text = hasText(body.text) ? body.text : null;
-  const signature = ctx.platformSignature;
+  // An automation's text is signed already (fitAutomationText).
+  const signature = ctx.fitText ? null : ctx.platformSignature;
 
   if (body.template) {
     const template = await checkTemplate(ctx, body.template);

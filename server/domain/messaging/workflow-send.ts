@@ -61,6 +61,7 @@ export async function sendFromWorkflow(
       findMedia: (mediaId) => findMediaInfo(tx, deps.clock, accountId, mediaId),
       findTemplate: (name, language) => findTemplate(tx, accountId, connection.id, name, language),
       platformSignature: send.account.platform_signature,
+      fitText: true,
     });
   } catch (error) {
     if (error instanceof ApiError) return refused(error.code, error.message);
