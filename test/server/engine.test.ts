@@ -272,6 +272,36 @@ describe.each(engines)('the automation engine on %s', (engine) => {
     expect(texts).not.toContain('versão 2');
   });
 
+  it('a run follows its version through an unpublish and a later edit of the draft', async () => {
+    const { me, connection, writes } = await setUp();
+    const graphWith = (text: string) => ({
+      nodes: {
+        root: { type: 'root', data: { next: ['ask'] } },
+        ask: { type: 'question', data: { text: 'Pergunta?', answer_type: 'any', answer_field: '', next: ['end'] } },
+        end: { type: 'message', data: { text, next: [null] } },
+      },
+    });
+    const workflowId = await publish(me, connection.id, graphWith('publicada'), {
+      events: ['message'],
+      match: 'equals',
+      keywords: ['começar'],
+    });
+    await writes('começar');
+    await json(await me.call('POST', `/v1/workflows/${workflowId}/unpublish`));
+    await json(
+      await me.call('PATCH', `/v1/workflows/${workflowId}`, {
+        body: { graph: graphWith('rascunho') },
+        headers: { 'If-Match': '"0"' },
+      }),
+    );
+    await writes('minha resposta');
+    const [run] = await runsOf(me, workflowId);
+    expect((await runOf(me, workflowId, run!.id)).status).toBe('completed');
+    const texts = (await messagesOf(me)).filter((m) => m.sender.type === 'workflow').map((m) => m.text);
+    expect(texts).toEqual(expect.arrayContaining(['Pergunta?', 'publicada']));
+    expect(texts).not.toContain('rascunho');
+  });
+
   it('a comment starts a run: the first message is a private reply, a public reply from the list goes under the comment, a second message before the contact answers is refused', async () => {
     const { me, writes } = await setUp('instagram');
     const list = await json<{ id: string }>(

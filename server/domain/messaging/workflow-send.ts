@@ -73,8 +73,12 @@ export async function sendFromWorkflow(
     return refused('messaging_window_closed', 'The contact has not written in the last 24 hours.');
 
   const result = await deps.provider.deliver(tx, { accountId, connection, contact, content }, now);
-  if (result.outcome !== 'accepted' && !(result.outcome === 'outcome_unknown' && result.providerAccepted))
+  if (result.outcome !== 'accepted' && !(result.outcome === 'outcome_unknown' && result.providerAccepted)) {
+    // instagram refusing the private reply to a comment (replies turned off on the post): the run is blocked.
+    if (send.privateReplyTo && result.outcome === 'provider_rejected')
+      return refused('private_reply_refused', 'The channel refused a private reply to this comment.');
     return refused(result.outcome, `The channel answered ${result.outcome}.`);
+  }
   const message = await recordSent(
     tx,
     deps,
