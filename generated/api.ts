@@ -5691,9 +5691,9 @@ export interface components {
      *     | `running` | Running blocks, or in a timed wait (`sleep`, a `start` delay, a `start` waiting for the other automation, an `invoke` attempt). |
      *     | `waiting` | Waiting for the contact: an answer to a `question`, or a tap on `buttons` or `cards` (up to 90 days). Not ended. |
      *     | `completed` | Every branch reached its end. |
-     *     | `stopped` | Stopped before the end: a block's 7th run in one run (loop guard), the automation was deleted, or a message could not go out on a branch (for example after a link click with the 24-hour window closed). A stopped run the contact resumes by replying ends again and emits `workflow_run.ended` again. |
+     *     | `stopped` | Stopped before the end: a block's 7th run in one run (loop guard), the automation was deleted, or a message could not go out on a branch (for example after a link click with the 24-hour window closed). A stopped run the contact resumes (a tap, within 90 days, on the buttons or cards the run sent before it stopped) runs on from that button, ends again and emits `workflow_run.ended` again. |
      *     | `blocked` | The channel did not let the run act, for example instagram refusing private replies on the post. |
-     *     | `failed` | Ended by an error with no retry, such as a send the channel refused for good; the failing step carries `error`. |
+     *     | `failed` | Ended by an error with no retry that is not the branch's doing, such as the contact deleted mid-run; the failing step, when there is one, carries `error`. A send the rules or the channel refuse ends the run `stopped`. |
      *
      *     `completed`, `stopped`, `blocked` and `failed` are ended and emit `workflow_run.ended`. Other values may
      *     appear within /v1; tolerate them.
@@ -5925,7 +5925,8 @@ export interface components {
       status: 'running' | 'waiting' | 'completed' | 'failed';
       /**
        * @description The entry of `data.next` the run followed after this step, from 0 (for `buttons`: the button tapped,
-       *     or 3 right after the send; for `conditional`: 0 true, 1 false; for `invoke`: 0 success, 1 failure).
+       *     or 3 right after the send; for `cards`: card × 3 + button, or 30 right after the send; for
+       *     `conditional`: 0 true, 1 false; for `invoke`: 0 success, 1 failure).
        *     The entry may itself be null (that branch ended there). Null while the step runs or waits, when it
        *     failed, and for a step that belongs to no block.
        */
@@ -5935,8 +5936,19 @@ export interface components {
       /** @description Why the step failed or ended the run; null otherwise. */
       error: {
         /**
-         * @description What went wrong, such as `messaging_window_closed`, `private_reply_already_sent`, `text_too_long`,
-         *     `provider_rejected`, `block_run_limit`, `start_workflow_unpublished`. New codes may appear.
+         * @description What went wrong. New codes may appear. Today:
+         *     - a send the rules or the channel refused: the send's code, as `POST …/messages` would answer it
+         *       (`messaging_window_closed`, `media_not_supported`, `content_not_supported`, `invalid_message`,
+         *       `channel_disconnected`, `contact_blocked`, `provider_rejected`, `provider_unavailable`, …);
+         *     - `private_reply_limit`: a second message of a comment-started run before the contact answered;
+         *       `private_reply_refused`: instagram refused the private reply (the run ends `blocked`);
+         *     - `upload_not_found` (a console upload deleted since publishing), `invalid_media_url` (`media_url`
+         *       did not give an http or https address), `tag_not_found`, `custom_field_not_found`;
+         *     - `loop_limit`: the 7th run of a block in one run (the run ends `stopped`);
+         *     - `start_target_unavailable`: a `start` whose automation is not published on the run's channel;
+         *     - `wait_expired`: a question or buttons waited 90 days (the run ends `completed`);
+         *     - `block_not_available`: `invoke`, `sheets` and `multichannel` do not reach outside the service yet
+         *       (`invoke` and `multichannel` take their failure output, `sheets` ends the run).
          * @example messaging_window_closed
          */
         code: string;
