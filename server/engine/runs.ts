@@ -43,14 +43,14 @@ export const EVENT_STEPS = 100;
 /** What moves a run on. */
 export type Wake =
   | { kind: 'start' }
-  /** A long stretch goes on (at `from` when the run stands at buttons still waiting for a tap). */
-  | { kind: 'continue'; from?: string }
+  | { kind: 'continue' }
   /** A timed wait ended (sleep, start delay): `step` is the waiting step, so a stale job does nothing. */
   | { kind: 'timer'; step: number }
   /** A question or buttons waited 90 days. */
   | { kind: 'expire'; step: number }
   | { kind: 'answer'; text: string; messageId: string }
-  | { kind: 'tap'; output: number }
+  /** A tap on the buttons of message `messageId` (the run's wait, or buttons whose after-send branch runs on). */
+  | { kind: 'tap'; output: number; messageId: string }
   /** A tap on the buttons (step `step` at block `nodeId`) of a run that ended `stopped`: it runs again. */
   | { kind: 'resume'; step: number; nodeId: string; output: number }
   | { kind: 'child' };
@@ -96,6 +96,10 @@ export async function startRun(
     wait_until: input.startAt ? input.startAt.toISOString() : null,
     wait_message_id: null,
     wait_step: null,
+    tap_step: null,
+    tap_node_id: null,
+    tap_message_id: null,
+    tap_until: null,
     visits: {},
     variables: input.trigger.text ? { $input: input.trigger.text } : {},
     trigger_context: input.trigger,
@@ -201,18 +205,19 @@ export async function advanceRun(
     closeRunStep(tx, run.id, waitStep, { status, output, ended_at: now, ...(error ? { error } : {}) });
 
   let from: string | null;
-  let pendingTap: PendingTap | null = null;
+  // Buttons whose after-send branch is what runs now keep waiting for their tap through it.
+  let pendingTap: PendingTap | null =
+    run.tap_step !== null && run.tap_node_id && run.tap_until
+      ? { step: run.tap_step, nodeId: run.tap_node_id, messageId: run.tap_message_id, until: run.tap_until }
+      : null;
   switch (wake.kind) {
     case 'start':
       if (run.status !== 'queued') return;
       from = 'root';
       break;
     case 'continue':
-      // A long stretch goes on; a buttons block whose 4th output it runs keeps its tap wait meanwhile.
-      if (run.status !== 'running' || (run.waiting_for !== null && run.waiting_for !== 'tap')) return;
-      if (run.waiting_for === 'tap' && run.node_id && run.wait_until)
-        pendingTap = { step: waitStep, nodeId: run.node_id, messageId: run.wait_message_id, until: run.wait_until };
-      from = wake.from ?? run.node_id;
+      if (run.waiting_for) return;
+      from = run.node_id;
       break;
     case 'timer':
       if (run.waiting_for !== 'timer' || waitStep !== wake.step) return;
@@ -220,6 +225,17 @@ export async function advanceRun(
       from = nextOf(here, 0);
       break;
     case 'expire':
+      if (pendingTap?.step === wake.step) {
+        // The buttons' 90 days ended while their after-send branch waits for something else: that goes on.
+        await closeRunStep(tx, run.id, wake.step, {
+          status: 'failed',
+          output: null,
+          ended_at: now,
+          error: { code: 'wait_expired', message: 'The contact did not tap within 90 days.' },
+        });
+        await updateRun(tx, run.id, { tap_step: null, tap_node_id: null, tap_message_id: null, tap_until: null });
+        return;
+      }
       if ((run.waiting_for !== 'answer' && run.waiting_for !== 'tap') || waitStep !== wake.step) return;
       await resumeAt(null, 'failed', { code: 'wait_expired', message: 'The contact did not answer within 90 days.' });
       return finish(tx, deps, { ...run, waiting_for: null }, 'completed');
@@ -237,12 +253,21 @@ export async function advanceRun(
       break;
     }
     case 'tap':
-      if (run.waiting_for !== 'tap') return;
-      await resumeAt(wake.output);
-      from = nextOf(here, wake.output);
+      if (run.waiting_for === 'tap' && run.wait_message_id === wake.messageId) {
+        await resumeAt(wake.output);
+        from = nextOf(here, wake.output);
+      } else if (pendingTap && pendingTap.messageId === wake.messageId) {
+        // The tap takes the run off what its after-send branch waits for (a sleep, a question, another run).
+        if (run.waiting_for)
+          await closeRunStep(tx, run.id, waitStep, { status: 'completed', output: null, ended_at: now });
+        await closeRunStep(tx, run.id, pendingTap.step, { status: 'completed', output: wake.output, ended_at: now });
+        from = nextOf(nodes[pendingTap.nodeId], wake.output);
+      } else return;
+      pendingTap = null;
       break;
     case 'resume':
       if (run.status !== 'stopped') return;
+      pendingTap = null;
       await closeRunStep(tx, run.id, wake.step, { status: 'completed', output: wake.output, ended_at: now });
       run = await updateRun(tx, run.id, { status: 'running', ended_at: null, updated_at: now });
       from = nextOf(nodes[wake.nodeId], wake.output);
@@ -375,7 +400,7 @@ async function walk(
       ended_at: at,
     });
   };
-  /** The run moved on: its wait, if any, is the one `changes` names. */
+  /** The run moved on: its wait, if any, is the one `changes` names; the buttons still open, `pendingTap`. */
   const save = (changes: Parameters<typeof updateRun>[2]) =>
     updateRun(tx, run.id, {
       visits,
@@ -386,8 +411,13 @@ async function walk(
       wait_until: null,
       wait_message_id: null,
       wait_step: null,
+      tap_step: pendingTap?.step ?? null,
+      tap_node_id: pendingTap?.nodeId ?? null,
+      tap_message_id: pendingTap?.messageId ?? null,
+      tap_until: pendingTap?.until ?? null,
       ...changes,
     });
+  const noTap = { tap_step: null, tap_node_id: null, tap_message_id: null, tap_until: null };
   const tapWait = (tap: PendingTap) => ({
     node_id: tap.nodeId,
     waiting_for: 'tap' as const,
@@ -400,15 +430,16 @@ async function walk(
   for (let steps = 0; ; steps += 1) {
     if (nodeId === null) {
       if (pendingTap) {
-        run = await save({ status: 'waiting', ...tapWait(pendingTap) });
+        // The branch after the send ended: the run waits for the tap alone.
+        run = await save({ status: 'waiting', ...tapWait(pendingTap), ...noTap });
         return;
       }
       run = await save({});
       return finish(tx, deps, run, 'completed');
     }
     if (steps >= MAX_STEPS_PER_STRETCH) {
-      run = await save({ status: 'running', ...(pendingTap ? tapWait(pendingTap) : { node_id: nodeId }) });
-      return scheduleAdvance(tx, deps, run, { kind: 'continue', from: nodeId }, deps.clock.now());
+      run = await save({ status: 'running', node_id: nodeId });
+      return scheduleAdvance(tx, deps, run, { kind: 'continue' }, deps.clock.now());
     }
     const node = nodes[nodeId];
     const now = deps.clock.now();

@@ -115,11 +115,14 @@ async function onTap(
   buttonId: string | null,
   waiting: Awaited<ReturnType<typeof selectWaitingRuns>>,
 ): Promise<void> {
-  const run = waiting.find((r) => r.waiting_for === 'tap' && r.wait_message_id === tappedMessageId);
+  const run = waiting.find(
+    (r) => (r.waiting_for === 'tap' && r.wait_message_id === tappedMessageId) || r.tap_message_id === tappedMessageId,
+  );
   if (run) {
     const version = await versionOf(tx, run);
-    const output = tapOutput(run.node_id ? (version?.graph.nodes[run.node_id] as Node) : undefined, buttonId);
-    if (output !== null) await advanceRun(tx, deps, run, { kind: 'tap', output });
+    const nodeId = run.tap_message_id === tappedMessageId ? run.tap_node_id : run.node_id;
+    const output = tapOutput(nodeId ? (version?.graph.nodes[nodeId] as Node) : undefined, buttonId);
+    if (output !== null) await advanceRun(tx, deps, run, { kind: 'tap', output, messageId: tappedMessageId });
     return;
   }
   const stopped = await findStoppedRunOfMessage(tx, message.account_id, contact.id, tappedMessageId);

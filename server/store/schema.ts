@@ -458,6 +458,11 @@ export interface WorkflowRunsTable {
   wait_message_id: string | null;
   /** The step the run waits at (its tap, answer or timer closes it). */
   wait_step: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Buttons still waiting for a tap while their after-send branch runs or waits: their step, block, message. */
+  tap_step: ColumnType<number | null, number | null | undefined, number | null>;
+  tap_node_id: ColumnType<string | null, string | null | undefined, string | null>;
+  tap_message_id: ColumnType<string | null, string | null | undefined, string | null>;
+  tap_until: ColumnType<string | null, string | null | undefined, string | null>;
   /** Runs of each block so far (the loop guard). */
   visits: ColumnType<Record<string, number>, string | undefined, string>;
   /** The run's own variables: answers and the fields it wrote. */

@@ -166,7 +166,10 @@ export async function closeRunStep(
     .execute();
 }
 
-/** The contact's runs waiting for something the contact does (an answer, a tap), oldest first, locked. */
+/**
+ * The contact's runs that wait (for an answer, a tap, a sleep's end, another run), oldest first, locked: what a
+ * message of the contact may move on.
+ */
 export async function selectWaitingRuns(
   db: Kysely<DB>,
   accountId: string,
@@ -177,7 +180,7 @@ export async function selectWaitingRuns(
     .selectAll()
     .where('account_id', '=', accountId)
     .where('contact_id', '=', contactId)
-    .where('waiting_for', 'in', ['answer', 'tap'])
+    .where('waiting_for', 'is not', null)
     .where('ended_at', 'is', null)
     .orderBy('created_at')
     .orderBy('id')

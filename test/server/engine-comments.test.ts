@@ -139,6 +139,36 @@ describe.each(engines)('comment-started runs and the window on %s', (engine) => 
     expect(await sent(me)).toHaveLength(2);
   });
 
+  it('a direct message while a comment run sleeps lets its next message go (the contact answered)', async () => {
+    const { me, connection, writes, trigger } = await instagram();
+    const workflowId = await publish(
+      me,
+      connection.id,
+      {
+        nodes: {
+          root: { type: 'root', data: { next: ['dm'] } },
+          dm: say('Te mandei o link', 'nap'),
+          nap: { type: 'sleep', data: { seconds: 600, next: ['again'] } },
+          again: say('Gostou?'),
+        },
+      },
+      { ...trigger, events: ['comment'] },
+      'Conversa',
+      'instagram',
+    );
+    await writes('Quero', { type: 'comment', post: { id: '1790005', type: 'feed' } });
+    await writes('Obrigada!');
+    h.t.clock.advance(600_000);
+    await drain();
+    expect((await onlyRun(me, workflowId)).status).toBe('completed');
+    expect(await sent(me)).toEqual(
+      expect.arrayContaining([
+        ['comment_dm_reply', 'Te mandei o link'],
+        ['message', 'Gostou?'],
+      ]),
+    );
+  });
+
   it('a message after a sleep goes while the window is still open', async () => {
     const { me, connection, writes } = await instagram();
     const workflowId = await publish(

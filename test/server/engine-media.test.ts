@@ -376,6 +376,77 @@ describe.each(engines)('media, cards and resumed runs on %s', (engine) => {
     expect((await sentByWorkflow(me)).filter((m) => m.text === 'Obrigado!')).toHaveLength(1);
   });
 
+  it('a tap while the after-send branch sleeps takes the run to the tapped output; the sleep ends there', async () => {
+    const { me, connection, writes } = await setUp();
+    const shoe = await upload(me, 'tenis.jpg', 'image/jpeg');
+    const card = (title: string) => ({ title, subtitle: 'x', upload_id: shoe.id, buttons: [{ id: title, title }] });
+    const next: Array<string | null> = Array.from({ length: 31 }, () => null);
+    next[3] = 'second';
+    next[30] = 'nap';
+    const graph = {
+      nodes: {
+        root: { type: 'root', data: { next: ['carousel'] } },
+        carousel: { type: 'cards', data: { caption: 'Veja', cards: [card('um'), card('dois')], next } },
+        nap: { type: 'sleep', data: { seconds: 3600, next: ['remind'] } },
+        remind: { type: 'message', data: { text: 'Ainda quer?', next: [null] } },
+        second: { type: 'message', data: { text: 'O segundo', next: [null] } },
+      },
+    };
+    const workflowId = await publish(me, connection.id, graph, ANY);
+    await writes('oi');
+    const [run] = await runsOf(me, workflowId);
+    expect(run!.status).toBe('running'); // asleep, the carousel still waiting for a tap
+    const [carousel] = await sentByWorkflow(me);
+    await tap(carousel!.id, 'dois');
+    const done = await runOf(me, workflowId, run!.id);
+    expect(done.status).toBe('completed');
+    expect(done.steps.map((s) => [s.node_id, s.status, s.output])).toEqual([
+      ['root', 'completed', 0],
+      ['carousel', 'completed', 3],
+      ['nap', 'completed', null],
+      ['second', 'completed', 0],
+    ]);
+    h.t.clock.advance(3600_000);
+    await drain();
+    expect((await sentByWorkflow(me)).map((m) => m.text)).not.toContain('Ainda quer?');
+    expect((await runOf(me, workflowId, run!.id)).steps).toHaveLength(4);
+  });
+
+  it('buttons’ 90 days end while their after-send branch waits on a question, which goes on waiting', async () => {
+    const me = await h.t.account({ validityDays: 365 });
+    const connection = await connect(me);
+    const writes = contactOn(connection.id);
+    const graph = {
+      nodes: {
+        root: { type: 'root', data: { next: ['menu'] } },
+        menu: {
+          type: 'buttons',
+          data: { subtitle: 'Escolha', buttons: [{ id: 'a', title: 'A' }], next: ['chose', null, null, 'nap'] },
+        },
+        nap: { type: 'sleep', data: { seconds: 60, next: ['ask'] } },
+        ask: { type: 'question', data: { text: 'Ou diga', answer_type: 'any', answer_field: '', next: [null] } },
+        chose: { type: 'message', data: { text: 'A!', next: [null] } },
+      },
+    };
+    const workflowId = await publish(me, connection.id, graph, ANY);
+    await writes('oi');
+    const [run] = await runsOf(me, workflowId);
+    h.t.clock.advance(60_000);
+    await drain();
+    h.t.clock.advance(90 * DAY - 60_000);
+    await drain();
+    const read = await runOf(me, workflowId, run!.id);
+    expect(read.status).toBe('waiting');
+    expect(read.steps.map((s) => [s.node_id, s.status, s.error?.code ?? null])).toEqual([
+      ['root', 'completed', null],
+      ['menu', 'failed', 'wait_expired'],
+      ['nap', 'completed', null],
+      ['ask', 'waiting', null],
+    ]);
+    await writes('resposta');
+    expect((await runOf(me, workflowId, run!.id)).status).toBe('completed');
+  });
+
   it('buttons whose 4th output ran on still end their tap wait after 90 days (the wait is the buttons step)', async () => {
     const me = await h.t.account({ validityDays: 365 });
     const connection = await connect(me);
