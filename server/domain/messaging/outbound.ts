@@ -46,6 +46,9 @@ export async function recordOutbound(
   baseUrl: string,
 ): Promise<MessageRow> {
   const accountId = conversation.account_id;
+  // The contact's row first, then the conversation's: the order an inbound message locks them in, so a send
+  // and the contact's message at the same moment wait for each other instead of deadlocking.
+  await updateContact(tx, accountId, conversation.contact_id, { updated_at: at, last_interaction_at: at });
   const row = await insertMessage(tx, {
     id: randomUUID(),
     account_id: accountId,
@@ -81,7 +84,6 @@ export async function recordOutbound(
     // The account wrote: the conversation is in the inbox from now on (also when a template opens it).
     in_inbox: true,
   });
-  await updateContact(tx, accountId, conversation.contact_id, { updated_at: at, last_interaction_at: at });
   await recordEvents(tx, accountId, at, [
     { type: 'message.sent', resource: { type: 'message', id: row.id }, data: messageView(row, baseUrl) },
   ]);
