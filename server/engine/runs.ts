@@ -282,7 +282,7 @@ export async function advanceRun(
   await walk(tx, deps, moving, version, from, pendingTap);
 }
 
-/** buttons whose 4th output runs on: the tap wait the run returns to when that branch ends. */
+/** Buttons or cards whose after-send branch runs on: the tap wait the run returns to when that branch ends. */
 interface PendingTap {
   step: number;
   nodeId: string;
