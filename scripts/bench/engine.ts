@@ -12,7 +12,8 @@
 // Then the restart case: --sleepers N (1000) runs sleep --sleep-seconds S (60); the server is killed (SIGKILL) while
 // they sleep and started again once their waits are over; it prints how long until every run completed (goal
 // of issue 14: within 10 s).
-// Flags: --contacts N (500), --sleepers N (1000), --sleep-seconds S (60), --engine pglite|postgres|both (both).
+// Flags: --contacts N (500), --writers N (8: how many write at once), --sleepers N (1000), --sleep-seconds S (60),
+// --engine pglite|postgres|both (both).
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +37,7 @@ import {
 const self = fileURLToPath(import.meta.url);
 const options = {
   contacts: argInt('contacts', 500),
+  writers: argInt('writers', 8),
   sleepers: argInt('sleepers', 1000),
   sleepSeconds: argInt('sleep-seconds', 60),
   engine: engineOption(),
@@ -249,7 +251,7 @@ async function measure(
       await res.arrayBuffer();
     }
   };
-  await Promise.all(Array.from({ length: 8 }, writer));
+  await Promise.all(Array.from({ length: options.writers }, writer));
   const written = performance.now();
   let last: Status = before;
   for (;;) {
@@ -292,7 +294,7 @@ async function bench(): Promise<void> {
       ),
     );
   console.log(
-    `\nAutomation engine: ${options.contacts} contacts write the keyword (8 at a time); a message and a question each:\n`,
+    `\nAutomation engine: ${options.contacts} contacts write the keyword (${options.writers} at a time); a message and a question each:\n`,
   );
   console.log(table(rows));
 
