@@ -728,6 +728,10 @@ export interface paths {
      *       retry shortly (for example after 2, 4 and 8 seconds).
      *     - Received media is kept up to 90 days (the attachment's `expires_at`); after that, `410 media_expired`.
      *       Media the account uploaded is kept as long as the account exists.
+     *     - A file an automation sent by address (a `media` block's `media_url`) redirects to that address: the
+     *       channel fetched it from there, and this service never stored it.
+     *     - A console upload an automation sent (`upload_id`) is kept by the console: on this sandbox, whose console
+     *       keeps no files, it answers `404 not_found`.
      *     - `503 service_unavailable` when media storage did not answer; retry.
      */
     get: operations['getMediaContent'];
@@ -3962,8 +3966,9 @@ export interface components {
       type: 'image' | 'video' | 'audio' | 'file' | 'sticker';
       /**
        * Format: uuid
-       * @description The media id: the `id` of `POST /v1/media` for a file you sent, or an id the service gave a received file.
-       *     It can be sent again as `media_id` while the media is stored.
+       * @description The media id: the `id` of `POST /v1/media` for a file you sent, an id the service gave a received file,
+       *     the console upload's id for a file an automation sent (`upload_id`), or an id the service gave an address
+       *     an automation sent (`media_url`). It can be sent again as `media_id` while the media is stored.
        */
       media_id: string;
       /**
@@ -3977,7 +3982,10 @@ export interface components {
        * @example image/jpeg
        */
       content_type: string | null;
-      /** @description The size in bytes, when known (null while a received file is being stored). */
+      /**
+       * @description The size in bytes, when known (null while a received file is being stored, and for an address an
+       *     automation sent: the channel fetched it).
+       */
       size: number | null;
       /** @description The file name, when the file has one (documents, mostly); null otherwise. */
       filename: string | null;
@@ -10193,7 +10201,8 @@ export interface operations {
       403: components['responses']['Forbidden'];
       /**
        * @description `not_found`: no such media in the account, a media created with `POST /v1/media` whose file was never
-       *     uploaded, or a received media still being stored (for a few seconds after the message: retry shortly).
+       *     uploaded, a received media still being stored (for a few seconds after the message: retry shortly), or
+       *     a console upload an automation sent (the console keeps its file).
        */
       404: {
         headers: {
