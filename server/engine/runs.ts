@@ -9,7 +9,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { SchemaSendMessageRequest } from '../../generated/api.js';
 import { recordEvents } from '../domain/events/outbox.js';
-import { sendFromWorkflow, type WorkflowSendResult } from '../domain/messaging/workflow-send.js';
+import { sendFromWorkflow, type WorkflowSendMemo, type WorkflowSendResult } from '../domain/messaging/workflow-send.js';
 import { runView } from '../domain/workflows/views.js';
 import type { ClaimedJob, JobContext } from '../jobs/index.js';
 import { findAccount } from '../store/accounts.js';
@@ -115,7 +115,7 @@ export async function startRun(
  */
 export async function startRunNow(tx: Transaction<DB>, deps: EngineDeps, input: StartRun) {
   const run = await startRun(tx, deps, input, { schedule: false });
-  await advanceRun(tx, deps, run, { kind: 'start' });
+  await advanceRun(tx, deps, run, { kind: 'start' }, input.contact);
   return run;
 }
 
@@ -194,6 +194,8 @@ export async function advanceRun(
   deps: EngineDeps,
   run: WorkflowRunRow,
   wake: Wake,
+  /** The run's contact, when the caller read it in this transaction already. */
+  contact?: ContactRow,
 ): Promise<void> {
   const version = await versionOf(tx, run);
   if (!version) return finish(tx, deps, run, 'failed', { code: 'version_not_found', message: 'The version is gone.' });
@@ -279,7 +281,7 @@ export async function advanceRun(
       break;
   }
   const moving = { ...run, waiting_for: null, wait_until: null, wait_message_id: null, wait_step: null };
-  await walk(tx, deps, moving, version, from, pendingTap);
+  await walk(tx, deps, moving, version, from, pendingTap, contact);
 }
 
 /** Buttons or cards whose after-send branch runs on: the tap wait the run returns to when that branch ends. */
@@ -297,9 +299,10 @@ async function blockContext(
   version: WorkflowVersionRow,
   nodeId: string,
   data: Record<string, unknown>,
+  known?: ContactRow,
 ): Promise<BlockContext | undefined> {
   const account = await findAccount(tx, run.account_id);
-  const contact = await findContact(tx, run.account_id, run.contact_id);
+  const contact = known ?? (await findContact(tx, run.account_id, run.contact_id));
   if (!account || !contact) return undefined;
   const now = deps.clock.now();
   const vars = await runVariables(
@@ -336,15 +339,17 @@ async function walk(
   version: WorkflowVersionRow,
   from: string | null,
   pending: PendingTap | null = null,
+  contact?: ContactRow,
 ): Promise<void> {
   let run = start;
-  const base = await blockContext(tx, deps, run, version, from ?? 'root', {});
+  const base = await blockContext(tx, deps, run, version, from ?? 'root', {}, contact);
   if (!base) return finish(tx, deps, run, 'failed', { code: 'contact_not_found', message: 'The contact is gone.' });
   const nodes = version.graph.nodes as Record<string, Node>;
   const visits = { ...run.visits };
   const trigger = { ...run.trigger_context };
   let stepCount = run.step_count;
   let pendingTap = pending;
+  const memo: WorkflowSendMemo = { contact: base.contact };
 
   const send = async (body: SchemaSendMessageRequest): Promise<WorkflowSendResult> => {
     if (trigger.private_reply === 'sent')
@@ -360,6 +365,7 @@ async function walk(
       workflow: base.workflow,
       body,
       privateReplyTo,
+      memo,
     });
     if (result.sent && privateReplyTo) {
       trigger.private_reply = 'sent';
@@ -382,6 +388,7 @@ async function walk(
       workflow: base.workflow,
       body: { text },
       publicReplyTo: commentId,
+      memo,
     });
     stepCount += 1;
     const at = deps.clock.now().toISOString();

@@ -9,9 +9,9 @@ import type { SchemaSendMessageRequest } from '../../../generated/api.js';
 import type { ChannelProvider } from '../../channels/provider.js';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
-import { findConnection, findTemplate } from '../../store/console.js';
-import { findContact } from '../../store/contacts.js';
-import { findConversationOfContact, type MessageRow } from '../../store/messaging.js';
+import { findConnection, findTemplate, type ConnectionRow } from '../../store/console.js';
+import { findContact, type ContactRow } from '../../store/contacts.js';
+import { findConversationOfContact, type ConversationRow, type MessageRow } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
 import { findMediaInfo } from './media.js';
 import { checkSend } from './send-rules.js';
@@ -33,6 +33,17 @@ export interface WorkflowSend {
   privateReplyTo?: string | null;
   /** The comment this send answers publicly, under the post (a reply list's reply). */
   publicReplyTo?: string | null;
+  /**
+   * The rows one run's stretch already read, kept for its next sends (one transaction: the contact, its
+   * conversation and connection do not change under it in ways a send reads).
+   */
+  memo?: WorkflowSendMemo;
+}
+
+export interface WorkflowSendMemo {
+  contact?: ContactRow;
+  conversation?: ConversationRow;
+  connection?: ConnectionRow;
 }
 
 export type WorkflowSendResult = { sent: true; message: MessageRow } | { sent: false; code: string; message: string };
@@ -45,10 +56,11 @@ export async function sendFromWorkflow(
   send: WorkflowSend,
 ): Promise<WorkflowSendResult> {
   const accountId = send.account.id;
-  const contact = await findContact(tx, accountId, send.contactId);
+  const memo = send.memo ?? {};
+  const contact = (memo.contact ??= await findContact(tx, accountId, send.contactId));
   if (!contact) return refused('contact_not_found', 'The contact no longer exists.');
-  const conversation = await findConversationOfContact(tx, accountId, contact.id);
-  const connection = await findConnection(tx, accountId, contact.connection_id);
+  const conversation = (memo.conversation ??= await findConversationOfContact(tx, accountId, contact.id));
+  const connection = (memo.connection ??= await findConnection(tx, accountId, contact.connection_id));
   if (!conversation || !connection) return refused('contact_not_found', 'The contact has no conversation.');
   if (connection.status !== 'connected')
     return refused('channel_disconnected', `The ${connection.channel} connection is disconnected.`);
