@@ -163,22 +163,48 @@ export async function versionOf(tx: Transaction<DB>, run: WorkflowRunRow): Promi
 
 type Node = { type?: unknown; data?: Record<string, unknown> };
 
-const messageReaders = new Map<string, boolean>();
-/** Whether a version's texts read the conversation or the last messages (one query a stretch saves otherwise). */
-function readsMessages(version: WorkflowVersionRow): boolean {
-  let reads = messageReaders.get(version.id);
-  if (reads === undefined) {
-    const text = JSON.stringify(version.graph);
-    reads =
-      text.includes('{conversation.') ||
-      text.includes('{message.last_') ||
-      text.includes('field_name":"message.last_') ||
-      text.includes('field_name":"conversation.');
-    if (messageReaders.size >= 500) messageReaders.delete(messageReaders.keys().next().value!);
-    messageReaders.set(version.id, reads);
+const readers = new Map<string, GraphReads>();
+/**
+ * What a version's blocks read beyond the contact's own fields, so a stretch skips the queries it does not
+ * need: the recent messages (`conversation.*`, `message.last_*`), the tags (`contact.tags`; tag conditions
+ * and tags blocks read them when they run), the custom fields (a `{key}` that is no built-in variable, a
+ * conditional, math or data block).
+ */
+function graphReads(version: WorkflowVersionRow): GraphReads {
+  let reads = readers.get(version.id);
+  if (!reads) {
+    const texts: string[] = [];
+    const types = new Set<string>();
+    const collect = (value: unknown): void => {
+      if (typeof value === 'string') texts.push(value);
+      else if (Array.isArray(value)) value.forEach(collect);
+      else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+    };
+    for (const node of Object.values(version.graph.nodes as Record<string, Node>)) {
+      if (typeof node?.type === 'string') types.add(node.type);
+      collect(node?.data);
+    }
+    const names = texts.flatMap((text) => [...text.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!));
+    const all = texts.join('\n');
+    reads = {
+      messages: all.includes('conversation.') || all.includes('message.last_'),
+      tags: all.includes('contact.tags'),
+      fields:
+        ['conditional', 'math', 'data'].some((type) => types.has(type)) ||
+        names.some((name) => !BUILT_IN_PREFIX.test(name)) ||
+        Boolean(version.trigger.replies_list_id), // the list's replies may name fields
+    };
+    if (readers.size >= 500) readers.delete(readers.keys().next().value!);
+    readers.set(version.id, reads);
   }
   return reads;
 }
+interface GraphReads {
+  messages: boolean;
+  tags: boolean;
+  fields: boolean;
+}
+const BUILT_IN_PREFIX = /^(contact|message|conversation|system|account|secret)\./;
 const nextOf = (node: Node | undefined, output: number): string | null => {
   const next = node?.data?.next;
   const target = Array.isArray(next) ? next[output] : undefined;
@@ -305,15 +331,7 @@ async function blockContext(
   const contact = known ?? (await findContact(tx, run.account_id, run.contact_id));
   if (!account || !contact) return undefined;
   const now = deps.clock.now();
-  const vars = await runVariables(
-    tx,
-    account,
-    contact,
-    run.trigger_context,
-    run.variables,
-    now,
-    readsMessages(version),
-  );
+  const vars = await runVariables(tx, account, contact, run.trigger_context, run.variables, now, graphReads(version));
   const workflow = { id: run.workflow_id, title: version.title };
   return {
     tx,

@@ -19,18 +19,23 @@ export async function runVariables(
   trigger: RunTriggerContext,
   own: Record<string, string | null>,
   now: Date,
-  /** Whether the graph reads `conversation.*` or `message.last_*` (else the messages are not read). */
-  readsMessages = true,
+  /** What the graph reads (else those rows are not read): the recent messages, `contact.tags`, custom fields. */
+  reads: { messages: boolean; tags: boolean; fields: boolean } = { messages: true, tags: true, fields: true },
 ): Promise<RunVariables> {
   let tags: string[] | undefined;
   const loadTags = async () =>
     (tags ??= ((await tagsOfContacts(db, account.id, [contact.id])).get(contact.id) ?? []).map((t) => t.name));
-  await loadTags();
+  if (reads.tags) await loadTags();
   const fields = new Map<string, string | null>(
-    ((await valuesOfContacts(db, account.id, [contact.id])).get(contact.id) ?? []).map((v) => [v.name, text(v.value)]),
+    reads.fields
+      ? ((await valuesOfContacts(db, account.id, [contact.id])).get(contact.id) ?? []).map((v) => [
+          v.name,
+          text(v.value),
+        ])
+      : [],
   );
   const since = new Date(now.getTime() - 86_400_000).toISOString();
-  const messages = readsMessages ? await selectRecentMessagesOfContact(db, account.id, contact.id, since) : [];
+  const messages = reads.messages ? await selectRecentMessagesOfContact(db, account.id, contact.id, since) : [];
   const last = [...messages].reverse();
   const lastContact = last.find((m) => m.direction === 'inbound');
   const alias =

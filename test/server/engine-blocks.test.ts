@@ -98,6 +98,31 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
     expect(await sentTexts(me)).toEqual(expect.arrayContaining(['antes: algo', 'depois: null']));
   });
 
+  it('a graph of plain messages still reads a field by its key and contact.tags (written by the API before)', async () => {
+    const { me, connection, writes } = await setUp();
+    const created = await json<{ id: string }>(
+      await admin('POST', `/accounts/${me.accountId}/custom-fields`, { label: 'cidade', type: 'text' }),
+      201,
+    );
+    const tag = await json<{ id: string }>(await me.call('POST', '/v1/tags', { body: { name: 'VIP' } }), 201);
+    const { contact } = await writes('primeira mensagem');
+    await json(
+      await me.call('PATCH', `/v1/contacts/${contact.id}/custom-fields`, {
+        body: { custom_fields: [{ field_id: created.id, value: 'Recife' }] },
+      }),
+    );
+    await json(await me.call('PUT', `/v1/contacts/${contact.id}/tags/${tag.id}`));
+    const workflowId = await publish(
+      me,
+      connection.id,
+      chain([say('m1', 'Cidade: {cidade}'), say('m2', 'Tags: {contact.tags}')]),
+      keyword('equals', 'ver'),
+    );
+    await writes('ver');
+    expect((await runsOf(me, workflowId))[0]!.status).toBe('completed');
+    expect(await sentTexts(me)).toEqual(expect.arrayContaining(['Cidade: Recife', 'Tags: VIP']));
+  });
+
   it('math adds a field and a constant as a plain number, division by zero gives 0, and later blocks see it', async () => {
     const { me, connection, writes } = await setUp();
     await field(me, 'pontos');
