@@ -267,6 +267,14 @@ function quoteIdent(name: string): string {
 }
 
 /** Whether the database answers (readiness). */
+/**
+ * Runs `work` in a transaction: the caller's when `db` already is one (an automation's stretch calling a
+ * domain operation the API also calls on its own), else a new one.
+ */
+export function inTransaction<T>(db: Kysely<DB>, work: (tx: Kysely<DB>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
+}
+
 export async function ping(database: Database): Promise<void> {
   await sql`select 1`.execute(database.db);
 }

@@ -202,21 +202,6 @@ export async function nextVersionNumber(db: Kysely<DB>, accountId: string, workf
   return Number(row?.last ?? 0) + 1;
 }
 
-export async function findWorkflowVersion(
-  db: Kysely<DB>,
-  accountId: string,
-  workflowId: string,
-  versionId: string,
-): Promise<WorkflowVersionRow | undefined> {
-  return db
-    .selectFrom('workflow_versions')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('workflow_id', '=', workflowId)
-    .where('id', '=', versionId)
-    .executeTakeFirst();
-}
-
 /** GET …/versions: newest first (by number). */
 export async function selectWorkflowVersionsPage(
   db: Kysely<DB>,
@@ -319,18 +304,23 @@ export async function findActiveWorkflowAccount(db: Kysely<DB>, workflowId: stri
   return row?.account_id;
 }
 
-/** A version by id (runs follow the version they started with, trashed automations' included). */
+/**
+ * A version by id, of the automation `workflowId` when given (runs follow the version they started with,
+ * trashed automations' included).
+ */
 export async function findVersionById(
   db: Kysely<DB>,
   accountId: string,
   versionId: string,
+  workflowId?: string,
 ): Promise<WorkflowVersionRow | undefined> {
-  return db
+  let query = db
     .selectFrom('workflow_versions')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('id', '=', versionId)
-    .executeTakeFirst();
+    .where('id', '=', versionId);
+  if (workflowId !== undefined) query = query.where('workflow_id', '=', workflowId);
+  return query.executeTakeFirst();
 }
 
 export interface LiveTrigger {

@@ -19,6 +19,7 @@ import {
   type ContactRow,
 } from '../../store/contacts.js';
 import { findCustomFieldsByIds } from '../../store/contacts.js';
+import { inTransaction } from '../../store/database.js';
 import type { DB } from '../../store/schema.js';
 import { findActiveTag } from '../../store/tags.js';
 import { notFound } from '../../errors.js';
@@ -74,7 +75,10 @@ async function ownValues(db: Kysely<DB>, accountId: string, contactId: string): 
   };
 }
 
-/** PUT /v1/contacts/{contactId}/tags/{tagId}: puts the tag on; a contact that has it changes nothing. */
+/**
+ * PUT /v1/contacts/{contactId}/tags/{tagId}: puts the tag on; a contact that has it changes nothing. These four
+ * run in the caller's transaction when given one (an automation's stretch), else in their own.
+ */
 export async function putTag(
   db: Kysely<DB>,
   clock: Clock,
@@ -83,33 +87,23 @@ export async function putTag(
   tagId: string,
   actor: ContactActor,
 ): Promise<ContactTags> {
-  return db.transaction().execute((tx) => putTagIn(tx, clock, accountId, contactId, tagId, actor));
-}
-
-/** putTag, inside the caller's transaction (an automation's stretch). */
-export async function putTagIn(
-  tx: Kysely<DB>,
-  clock: Clock,
-  accountId: string,
-  contactId: string,
-  tagId: string,
-  actor: ContactActor,
-): Promise<ContactTags> {
-  const contact = await lockContact(tx, accountId, contactId);
-  const tag = await findActiveTag(tx, accountId, tagId);
-  if (!tag) throw tagNotFound();
-  const now = clock.now().toISOString();
-  const added = await addContactTags(tx, accountId, contactId, [tagId], now);
-  if (added.length > 0) {
-    await recordHistory(tx, [
-      historyEntry(accountId, contactId, 'tag.added', actor, { tag_id: tag.id, tag_name: tag.name }, now),
-    ]);
-    const [view] = await contactViews(tx, accountId, [contact]);
-    await recordEvents(tx, accountId, now, [
-      contactEvent('contact.tagged', view!, { contact: view, tags: [tagSummary(tag)] }),
-    ]);
-  }
-  return ownTags(tx, accountId, contactId);
+  return inTransaction(db, async (tx) => {
+    const contact = await lockContact(tx, accountId, contactId);
+    const tag = await findActiveTag(tx, accountId, tagId);
+    if (!tag) throw tagNotFound();
+    const now = clock.now().toISOString();
+    const added = await addContactTags(tx, accountId, contactId, [tagId], now);
+    if (added.length > 0) {
+      await recordHistory(tx, [
+        historyEntry(accountId, contactId, 'tag.added', actor, { tag_id: tag.id, tag_name: tag.name }, now),
+      ]);
+      const [view] = await contactViews(tx, accountId, [contact]);
+      await recordEvents(tx, accountId, now, [
+        contactEvent('contact.tagged', view!, { contact: view, tags: [tagSummary(tag)] }),
+      ]);
+    }
+    return ownTags(tx, accountId, contactId);
+  });
 }
 
 /** DELETE /v1/contacts/{contactId}/tags/{tagId}: takes the tag off every contact of the person. */
@@ -121,47 +115,37 @@ export async function removeTag(
   tagId: string,
   actor: ContactActor,
 ): Promise<ContactTags> {
-  return db.transaction().execute((tx) => removeTagIn(tx, clock, accountId, contactId, tagId, actor));
-}
-
-/** removeTag, inside the caller's transaction (an automation's stretch). */
-export async function removeTagIn(
-  tx: Kysely<DB>,
-  clock: Clock,
-  accountId: string,
-  contactId: string,
-  tagId: string,
-  actor: ContactActor,
-): Promise<ContactTags> {
-  const person = await lockPerson(tx, accountId, contactId);
-  const tag = await findActiveTag(tx, accountId, tagId);
-  if (!tag) throw tagNotFound();
-  const removedFrom = new Set(
-    await removeContactTag(
-      tx,
-      accountId,
-      person.map((c) => c.id),
-      tagId,
-    ),
-  );
-  const changed = person.filter((c) => removedFrom.has(c.id));
-  if (changed.length > 0) {
-    const now = clock.now().toISOString();
-    await recordHistory(
-      tx,
-      changed.map((c) =>
-        historyEntry(accountId, c.id, 'tag.removed', actor, { tag_id: tag.id, tag_name: tag.name }, now),
+  return inTransaction(db, async (tx) => {
+    const person = await lockPerson(tx, accountId, contactId);
+    const tag = await findActiveTag(tx, accountId, tagId);
+    if (!tag) throw tagNotFound();
+    const removedFrom = new Set(
+      await removeContactTag(
+        tx,
+        accountId,
+        person.map((c) => c.id),
+        tagId,
       ),
     );
-    const views = await contactViews(tx, accountId, changed);
-    await recordEvents(
-      tx,
-      accountId,
-      now,
-      views.map((view) => contactEvent('contact.untagged', view, { contact: view, tags: [tagSummary(tag)] })),
-    );
-  }
-  return ownTags(tx, accountId, contactId);
+    const changed = person.filter((c) => removedFrom.has(c.id));
+    if (changed.length > 0) {
+      const now = clock.now().toISOString();
+      await recordHistory(
+        tx,
+        changed.map((c) =>
+          historyEntry(accountId, c.id, 'tag.removed', actor, { tag_id: tag.id, tag_name: tag.name }, now),
+        ),
+      );
+      const views = await contactViews(tx, accountId, changed);
+      await recordEvents(
+        tx,
+        accountId,
+        now,
+        views.map((view) => contactEvent('contact.untagged', view, { contact: view, tags: [tagSummary(tag)] })),
+      );
+    }
+    return ownTags(tx, accountId, contactId);
+  });
 }
 
 /** PATCH /v1/contacts/{contactId}/custom-fields: sets the values given; one refused value writes none. */
@@ -173,42 +157,32 @@ export async function setValues(
   entries: readonly ValueInput[],
   actor: ContactActor,
 ): Promise<ContactValues> {
-  return db.transaction().execute((tx) => setValuesIn(tx, clock, accountId, contactId, entries, actor));
-}
-
-/** setValues, inside the caller's transaction (an automation's stretch). */
-export async function setValuesIn(
-  tx: Kysely<DB>,
-  clock: Clock,
-  accountId: string,
-  contactId: string,
-  entries: readonly ValueInput[],
-  actor: ContactActor,
-): Promise<ContactValues> {
-  const contact = await lockContact(tx, accountId, contactId);
-  const values = await checkValues(tx, accountId, entries);
-  const now = clock.now().toISOString();
-  const changed = await writeValues(tx, accountId, contactId, values, now);
-  if (changed.length > 0) {
-    await recordHistory(
-      tx,
-      changed.map((v) =>
-        historyEntry(
-          accountId,
-          contactId,
-          'custom_field.set',
-          actor,
-          { field_id: v.field_id, name: v.name, value: v.value },
-          now,
+  return inTransaction(db, async (tx) => {
+    const contact = await lockContact(tx, accountId, contactId);
+    const values = await checkValues(tx, accountId, entries);
+    const now = clock.now().toISOString();
+    const changed = await writeValues(tx, accountId, contactId, values, now);
+    if (changed.length > 0) {
+      await recordHistory(
+        tx,
+        changed.map((v) =>
+          historyEntry(
+            accountId,
+            contactId,
+            'custom_field.set',
+            actor,
+            { field_id: v.field_id, name: v.name, value: v.value },
+            now,
+          ),
         ),
-      ),
-    );
-    const [view] = await contactViews(tx, accountId, [contact]);
-    await recordEvents(tx, accountId, now, [
-      contactEvent('contact.custom_fields_updated', view!, { contact: view, custom_fields: changed }),
-    ]);
-  }
-  return ownValues(tx, accountId, contactId);
+      );
+      const [view] = await contactViews(tx, accountId, [contact]);
+      await recordEvents(tx, accountId, now, [
+        contactEvent('contact.custom_fields_updated', view!, { contact: view, custom_fields: changed }),
+      ]);
+    }
+    return ownValues(tx, accountId, contactId);
+  });
 }
 
 /** DELETE /v1/contacts/{contactId}/custom-fields/{fieldId}: clears the value on every contact of the person. */
@@ -220,48 +194,38 @@ export async function clearValue(
   fieldId: string,
   actor: ContactActor,
 ): Promise<ContactValues> {
-  return db.transaction().execute((tx) => clearValueIn(tx, clock, accountId, contactId, fieldId, actor));
-}
-
-/** clearValue, inside the caller's transaction (an automation's stretch). */
-export async function clearValueIn(
-  tx: Kysely<DB>,
-  clock: Clock,
-  accountId: string,
-  contactId: string,
-  fieldId: string,
-  actor: ContactActor,
-): Promise<ContactValues> {
-  const person = await lockPerson(tx, accountId, contactId);
-  const [field] = await findCustomFieldsByIds(tx, accountId, [fieldId]);
-  if (!field) throw fieldNotFound();
-  const clearedOn = new Set(
-    await clearFieldValue(
-      tx,
-      accountId,
-      person.map((c) => c.id),
-      fieldId,
-    ),
-  );
-  const changed = person.filter((c) => clearedOn.has(c.id));
-  if (changed.length > 0) {
-    const now = clock.now().toISOString();
-    await recordHistory(
-      tx,
-      changed.map((c) =>
-        historyEntry(accountId, c.id, 'custom_field.cleared', actor, { field_id: field.id, name: field.name }, now),
+  return inTransaction(db, async (tx) => {
+    const person = await lockPerson(tx, accountId, contactId);
+    const [field] = await findCustomFieldsByIds(tx, accountId, [fieldId]);
+    if (!field) throw fieldNotFound();
+    const clearedOn = new Set(
+      await clearFieldValue(
+        tx,
+        accountId,
+        person.map((c) => c.id),
+        fieldId,
       ),
     );
-    const cleared = { field_id: field.id, name: field.name, type: field.type, value: null };
-    const views = await contactViews(tx, accountId, changed);
-    await recordEvents(
-      tx,
-      accountId,
-      now,
-      views.map((view) =>
-        contactEvent('contact.custom_fields_updated', view, { contact: view, custom_fields: [cleared] }),
-      ),
-    );
-  }
-  return ownValues(tx, accountId, contactId);
+    const changed = person.filter((c) => clearedOn.has(c.id));
+    if (changed.length > 0) {
+      const now = clock.now().toISOString();
+      await recordHistory(
+        tx,
+        changed.map((c) =>
+          historyEntry(accountId, c.id, 'custom_field.cleared', actor, { field_id: field.id, name: field.name }, now),
+        ),
+      );
+      const cleared = { field_id: field.id, name: field.name, type: field.type, value: null };
+      const views = await contactViews(tx, accountId, changed);
+      await recordEvents(
+        tx,
+        accountId,
+        now,
+        views.map((view) =>
+          contactEvent('contact.custom_fields_updated', view, { contact: view, custom_fields: [cleared] }),
+        ),
+      );
+    }
+    return ownValues(tx, accountId, contactId);
+  });
 }

@@ -10,7 +10,7 @@ import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
 import {
   findActiveWorkflow,
-  findWorkflowVersion,
+  findVersionById,
   insertWorkflowVersion,
   nextVersionNumber,
   selectWorkflowVersionsPage,
@@ -177,7 +177,7 @@ export async function getWorkflowVersion(
   versionId: string,
 ): Promise<WorkflowVersionRow> {
   await getWorkflow(db, accountId, workflowId);
-  const version = await findWorkflowVersion(db, accountId, workflowId, versionId);
+  const version = await findVersionById(db, accountId, versionId, workflowId);
   if (!version) throw notFound('No such version.');
   return version;
 }

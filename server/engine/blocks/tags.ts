@@ -1,7 +1,7 @@
 // tags (Part B): adds or removes tags by name. Names are compared exactly: on `add`, another spelling of an
 // existing tag renames the account's tag to the block's spelling (Part B says so) and puts it on; on `remove`,
 // another spelling removes nothing. A tag the account no longer has is skipped. 1 output.
-import { putTagIn, removeTagIn } from '../../domain/contacts/holdings.js';
+import { putTag, removeTag } from '../../domain/contacts/holdings.js';
 import { workflowActor } from '../../domain/contacts/history.js';
 import { tagNameKey } from '../../domain/tags/tags.js';
 import { findActiveTagByNameKey, updateTagName } from '../../store/tags.js';
@@ -19,12 +19,12 @@ export const tags: BlockExecutor = async (ctx) => {
       continue;
     }
     if (ctx.data.operation === 'remove') {
-      if (tag.name === name) await removeTagIn(ctx.tx, ctx.deps.clock, accountId, ctx.contact.id, tag.id, actor);
+      if (tag.name === name) await removeTag(ctx.tx, ctx.deps.clock, accountId, ctx.contact.id, tag.id, actor);
       continue;
     }
     if (tag.name !== name)
       await updateTagName(ctx.tx, accountId, tag.id, { name, name_key: tag.name_key }, ctx.now.toISOString());
-    await putTagIn(ctx.tx, ctx.deps.clock, accountId, ctx.contact.id, tag.id, actor);
+    await putTag(ctx.tx, ctx.deps.clock, accountId, ctx.contact.id, tag.id, actor);
   }
   await ctx.vars.tagsChanged();
   if (missing.length > 0)
