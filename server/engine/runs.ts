@@ -10,6 +10,7 @@ import type { Transaction } from 'kysely';
 import type { SchemaSendMessageRequest } from '../../generated/api.js';
 import { recordEvents } from '../domain/events/outbox.js';
 import { sendFromWorkflow, type WorkflowSendMemo, type WorkflowSendResult } from '../domain/messaging/workflow-send.js';
+import { MAX_RUN_STEPS } from '../domain/workflows/runs.js';
 import { runView } from '../domain/workflows/views.js';
 import type { ClaimedJob, JobContext } from '../jobs/index.js';
 import { findAccount } from '../store/accounts.js';
@@ -37,8 +38,6 @@ import { runVariables } from './variables.js';
 export const ADVANCE_RUN_JOB = 'workflow.advance';
 /** Blocks one transaction runs before a job continues the run. */
 export const MAX_STEPS_PER_STRETCH = 50;
-/** Steps a run's answer and its workflow_run.ended event show (the most recent). */
-export const EVENT_STEPS = 100;
 
 /** What moves a run on. */
 export type Wake =
@@ -593,7 +592,7 @@ export async function finish(
     waiting_for: null,
     wait_until: null,
   });
-  const { steps, truncated } = await selectRecentRunSteps(tx, run.account_id, run.id, EVENT_STEPS);
+  const { steps, truncated } = await selectRecentRunSteps(tx, run.account_id, run.id, MAX_RUN_STEPS);
   await recordEvents(tx, run.account_id, now, [
     {
       type: 'workflow_run.ended',

@@ -19,6 +19,8 @@ export interface Run {
   id: string;
   status: string;
   source: string;
+  created_at: string;
+  steps_truncated?: boolean;
   steps: Array<{
     node_id: string | null;
     type: string;
