@@ -206,6 +206,9 @@ export const MEDIA_RULES: Record<Channel, Record<MediaType, MediaRule>> = {
   },
 };
 
+/** A reply button's id: 1 to 64 letters, digits, `_` and `-` (the request schema says the same to API sends). */
+export const REPLY_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
 /** Characters as the rules count them: Unicode code points. */
 export const textLength = (text: string): number => [...text].length;
 
@@ -392,7 +395,7 @@ function textLimit(channel: Channel, form: TextForm, fitted = false): number {
 }
 
 /** The first `max` characters (code points) of `text`. */
-const cutTo = (text: string, max: number): string =>
+export const cutTo = (text: string, max: number): string =>
   textLength(text) <= max ? text : [...text].slice(0, max).join('');
 
 /**

@@ -3,6 +3,7 @@
 // the block's button id when it fits the send rules (metrics count by it), else `button_<i>`, so a tap maps
 // back to its position.
 import type { SchemaSendButton, SchemaSendMessageRequest } from '../../../generated/api.js';
+import { REPLY_ID } from '../../domain/messaging/send-rules.js';
 import { substitute, type VariableLookup } from '../evaluate/variables.js';
 import { CONTACT_WAIT_MS, type BlockExecutor } from '../context.js';
 import { sendOutcome } from './send-outcome.js';
@@ -14,11 +15,9 @@ export interface BlockButton {
   whatsapp_connection_id?: string;
 }
 
-const SEND_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
 /** The id a reply button is sent with: the block's own when the channel takes it. */
 export const sentButtonId = (button: BlockButton, index: number): string =>
-  button.id && SEND_ID.test(button.id) ? button.id : `button_${index}`;
+  button.id && REPLY_ID.test(button.id) ? button.id : `button_${index}`;
 
 /** A block's button as sent: a link button, or a reply button carrying `id` (whatsapp number links reply). */
 export const sendButton = (button: BlockButton, id: string, lookup: VariableLookup): SchemaSendButton =>

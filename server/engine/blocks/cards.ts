@@ -6,6 +6,7 @@
 // messaging rules': a refusal fails the step and stops the run.
 import type { SchemaSendCard } from '../../../generated/api.js';
 import { mediaOfUpload } from '../../domain/messaging/media.js';
+import { cutTo, REPLY_ID } from '../../domain/messaging/send-rules.js';
 import { substitute } from '../evaluate/variables.js';
 import { CONTACT_WAIT_MS, type BlockExecutor, type BlockResult } from '../context.js';
 import { sendButton, type BlockButton } from './buttons.js';
@@ -23,7 +24,6 @@ interface BlockCard {
 const SLOTS = 3;
 const AFTER_SEND = 30;
 const CARD_TEXT = 80;
-const SEND_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 const cardsOf = (data: Record<string, unknown>): BlockCard[] =>
   Array.isArray(data.cards) ? (data.cards as BlockCard[]) : [];
@@ -38,7 +38,7 @@ function sentIds(cards: BlockCard[]): Map<number, string> {
   const ids = new Map<number, string>();
   cards.forEach((card, c) =>
     buttonsOf(card).forEach((b, i) => {
-      const unique = b.id && SEND_ID.test(b.id) && own.filter((id) => id === b.id).length === 1;
+      const unique = b.id && REPLY_ID.test(b.id) && own.filter((id) => id === b.id).length === 1;
       ids.set(c * SLOTS + i, unique ? b.id! : `card_${c}_button_${i}`);
     }),
   );
@@ -53,7 +53,7 @@ export function tappedCardOutput(data: Record<string, unknown>, id: string | nul
   return null;
 }
 
-const cut = (text: string) => [...text].slice(0, CARD_TEXT).join('');
+const cut = (text: string) => cutTo(text, CARD_TEXT);
 
 export const cards: BlockExecutor = async (ctx) => {
   const list = cardsOf(ctx.data);

@@ -9,15 +9,7 @@ import { sendOutcome } from './send-outcome.js';
 const fail = (code: string, message: string): BlockResult => ({ failed: { code, message }, end: 'stopped' });
 
 /** An absolute http or https address (the channel fetches it). */
-function isWebAddress(text: string): boolean {
-  if (!/^https?:\/\//i.test(text)) return false;
-  try {
-    new URL(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const isWebAddress = (text: string): boolean => /^https?:\/\//i.test(text) && URL.canParse(text);
 
 export const uploadNotFound = (uploadId: string) =>
   fail('upload_not_found', `The account has no console upload ${uploadId} (deleted after publishing?).`);
