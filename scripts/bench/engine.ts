@@ -163,8 +163,8 @@ async function work(): Promise<void> {
   process.send!({ ready: true });
 }
 
-/** `count` sandbox contacts write the keyword through the admin API, 8 at a time. */
-async function writeKeyword(ready: Ready, count: number): Promise<void> {
+/** `count` sandbox contacts write the keyword through the admin API, `writers` at a time. */
+async function writeKeyword(ready: Ready, count: number, writers = 8): Promise<void> {
   const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
   let next = 0;
   const writer = async () => {
@@ -181,7 +181,7 @@ async function writeKeyword(ready: Ready, count: number): Promise<void> {
       await res.arrayBuffer();
     }
   };
-  await Promise.all(Array.from({ length: 8 }, writer));
+  await Promise.all(Array.from({ length: writers }, writer));
 }
 
 const pause = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
@@ -234,24 +234,8 @@ async function measure(
   const status = (latencies = false) =>
     request<Status>(processes.server, { accountId: ready.accountId, workflowId: ready.workflowId, latencies });
   const before = await status();
-  const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
-  let next = 0;
   const t0 = performance.now();
-  const writer = async () => {
-    for (let i = next++; i < options.contacts; i = next++) {
-      const res = await fetch(`${ready.url}/admin/v1/sandbox/connections/${ready.connectionId}/inbound`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          from: { phone: `+55119${String(10_000_000 + i)}`, name: `Cliente ${i}` },
-          text: 'Quero a promo',
-        }),
-      });
-      if (res.status !== 201) throw new Error(`${res.status}: ${await res.text()}`);
-      await res.arrayBuffer();
-    }
-  };
-  await Promise.all(Array.from({ length: options.writers }, writer));
+  await writeKeyword(ready, options.contacts, options.writers);
   const written = performance.now();
   let last: Status = before;
   for (;;) {

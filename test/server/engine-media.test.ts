@@ -55,6 +55,15 @@ describe.each(engines)('media, cards and resumed runs on %s', (engine) => {
     nodes: { root: { type: 'root', data: { next: ['send'] } }, send: node },
   });
 
+  /** Two cards `um` and `dois` with one reply button each (id = title); outputs null but 3 (`dois`) → `second`. */
+  async function twoCards(me: TestCaller) {
+    const shoe = await upload(me, 'tenis.jpg', 'image/jpeg');
+    const card = (title: string) => ({ title, subtitle: 'x', upload_id: shoe.id, buttons: [{ id: title, title }] });
+    const next: Array<string | null> = Array.from({ length: 31 }, () => null);
+    next[3] = 'second';
+    return { card, next };
+  }
+
   it('media sends a console upload: the attachment reads back with the upload as media, the run completes', async () => {
     const { me, connection, writes } = await setUp();
     const file = await upload(me, 'catalogo.pdf', 'application/pdf', 300_000);
@@ -232,10 +241,7 @@ describe.each(engines)('media, cards and resumed runs on %s', (engine) => {
 
   it('cards: the 31st output runs right after the send while the tap wait stays open; a whatsapp carousel of one card is refused', async () => {
     const { me, connection, writes } = await setUp();
-    const shoe = await upload(me, 'tenis.jpg', 'image/jpeg');
-    const card = (title: string) => ({ title, subtitle: 'x', upload_id: shoe.id, buttons: [{ id: title, title }] });
-    const next: Array<string | null> = Array.from({ length: 31 }, () => null);
-    next[3] = 'second';
+    const { card, next } = await twoCards(me);
     next[30] = 'right_after';
     const graph = {
       nodes: {
@@ -378,10 +384,7 @@ describe.each(engines)('media, cards and resumed runs on %s', (engine) => {
 
   it('a tap while the after-send branch sleeps takes the run to the tapped output; the sleep ends there', async () => {
     const { me, connection, writes } = await setUp();
-    const shoe = await upload(me, 'tenis.jpg', 'image/jpeg');
-    const card = (title: string) => ({ title, subtitle: 'x', upload_id: shoe.id, buttons: [{ id: title, title }] });
-    const next: Array<string | null> = Array.from({ length: 31 }, () => null);
-    next[3] = 'second';
+    const { card, next } = await twoCards(me);
     next[30] = 'nap';
     const graph = {
       nodes: {

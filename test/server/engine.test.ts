@@ -244,15 +244,17 @@ describe.each(engines)('the automation engine on %s', (engine) => {
     expect(stopped.steps.at(-1)).toMatchObject({ status: 'failed', error: { code: 'loop_limit' } });
   });
 
+  /** A question, then a message of `text`: a run waits on the question while the automation changes. */
+  const graphWith = (text: string) => ({
+    nodes: {
+      root: { type: 'root', data: { next: ['ask'] } },
+      ask: { type: 'question', data: { text: 'Pergunta?', answer_type: 'any', answer_field: '', next: ['end'] } },
+      end: { type: 'message', data: { text, next: [null] } },
+    },
+  });
+
   it('a run follows the version it started with, through a new publish', async () => {
     const { me, connection, writes } = await setUp();
-    const graphWith = (text: string) => ({
-      nodes: {
-        root: { type: 'root', data: { next: ['ask'] } },
-        ask: { type: 'question', data: { text: 'Pergunta?', answer_type: 'any', answer_field: '', next: ['end'] } },
-        end: { type: 'message', data: { text, next: [null] } },
-      },
-    });
     const workflowId = await publish(me, connection.id, graphWith('versão 1'), {
       events: ['message'],
       match: 'equals',
@@ -274,13 +276,6 @@ describe.each(engines)('the automation engine on %s', (engine) => {
 
   it('a run follows its version through an unpublish and a later edit of the draft', async () => {
     const { me, connection, writes } = await setUp();
-    const graphWith = (text: string) => ({
-      nodes: {
-        root: { type: 'root', data: { next: ['ask'] } },
-        ask: { type: 'question', data: { text: 'Pergunta?', answer_type: 'any', answer_field: '', next: ['end'] } },
-        end: { type: 'message', data: { text, next: [null] } },
-      },
-    });
     const workflowId = await publish(me, connection.id, graphWith('publicada'), {
       events: ['message'],
       match: 'equals',
