@@ -19,6 +19,7 @@ export interface Run {
   id: string;
   status: string;
   source: string;
+  version_id: string;
   created_at: string;
   steps_truncated?: boolean;
   steps: Array<{
@@ -26,12 +27,14 @@ export interface Run {
     type: string;
     status: string;
     output: number | null;
+    message_id: string | null;
     error: { code: string } | null;
   }>;
 }
 export interface Message {
   id: string;
   text: string | null;
+  type: string;
   sender: { type: string; workflow_id: string | null };
 }
 export interface Contact {
@@ -103,7 +106,8 @@ export function engineHarness(engine: Parameters<typeof startTestApp>[0], env: R
   }
   async function create(
     me: TestCaller,
-    connectionId: string,
+    /** null: an instagram automation on whichever instagram account is connected. */
+    connectionId: string | null,
     graph: unknown,
     trigger: unknown,
     title = 'Promo',
@@ -123,7 +127,7 @@ export function engineHarness(engine: Parameters<typeof startTestApp>[0], env: R
   }
   async function publish(
     me: TestCaller,
-    connectionId: string,
+    connectionId: string | null,
     graph: unknown,
     trigger: unknown,
     title?: string,

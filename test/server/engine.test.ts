@@ -1,116 +1,21 @@
 // The automation engine (Part B, running side) on every engine of the run, driven as a partner would: publish
 // through the API, a sandbox contact writes, answers and taps, the clock moves past waits, the job worker runs
 // what is due. Runs follow the version they started with; workflow_run.ended is recorded when a run ends.
-import { randomBytes, randomInt } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PREFIX } from '../../generated/operations.js';
-import { createJobRegistry } from '../../server/jobs/handlers.js';
-import { JobWorker } from '../../server/jobs/index.js';
-import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { engineHarness } from './engine-harness.js';
+import { engines } from './harness.js';
 import { expectError, json } from './http-helpers.js';
 
-const TOKEN = 'admin-token-for-tests-0123456789';
-
-interface Run {
-  id: string;
-  status: string;
-  source: string;
-  version_id: string;
-  steps: Array<{
-    node_id: string | null;
-    type: string;
-    status: string;
-    output: number | null;
-    message_id: string | null;
-    error: { code: string } | null;
-  }>;
-}
-interface Message {
-  id: string;
-  text: string | null;
-  type: string;
-  sender: { type: string; workflow_id: string | null };
-}
-
 describe.each(engines)('the automation engine on %s', (engine) => {
-  let t: TestApp;
-  let worker: JobWorker;
-  beforeAll(async () => {
-    t = await startTestApp(engine, { env: { ADMIN_TOKEN: TOKEN, SANDBOX_ENABLED: 'true' } });
-    worker = new JobWorker({
-      db: t.database.db,
-      clock: t.clock,
-      registry: createJobRegistry({ config: t.config }),
-      pollIntervalMs: 5,
-    });
-  });
-  afterAll(async () => t?.close());
-
-  const admin = (method: string, path: string, body?: unknown) =>
-    call(t.baseUrl, TOKEN, method, `${ADMIN_PREFIX}${path}`, body === undefined ? {} : { body });
-  /** Runs every job due now, and those they enqueue, until none is left. */
-  async function drain(): Promise<void> {
-    for (let i = 0; i < 50; i += 1) if ((await worker.runOnce(50)) === 0) return;
-    throw new Error('jobs kept coming');
-  }
-
-  async function setUp(channel: 'whatsapp' | 'instagram' = 'whatsapp') {
-    const me = await t.account();
-    const body =
-      channel === 'whatsapp'
-        ? { channel, name: 'Loja', phone: `+55113${randomInt(1_000_000, 9_999_999)}` }
-        : { channel, name: 'Loja IG', username: `loja_${randomBytes(3).toString('hex')}` };
-    const connection = await json<{ id: string }>(
-      await admin('POST', `/accounts/${me.accountId}/connections`, body),
-      201,
-    );
-    const from =
-      channel === 'whatsapp'
-        ? { phone: `+55119${randomInt(10_000_000, 99_999_999)}`, name: 'Ana Souza' }
-        : {
-            instagram_id: `${randomInt(1e9, 9e9)}`,
-            username: `ana_${randomBytes(3).toString('hex')}`,
-            name: 'Ana Souza',
-          };
-    const writes = async (text: string, extra: Record<string, unknown> = {}) => {
-      const res = await json<{ contact: { id: string }; message: Message }>(
-        await admin('POST', `/sandbox/connections/${connection.id}/inbound`, { from, text, ...extra }),
-        201,
-      );
-      await drain();
-      return res;
-    };
-    return { me, connection, writes };
-  }
-
-  async function publish(
-    me: TestCaller,
+  const { h, admin, drain, setUp, publish: publishOn, runsOf, runOf, messagesOf } = engineHarness(engine);
+  /** This file's automations are all titled Promo. */
+  const publish = (
+    me: Parameters<typeof publishOn>[0],
     connectionId: string | null,
     graph: unknown,
     trigger: unknown,
-    channel = 'whatsapp',
-  ) {
-    const created = await json<{ id: string }>(
-      await me.call('POST', '/v1/workflows', {
-        body: { title: 'Promo', channel: { type: channel, connection_id: connectionId }, trigger, graph },
-      }),
-      201,
-    );
-    const published = await me.call('POST', `/v1/workflows/${created.id}/publish`);
-    expect(published.status, await published.clone().text()).toBe(200);
-    return created.id;
-  }
-  const runsOf = async (me: TestCaller, workflowId: string) =>
-    (await json<{ data: Run[] }>(await me.call('GET', `/v1/workflows/${workflowId}/runs`))).data;
-  const runOf = async (me: TestCaller, workflowId: string, runId: string) =>
-    json<Run>(await me.call('GET', `/v1/workflows/${workflowId}/runs/${runId}`));
-  async function messagesOf(me: TestCaller): Promise<Message[]> {
-    const conversations = await json<{ data: Array<{ id: string }> }>(await me.call('GET', '/v1/conversations'));
-    const all: Message[] = [];
-    for (const c of conversations.data)
-      all.push(...(await json<{ data: Message[] }>(await me.call('GET', `/v1/conversations/${c.id}/messages`))).data);
-    return all;
-  }
+    channel: 'whatsapp' | 'instagram' = 'whatsapp',
+  ) => publishOn(me, connectionId, graph, trigger, 'Promo', channel);
 
   it('a keyword starts a run that sends, asks, saves the answer, tags, branches and completes; workflow_run.ended is recorded', async () => {
     const { me, connection, writes } = await setUp();
@@ -176,7 +81,7 @@ describe.each(engines)('the automation engine on %s', (engine) => {
     }>(await me.call('GET', `/v1/contacts/${contactId}`));
     expect(contact.tags.map((tag) => tag.name)).toEqual(['Lead']);
     expect(contact.custom_fields).toContainEqual(expect.objectContaining({ name: 'email', value: 'ana@example.com' }));
-    const events = await t.database.db
+    const events = await h.t.database.db
       .selectFrom('events')
       .select(['type', 'resource_id'])
       .where('account_id', '=', me.accountId)
@@ -212,10 +117,10 @@ describe.each(engines)('the automation engine on %s', (engine) => {
     await json(await admin('POST', `/sandbox/messages/${menu.id}/button-taps`, { button_id: 'button_1' }), 201);
     await drain();
     expect((await runOf(me, workflowId, run!.id)).status).toBe('running');
-    t.clock.advance(59_000);
+    h.t.clock.advance(59_000);
     await drain();
     expect((await runOf(me, workflowId, run!.id)).status).toBe('running');
-    t.clock.advance(1_000);
+    h.t.clock.advance(1_000);
     await drain();
     const done = await runOf(me, workflowId, run!.id);
     expect(done.status).toBe('completed');
@@ -355,14 +260,14 @@ describe.each(engines)('the automation engine on %s', (engine) => {
     expect(run?.status).toBe('waiting');
     await json(await me.call('DELETE', `/v1/workflows/${workflowId}`));
     await drain();
-    const row = await t.database.db
+    const row = await h.t.database.db
       .selectFrom('workflow_runs')
       .select(['status', 'ended_at'])
       .where('id', '=', run!.id)
       .executeTakeFirstOrThrow();
     expect(row.status).toBe('stopped');
     expect(row.ended_at).not.toBeNull();
-    const ended = await t.database.db
+    const ended = await h.t.database.db
       .selectFrom('events')
       .select('resource_id')
       .where('account_id', '=', me.accountId)
@@ -373,7 +278,7 @@ describe.each(engines)('the automation engine on %s', (engine) => {
     await writes('resposta');
     expect(
       (
-        await t.database.db
+        await h.t.database.db
           .selectFrom('workflow_runs')
           .select('status')
           .where('id', '=', run!.id)
@@ -391,19 +296,19 @@ describe.each(engines)('the automation engine on %s', (engine) => {
     const { runPruneJob } = await import('../../server/domain/webhooks/delivery.js');
     const prune = () =>
       runPruneJob({
-        db: t.database.db,
-        clock: t.clock,
+        db: h.t.database.db,
+        clock: h.t.clock,
         logger: { info: () => {} } as never,
         complete: async () => {},
         park: async () => {},
       } as never);
     // Read in the database: the test key itself expires after 90 days.
     const kept = () =>
-      t.database.db.selectFrom('workflow_runs').select('id').where('workflow_id', '=', workflowId).execute();
-    t.clock.advance(89 * 24 * 3600_000);
+      h.t.database.db.selectFrom('workflow_runs').select('id').where('workflow_id', '=', workflowId).execute();
+    h.t.clock.advance(89 * 24 * 3600_000);
     await prune();
     expect(await kept()).toHaveLength(1);
-    t.clock.advance(2 * 24 * 3600_000);
+    h.t.clock.advance(2 * 24 * 3600_000);
     await prune();
     expect(await kept()).toHaveLength(0);
   });
@@ -496,7 +401,7 @@ describe.each(engines)('the automation engine on %s', (engine) => {
     expect((await runOf(me, draft.id, started.id)).status).toBe('waiting');
     await expectError(await start('k3'), 409, { code: 'run_in_progress' });
     // The window closes 24 hours after the contact's last message.
-    t.clock.advance(25 * 3600_000);
+    h.t.clock.advance(25 * 3600_000);
     await drain();
     await expectError(await start('k4'), 422, { code: 'messaging_window_closed', last_inbound_at: expect.any(String) });
   });
