@@ -3,57 +3,34 @@
 // sandbox contact who writes, answers and taps; the sandbox clock moves past the sleep; the run completes and
 // its workflow_run.ended reaches a local receiver, signed. A job worker runs beside the app as in `npm start`
 // (polling every few milliseconds).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, verifyWebhookSignature } from '../../client/index.js';
 import { ensureDemoAccount } from '../../server/console/demo.js';
-import { createJobRegistry } from '../../server/jobs/handlers.js';
-import { JobWorker } from '../../server/jobs/worker.js';
 import { ANSWER_FIELD, automationExchange, EXCHANGE_TAG, SLEEP_SECONDS } from '../../examples/automation-exchange.js';
 import { createAdminClient } from '../../examples/sandbox-exchange.js';
-import { startReceiver, type WebhookReceiver } from '../../examples/webhook-receiver.js';
-import { engines, startTestApp, type TestApp } from './harness.js';
+import { exampleServer } from './example-server.js';
+import { engines } from './harness.js';
 
 const ADMIN_TOKEN = 'automation-exchange-admin-token-0123456789';
 
 describe.each(engines)('the automation exchange on %s', (engine) => {
-  let t: TestApp;
-  let worker: JobWorker;
-  let receiver: WebhookReceiver;
-  const lines: string[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), 'ep-automation-exchange-'));
-  beforeAll(async () => {
-    t = await startTestApp(engine, {
-      env: { ADMIN_TOKEN, SANDBOX_ENABLED: 'true', WEBHOOK_DEV_TARGETS: 'true', DATA_DIR: dataDir },
-    });
-    // The worker of `npm start`, on the test's clock, looking for due jobs every 5 ms instead of every second.
-    worker = new JobWorker({
-      db: t.database.db,
-      clock: t.clock,
-      registry: createJobRegistry({ config: t.config, baseUrl: t.baseUrl }),
-      pollIntervalMs: 5,
-    });
-    worker.start();
-    receiver = await startReceiver({ secrets: [], log: (line) => lines.push(line) });
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await receiver?.close();
-    await t?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const server = exampleServer(engine, ADMIN_TOKEN, 'automation-exchange');
 
   it('writes the keyword, answers, taps, sleeps through a clock move, completes and gets workflow_run.ended', async () => {
-    const demo = await ensureDemoAccount(t.database.db, t.clock, dataDir);
-    const api = createClient({ baseUrl: t.baseUrl, apiKey: demo.apiKey });
-    const admin = createAdminClient(t.baseUrl, ADMIN_TOKEN);
+    const demo = await ensureDemoAccount(server.t.database.db, server.t.clock, server.dataDir);
+    const api = createClient({ baseUrl: server.t.baseUrl, apiKey: demo.apiKey });
+    const admin = createAdminClient(server.t.baseUrl, ADMIN_TOKEN);
     const progress: string[] = [];
-    const startedAt = t.clock.now().getTime();
-    const x = await automationExchange(api, admin, receiver.url, receiver, { log: (l) => progress.push(l) });
+    const startedAt = server.t.clock.now().getTime();
+    const x = await automationExchange(api, admin, server.receiver.url, server.receiver, {
+      log: (l) => progress.push(l),
+    });
 
-    expect(x.endpoint).toMatchObject({ url: receiver.url, status: 'enabled', event_types: ['workflow_run.ended'] });
+    expect(x.endpoint).toMatchObject({
+      url: server.receiver.url,
+      status: 'enabled',
+      event_types: ['workflow_run.ended'],
+    });
     expect(x.workflow).toMatchObject({ status: 'published', revision: 0 });
     expect(x.workflow.channel.type).toBe('whatsapp');
 
@@ -128,15 +105,15 @@ describe.each(engines)('the automation exchange on %s', (engine) => {
         payload: x.ended.body,
         header: x.ended.signature,
         secret: x.secret,
-        now: t.clock.now(),
+        now: server.t.clock.now(),
       }),
     ).not.toThrow();
-    expect(receiver.requests.filter((r) => r.type === 'workflow_run.ended')).toHaveLength(1);
-    expect(receiver.requests.filter((r) => r.outcome === 'refused')).toEqual([]);
+    expect(server.receiver.requests.filter((r) => r.type === 'workflow_run.ended')).toHaveLength(1);
+    expect(server.receiver.requests.filter((r) => r.outcome === 'refused')).toEqual([]);
     expect(progress).toHaveLength(8);
 
     // A second run of the example on the same account removes the first one's automation and endpoint.
-    const again = await automationExchange(api, admin, receiver.url, receiver, { keyword: 'frete' });
+    const again = await automationExchange(api, admin, server.receiver.url, server.receiver, { keyword: 'frete' });
     expect(again.runs.completed.status).toBe('completed');
     const workflows = (await api.GET('/v1/workflows')).data!.data.filter((w) => w.id === x.workflow.id);
     expect(workflows).toEqual([]);

@@ -3,53 +3,25 @@
 // contact and message events signed, break the receiver and watch the retry in the delivery log, fix it,
 // resend, rotate the secret, send the test event, and lose nothing. A job worker runs beside the app as in
 // `npm start` (polling every few milliseconds); the minute before attempt 2 passes through the sandbox clock.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, verifyWebhookSignature } from '../../client/index.js';
 import { ensureDemoAccount } from '../../server/console/demo.js';
-import { createJobRegistry } from '../../server/jobs/handlers.js';
-import { JobWorker } from '../../server/jobs/worker.js';
 import { createAdminClient } from '../../examples/sandbox-exchange.js';
-import { startReceiver, type ReceivedRequest, type WebhookReceiver } from '../../examples/webhook-receiver.js';
+import type { ReceivedRequest } from '../../examples/webhook-receiver.js';
 import { WALKTHROUGH_EVENT_TYPES, webhooksWalkthrough } from '../../examples/webhooks-walkthrough.js';
-import { engines, startTestApp, type TestApp } from './harness.js';
+import { exampleServer } from './example-server.js';
+import { engines } from './harness.js';
 
 const ADMIN_TOKEN = 'webhooks-walkthrough-admin-token-0123456789';
 const MINUTE = 60_000;
 
 describe.each(engines)('the webhooks walkthrough on %s', (engine) => {
-  let t: TestApp;
-  let worker: JobWorker;
-  let receiver: WebhookReceiver;
-  const lines: string[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), 'ep-webhooks-walkthrough-'));
-  beforeAll(async () => {
-    t = await startTestApp(engine, {
-      env: { ADMIN_TOKEN, SANDBOX_ENABLED: 'true', WEBHOOK_DEV_TARGETS: 'true', DATA_DIR: dataDir },
-    });
-    // The worker of `npm start`, on the test's clock, looking for due jobs every 5 ms instead of every second.
-    worker = new JobWorker({
-      db: t.database.db,
-      clock: t.clock,
-      registry: createJobRegistry({ config: t.config, baseUrl: t.baseUrl }),
-      pollIntervalMs: 5,
-    });
-    worker.start();
-    receiver = await startReceiver({ secrets: [], log: (line) => lines.push(line) });
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await receiver?.close();
-    await t?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const server = exampleServer(engine, ADMIN_TOKEN, 'webhooks-walkthrough');
 
   /** The signature checked again here, with one secret alone, at the attempt's moment. */
   const verifies = (r: ReceivedRequest, secret: string) => {
     try {
-      verifyWebhookSignature({ payload: r.body, header: r.signature, secret, now: t.clock.now() });
+      verifyWebhookSignature({ payload: r.body, header: r.signature, secret, now: server.t.clock.now() });
       return true;
     } catch {
       return false;
@@ -57,16 +29,22 @@ describe.each(engines)('the webhooks walkthrough on %s', (engine) => {
   };
 
   it('registers a local receiver, delivers signed, retries, resends, rotates and loses nothing', async () => {
-    const demo = await ensureDemoAccount(t.database.db, t.clock, dataDir);
-    const api = createClient({ baseUrl: t.baseUrl, apiKey: demo.apiKey });
+    const demo = await ensureDemoAccount(server.t.database.db, server.t.clock, server.dataDir);
+    const api = createClient({ baseUrl: server.t.baseUrl, apiKey: demo.apiKey });
     const progress: string[] = [];
-    const x = await webhooksWalkthrough(api, createAdminClient(t.baseUrl, ADMIN_TOKEN), receiver.url, receiver, {
-      log: (line) => progress.push(line),
-    });
+    const x = await webhooksWalkthrough(
+      api,
+      createAdminClient(server.t.baseUrl, ADMIN_TOKEN),
+      server.receiver.url,
+      server.receiver,
+      {
+        log: (line) => progress.push(line),
+      },
+    );
     const { first, second } = x.secrets;
 
-    // 1. The endpoint: enabled, on the local receiver, contact.* and message.* in alphabetical order.
-    expect(x.endpoint).toMatchObject({ url: receiver.url, status: 'enabled', failing_since: null });
+    // 1. The endpoint: enabled, on the local server.receiver, contact.* and message.* in alphabetical order.
+    expect(x.endpoint).toMatchObject({ url: server.receiver.url, status: 'enabled', failing_since: null });
     expect(x.endpoint.event_types).toEqual([...WALKTHROUGH_EVENT_TYPES].sort());
     expect(first).toMatch(/^whsec_/);
     expect(x.endpoint).not.toHaveProperty('secret');
@@ -92,7 +70,7 @@ describe.each(engines)('the webhooks walkthrough on %s', (engine) => {
       data: { id: x.messageEvents.outboundId, direction: 'outbound', sender: { type: 'api' } },
     });
 
-    // 4. The receiver answered 500: the log shows the delivery pending after 1 attempt, http_status 500, and
+    // 4. The server.receiver answered 500: the log shows the delivery pending after 1 attempt, http_status 500, and
     //    the next attempt 1 minute after the first. A resend of a pending delivery answers it as it is.
     const b = x.broken;
     expect(b.failedRequest).toMatchObject({ type: 'contact.untagged', attempt: 1, status: 500, outcome: 'failing' });
@@ -123,7 +101,7 @@ describe.each(engines)('the webhooks walkthrough on %s', (engine) => {
     });
     expect(b.succeeded.delivered_at).not.toBeNull();
 
-    // 6. The resend: 202, back to pending; attempt 3 with the same event id, which the receiver drops as a repeat.
+    // 6. The resend: 202, back to pending; attempt 3 with the same event id, which the server.receiver drops as a repeat.
     expect(b.resend.status).toBe(202);
     expect(b.resend.delivery).toMatchObject({ id: b.pending.id, status: 'pending', event: { id: b.eventId } });
     expect(b.resent).toMatchObject({ eventId: b.eventId, attempt: 3, status: 200, outcome: 'repeat' });
@@ -133,11 +111,11 @@ describe.each(engines)('the webhooks walkthrough on %s', (engine) => {
     ]);
 
     // 7. After the rotation both secrets sign for 24 hours: two v1 values, each verifying with its secret; the
-    //    receiver on the new secret alone still accepts.
+    //    server.receiver on the new secret alone still accepts.
     expect(second).toMatch(/^whsec_/);
     expect(second).not.toBe(first);
     expect(Date.parse(x.rotation.rotated.previous_secret_expires_at!)).toBeGreaterThan(
-      t.clock.now().getTime() + 23 * 60 * MINUTE,
+      server.t.clock.now().getTime() + 23 * 60 * MINUTE,
     );
     expect(x.rotation.overlap).toMatchObject({ type: 'contact.tagged', outcome: 'accepted', v1Count: 2 });
     expect(x.rotation.overlap.verifiedWith).toEqual([first, second]);
@@ -152,16 +130,16 @@ describe.each(engines)('the webhooks walkthrough on %s', (engine) => {
     expect(JSON.parse(x.test.request.body)).toMatchObject({ data: { webhook_id: x.endpoint.id } });
     expect(x.deliveries.some((d) => d.event.id === x.test.request.eventId)).toBe(false);
 
-    // 9. Nothing lost: every delivery succeeded and every event id of the log reached the receiver once;
-    //    the receiver got nothing else but the test event.
+    // 9. Nothing lost: every delivery succeeded and every event id of the log reached the server.receiver once;
+    //    the server.receiver got nothing else but the test event.
     expect(x.lost).toEqual([]);
     expect(x.deliveries.length).toBeGreaterThanOrEqual(8);
     expect(x.deliveries.every((d) => d.status === 'succeeded')).toBe(true);
     const logged = x.deliveries.map((d) => d.event.id).sort();
     expect(x.received.map((e) => e.id).sort()).toEqual([...logged, x.test.request.eventId].sort());
     // No request was refused: every signature verified.
-    expect(receiver.requests.filter((r) => r.outcome === 'refused')).toEqual([]);
+    expect(server.receiver.requests.filter((r) => r.outcome === 'refused')).toEqual([]);
     expect(progress).toHaveLength(9);
-    expect(lines.some((l) => l.includes(`500 failing  contact.untagged ${b.eventId} attempt 1`))).toBe(true);
+    expect(server.lines.some((l) => l.includes(`500 failing  contact.untagged ${b.eventId} attempt 1`))).toBe(true);
   });
 });
