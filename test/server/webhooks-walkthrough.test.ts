@@ -43,7 +43,7 @@ describe.each(engines)('the webhooks walkthrough on %s', (engine) => {
     );
     const { first, second } = x.secrets;
 
-    // 1. The endpoint: enabled, on the local server.receiver, contact.* and message.* in alphabetical order.
+    // 1. The endpoint: enabled, on the local receiver, contact.* and message.* in alphabetical order.
     expect(x.endpoint).toMatchObject({ url: server.receiver.url, status: 'enabled', failing_since: null });
     expect(x.endpoint.event_types).toEqual([...WALKTHROUGH_EVENT_TYPES].sort());
     expect(first).toMatch(/^whsec_/);
@@ -70,7 +70,7 @@ describe.each(engines)('the webhooks walkthrough on %s', (engine) => {
       data: { id: x.messageEvents.outboundId, direction: 'outbound', sender: { type: 'api' } },
     });
 
-    // 4. The server.receiver answered 500: the log shows the delivery pending after 1 attempt, http_status 500, and
+    // 4. The receiver answered 500: the log shows the delivery pending after 1 attempt, http_status 500, and
     //    the next attempt 1 minute after the first. A resend of a pending delivery answers it as it is.
     const b = x.broken;
     expect(b.failedRequest).toMatchObject({ type: 'contact.untagged', attempt: 1, status: 500, outcome: 'failing' });
@@ -101,7 +101,7 @@ describe.each(engines)('the webhooks walkthrough on %s', (engine) => {
     });
     expect(b.succeeded.delivered_at).not.toBeNull();
 
-    // 6. The resend: 202, back to pending; attempt 3 with the same event id, which the server.receiver drops as a repeat.
+    // 6. The resend: 202, back to pending; attempt 3 with the same event id, which the receiver drops as a repeat.
     expect(b.resend.status).toBe(202);
     expect(b.resend.delivery).toMatchObject({ id: b.pending.id, status: 'pending', event: { id: b.eventId } });
     expect(b.resent).toMatchObject({ eventId: b.eventId, attempt: 3, status: 200, outcome: 'repeat' });
@@ -111,7 +111,7 @@ describe.each(engines)('the webhooks walkthrough on %s', (engine) => {
     ]);
 
     // 7. After the rotation both secrets sign for 24 hours: two v1 values, each verifying with its secret; the
-    //    server.receiver on the new secret alone still accepts.
+    //    receiver on the new secret alone still accepts.
     expect(second).toMatch(/^whsec_/);
     expect(second).not.toBe(first);
     expect(Date.parse(x.rotation.rotated.previous_secret_expires_at!)).toBeGreaterThan(
@@ -130,8 +130,8 @@ describe.each(engines)('the webhooks walkthrough on %s', (engine) => {
     expect(JSON.parse(x.test.request.body)).toMatchObject({ data: { webhook_id: x.endpoint.id } });
     expect(x.deliveries.some((d) => d.event.id === x.test.request.eventId)).toBe(false);
 
-    // 9. Nothing lost: every delivery succeeded and every event id of the log reached the server.receiver once;
-    //    the server.receiver got nothing else but the test event.
+    // 9. Nothing lost: every delivery succeeded and every event id of the log reached the receiver once;
+    //    the receiver got nothing else but the test event.
     expect(x.lost).toEqual([]);
     expect(x.deliveries.length).toBeGreaterThanOrEqual(8);
     expect(x.deliveries.every((d) => d.status === 'succeeded')).toBe(true);
