@@ -561,33 +561,28 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
     await expect(start(randomUUID())).rejects.toMatchObject({ status: 404, code: 'not_found' });
   });
 
-  it('trigger equals compares the text as received: no trimming, letter case ignored', async () => {
+  it.each([
+    [
+      'equals compares the text as received: no trimming, letter case ignored',
+      'equals',
+      'promo',
+      ['promo ', 'promo!'],
+      'PROMO',
+    ],
+    ['starts_with matches only at the start', 'starts_with', 'quero', ['eu quero', ' quero'], 'Quero isso'],
+    [
+      'keywords ignore letter case but not accents',
+      'contains',
+      'preço',
+      ['qual o preco?', 'QUAL O PRECO?'],
+      'QUAL O PREÇO?',
+    ],
+  ])('trigger %s', async (_rule, match, word, misses, hit) => {
     const { me, connection, writes } = await setUp();
-    const workflowId = await publish(me, connection.id, chain([say('hi', 'olá')]), keyword('equals', 'promo'));
-    await writes('promo ');
-    await writes('promo!');
+    const workflowId = await publish(me, connection.id, chain([say('hi', 'olá')]), keyword(match, word));
+    for (const text of misses) await writes(text);
     expect(await runsOf(me, workflowId)).toEqual([]);
-    await writes('PROMO');
-    expect(await runsOf(me, workflowId)).toHaveLength(1);
-  });
-
-  it('trigger starts_with matches only at the start', async () => {
-    const { me, connection, writes } = await setUp();
-    const workflowId = await publish(me, connection.id, chain([say('hi', 'olá')]), keyword('starts_with', 'quero'));
-    await writes('eu quero');
-    await writes(' quero');
-    expect(await runsOf(me, workflowId)).toEqual([]);
-    await writes('Quero isso');
-    expect(await runsOf(me, workflowId)).toHaveLength(1);
-  });
-
-  it('trigger keywords ignore letter case but not accents', async () => {
-    const { me, connection, writes } = await setUp();
-    const workflowId = await publish(me, connection.id, chain([say('hi', 'olá')]), keyword('contains', 'preço'));
-    await writes('qual o preco?');
-    await writes('QUAL O PRECO?');
-    expect(await runsOf(me, workflowId)).toEqual([]);
-    await writes('QUAL O PREÇO?');
+    await writes(hit);
     expect(await runsOf(me, workflowId)).toHaveLength(1);
   });
 
