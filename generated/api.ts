@@ -3151,6 +3151,20 @@ export interface components {
       };
     };
     /**
+     * service_unavailable
+     * @description `503` `service_unavailable`: The idempotency key could not be checked, media storage, the automation engine or the webhook service did not answer, or the request did not finish within its deadline. Nothing it had not committed stays; retry.
+     */
+    ServiceUnavailableError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'service_unavailable';
+      };
+    };
+    /**
      * ChannelType
      * @description A messaging channel. Other values may appear later within /v1; tolerate them.
      * @enum {string}
@@ -3562,20 +3576,6 @@ export interface components {
       context: {
         /** @constant */
         code: 'idempotency_key_reused';
-      };
-    };
-    /**
-     * service_unavailable
-     * @description `503` `service_unavailable`: The idempotency key could not be checked, or media storage, the automation engine or the webhook service did not answer. Nothing ran; retry.
-     */
-    ServiceUnavailableError: {
-      /** @constant */
-      type: 'error';
-      /** @description For humans; may change. Never branch on it. */
-      message: string;
-      context: {
-        /** @constant */
-        code: 'service_unavailable';
       };
     };
     /**
@@ -8212,7 +8212,9 @@ export interface components {
     };
     /**
      * @description The request does not follow the format of this reference: unknown query parameter or body field, wrong
-     *     type, value out of limits, missing required header. No `context.code`; the faults are in `context.details`.
+     *     type, value out of limits, missing required header, an id that is not a UUID, an integer query parameter
+     *     not written in decimal digits, a JSON body nested deeper than 64 levels. No `context.code`; the faults are
+     *     in `context.details`.
      */
     BadRequest: {
       headers: {
@@ -8257,6 +8259,20 @@ export interface components {
       };
     };
     /**
+     * @description `service_unavailable`: the idempotency key could not be checked, a service this route needs did not
+     *     answer, or the request did not finish within its deadline (30 s unless the operator set another). Nothing it
+     *     had not committed stays: retry, with the same `Idempotency-Key` where the route takes one. Past the deadline,
+     *     a request that had already committed part of its work leaves its key to answer `409 outcome_unknown`.
+     */
+    ServiceUnavailable: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ServiceUnavailableError'];
+      };
+    };
+    /**
      * @description The request does not follow the format of this reference (no `context.code`, faults in
      *     `context.details`), or `invalid_cursor`: the cursor was not issued by this list with these filters.
      */
@@ -8291,18 +8307,6 @@ export interface components {
       };
       content: {
         'application/json': components['schemas']['PayloadTooLargeError'];
-      };
-    };
-    /**
-     * @description `service_unavailable`: the idempotency key could not be checked, or a service this route needs did not
-     *     answer. Nothing ran; retry.
-     */
-    ServiceUnavailable: {
-      headers: {
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ServiceUnavailableError'];
       };
     };
     /** @description `not_found`: the resource is missing or belongs to another account. */
@@ -8367,7 +8371,7 @@ export interface components {
     };
   };
   parameters: {
-    /** @description Page size, 1 to 100. */
+    /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
     Limit: number;
     /**
      * @description The `next_cursor` of the previous page, sent back exactly as received. A cursor not issued by this list
@@ -8527,6 +8531,7 @@ export type SchemaValidationError = components['schemas']['ValidationError'];
 export type SchemaGatewayError = components['schemas']['GatewayError'];
 export type SchemaNotFoundError = components['schemas']['NotFoundError'];
 export type SchemaRateLimitedError = components['schemas']['RateLimitedError'];
+export type SchemaServiceUnavailableError = components['schemas']['ServiceUnavailableError'];
 export type SchemaChannelType = components['schemas']['ChannelType'];
 export type SchemaTagSummary = components['schemas']['TagSummary'];
 export type SchemaCustomFieldType = components['schemas']['CustomFieldType'];
@@ -8550,7 +8555,6 @@ export type SchemaCustomFieldNotFoundError = components['schemas']['CustomFieldN
 export type SchemaCustomFieldValueIssue = components['schemas']['CustomFieldValueIssue'];
 export type SchemaInvalidCustomFieldValueError = components['schemas']['InvalidCustomFieldValueError'];
 export type SchemaIdempotencyKeyReusedError = components['schemas']['IdempotencyKeyReusedError'];
-export type SchemaServiceUnavailableError = components['schemas']['ServiceUnavailableError'];
 export type SchemaContactTags = components['schemas']['ContactTags'];
 export type SchemaContactCustomFieldsUpdateRequest = components['schemas']['ContactCustomFieldsUpdateRequest'];
 export type SchemaContactCustomFields = components['schemas']['ContactCustomFields'];
@@ -8791,10 +8795,10 @@ export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseForbiddenNoScope = components['responses']['ForbiddenNoScope'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
+export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
 export type ResponseBadRequestList = components['responses']['BadRequestList'];
 export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
-export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
 export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponseIdempotencyInProgress = components['responses']['IdempotencyInProgress'];
 export type ResponseIdempotencyKeyReused = components['responses']['IdempotencyKeyReused'];
@@ -8877,13 +8881,14 @@ export interface operations {
         };
       };
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
   listContacts: {
     parameters: {
       query?: {
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
         /**
          * @description The `next_cursor` of the previous page, sent back exactly as received. A cursor not issued by this list
@@ -8946,6 +8951,7 @@ export interface operations {
         };
       };
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -9098,6 +9104,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -9343,7 +9350,7 @@ export interface operations {
   listTags: {
     parameters: {
       query?: {
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
         /**
          * @description The `next_cursor` of the previous page, sent back exactly as received. A cursor not issued by this list
@@ -9376,6 +9383,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -9487,6 +9495,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -9638,7 +9647,7 @@ export interface operations {
   listTagContacts: {
     parameters: {
       query?: {
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
         /**
          * @description The `next_cursor` of the previous page, sent back exactly as received. A cursor not issued by this list
@@ -9680,13 +9689,14 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
   listCustomFields: {
     parameters: {
       query?: {
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
         /**
          * @description The `next_cursor` of the previous page, sent back exactly as received. A cursor not issued by this list
@@ -9719,13 +9729,14 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
   listConnections: {
     parameters: {
       query?: {
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
         /**
          * @description The `next_cursor` of the previous page, sent back exactly as received. A cursor not issued by this list
@@ -9758,13 +9769,14 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
   listConversations: {
     parameters: {
       query?: {
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
         /**
          * @description The `next_cursor` of the previous page, sent back exactly as received. A cursor not issued by this list
@@ -9818,6 +9830,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -9853,13 +9866,14 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
   listConversationMessages: {
     parameters: {
       query?: {
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
         /**
          * @description The `next_cursor` of the previous page, sent back exactly as received. A cursor not issued by this list
@@ -9903,6 +9917,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -10107,6 +10122,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -10262,6 +10278,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -10286,7 +10303,7 @@ export interface operations {
          *     (for conversations and messages: for another order, filters or conversation) gives `400 invalid_cursor`.
          */
         cursor?: components['parameters']['Cursor'];
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
       };
       header?: never;
@@ -10323,6 +10340,7 @@ export interface operations {
         };
       };
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -10469,6 +10487,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -10824,7 +10843,7 @@ export interface operations {
          *     (for conversations and messages: for another order, filters or conversation) gives `400 invalid_cursor`.
          */
         cursor?: components['parameters']['Cursor'];
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
       };
       header?: never;
@@ -10856,6 +10875,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -10893,6 +10913,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -10910,7 +10931,7 @@ export interface operations {
          *     (for conversations and messages: for another order, filters or conversation) gives `400 invalid_cursor`.
          */
         cursor?: components['parameters']['Cursor'];
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
       };
       header?: never;
@@ -10942,6 +10963,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -11096,6 +11118,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -11109,7 +11132,7 @@ export interface operations {
          *     (for conversations and messages: for another order, filters or conversation) gives `400 invalid_cursor`.
          */
         cursor?: components['parameters']['Cursor'];
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
       };
       header?: never;
@@ -11137,6 +11160,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -11321,7 +11345,7 @@ export interface operations {
          *     (for conversations and messages: for another order, filters or conversation) gives `400 invalid_cursor`.
          */
         cursor?: components['parameters']['Cursor'];
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
       };
       header?: never;
@@ -11349,6 +11373,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -11458,6 +11483,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -11640,6 +11666,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -11803,6 +11830,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -12108,7 +12136,7 @@ export interface operations {
         event_type?: components['schemas']['WebhookEventType'];
         /** @description Only the delivery of this event (the `id` of the event body, the `Service-Event-Id` header). */
         event_id?: string;
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
         /**
          * @description The `next_cursor` of the previous page, sent back exactly as received. A cursor not issued by this list
@@ -12145,6 +12173,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['ServiceUnavailable'];
       default: components['responses']['UnexpectedError'];
     };
   };
@@ -12813,7 +12842,7 @@ export interface operations {
   listAccountAuditLog: {
     parameters: {
       query?: {
-        /** @description Page size, 1 to 100. */
+        /** @description Page size, 1 to 100, in decimal digits (`1e2`, `0x10` or `Infinity` are `400`). */
         limit?: components['parameters']['Limit'];
         /**
          * @description The `next_cursor` of the previous page, sent back exactly as received. A cursor not issued by this list

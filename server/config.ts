@@ -18,6 +18,12 @@ const schema = z
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
       .optional(),
     DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    // PostgreSQL's statement_timeout and idle_in_transaction_session_timeout on every pooled connection (0: none).
+    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+    DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+    // A request not answered by then gets 503 service_unavailable, and its database work is refused and rolled
+    // back. Long: a send to a slow channel or a webhook test waits on the other side.
+    REQUEST_DEADLINE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     ADMIN_TOKEN: z.string().min(24).optional(),
     RESPONSE_VALIDATION: bool.optional(),
     // Benchmarks only (it measures what request validation costs); refused in production.
@@ -54,6 +60,9 @@ const schema = z
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
     dbPoolSize: env.DB_POOL_SIZE,
+    dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
+    dbIdleInTransactionTimeoutMs: env.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    requestDeadlineMs: env.REQUEST_DEADLINE_MS,
     adminToken: env.ADMIN_TOKEN,
     // Response validation catches contract drift; it costs throughput, so production turns it off by default.
     responseValidation: env.RESPONSE_VALIDATION ?? env.APP_ENV !== 'production',

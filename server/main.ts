@@ -15,7 +15,7 @@ import { recoverFromDeadProcess } from './domain/webhooks/slots.js';
 import { createApp } from './http/app.js';
 import { rateLimiterFor } from './http/rate-limit.js';
 import { handlers } from './http/routes/index.js';
-import { currentRequestId } from './request-context.js';
+import { currentRequestId, expireAll } from './request-context.js';
 import { createJobRegistry } from './jobs/handlers.js';
 import { JobWorker, wakeOnJobsReady } from './jobs/worker.js';
 import { createLogger } from './logger.js';
@@ -134,7 +134,14 @@ async function main(): Promise<void> {
   const embedded = !config.databaseUrl;
   if (embedded) mkdirSync(config.dataDir, { recursive: true });
   const database: Database = config.databaseUrl
-    ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize, logger })
+    ? await openDatabase({
+        engine: 'postgres',
+        url: config.databaseUrl,
+        poolSize: config.dbPoolSize,
+        logger,
+        statementTimeoutMs: config.dbStatementTimeoutMs,
+        idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
+      })
     : await openDatabase({ engine: 'pglite', dataDir: resolve(config.dataDir, 'pglite') });
   // The admin API authenticates with this token (ADMIN_TOKEN, or the one generated in DATA_DIR/admin-token).
   const token = adminToken(config);
@@ -194,7 +201,10 @@ async function main(): Promise<void> {
     logger.info({ reason, deadline_ms: SHUTDOWN_DEADLINE_MS }, 'shutting down: finishing the requests in flight');
     // Past the deadline, the connections still open are cut; past a second one, the process gives up.
     const cut = setTimeout(() => {
-      logger.warn('shutdown deadline reached: closing the connections still open');
+      // The requests still running are expired too: their statements are cancelled and refused, their
+      // transactions roll back, and their connections go back to the pool, so the database closes.
+      const expired = expireAll();
+      logger.warn({ requests: expired }, 'shutdown deadline reached: stopping the requests and connections still open');
       server.closeAllConnections();
     }, SHUTDOWN_DEADLINE_MS);
     const giveUp = setTimeout(() => {

@@ -31,7 +31,9 @@ import { saveDraftFromEditor } from '../domain/workflows/workflows.js';
 import { findContactAccountById } from '../store/contacts.js';
 import { ApiError, GatewayError } from '../errors.js';
 import type { AppContext, HandlerResult, PathParams, QueryParams, RequestBody } from './context.js';
-import { validatorSpec } from './spec.js';
+import { specDocument, validatorSpec } from './spec.js';
+import { canonicalParams, entryRules } from './entry-rules.js';
+import { operationMatcher } from './operation-match.js';
 import { refuseNulCharacters } from './nul.js';
 import { sandboxAdminHandlers } from './sandbox-admin.js';
 import { pageRequest } from './page.js';
@@ -194,6 +196,23 @@ export function adminRouter(ctx: AppContext, handlers: AdminHandlers = adminHand
 
   // A second validator instance, on the admin paths only (the public one ignores them): the same 400 envelope.
   router.use(refuseNulCharacters);
+  // The entry rules of the public pipeline (./entry-rules.ts): integers in the query, ids in query and body.
+  const applyEntryRules = entryRules(specDocument());
+  const adminOperationOf = operationMatcher(
+    (Object.entries(adminOperations) as [AdminOperationId, AdminOperationInfo][]).map(([id, info]) => ({
+      ...info,
+      id,
+    })),
+  );
+  router.use((req, _res, next) => {
+    try {
+      const matched = adminOperationOf(req.method, req.path);
+      if (matched) applyEntryRules(matched.operation.id, req);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  });
   router.use(
     OpenApiValidator.middleware({
       apiSpec: validatorSpec(),
@@ -220,7 +239,7 @@ export function adminRouter(ctx: AppContext, handlers: AdminHandlers = adminHand
       handler({
         req,
         app: ctx,
-        params: req.params as Record<string, string>,
+        params: canonicalParams(req.params as Record<string, string>),
         query: req.query as Record<string, unknown>,
         body: req.body,
       })

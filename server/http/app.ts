@@ -14,7 +14,14 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import * as OpenApiValidator from 'express-openapi-validator';
 import { ADMIN_PREFIX, operations, type OperationId, type OperationInfo } from '../../generated/operations.js';
 import { ApiError, GatewayError, serviceUnavailable } from '../errors.js';
-import { requestContext } from '../request-context.js';
+import { performance } from 'node:perf_hooks';
+import {
+  deadlinePassed,
+  DeadlineExceededError,
+  expire,
+  serveRequest,
+  type RequestContext,
+} from '../request-context.js';
 import { adminRouter, type AdminHandlers } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
@@ -26,8 +33,10 @@ import { mediaTransferRouter } from './media-links.js';
 import { operationMatcher } from './operation-match.js';
 import { memoiseRoutePatterns } from './route-patterns.js';
 import { replayers } from './routes/index.js';
-import { validatorSpec } from './spec.js';
+import { specDocument, validatorSpec } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
+import { canonicalParams, entryRules } from './entry-rules.js';
+import { refuseDeepJson } from './json-depth.js';
 import { sendResult } from './respond.js';
 
 type Operation = OperationInfo & { id: OperationId };
@@ -58,11 +67,33 @@ export function createApp(ctx: AppContext, handlers: Handlers, adminHandlers?: A
   // The edge (403 with no body per IP) and the gateway's per-second ceiling (429 with no body): before anything.
   app.use(edgeGuard(ctx));
 
+  // The request id, and the deadline: a request not answered by then gets 503, and its database work is refused
+  // and rolled back from then on (store/deadline.ts).
   app.use((req, res, next) => {
     const requestId = randomUUID();
     locals(res).requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
-    requestContext.run({ requestId }, next);
+    const deadlineMs = ctx.config.requestDeadlineMs;
+    const context: RequestContext = { requestId, deadline: performance.now() + deadlineMs };
+    let timer: NodeJS.Timeout | undefined;
+    const done = serveRequest(context, () => {
+      timer = setTimeout(() => {
+        ctx.logger.warn({ requestId, route: req.path, deadline_ms: deadlineMs }, 'request deadline passed');
+        expire(context);
+        sendError(ctx, req, res, deadlinePassed(deadlineMs / 1000));
+      }, deadlineMs);
+      next();
+    });
+    res.once('close', () => {
+      clearTimeout(timer);
+      done();
+    });
+  });
+
+  // HEAD is a GET whose answer has no body: the response already knows it answers a HEAD and sends none.
+  app.use((req, _res, next) => {
+    if (req.method === 'HEAD') req.method = 'GET';
+    next();
   });
 
   // Operations routes first: no key, no rate limit, not logged or counted (probes would drown the rest).
@@ -75,7 +106,9 @@ export function createApp(ctx: AppContext, handlers: Handlers, adminHandlers?: A
   // and before the JSON parser, which would swallow an upload of type application/json.
   app.use(mediaTransferRouter(ctx));
 
-  app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
+  app.use(
+    express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'], verify: refuseDeepJson }),
+  );
 
   // The admin API (vendor console), with its own token and validator: before the public pipeline.
   app.use(ADMIN_PREFIX, adminRouter(ctx, adminHandlers));
@@ -142,7 +175,20 @@ export function createApp(ctx: AppContext, handlers: Handlers, adminHandlers?: A
       });
   });
 
+  // The entry rules (NUL and lone surrogates, ids, integers) before the validator: ./entry-rules.ts.
+  const applyEntryRules = entryRules(specDocument());
   app.use(refuseNulCharacters);
+  app.use((req, res, next) => {
+    const { operation, params } = locals(res);
+    if (!operation) return next();
+    try {
+      locals(res).params = canonicalParams(params ?? {});
+      applyEntryRules(operation.id, req);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  });
   memoiseRoutePatterns();
   app.use(
     OpenApiValidator.middleware({
@@ -220,8 +266,10 @@ function isValidatorError(error: unknown): error is ValidatorError {
   return typeof error === 'object' && error !== null && 'status' in error && typeof error.status === 'number';
 }
 
-function sendError(ctx: AppContext, req: Request, res: Response, error: unknown): void {
+function sendError(ctx: AppContext, req: Request, res: Response, thrown: unknown): void {
   if (res.headersSent) return;
+  // A statement refused past the deadline, met before the deadline's timer ran: the deadline's answer.
+  const error = thrown instanceof DeadlineExceededError ? deadlinePassed(ctx.config.requestDeadlineMs / 1000) : thrown;
   if (isGatewayAnswer(error)) {
     res.status(error.status).json({ message: error.message });
     return;
@@ -274,7 +322,13 @@ function isBodyParserError(error: unknown): error is { message: string; type: st
     error !== null &&
     'type' in error &&
     typeof error.type === 'string' &&
-    ['entity.parse.failed', 'entity.too.large', 'encoding.unsupported', 'charset.unsupported'].includes(error.type)
+    [
+      'entity.parse.failed',
+      'entity.too.large',
+      'entity.too.deep',
+      'encoding.unsupported',
+      'charset.unsupported',
+    ].includes(error.type)
   );
 }
 

@@ -2,6 +2,8 @@
 // month 13 and a `+23:00` offset through, which PostgreSQL then refuses when it casts the value, and a client
 // mistake must be a 400 with details, never a 500. RFC 3339, with a real calendar date, seconds 00–59 and an
 // offset of at most ±15:59 (PostgreSQL's range).
+import { isUuid } from '../ids.js';
+
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 
 const daysIn = (year: number, month: number) =>
@@ -30,5 +32,11 @@ export function isDateTime(value: string): boolean {
   return true;
 }
 
-/** The `formats` option of express-openapi-validator (it overrides ajv-formats' own). */
-export const strictFormats = { 'date-time': { type: 'string' as const, validate: isDateTime } };
+/**
+ * The `formats` option of express-openapi-validator (it overrides ajv-formats' own). `uuid`: ajv-formats also takes
+ * a `urn:uuid:` prefix, which no uuid column accepts (a 500); an id is the 36 characters, in either case.
+ */
+export const strictFormats = {
+  'date-time': { type: 'string' as const, validate: isDateTime },
+  uuid: { type: 'string' as const, validate: isUuid },
+};

@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OperationId, OperationInfo } from '../../generated/operations.js';
 import { ApiError, serviceUnavailable } from '../errors.js';
+import { requestContext } from '../request-context.js';
 import { SqlIdempotencyStore, type IdempotencyStore, type StoredAnswer } from '../store/idempotency.js';
 import type { AppContext, Caller, HandlerResult } from './context.js';
 
@@ -72,9 +73,12 @@ const stoppedAnswer = (): StoredAnswer => ({
   headers: {},
 });
 
-/** Operation, path (its parameters), query, body with its keys sorted, and If-Match: what makes a request. */
-export function requestHash(operationId: string, req: Request): string {
-  const parts = [operationId, req.path, req.query ?? {}, req.body ?? null, req.get('if-match') ?? null];
+/**
+ * Operation, path parameters, query, body with its keys sorted, and If-Match: what makes a request. The
+ * parameters are the canonical ones (ids in lower case), so one request spelt two ways is one request.
+ */
+export function requestHash(operationId: string, params: Record<string, string>, req: Request): string {
+  const parts = [operationId, params, req.query ?? {}, req.body ?? null, req.get('if-match') ?? null];
   return createHash('sha256').update(canonicalJson(parts)).digest('hex');
 }
 
@@ -156,14 +160,21 @@ export function idempotency(ctx: AppContext, replayers: Replayers): RequestHandl
       for (const [name, value] of Object.entries(res.getHeaders()))
         if (!before.has(name) && value !== undefined) headers[name] = String(value);
       const code = (body as { context?: { code?: unknown } } | null)?.context?.code;
-      try {
-        if (status < 400 || code === 'outcome_unknown') {
-          const kept = await guarded(store.complete(accountId, key, hash, { status, body, headers }));
-          if (!kept) ctx.logger.warn({ key }, 'idempotency key was taken as stopped before its request answered');
-        } else await guarded(store.release(accountId, key, hash));
-      } catch {
-        // Already logged. The answer still goes out; an unstored key ends as outcome_unknown when its lease ends.
-      }
+      // A request stopped at its deadline after it committed something: whether it took effect is unknown, so the
+      // key is neither kept nor released; its lease runs out and it answers outcome_unknown (rule 4).
+      const context = requestContext.getStore();
+      if (context?.expired && context.committed) return;
+      // Outside the request: its deadline must not refuse the key's own bookkeeping.
+      await requestContext.exit(async () => {
+        try {
+          if (status < 400 || code === 'outcome_unknown') {
+            const kept = await guarded(store.complete(accountId, key, hash, { status, body, headers }));
+            if (!kept) ctx.logger.warn({ key }, 'idempotency key was taken as stopped before its request answered');
+          } else await guarded(store.release(accountId, key, hash));
+        } catch {
+          // Already logged. The answer still goes out; an unstored key ends as outcome_unknown when its lease ends.
+        }
+      });
     };
 
     res.json = function (body: unknown) {
@@ -191,13 +202,17 @@ export function idempotency(ctx: AppContext, replayers: Replayers): RequestHandl
   }
 
   return (req, res, next) => {
-    const { operation, caller } = res.locals as { operation?: OperationInfo & { id: OperationId }; caller?: Caller };
+    const { operation, caller, params } = res.locals as {
+      operation?: OperationInfo & { id: OperationId };
+      caller?: Caller;
+      params?: Record<string, string>;
+    };
     if (!operation || !caller || operation.idempotency === 'none') return next();
     // Missing on a route that requires it: the validator has already answered 400.
     const key = req.get('Idempotency-Key');
     if (key === undefined) return next();
     const accountId = caller.account.id;
-    const hash = requestHash(operation.id, req);
+    const hash = requestHash(operation.id, params ?? {}, req);
 
     const decide = async (): Promise<void> => {
       // A few turns at most: the row can be released or expire between the claim and the look.
@@ -234,6 +249,8 @@ export function idempotency(ctx: AppContext, replayers: Replayers): RequestHandl
         if (await guarded(store.markStopped(accountId, key, hash, now.toISOString(), stopped)))
           return replay(res, stopped);
       }
+      // The key changed under every look (released, expired, taken again): a bounded loop, logged when it ends.
+      ctx.logger.error({ key, operation: operation.id }, 'idempotency key kept changing: answered in progress');
       throw inProgress();
     };
     decide().catch(next);

@@ -20,8 +20,11 @@ const isNode = (value: unknown): value is Node => typeof value === 'object' && v
  * what the handlers get. The published spec keeps the default, so clients are still told to encode.
  * A new copy per call: the validator bundles the document it is given in place.
  */
+/** The bundled spec as a JSON document, a new copy per call. */
+export const specDocument = (): Node => JSON.parse(readFileSync(bundledSpecPath, 'utf8')) as Node;
+
 export function validatorSpec(): ApiSpec {
-  const doc = JSON.parse(readFileSync(bundledSpecPath, 'utf8')) as Node;
+  const doc = specDocument();
   const parameters: unknown[] = [];
   const components = isNode(doc.components) && isNode(doc.components.parameters) ? doc.components.parameters : {};
   parameters.push(...Object.values(components));

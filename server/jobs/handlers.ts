@@ -35,9 +35,16 @@ export interface JobDeps {
 
 const MAX_JOB_RETRY_MS = 15 * 60_000;
 
-/** A job that hit a database fault runs again, sooner first, never giving up (a delivery or a run must not stay stuck). */
-const retryForeverAt = (job: { attempts: number }, _error: unknown, now: Date) =>
-  new Date(now.getTime() + Math.min(1000 * 2 ** Math.min(job.attempts, 20), MAX_JOB_RETRY_MS));
+/**
+ * A job that hit a database fault runs again, sooner first (1 s, 2 s, … capped at 15 min), so a delivery or a run
+ * does not stay stuck through an outage: about 7 days of attempts. Then it gives up (the worker logs the error
+ * and keeps the failed job): a fault that outlives that is a bug, not an outage, and must not retry forever.
+ */
+export const DATABASE_FAULT_MAX_ATTEMPTS = 700;
+const retryDatabaseFaultAt = (job: { attempts: number }, _error: unknown, now: Date) =>
+  job.attempts >= DATABASE_FAULT_MAX_ATTEMPTS
+    ? null
+    : new Date(now.getTime() + Math.min(1000 * 2 ** Math.min(job.attempts, 20), MAX_JOB_RETRY_MS));
 
 export function createJobRegistry(deps: JobDeps): JobRegistry {
   const config = deps.config;
@@ -74,22 +81,21 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
       .register(DELIVER_JOB, {
         // One attempt of a webhook delivery (at least once: the job completes with the attempt's outcome).
         run: (job, ctx) => runDeliveryJob(job, ctx, delivery),
-        // A database fault, not the endpoint's: try again, never give up (the delivery must not stay stuck).
-        retryAt: (job, _error, now) =>
-          new Date(now.getTime() + Math.min(1000 * 2 ** Math.min(job.attempts, 20), MAX_JOB_RETRY_MS)),
+        // A database fault, not the endpoint's: try again (the delivery must not stay stuck).
+        retryAt: retryDatabaseFaultAt,
       })
       // Automations: a contact's message (answers, taps, triggers) and a run's stretch (starts, waits ending).
       .register(INBOUND_MESSAGE_JOB, {
         run: (job, ctx) => runInboundJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
-        retryAt: retryForeverAt,
+        retryAt: retryDatabaseFaultAt,
       })
       .register(ADVANCE_RUN_JOB, {
         run: (job, ctx) => runAdvanceJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
-        retryAt: retryForeverAt,
+        retryAt: retryDatabaseFaultAt,
       })
       .register(STOP_RUNS_JOB, {
         run: (job, ctx) => runStopRunsJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
-        retryAt: retryForeverAt,
+        retryAt: retryDatabaseFaultAt,
       })
       .register(PRUNE_JOB, {
         // Deliveries are kept 7 days; the job re-enqueues itself every hour.

@@ -273,7 +273,8 @@ export class JobWorker {
         retryAt = defaultRetryAt(job, error, now);
       }
       const message = error instanceof Error ? error.message : String(error);
-      this.logger.warn({ ...log, err: error, retry_at: retryAt?.toISOString() ?? null }, 'job failed');
+      if (retryAt) this.logger.warn({ ...log, err: error, retry_at: retryAt.toISOString() }, 'job failed');
+      else this.logger.error({ ...log, err: error }, 'job failed: no attempt left, giving up');
       try {
         if (!(await failJob(this.db, job, { error: message, retryAt, now })))
           this.logger.warn(log, 'job failed after its lease was taken over');

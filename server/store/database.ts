@@ -8,6 +8,8 @@ import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider, type Po
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { migrations } from './migrations/index.js';
+import { requestContext } from '../request-context.js';
+import { DeadlineDialect } from './deadline.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { BackgroundShare } from './priority.js';
 import type { DB } from './schema.js';
@@ -29,8 +31,19 @@ export interface Database {
 }
 
 export type DatabaseOptions =
-  /** `logger`: where the listening connection reports that it dropped and came back. */
-  | { engine: 'postgres'; url: string; poolSize?: number; logger?: Logger }
+  /**
+   * `logger`: where the listening connection reports that it dropped and came back. `statementTimeoutMs` and
+   * `idleInTransactionTimeoutMs`: PostgreSQL's `statement_timeout` and `idle_in_transaction_session_timeout` on
+   * every pooled connection (0: none), so no statement and no forgotten transaction holds a connection for good.
+   */
+  | {
+      engine: 'postgres';
+      url: string;
+      poolSize?: number;
+      logger?: Logger;
+      statementTimeoutMs?: number;
+      idleInTransactionTimeoutMs?: number;
+    }
   /** `dataDir` undefined: in memory. `template`: a `dumpDataDir()` tarball to start from (tests). */
   | { engine: 'pglite'; dataDir?: string; template?: Blob };
 
@@ -43,20 +56,19 @@ const intParser = (v: string) => {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.engine === 'postgres') {
-    const pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.poolSize ?? 10,
-      options: '-c TimeZone=UTC',
-      types: {
-        getTypeParser: ((oid: number, format?: string) => {
-          if (oid === TIMESTAMPTZ_OID) return parseTimestamptz;
-          if (oid === INT8_OID) return intParser;
-          return pg.types.getTypeParser(oid, format as 'text');
-        }) as typeof pg.types.getTypeParser,
-      },
+    // Migrations first, on their own connection and without the timeouts: a migration may rightly run long.
+    await migrateOn(new Kysely<DB>({ dialect: new PostgresDialect({ pool: postgresPool(options.url, 1) }) }));
+    const pool = postgresPool(options.url, options.poolSize ?? 10, {
+      statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? DEFAULT_IDLE_IN_TRANSACTION_MS,
     });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: sharedPool(pool) }) });
-    await migrate(db);
+    // A pooled connection that fails while idle (its session ended by idle_in_transaction_session_timeout, a
+    // restart) is dropped by the pool; without a listener its error would end the process.
+    pool.on('error', (error) => options.logger?.warn({ err: error }, 'an idle database connection failed'));
+    const canceller = new BackendCanceller(options.url, options.logger);
+    const db = new Kysely<DB>({
+      dialect: new DeadlineDialect(new PostgresDialect({ pool: sharedPool(pool, canceller) })),
+    });
     const listener = new PostgresListener(options.url, options.logger);
     return {
       db,
@@ -78,7 +90,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     });
     await pglite.waitReady;
     await pglite.exec(`set time zone 'UTC'`);
-    const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+    const db = new Kysely<DB>({ dialect: new DeadlineDialect(new PGliteDialect(pglite)) });
     await migrate(db);
     return {
       db,
@@ -108,20 +120,79 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
 }
 
+/** Defaults of `statement_timeout` and `idle_in_transaction_session_timeout` (DB_STATEMENT_TIMEOUT_MS…). */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+export const DEFAULT_IDLE_IN_TRANSACTION_MS = 60_000;
+
+function postgresPool(url: string, max: number, timeouts: Partial<pg.PoolConfig> = {}): pg.Pool {
+  return new pg.Pool({
+    connectionString: url,
+    max,
+    options: '-c TimeZone=UTC',
+    ...Object.fromEntries(Object.entries(timeouts).filter(([, ms]) => ms !== 0)),
+    types: {
+      getTypeParser: ((oid: number, format?: string) => {
+        if (oid === TIMESTAMPTZ_OID) return parseTimestamptz;
+        if (oid === INT8_OID) return intParser;
+        return pg.types.getTypeParser(oid, format as 'text');
+      }) as typeof pg.types.getTypeParser,
+    },
+  });
+}
+
+/**
+ * Cancels the statement a backend runs (`pg_cancel_backend`), from a connection of its own: the pool may be
+ * exhausted by the very requests being cancelled. The statement fails with 57014 and its transaction rolls back.
+ */
+class BackendCanceller {
+  constructor(
+    private readonly url: string,
+    private readonly logger: Logger | undefined,
+  ) {}
+
+  cancel(pid: number): void {
+    const client = new pg.Client({ connectionString: this.url, application_name: 'request-deadline' });
+    client.on('error', () => {});
+    client
+      .connect()
+      .then(() => client.query('select pg_cancel_backend($1)', [pid]))
+      .catch((error: unknown) => this.logger?.warn({ err: error, pid }, 'cancelling a statement failed'))
+      .finally(() => void client.end().catch(() => {}));
+  }
+}
+
+async function backendIdOf(client: pg.PoolClient): Promise<number> {
+  const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+  const [row] = rows;
+  if (!row) throw new Error('pg_backend_pid() returned no row');
+  return row.pid;
+}
+
 /**
  * The pool as Kysely sees it: background work (job workers of this process, ./priority.ts) holds at most half
- * of its connections at once, so the API's requests always find the other half.
+ * of its connections at once, so the API's requests always find the other half. A connection a request holds
+ * is registered with it, so the request's deadline cancels the statement it runs (../request-context.ts).
  */
-function sharedPool(pool: pg.Pool): PostgresPool {
+function sharedPool(pool: pg.Pool, canceller: BackendCanceller): PostgresPool {
   const share = new BackgroundShare(Math.max(1, Math.floor(pool.options.max / 2)));
+  const backendIds = new WeakMap<pg.PoolClient, number>();
   return {
     async connect() {
       const free = await share.take();
       try {
         const client = await pool.connect();
+        const context = requestContext.getStore();
+        let cancel: (() => void) | undefined;
+        if (context) {
+          const pid = backendIds.get(client) ?? (await backendIdOf(client));
+          backendIds.set(client, pid);
+          cancel = () => canceller.cancel(pid);
+          (context.cancels ??= new Set()).add(cancel);
+        }
         // The pool sets `release` afresh at every checkout: wrapping this one is local to it.
         const release = client.release.bind(client);
         client.release = (error?: Error | boolean) => {
+          if (cancel) context?.cancels?.delete(cancel);
           free();
           release(error);
         };
@@ -137,6 +208,8 @@ function sharedPool(pool: pg.Pool): PostgresPool {
 
 const LISTEN_BACKOFF_MIN_MS = 100;
 const LISTEN_BACKOFF_MAX_MS = 30_000;
+/** Reconnections tried in a row (about an hour at the 30 s cap); then only the workers' polling finds jobs. */
+const LISTEN_MAX_RECONNECTS = 130;
 
 /**
  * LISTEN on PostgreSQL: one dedicated connection outside the pool (a pooled connection goes back to others, and
@@ -229,6 +302,7 @@ class PostgresListener {
     }
     this.client = client;
     this.backoffMs = LISTEN_BACKOFF_MIN_MS;
+    this.reconnects = 0;
     if (catchUp) {
       this.logger?.info('database listener: connected again');
       for (const callbacks of this.channels.values()) for (const callback of callbacks) callback();
@@ -245,8 +319,17 @@ class PostgresListener {
     this.reconnectLater();
   }
 
+  private reconnects = 0;
+
   private reconnectLater(): void {
     if (this.closed || this.retry) return;
+    if (++this.reconnects > LISTEN_MAX_RECONNECTS) {
+      this.logger?.error(
+        { attempts: LISTEN_MAX_RECONNECTS },
+        'database listener: giving up reconnecting; jobs are found by polling only until a restart',
+      );
+      return;
+    }
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, LISTEN_BACKOFF_MAX_MS);
     this.retry = setTimeout(() => {
@@ -289,6 +372,15 @@ export async function migratedPGliteTemplate(): Promise<Blob> {
   await db.destroy();
   await pglite.close();
   return dump;
+}
+
+/** Migrates through `db`, then closes it. */
+async function migrateOn(db: Kysely<DB>): Promise<void> {
+  try {
+    await migrate(db);
+  } finally {
+    await db.destroy();
+  }
 }
 
 async function migrate(db: Kysely<DB>): Promise<void> {

@@ -292,6 +292,51 @@ describe.runIf(process.env.DATABASE_URL)('the server process, on PostgreSQL', ()
     });
   }, 60_000);
 
+  it('on SIGTERM ends within its drain time though a request waits on a row lock held outside', async () => {
+    await withScratchPostgres(async (url, dataDir) => {
+      const server = startServer({ DATABASE_URL: url, DATA_DIR: dataDir, REQUEST_DEADLINE_MS: '120000' });
+      const baseUrl = await waitFor('the banner', () => bannerUrl(server), server);
+      const apiKey = /demo API key \(every scope\): (\S+)/.exec(server.stdout())![1]!;
+      const api = (method: string, path: string, body?: unknown) =>
+        fetch(`${baseUrl}${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
+      const connections = (await (await api('GET', '/v1/connections')).json()) as {
+        data: { id: string; channel: string }[];
+      };
+      const whatsapp = connections.data.find((connection) => connection.channel === 'whatsapp')!;
+      const contact = (await (
+        await api('POST', '/v1/contacts', {
+          phone: '+5511987650002',
+          name: 'Ana',
+          connection_id: whatsapp.id,
+          consent: true,
+        })
+      ).json()) as { id: string };
+      const tag = (await (await api('POST', '/v1/tags', { name: 'Stuck' })).json()) as { id: string };
+      // Another session holds the contact's row for the whole test: the request below waits on it.
+      const outside = new pg.Client({ connectionString: url });
+      await outside.connect();
+      try {
+        await outside.query('begin');
+        await outside.query('select id from contacts where id = $1 for update', [contact.id]);
+        const stuck = api('PUT', `/v1/contacts/${contact.id}/tags/${tag.id}`).catch(() => undefined);
+        await new Promise((ok) => setTimeout(ok, 500));
+        const stopping = Date.now();
+        server.child.kill('SIGTERM');
+        expect(await server.exited).toBe(0);
+        // 10 s for the requests in flight, then they are expired and their statements cancelled.
+        expect(Date.now() - stopping).toBeLessThan(14_000);
+        await stuck;
+      } finally {
+        await outside.query('rollback').catch(() => {});
+        await outside.end();
+      }
+    });
+  }, 90_000);
+
   it("runs WEB_CONCURRENCY server processes that share one account's limits, and stops them all on SIGTERM", async () => {
     await withScratchPostgres(async (url, dataDir) => {
       const server = startServer({ DATABASE_URL: url, DATA_DIR: dataDir, WEB_CONCURRENCY: '2' });

@@ -49,18 +49,23 @@ async function lockContact(db: Kysely<DB>, accountId: string, contactId: string)
   return contact;
 }
 
+/** How many times the person is read again when it changed under the lock; each change is a concurrent link. */
+const LOCK_PERSON_ATTEMPTS = 5;
+
 /**
  * Locks every active contact of the contact's person, in id order and nothing before them: two removals on
  * two contacts of one person lock in the same order and cannot deadlock. Reads the person again if it changed
- * (a link of two persons) between the lookup and the lock.
+ * (a link of two persons) between the lookup and the lock, a bounded number of times. The contact is found by
+ * the row's own id, so the check never depends on how the caller spelled it.
  */
 async function lockPerson(db: Kysely<DB>, accountId: string, contactId: string): Promise<ContactRow[]> {
-  for (;;) {
+  for (let attempt = 1; attempt <= LOCK_PERSON_ATTEMPTS; attempt++) {
     const contact = await findContact(db, accountId, contactId);
     if (!contact) throw contactNotFound();
     const person = await lockPersonContacts(db, accountId, contact.person_id);
-    if (person.some((c) => c.id === contactId)) return person;
+    if (person.some((c) => c.id === contact.id)) return person;
   }
+  throw new Error(`the person of contact ${contactId} kept changing: gave up after ${LOCK_PERSON_ATTEMPTS} attempts`);
 }
 
 async function ownTags(db: Kysely<DB>, accountId: string, contactId: string): Promise<ContactTags> {

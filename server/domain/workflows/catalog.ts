@@ -1,5 +1,5 @@
 // The automation block catalog (generated/block-catalog.schema.json, built from spec/catalog/), compiled once
-// with Ajv 2020 in strict mode (the `uuid` format added, all errors reported), and its failures mapped to
+// with Ajv 2020 in strict mode (the API's `uuid` format added, all errors reported), and its failures mapped to
 // validation codes with the table in the catalog's own `description`:
 //   maxProperties → graph_too_large; propertyNames → node_id_invalid; no `root` / `root` of another type →
 //   root_missing; `data.next` missing or its count → next_arity_invalid; randomizer options missing, their count
@@ -11,9 +11,9 @@
 // keyword) are skipped. Which stage reports each code is ./validation.ts's business.
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import addFormatsPlugin, { type FormatsPlugin } from 'ajv-formats';
 import { catalogVersion } from '../../../generated/block-catalog.js';
 import type { ValidationCode } from './validation-types.js';
+import { isUuid, uuidPlaces } from '../../ids.js';
 
 /** The catalog document served by GET /v1/workflow-graph-schema (`schema`). */
 export const catalogDocument = JSON.parse(
@@ -23,11 +23,13 @@ export const catalogDocument = JSON.parse(
 /** The `catalog_version` served with it. */
 export { catalogVersion };
 
-// ajv-formats is CommonJS (`module.exports = plugin`): under NodeNext its default import is the plugin itself.
-const addFormats = addFormatsPlugin as unknown as FormatsPlugin;
 const ajv = new Ajv2020({ strict: true, allErrors: true });
-addFormats(ajv, ['uuid']);
+// A block's ids in the API's one form (ajv-formats' `uuid` also takes a `urn:uuid:` prefix).
+ajv.addFormat('uuid', { type: 'string', validate: isUuid });
 const validateNodes = ajv.compile(catalogDocument);
+
+/** Where a graph's blocks name ids (`format: uuid` in the catalog), from the nodes map. */
+export const graphIdPlaces = uuidPlaces(catalogDocument, catalogDocument);
 
 /** One catalog failure, as a validation item (`path` starts at `nodes`; `node_id` null for the whole graph). */
 export interface CatalogIssue {

@@ -31,6 +31,8 @@ import {
 import { audit, type Actor } from '../accounts/actor.js';
 import { requireWorkflowFolder, unknownFolder } from './folders.js';
 import { withPositions } from './graph.js';
+import { graphIdPlaces } from './catalog.js';
+import { canonicalizeAt } from '../../ids.js';
 import { accountLookups } from './lookups.js';
 import { recordReferences } from './references.js';
 import { validateDefinition, writeProblem } from './validation.js';
@@ -57,9 +59,13 @@ export function triggerWithDefaults(trigger: Schemas['WorkflowTriggerInput']): T
   };
 }
 
-/** The graph as stored: every block with a position (computed when missing, kept when sent). */
+/**
+ * The graph as stored: every block with a position (computed when missing, kept when sent), and the ids its
+ * blocks name (the catalog's `format: uuid` fields) in their canonical lower-case form, as every id that enters.
+ */
 export function graphToStore(graph: Schemas['WorkflowGraphInput'] | undefined): Graph {
   const source = graph ?? ROOT_ONLY;
+  canonicalizeAt(source.nodes, graphIdPlaces);
   // Stored blocks all carry a position (withPositions fills the missing ones), which makes them WorkflowNodes;
   // everything else in a block is kept as received (Part B rule 8).
   return { ...source, nodes: withPositions(source.nodes) as Graph['nodes'] };

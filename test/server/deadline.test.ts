@@ -1,0 +1,135 @@
+// The request deadline (REQUEST_DEADLINE_MS, server/store/deadline.ts), on every engine of the run: a request
+// not answered by then gets 503 service_unavailable, its database work is refused and rolled back, and what it
+// held (PGlite's single session, a pooled PostgreSQL connection and its row locks) is free again. On PostgreSQL
+// a statement still running at the deadline (waiting on a lock) is cancelled, and every pooled connection has
+// statement_timeout and idle_in_transaction_session_timeout.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConnection } from '../../server/domain/console/connections.js';
+import type { Handlers } from '../../server/http/context.js';
+import { handlers as allHandlers } from '../../server/http/routes/index.js';
+import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import { expectError, json } from './http-helpers.js';
+
+const DEADLINE_MS = 600;
+
+/** GET /v1/me as a bug would make it: a transaction that locks the caller's account row and loops on queries. */
+const stuckHandlers: Handlers = {
+  ...allHandlers,
+  getMe: async ({ app, caller }) => {
+    await app.database.db.transaction().execute(async (tx) => {
+      await sql`select id from accounts where id = ${caller.account.id} for update`.execute(tx);
+      for (;;) await sql`select 1`.execute(tx);
+    });
+    throw new Error('unreachable: the loop above never ends by itself');
+  },
+};
+
+describe.each(engines)('the request deadline on %s', (engine) => {
+  let t: TestApp;
+  let c: TestCaller;
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, { handlers: stuckHandlers, env: { REQUEST_DEADLINE_MS: String(DEADLINE_MS) } });
+    c = await t.account();
+  });
+  afterAll(async () => t?.close());
+
+  it('answers a request that loops on the database 503 at its deadline, and frees what it held', async () => {
+    const started = Date.now();
+    const res = await c.call('GET', '/v1/me');
+    const elapsed = Date.now() - started;
+    await expectError(res, 503, { code: 'service_unavailable' });
+    expect(elapsed).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
+    expect(elapsed).toBeLessThan(DEADLINE_MS + 1500);
+    // The process answers, and the database serves other requests: the session (PGlite) or the connection and
+    // its row lock (PostgreSQL) went back.
+    expect((await fetch(`${t.baseUrl}/healthz`, { signal: AbortSignal.timeout(1000) })).status).toBe(200);
+    const quick = Date.now();
+    await json(await c.call('GET', '/v1/tags'), 200);
+    expect(Date.now() - quick).toBeLessThan(1000);
+    const locked = await t.database.db
+      .transaction()
+      .execute(async (tx) =>
+        sql<{ id: string }>`select id from accounts where id = ${c.accountId} for update nowait`.execute(tx),
+      );
+    expect(locked.rows).toHaveLength(1);
+  });
+
+  it('answers again and again: stuck requests do not pile up', async () => {
+    const answers = await Promise.all(Array.from({ length: 4 }, () => c.call('GET', '/v1/me').then((r) => r.status)));
+    expect(answers).toEqual([503, 503, 503, 503]);
+    await json(await c.call('GET', '/v1/tags'), 200);
+  });
+});
+
+describe.runIf(engines.includes('postgres'))('the request deadline on PostgreSQL', () => {
+  let t: TestApp;
+  let c: TestCaller;
+  let outside: pg.Client;
+
+  beforeAll(async () => {
+    t = await startTestApp('postgres', { env: { REQUEST_DEADLINE_MS: String(DEADLINE_MS) } });
+    c = await t.account();
+    outside = new pg.Client({ connectionString: t.databaseUrl });
+    await outside.connect();
+  });
+  afterAll(async () => {
+    await outside?.end();
+    await t?.close();
+  });
+
+  /** The statements of the test database's pool that wait on a lock now. */
+  const waiting = async () =>
+    (
+      await outside.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock'`,
+      )
+    ).rows[0]!.n;
+
+  it('cancels a statement that waits on a lock at the deadline: 503, and the connection is free at once', async () => {
+    const whatsapp = await createConnection(t.database.db, t.clock, c.accountId, {
+      channel: 'whatsapp',
+      name: 'Loja',
+      phone: '+5511930001234',
+    });
+    const contact = await json<{ id: string }>(
+      await c.call('POST', '/v1/contacts', {
+        body: { phone: '+5511987650001', name: 'Ana', connection_id: whatsapp.id, consent: true },
+      }),
+      201,
+    );
+    const tag = await json<{ id: string }>(await c.call('POST', '/v1/tags', { body: { name: randomUUID() } }), 201);
+    // Another session holds the contact's row: putting a tag on waits for it.
+    await outside.query('begin');
+    await outside.query('select id from contacts where id = $1 for update', [contact.id]);
+    try {
+      const started = Date.now();
+      const res = await c.call('PUT', `/v1/contacts/${contact.id}/tags/${tag.id}`);
+      await expectError(res, 503, { code: 'service_unavailable' });
+      expect(Date.now() - started).toBeLessThan(DEADLINE_MS + 1500);
+      // Cancelled, not left waiting until the lock goes: nothing of the pool waits any more.
+      let n = await waiting();
+      for (let i = 0; i < 20 && n > 0; i++) {
+        await new Promise((ok) => setTimeout(ok, 50));
+        n = await waiting();
+      }
+      expect(n).toBe(0);
+    } finally {
+      await outside.query('rollback');
+    }
+    // Nothing was written: the tag is not on the contact.
+    const read = await json<{ tags: unknown[] }>(await c.call('GET', `/v1/contacts/${contact.id}`));
+    expect(read.tags).toEqual([]);
+  });
+
+  it('sets statement_timeout and idle_in_transaction_session_timeout on the pooled connections', async () => {
+    const settings = await sql<{ statement: string; idle: string }>`
+      select current_setting('statement_timeout') as statement,
+             current_setting('idle_in_transaction_session_timeout') as idle`.execute(t.database.db);
+    expect(settings.rows[0]).toEqual({ statement: '30s', idle: '1min' });
+  });
+});
