@@ -67,7 +67,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     pool.on('error', (error) => options.logger?.warn({ err: error }, 'an idle database connection failed'));
     const canceller = new BackendCanceller(options.url, options.logger);
     const db = new Kysely<DB>({
-      dialect: new DeadlineDialect(new PostgresDialect({ pool: sharedPool(pool, canceller) })),
+      dialect: new DeadlineDialect(new PostgresDialect({ pool: sharedPool(pool, canceller, options.logger) })),
     });
     const listener = new PostgresListener(options.url, options.logger);
     return {
@@ -150,12 +150,14 @@ class BackendCanceller {
     private readonly logger: Logger | undefined,
   ) {}
 
-  cancel(pid: number): void {
+  /** `stillHeld`: whether the connection is still the request's (checked again just before the cancel). */
+  cancel(pid: number, stillHeld: () => boolean): void {
+    if (!stillHeld()) return;
     const client = new pg.Client({ connectionString: this.url, application_name: 'request-deadline' });
     client.on('error', () => {});
     client
       .connect()
-      .then(() => client.query('select pg_cancel_backend($1)', [pid]))
+      .then(() => (stillHeld() ? client.query('select pg_cancel_backend($1)', [pid]) : undefined))
       .catch((error: unknown) => this.logger?.warn({ err: error, pid }, 'cancelling a statement failed'))
       .finally(() => void client.end().catch(() => {}));
   }
@@ -173,38 +175,64 @@ async function backendIdOf(client: pg.PoolClient): Promise<number> {
  * of its connections at once, so the API's requests always find the other half. A connection a request holds
  * is registered with it, so the request's deadline cancels the statement it runs (../request-context.ts).
  */
-function sharedPool(pool: pg.Pool, canceller: BackendCanceller): PostgresPool {
+function sharedPool(pool: pg.Pool, canceller: BackendCanceller, logger: Logger | undefined): PostgresPool {
   const share = new BackgroundShare(Math.max(1, Math.floor(pool.options.max / 2)));
   const backendIds = new WeakMap<pg.PoolClient, number>();
   return {
     async connect() {
       const free = await share.take();
+      let client: pg.PoolClient;
       try {
-        const client = await pool.connect();
-        const context = requestContext.getStore();
-        let cancel: (() => void) | undefined;
-        if (context) {
-          const pid = backendIds.get(client) ?? (await backendIdOf(client));
-          backendIds.set(client, pid);
-          cancel = () => canceller.cancel(pid);
-          (context.cancels ??= new Set()).add(cancel);
-        }
-        // The pool sets `release` afresh at every checkout: wrapping this one is local to it.
-        const release = client.release.bind(client);
-        client.release = (error?: Error | boolean) => {
-          if (cancel) context?.cancels?.delete(cancel);
-          free();
-          release(error);
-        };
-        return client;
+        client = await pool.connect();
       } catch (error) {
         free();
         throw error;
       }
+      // A checked-out connection has no listener of the pool's: its session ended by the server
+      // (idle_in_transaction_session_timeout, a restart) must not end the process. Its next query fails.
+      const onError = (error: Error) => logger?.warn({ err: error }, 'a database connection in use failed');
+      client.on('error', onError);
+      const context = requestContext.getStore();
+      let cancel: (() => void) | undefined;
+      // The pool sets `release` afresh at every checkout: wrapping this one is local to it. Given back once:
+      // by its holder, or taken back at the holder's deadline.
+      const release = client.release.bind(client);
+      let released = false;
+      const releaseOnce = (error?: Error | boolean) => {
+        if (released) return;
+        released = true;
+        if (cancel) context?.cancels?.delete(cancel);
+        client.off('error', onError);
+        free();
+        release(error);
+      };
+      client.release = releaseOnce;
+      if (context) {
+        let pid: number;
+        try {
+          pid = backendIds.get(client) ?? (await backendIdOf(client));
+        } catch (error) {
+          releaseOnce(error instanceof Error ? error : true);
+          throw error;
+        }
+        backendIds.set(client, pid);
+        // At the request's deadline: cancel the statement it runs; if it still holds the connection a moment
+        // later (it awaits something else inside its transaction), the connection is closed and the pool
+        // opens another: the server rolls its transaction back and frees its locks at once.
+        cancel = () => {
+          canceller.cancel(pid, () => !released);
+          setTimeout(() => releaseOnce(new Error('request deadline: connection taken back')), TAKE_BACK_MS).unref();
+        };
+        (context.cancels ??= new Set()).add(cancel);
+      }
+      return client;
     },
     end: () => pool.end(),
   };
 }
+
+/** After a request's deadline, how long it may keep its connection to roll back on its own. */
+const TAKE_BACK_MS = 1000;
 
 const LISTEN_BACKOFF_MIN_MS = 100;
 const LISTEN_BACKOFF_MAX_MS = 30_000;

@@ -1,7 +1,9 @@
 // Kysely over embedded PGlite. PGlite has one session, so the driver hands out that session to one user at a
 // time (a queue): a transaction's statements never interleave with another request's, and nothing calls the
 // shared handle inside a transaction (which would deadlock). The queue serves the API's requests before
-// background work (./priority.ts), so a backlog of jobs never starves the API.
+// background work (./priority.ts), so a backlog of jobs never starves the API. A request that still holds the
+// session at its deadline (awaiting something else inside its transaction) loses it: the transaction is rolled
+// back and the session handed on (PGliteLease).
 import { parse, protocol, type PGlite } from '@electric-sql/pglite';
 import {
   PostgresAdapter,
@@ -15,6 +17,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { DeadlineExceededError, requestContext } from '../request-context.js';
 import { PriorityTurns } from './priority.js';
 
 const concat = (parts: Uint8Array[]): Uint8Array => {
@@ -144,6 +147,27 @@ class PGliteConnection implements DatabaseConnection {
   }
 }
 
+/**
+ * One holder's turn on the session. A request whose deadline passes while it holds the turn, awaiting something
+ * else inside its transaction, loses it: the transaction is rolled back and the turn goes to the next holder;
+ * whatever the late holder does with its lease afterwards is refused or ignored.
+ */
+class PGliteLease implements DatabaseConnection {
+  /** Taken back (the holder's deadline) or given back (released): the lease is of no use any more. */
+  ended = false;
+
+  constructor(private readonly connection: PGliteConnection) {}
+
+  executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.ended) return Promise.reject(new DeadlineExceededError());
+    return this.connection.executeQuery<R>(compiled);
+  }
+
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    return this.connection.streamQuery<R>();
+  }
+}
+
 class PGliteDriver implements Driver {
   private readonly connection: PGliteConnection;
   private readonly turns = new PriorityTurns();
@@ -156,30 +180,64 @@ class PGliteDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.turns.acquire();
-    return this.connection;
+    const lease = new PGliteLease(this.connection);
+    // A request's deadline takes the session back if the request still holds it then.
+    const context = requestContext.getStore();
+    if (context) {
+      const takeBack = () => void this.takeBack(lease);
+      (context.cancels ??= new Set()).add(takeBack);
+      this.takeBacks.set(lease, () => context.cancels?.delete(takeBack));
+    }
+    return lease;
+  }
+
+  private readonly takeBacks = new WeakMap<PGliteLease, () => void>();
+
+  /** Ends the lease of a request past its deadline: rolls back its transaction and hands the session on. */
+  private async takeBack(lease: PGliteLease): Promise<void> {
+    if (lease.ended) return;
+    lease.ended = true;
+    try {
+      if (this.pg.isInTransaction()) await this.pg.query('rollback');
+      await this.connection.prepareMet();
+    } finally {
+      this.turns.release();
+    }
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    if (leaseOf(connection).ended) throw new DeadlineExceededError();
     const level = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : '';
     await this.pg.query(`begin${level}`);
-    void connection;
   }
 
-  async commitTransaction(): Promise<void> {
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    if (leaseOf(connection).ended) throw new DeadlineExceededError();
     await this.pg.query('commit');
     await this.connection.prepareMet();
   }
 
-  async rollbackTransaction(): Promise<void> {
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // A lease taken back was rolled back then; the session may be another holder's now.
+    if (leaseOf(connection).ended) return;
     await this.pg.query('rollback');
     await this.connection.prepareMet();
   }
 
-  async releaseConnection(): Promise<void> {
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const lease = leaseOf(connection);
+    this.takeBacks.get(lease)?.();
+    if (lease.ended) return;
+    lease.ended = true;
     this.turns.release();
   }
 
   async destroy(): Promise<void> {}
+}
+
+function leaseOf(connection: DatabaseConnection): PGliteLease {
+  if (!(connection instanceof PGliteLease)) throw new Error('not a connection of this PGlite driver');
+  return connection;
 }
 
 export class PGliteDialect implements Dialect {

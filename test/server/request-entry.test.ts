@@ -100,7 +100,8 @@ describe.each(engines)('request entry on %s', (engine) => {
         await c.call('DELETE', `/v1/contacts/${upper(contact.id)}/tags/${tag.id}`),
         200,
       );
-      expect(Date.now() - started).toBeLessThan(1000);
+      // It never answered before; a loaded 2-core CI machine does not promise 1 s, a few seconds it does.
+      expect(Date.now() - started).toBeLessThan(5000);
       expect(removed).toEqual({ contact_id: contact.id, tags: [] });
       await alive();
     });
@@ -122,7 +123,8 @@ describe.each(engines)('request entry on %s', (engine) => {
         await c.call('DELETE', `/v1/contacts/${upper(contact.id)}/custom-fields/${upper(field.id)}`),
         200,
       );
-      expect(Date.now() - started).toBeLessThan(1000);
+      // It never answered before; a loaded 2-core CI machine does not promise 1 s, a few seconds it does.
+      expect(Date.now() - started).toBeLessThan(5000);
       expect(cleared).toEqual({ contact_id: contact.id, custom_fields: [] });
       await alive();
     });
