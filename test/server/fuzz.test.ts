@@ -1,0 +1,21 @@
+// The spec-driven fuzz harness, short: every class over every operation of the bundled spec (public and admin)
+// against the real server process (`npm start`), with a few random mutations per operation, on PGlite and, when
+// DATABASE_URL is set, on a fresh PostgreSQL database. Any violation (a 5xx, an answer later than 2 s, a 4xx
+// that is not the error envelope, a broken rule of the id spellings, the numeric query spellings, the nesting
+// and size limits or HEAD, the server not answering /healthz) fails the test with the list. The long run is
+// `npm run fuzz` (scripts/fuzz.ts); the machinery is test/fuzz/.
+import { describe, expect, it } from 'vitest';
+import { formatResult, formatViolation, fuzzEngines, runFuzz } from '../fuzz/index.js';
+
+/** The seed of the short run: FUZZ_SEED=… repeats another. */
+const seed = process.env.FUZZ_SEED ?? 'fuzz-test';
+
+describe.each(fuzzEngines())('the fuzz harness on %s', { timeout: 300_000 }, (engine) => {
+  it('finds no violation over every operation of the spec', async () => {
+    const result = await runFuzz({ engine, seed, mutationsPerOperation: 2, timeLimitMs: 150_000 });
+    console.log(formatResult(result, { stderrOnFailure: true }));
+    expect(result.violations.map(formatViolation)).toEqual([]);
+    expect(result.stopped).toBeUndefined();
+    expect(result.operations).toBe(result.totalOperations);
+  });
+});
