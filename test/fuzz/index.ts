@@ -38,6 +38,10 @@ export interface FuzzOptions {
   trace?: boolean;
   /** Asked between cases: true stops the run (an interrupt). */
   shouldStop?: () => boolean;
+  /** An answer later than this is a violation (default 2 s). */
+  answerWithinMs?: number;
+  /** A /healthz poll not answered within this is a violation (default 1 s). */
+  healthWithinMs?: number;
 }
 
 export interface FuzzResult {
@@ -97,8 +101,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       deadlineAt,
       log: (line) => log(`[${options.engine}] ${line}`),
       trace: options.trace,
+      ...(options.answerWithinMs !== undefined ? { requestTimeoutMs: options.answerWithinMs } : {}),
     });
-    watchdog = new Watchdog(runner, server.baseUrl);
+    watchdog = new Watchdog(runner, server.baseUrl, undefined, options.healthWithinMs);
     watchdog.start();
     world = new World(runner, spec, prng.fork('world'), receiver.url, server.demoAccountId);
     log(`[${options.engine}] seeding at ${server.baseUrl} (started in ${Math.round((Date.now() - started) / 1000)} s)`);
