@@ -15,7 +15,7 @@ export interface RequestContext {
   expired?: boolean;
   /** What to call when the request expires: cancels the PostgreSQL statements it has in flight. */
   cancels?: Set<() => void>;
-  /** Whether a transaction of the request committed (its outcome is then no longer "nothing ran"). */
+  /** Whether the request's handler committed a change (its outcome is then no longer "nothing ran"). */
   committed?: boolean;
 }
 
@@ -58,6 +58,12 @@ export function expire(context: RequestContext): void {
   if (context.expired) return;
   context.expired = true;
   for (const cancel of context.cancels ?? []) cancel();
+}
+
+/** Marks the current request's handler as started: only what commits from now on is the request's effect. */
+export function handlerStarted(): void {
+  const context = requestContext.getStore();
+  if (context) context.committed = false;
 }
 
 /** The requests being served, so a stopping server can expire those it will not wait for. */

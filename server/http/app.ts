@@ -19,6 +19,7 @@ import {
   deadlinePassed,
   DeadlineExceededError,
   expire,
+  handlerStarted,
   serveRequest,
   type RequestContext,
 } from '../request-context.js';
@@ -221,6 +222,8 @@ export function createApp(ctx: AppContext, handlers: Handlers, adminHandlers?: A
           `${operation.method.toUpperCase()} ${operation.path} is not available yet.`,
         ),
       );
+    // What the request commits from here on is its effect; the rate counter and the key's claim were not.
+    handlerStarted();
     handler({
       req,
       operation,

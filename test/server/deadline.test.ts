@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from '../../server/domain/console/connections.js';
+import { createTag } from '../../server/domain/tags/tags.js';
 import type { Handlers } from '../../server/http/context.js';
 import { handlers as allHandlers } from '../../server/http/routes/index.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
@@ -41,6 +42,82 @@ const hungHandlers: Handlers = {
     throw new Error('unreachable: the await above never ends');
   },
 };
+
+/**
+ * POST /v1/tags with `x-test-hang` as a bug would make it: `after-commit` creates the tag, then awaits for ever;
+ * `before-commit` creates it inside a transaction that then awaits for ever. Without the header, the real route.
+ */
+const idempotencyHandlers: Handlers = {
+  ...allHandlers,
+  createTag: async (input) => {
+    const { app, caller, body, req } = input;
+    const hang = req.get('x-test-hang');
+    if (hang === 'after-commit') {
+      await createTag(app.database.db, app.clock, caller.account.id, body.name);
+      await never;
+    }
+    if (hang === 'before-commit')
+      await app.database.db.transaction().execute(async (tx) => {
+        await createTag(tx, app.clock, caller.account.id, body.name);
+        await never;
+      });
+    if (!allHandlers.createTag) throw new Error('the createTag route is missing');
+    return allHandlers.createTag(input);
+  },
+};
+
+describe.each(engines)('the request deadline and Idempotency-Key on %s', (engine) => {
+  let t: TestApp;
+  let c: TestCaller;
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, {
+      handlers: idempotencyHandlers,
+      env: { REQUEST_DEADLINE_MS: String(DEADLINE_MS) },
+      idempotency: { leaseMs: 1000 },
+    });
+    c = await t.account();
+  });
+  afterAll(async () => t?.close());
+
+  const names = async () =>
+    (await json<{ data: { name: string }[] }>(await c.call('GET', '/v1/tags'))).data.map((tag) => tag.name);
+
+  it('a request stopped before its commit released its key: the retry runs, once', async () => {
+    const key = randomUUID();
+    const first = await c.call('POST', '/v1/tags', {
+      body: { name: 'Before' },
+      headers: { 'Idempotency-Key': key, 'x-test-hang': 'before-commit' },
+    });
+    await expectError(first, 503, { code: 'service_unavailable' });
+    expect(await names()).not.toContain('Before');
+    const retry = await c.call('POST', '/v1/tags', { body: { name: 'Before' }, headers: { 'Idempotency-Key': key } });
+    expect(retry.status).toBe(201);
+    expect(await names()).toEqual(expect.arrayContaining(['Before']));
+  });
+
+  it('a request stopped after its commit leaves its key to answer outcome_unknown: no second run', async () => {
+    const key = randomUUID();
+    const first = await c.call('POST', '/v1/tags', {
+      body: { name: 'After' },
+      headers: { 'Idempotency-Key': key, 'x-test-hang': 'after-commit' },
+    });
+    await expectError(first, 503, { code: 'service_unavailable' });
+    expect(await names()).toContain('After');
+    // While its lease runs the key is in progress; once it ran out, the outcome is unknown for good.
+    await expectError(
+      await c.call('POST', '/v1/tags', { body: { name: 'After' }, headers: { 'Idempotency-Key': key } }),
+      409,
+      { code: 'idempotency_in_progress' },
+    );
+    t.clock.advance(2000);
+    await expectError(
+      await c.call('POST', '/v1/tags', { body: { name: 'After' }, headers: { 'Idempotency-Key': key } }),
+      409,
+      { code: 'outcome_unknown' },
+    );
+  });
+});
 
 describe.each(engines)('the request deadline on %s', (engine) => {
   let t: TestApp;
