@@ -4,6 +4,7 @@
 // background work (./priority.ts), so a backlog of jobs never starves the API. A request that still holds the
 // session at its deadline (awaiting something else inside its transaction) loses it: the transaction is rolled
 // back and the session handed on (PGliteLease).
+import { performance } from 'node:perf_hooks';
 import { parse, protocol, type PGlite } from '@electric-sql/pglite';
 import {
   PostgresAdapter,
@@ -38,6 +39,9 @@ interface Statement {
   name?: string;
 }
 
+/** How long statements may run back to back before the event loop is let turn once. */
+const YIELD_EVERY_MS = 50;
+
 /** At most this many statements are known and prepared (Kysely writes one SQL text per query shape). */
 const MAX_STATEMENTS = 2000;
 
@@ -59,6 +63,7 @@ class PGliteConnection implements DatabaseConnection {
    * PGlite's parser with this database's parsers; errors are PGlite's DatabaseError, as from query().
    */
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    await this.yieldNowAndThen();
     const statement = await this.statementOf(compiled.sql);
     const values = (compiled.parameters as unknown[]).map((value, i) => {
       if (value === null || value === undefined) return null;
@@ -82,6 +87,29 @@ class PGliteConnection implements DatabaseConnection {
       rows: (result?.rows ?? []) as R[],
       ...(affected !== undefined ? { numAffectedRows: BigInt(affected) } : {}),
     };
+  }
+
+  /** When the event loop last turned, as statements saw it; and whether one waits to see the next turn. */
+  private lastTurn = performance.now();
+  private watching = false;
+
+  /**
+   * PGlite answers within microtasks, so a long run of statements (a big transaction, a loop) never lets the event
+   * loop turn: no timer, no socket, no signal. When it has not turned for YIELD_EVERY_MS, the next statement
+   * waits for one turn, so /healthz, the request deadlines and SIGTERM are served meanwhile.
+   */
+  private async yieldNowAndThen(): Promise<void> {
+    if (!this.watching) {
+      // The last watch saw the loop turn, and nothing has run since without a statement: a run starts here.
+      this.watching = true;
+      this.lastTurn = performance.now();
+      setImmediate(() => {
+        this.watching = false;
+        this.lastTurn = performance.now();
+      });
+    }
+    if (performance.now() - this.lastTurn < YIELD_EVERY_MS) return;
+    await new Promise((ok) => setImmediate(ok));
   }
 
   private async run(sql: string, statement: Statement, values: (string | null)[]) {

@@ -184,6 +184,46 @@ describe.each(engines)('the request deadline on %s', (engine) => {
   });
 });
 
+/** GET /v1/me that runs statements back to back in one transaction for `LONG_MS`, then answers as usual. */
+const LONG_MS = 1500;
+const longHandlers: Handlers = {
+  ...allHandlers,
+  getMe: async (input) => {
+    const until = Date.now() + LONG_MS;
+    await input.app.database.db.transaction().execute(async (tx) => {
+      while (Date.now() < until) await sql`select 1`.execute(tx);
+    });
+    if (!allHandlers.getMe) throw new Error('the getMe route is missing');
+    return allHandlers.getMe(input);
+  },
+};
+
+describe.each(engines)('a long transaction on %s', (engine) => {
+  it('lets the process answer meanwhile (PGlite answers within microtasks: the event loop is let turn)', async () => {
+    const t = await startTestApp(engine, { handlers: longHandlers });
+    try {
+      const c = await t.account();
+      await json(await c.call('GET', '/v1/tags'), 200); // the validator is compiled at the first request
+      let done = false;
+      const long = c.call('GET', '/v1/me').finally(() => (done = true));
+      await new Promise((ok) => setTimeout(ok, 300));
+      const probes: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        expect(done, 'the long transaction still runs').toBe(false);
+        const started = Date.now();
+        const res = await fetch(`${t.baseUrl}/healthz`, { signal: AbortSignal.timeout(2000) });
+        expect(res.status).toBe(200);
+        probes.push(Date.now() - started);
+        await new Promise((ok) => setTimeout(ok, 100));
+      }
+      expect(Math.max(...probes)).toBeLessThan(500);
+      await json(await long, 200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe.runIf(engines.includes('postgres'))('the request deadline on PostgreSQL', () => {
   let t: TestApp;
   let c: TestCaller;
