@@ -1,11 +1,12 @@
 // The Express app: every public route of the spec, bound by operationId from generated/operations.ts.
 //
-//   request → edge (403 no body) and ceiling (429 no body) → request id → /healthz /readyz /metrics (no key)
-//           → request log and metrics → media upload/download links (pre-signed, no key)
-//           → JSON body (400 malformed, 413 payload_too_large over 1 MB) → admin API (/admin/v1)
+//   request → edge (403 no body) and ceiling (429 no body) → request id and deadline (503 at it) → HEAD as GET
+//           → /healthz /readyz /metrics (no key) → request log and metrics → media upload/download links
+//           → JSON body (400 malformed or nested over 64 levels, 413 payload_too_large over 1 MB) → admin API
 //           → route match (unknown → 404 envelope)
 //           → gateway auth (401/403 with only message) → scope (403 insufficient_scope)
-//           → rate limit (429 rate_limited) → OpenAPI validation (400)
+//           → rate limit (429 rate_limited) → entry rules (ids canonical, decimal integers: 400)
+//           → OpenAPI validation (400)
 //           → idempotency (replay with Idempotent-Replayed, 409, 422, 503) → handler (501 not_implemented until its issue lands)
 //           → response headers → error envelope
 import { strictFormats } from './formats.js';
@@ -14,15 +15,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import * as OpenApiValidator from 'express-openapi-validator';
 import { ADMIN_PREFIX, operations, type OperationId, type OperationInfo } from '../../generated/operations.js';
 import { ApiError, GatewayError, serviceUnavailable } from '../errors.js';
-import { performance } from 'node:perf_hooks';
-import {
-  deadlinePassed,
-  DeadlineExceededError,
-  expire,
-  handlerStarted,
-  serveRequest,
-  type RequestContext,
-} from '../request-context.js';
+import { deadlinePassed, DeadlineExceededError, handlerStarted } from '../request-context.js';
+import { serveWithDeadline } from './deadline.js';
 import { adminRouter, type AdminHandlers } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
@@ -36,7 +30,7 @@ import { memoiseRoutePatterns } from './route-patterns.js';
 import { replayers } from './routes/index.js';
 import { specDocument, validatorSpec } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
-import { canonicalParams, entryRules } from './entry-rules.js';
+import { canonicalParams, entryRules, headAsGet } from './entry-rules.js';
 import { refuseDeepJson } from './json-depth.js';
 import { sendResult } from './respond.js';
 
@@ -69,33 +63,18 @@ export function createApp(ctx: AppContext, handlers: Handlers, adminHandlers?: A
   app.use(edgeGuard(ctx));
 
   // The request id, and the deadline: a request not answered by then gets 503, and its database work is refused
-  // and rolled back from then on (store/deadline.ts).
+  // and rolled back from then on (./deadline.ts).
   app.use((req, res, next) => {
     const requestId = randomUUID();
     locals(res).requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     const deadlineMs = ctx.config.requestDeadlineMs;
-    const context: RequestContext = { requestId, deadline: performance.now() + deadlineMs };
-    let timer: NodeJS.Timeout | undefined;
-    const done = serveRequest(context, () => {
-      timer = setTimeout(() => {
-        ctx.logger.warn({ requestId, route: req.path, deadline_ms: deadlineMs }, 'request deadline passed');
-        expire(context);
-        sendError(ctx, req, res, deadlinePassed(deadlineMs / 1000));
-      }, deadlineMs);
-      next();
-    });
-    res.once('close', () => {
-      clearTimeout(timer);
-      done();
+    serveWithDeadline(requestId, deadlineMs, res, next, () => {
+      ctx.logger.warn({ requestId, route: req.path, deadline_ms: deadlineMs }, 'request deadline passed');
+      sendError(ctx, req, res, deadlinePassed(deadlineMs / 1000));
     });
   });
-
-  // HEAD is a GET whose answer has no body: the response already knows it answers a HEAD and sends none.
-  app.use((req, _res, next) => {
-    if (req.method === 'HEAD') req.method = 'GET';
-    next();
-  });
+  app.use(headAsGet);
 
   // Operations routes first: no key, no rate limit, not logged or counted (probes would drown the rest).
   const observability = createObservability(ctx.logger);

@@ -7,10 +7,17 @@
 //   `1e2`, `0x10`, ` 5` are 400 (the validator's coercion would read them as numbers).
 // - JSON bodies nested deeper than MAX_JSON_DEPTH are 400, found on the raw bytes before anything parses or
 //   walks them (./json-depth.ts).
+// - HEAD is GET without a body, on every route.
 // What the rules need from each operation (its uuid and integer parameters, where its body holds uuids) is read
 // from the bundled spec once, at start.
-import type { Request } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { canonicalId, canonicalizeAt, isObject, resolveRef, uuidPlaces, type Json, type Place } from '../ids.js';
+
+/** HEAD is a GET whose answer has no body: the response already knows it answers a HEAD and sends none. */
+export function headAsGet(req: Request, _res: Response, next: NextFunction): void {
+  if (req.method === 'HEAD') req.method = 'GET';
+  next();
+}
 
 /** A decimal integer as the query may spell it; 15 digits at most, so the number is exact. */
 const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]{0,14})$/;
