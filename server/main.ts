@@ -21,6 +21,9 @@ import { JobWorker, wakeOnJobsReady } from './jobs/worker.js';
 import { createLogger } from './logger.js';
 import { DataDirLockedError, openDatabase, type Database } from './store/database.js';
 
+/** Server processes of a cluster that may end in a row before serving, before the cluster gives up. */
+const MAX_FAILED_STARTS = 5;
+
 /** After SIGTERM, requests in flight get this long to finish before their connections are closed. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -80,7 +83,13 @@ async function runCluster(config: Config): Promise<void> {
   let printed = false;
   let stopping = false;
   let failed = false;
-  cluster.on('listening', (_worker, address) => {
+  // Processes that ended before serving, in a row: past MAX_FAILED_STARTS the cluster gives up (exit 1) rather
+  // than start one a second for ever; its supervisor sees the failure.
+  let failedStarts = 0;
+  const serving = new Set<number>();
+  cluster.on('listening', (worker, address) => {
+    serving.add(worker.id);
+    failedStarts = 0;
     if (printed) return;
     printed = true;
     const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
@@ -96,7 +105,14 @@ async function runCluster(config: Config): Promise<void> {
       return;
     }
     // A process ended on its own (an unhandled error, a kill): another takes its place, a second later so
-    // a process that cannot start does not spin.
+    // a process that cannot start does not spin, and not past MAX_FAILED_STARTS that never served.
+    if (!serving.delete(worker.id) && ++failedStarts >= MAX_FAILED_STARTS) {
+      logger.fatal({ failed_starts: failedStarts }, 'server processes keep ending before they serve: giving up');
+      failed = true;
+      stop('failed starts');
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(1);
+      return;
+    }
     logger.error({ worker_pid: worker.process.pid, code, signal }, 'a server process ended: starting another');
     setTimeout(() => cluster.fork(), 1000);
   });

@@ -369,6 +369,16 @@ describe.runIf(process.env.DATABASE_URL)('the server process, on PostgreSQL', ()
     });
   }, 120_000);
 
+  it('gives up, exit 1, when its server processes keep ending before they serve (no respawn for ever)', async () => {
+    await withScratchPostgres(async (url, dataDir) => {
+      const server = startServer({ DATABASE_URL: url, DATA_DIR: dataDir, WEB_CONCURRENCY: '2' }, [
+        './test/fixtures/worker-fails-at-start.ts',
+      ]);
+      expect(await server.exited).toBe(1);
+      expect(server.stdout()).toContain('server processes keep ending before they serve: giving up');
+    });
+  }, 60_000);
+
   it('refuses WEB_CONCURRENCY above 1 on an embedded database', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ep-process-'));
     try {
