@@ -1,4 +1,4 @@
-// The run's state machine (Part B; ARCHITECTURE.md, "Automations"). A run is a row; a stretch of it runs in one
+// The run's state machine (Part B; docs/decisions.md, "The automation engine"). A run is a row; a stretch of it runs in one
 // transaction with the row locked (one worker at a time, on any process): from where it stands, block after
 // block, until it waits, ends, or has run MAX_STEPS_PER_STRETCH blocks (then a job continues it, so one
 // transaction stays short). Every wait is a `workflow.advance` job on the one clock: a sleep's end, the 90-day

@@ -7,7 +7,7 @@
 //           → gateway auth (401/403 with only message) → scope (403 insufficient_scope)
 //           → rate limit (429 rate_limited) → entry rules (ids canonical, decimal integers: 400)
 //           → OpenAPI validation (400)
-//           → idempotency (replay with Idempotent-Replayed, 409, 422, 503) → handler (501 not_implemented until its issue lands)
+//           → idempotency (replay with Idempotent-Replayed, 409, 422, 503) → handler (501 not_implemented for an operation without one)
 //           → response headers → error envelope
 import { strictFormats } from './formats.js';
 import { randomUUID } from 'node:crypto';

@@ -377,7 +377,6 @@ function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-/** Whether the database answers (readiness). */
 /**
  * Runs `work` in a transaction: the caller's when `db` already is one (an automation's stretch calling a
  * domain operation the API also calls on its own), else a new one.
@@ -386,6 +385,7 @@ export function inTransaction<T>(db: Kysely<DB>, work: (tx: Kysely<DB>) => Promi
   return db.isTransaction ? work(db) : db.transaction().execute(work);
 }
 
+/** Whether the database answers (readiness). */
 export async function ping(database: Database): Promise<void> {
   await sql`select 1`.execute(database.db);
 }

@@ -32,17 +32,3 @@ export async function insertEvents(db: Kysely<DB>, events: readonly NewEvent[]):
     )
     .execute();
 }
-
-/** The account's events after `afterSequence`, in the order they were written. */
-export async function listEvents(
-  db: Kysely<DB>,
-  accountId: string,
-  options: { afterSequence?: string; limit?: number } = {},
-): Promise<EventRow[]> {
-  let q = db.selectFrom('events').selectAll().where('account_id', '=', accountId);
-  if (options.afterSequence !== undefined) q = q.where('sequence', '>', options.afterSequence);
-  return q
-    .orderBy('sequence')
-    .limit(options.limit ?? 100)
-    .execute();
-}

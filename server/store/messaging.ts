@@ -10,10 +10,6 @@ export type NewMessageRow = Insertable<MessagesTable>;
 
 // ------------------------------------------------------------------------------------------- conversations
 
-export async function insertConversation(db: Kysely<DB>, row: ConversationRow): Promise<ConversationRow> {
-  return db.insertInto('conversations').values(row).returningAll().executeTakeFirstOrThrow();
-}
-
 export async function findConversation(
   db: Kysely<DB>,
   accountId: string,

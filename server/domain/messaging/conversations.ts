@@ -47,7 +47,6 @@ export function openConversation(
 export const conversationNotFound = () => notFound('No such conversation.');
 export const messageNotFound = () => notFound('No such message.');
 
-/** The views of conversations, with their contacts and unread state read in two queries. */
 /** The view of one conversation (conversationViews answers one view per row). */
 export async function conversationViewOf(
   db: Kysely<DB>,
@@ -60,6 +59,7 @@ export async function conversationViewOf(
   return view;
 }
 
+/** The views of conversations, with their contacts and unread state read in two queries. */
 export async function conversationViews(
   db: Kysely<DB>,
   clock: Clock,

@@ -347,10 +347,10 @@ async function finish(
 
 // ------------------------------------------------------------------------------------------------ retention
 
-/** Makes sure one retention job exists (a process starting its workers calls it). */
 /** Automation runs are kept 90 days after they end. */
 export const RUN_HISTORY_MS = 90 * 24 * 60 * 60 * 1000;
 
+/** Makes sure one retention job exists (a process starting its workers calls it). */
 export async function ensurePruneJob(db: Kysely<DB>, clock: Clock): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await lockPeriodicJob(trx, PRUNE_JOB);

@@ -16,18 +16,6 @@ import {
 
 export type MathOperator = 'add' | 'sub' | 'mul' | 'div' | 'min' | 'max' | 'mod' | 'pct_of' | 'pct_add';
 
-export const MATH_OPERATORS: readonly MathOperator[] = [
-  'add',
-  'sub',
-  'mul',
-  'div',
-  'min',
-  'max',
-  'mod',
-  'pct_of',
-  'pct_add',
-];
-
 /** An operand's value: a plain dotted number (see parseDecimal), anything else (empty, null, `12,5`, `1e3`) 0. */
 export function operandValue(text: string | null | undefined): Decimal {
   return parseDecimal(text) ?? ZERO;
