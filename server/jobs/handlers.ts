@@ -7,6 +7,7 @@ import { DELIVER_JOB, PRUNE_JOB, runDeliveryJob, runPruneJob, type DeliveryDeps 
 import { ApiError } from '../errors.js';
 import { targetPolicy, type TargetPolicy } from '../webhooks/targets.js';
 import { JobRegistry } from './registry.js';
+import { databaseFaultRetryAt } from '../retries.js';
 import type { ChannelProvider } from '../channels/provider.js';
 import { SandboxProvider } from '../channels/sandbox.js';
 import { STOP_RUNS_JOB } from '../domain/workflows/workflows.js';
@@ -32,19 +33,6 @@ export interface JobDeps {
   /** The webhook answer deadline; default 10 s. */
   webhookTimeoutMs?: number;
 }
-
-const MAX_JOB_RETRY_MS = 15 * 60_000;
-
-/**
- * A job that hit a database fault runs again, sooner first (1 s, 2 s, … capped at 15 min), so a delivery or a run
- * does not stay stuck through an outage: about 7 days of attempts. Then it gives up (the worker logs the error
- * and keeps the failed job): a fault that outlives that is a bug, not an outage, and must not retry forever.
- */
-export const DATABASE_FAULT_MAX_ATTEMPTS = 700;
-const retryDatabaseFaultAt = (job: { attempts: number }, _error: unknown, now: Date) =>
-  job.attempts >= DATABASE_FAULT_MAX_ATTEMPTS
-    ? null
-    : new Date(now.getTime() + Math.min(1000 * 2 ** Math.min(job.attempts, 20), MAX_JOB_RETRY_MS));
 
 export function createJobRegistry(deps: JobDeps): JobRegistry {
   const config = deps.config;
@@ -82,20 +70,20 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
         // One attempt of a webhook delivery (at least once: the job completes with the attempt's outcome).
         run: (job, ctx) => runDeliveryJob(job, ctx, delivery),
         // A database fault, not the endpoint's: try again (the delivery must not stay stuck).
-        retryAt: retryDatabaseFaultAt,
+        retryAt: databaseFaultRetryAt,
       })
       // Automations: a contact's message (answers, taps, triggers) and a run's stretch (starts, waits ending).
       .register(INBOUND_MESSAGE_JOB, {
         run: (job, ctx) => runInboundJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
-        retryAt: retryDatabaseFaultAt,
+        retryAt: databaseFaultRetryAt,
       })
       .register(ADVANCE_RUN_JOB, {
         run: (job, ctx) => runAdvanceJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
-        retryAt: retryDatabaseFaultAt,
+        retryAt: databaseFaultRetryAt,
       })
       .register(STOP_RUNS_JOB, {
         run: (job, ctx) => runStopRunsJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
-        retryAt: retryDatabaseFaultAt,
+        retryAt: databaseFaultRetryAt,
       })
       .register(PRUNE_JOB, {
         // Deliveries are kept 7 days; the job re-enqueues itself every hour.

@@ -4,7 +4,8 @@ import type { Clock } from '../clock.js';
 import { enqueueJob, type NewJob } from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
 
-export { JobRegistry, LeaseLostError, defaultRetryAt, type JobContext, type JobHandler } from './registry.js';
+export { JobRegistry, LeaseLostError, type JobContext, type JobHandler } from './registry.js';
+export { defaultJobRetryAt } from '../retries.js';
 export { JobWorker, type WorkerOptions } from './worker.js';
 export type { ClaimedJob, NewJob } from '../store/jobs.js';
 

@@ -41,13 +41,6 @@ export class LeaseLostError extends Error {
   }
 }
 
-/** Default retry: 30 s, 1 min, 2 min… capped at 1 h, giving up after 10 attempts. */
-export function defaultRetryAt(job: ClaimedJob, _error: unknown, now: Date): Date | null {
-  if (job.attempts >= 10) return null;
-  const delay = Math.min(30_000 * 2 ** (job.attempts - 1), 3_600_000);
-  return new Date(now.getTime() + delay);
-}
-
 export class JobRegistry {
   private readonly handlers = new Map<string, JobHandler>();
 

@@ -26,7 +26,8 @@ import {
   type ClaimedJob,
 } from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
-import { defaultRetryAt, LeaseLostError, type JobRegistry } from './registry.js';
+import { defaultJobRetryAt } from '../retries.js';
+import { LeaseLostError, type JobRegistry } from './registry.js';
 
 /** How often a worker with a backlog refreshes the jobs table's statistics. */
 const STATISTICS_EVERY_MS = 60_000;
@@ -267,10 +268,10 @@ export class JobWorker {
       const now = this.clock.now();
       let retryAt: Date | null = null;
       try {
-        retryAt = handler?.retryAt ? handler.retryAt(job, error, now) : defaultRetryAt(job, error, now);
+        retryAt = handler?.retryAt ? handler.retryAt(job, error, now) : defaultJobRetryAt(job, error, now);
       } catch (policyError) {
         this.logger.error({ ...log, err: policyError }, 'job retry policy failed');
-        retryAt = defaultRetryAt(job, error, now);
+        retryAt = defaultJobRetryAt(job, error, now);
       }
       const message = error instanceof Error ? error.message : String(error);
       if (retryAt) this.logger.warn({ ...log, err: error, retry_at: retryAt.toISOString() }, 'job failed');

@@ -12,7 +12,7 @@
 //    plus the previous one until it expires), through `postEvent`, which re-checks the URL rules and keeps the
 //    10-second deadline.
 // 3. Finish (one transaction, which also completes the job): attempts + 1, the outcome, the next attempt by the
-//    schedule (1 min, 5 min, 30 min, 2 h, 5 h, then 10 h; failed after the 10th), the slot released,
+//    schedule (../../retries.ts: 1 min, 5 min, 30 min, 2 h, 5 h, then 10 h; failed after the 10th), the slot released,
 //    `failing_since` kept, the oldest job waiting for a slot woken, and an endpoint failing for 3 days
 //    disabled (reason `failing`, its pending deliveries failed with `endpoint_disabled`, the owner told through
 //    `account_notifications` and the log).
@@ -25,6 +25,7 @@ import { deleteRunsEndedBefore } from '../../store/workflow-runs.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
+import { webhookRetryDelayMs } from '../../retries.js';
 import { enqueueJob, wakeJobs } from '../../store/jobs.js';
 import type { DB } from '../../store/schema.js';
 import {
@@ -57,21 +58,8 @@ export const DELIVER_JOB = 'webhook.deliver';
 /** The periodic retention job (deliveries older than 7 days); one is pending at a time, it re-enqueues itself. */
 export const PRUNE_JOB = 'webhook.prune';
 
-export const MAX_ATTEMPTS = 10;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-/** The wait after failed attempt n (index n - 1), for n = 1..9; after the 10th the delivery fails. */
-export const RETRY_DELAYS_MS: readonly number[] = [
-  MINUTE,
-  5 * MINUTE,
-  30 * MINUTE,
-  2 * HOUR,
-  5 * HOUR,
-  10 * HOUR,
-  10 * HOUR,
-  10 * HOUR,
-  10 * HOUR,
-];
 /** An endpoint whose attempts have all failed for this long is disabled (reason `failing`). */
 export const FAILING_DISABLE_MS = 72 * HOUR;
 /** Deliveries are kept 7 days. */
@@ -80,12 +68,6 @@ export const PRUNE_EVERY_MS = HOUR;
 /** The slot lease outlives the attempt's deadline by this much (a worker that died frees its slot then). */
 const LEASE_MARGIN_MS = 30_000;
 const PACE_WINDOW_MS = MINUTE;
-
-/** The wait before the attempt after failed attempt `n`, or null when the delivery fails (n ≥ 10). */
-export function retryDelayMs(n: number): number | null {
-  if (n >= MAX_ATTEMPTS) return null;
-  return RETRY_DELAYS_MS[Math.max(1, n) - 1]!;
-}
 
 /** Enqueues the attempt of `delivery` at `at`, in `trx` (the transaction that makes the delivery pending). */
 export async function scheduleAttempt(
@@ -288,7 +270,7 @@ async function finish(
       delivered_at: iso(now),
     });
   } else if (delivery.status === 'pending') {
-    const delay = retryDelayMs(attempts);
+    const delay = webhookRetryDelayMs(attempts);
     next = delay === null ? null : new Date(a.attemptAt.getTime() + delay);
     await updateDelivery(trx, delivery.id, {
       ...common,

@@ -1,0 +1,51 @@
+// Every retry schedule of the service, in one place:
+// - a failed job, by default: 30 s, 1 min, 2 min, … capped at 1 h; it gives up after 10 attempts;
+// - a job that hit a database fault (a webhook attempt, an automation's message, stretch or stop): 1 s, 2 s,
+//   4 s, … capped at 15 min, so a delivery or a run does not stay stuck through an outage; it gives up after
+//   700 attempts (about a week), since a fault that outlives that is a bug, not an outage (issue 20);
+// - a webhook delivery (Part C): 1 min, 5 min, 30 min, 2 h, 5 h, then 10 h; failed after the 10th attempt.
+// Each gives up with `null`; the jobs worker then logs an error and keeps the failed job.
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** What a schedule reads of a job: its attempts so far, the one that just failed included. */
+export interface Attempted {
+  attempts: number;
+}
+
+/** The default schedule of a failed job. */
+export function defaultJobRetryAt(job: Attempted, _error: unknown, now: Date): Date | null {
+  if (job.attempts >= 10) return null;
+  return new Date(now.getTime() + Math.min(30_000 * 2 ** (job.attempts - 1), HOUR));
+}
+
+export const DATABASE_FAULT_MAX_ATTEMPTS = 700;
+const DATABASE_FAULT_MAX_DELAY_MS = 15 * MINUTE;
+
+/** The schedule of a job that hit a database fault. */
+export function databaseFaultRetryAt(job: Attempted, _error: unknown, now: Date): Date | null {
+  if (job.attempts >= DATABASE_FAULT_MAX_ATTEMPTS) return null;
+  return new Date(now.getTime() + Math.min(1000 * 2 ** Math.min(job.attempts, 20), DATABASE_FAULT_MAX_DELAY_MS));
+}
+
+/** A webhook delivery fails after this many attempts. */
+export const WEBHOOK_MAX_ATTEMPTS = 10;
+/** The wait after failed attempt n (index n - 1), for n = 1..9. */
+export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
+  MINUTE,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+];
+
+/** The wait before the attempt after failed attempt `n`, or null when the delivery fails (n ≥ 10). */
+export function webhookRetryDelayMs(n: number): number | null {
+  if (n >= WEBHOOK_MAX_ATTEMPTS) return null;
+  return WEBHOOK_RETRY_DELAYS_MS[Math.min(Math.max(1, n), WEBHOOK_MAX_ATTEMPTS - 1) - 1] ?? null;
+}
