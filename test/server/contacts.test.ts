@@ -15,6 +15,7 @@ import {
 } from '../../server/domain/contacts/contacts.js';
 import { CONSOLE } from '../../server/domain/contacts/history.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import type { ErrorBody } from './http-helpers.js';
 
 interface TagSummary {
   id: string;
@@ -42,11 +43,6 @@ interface Contact {
 interface Page {
   data: Contact[];
   next_cursor: string | null;
-}
-interface ErrorBody {
-  type: string;
-  message: string;
-  context: Record<string, unknown>;
 }
 interface EventRow {
   type: string;

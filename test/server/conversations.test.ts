@@ -17,7 +17,7 @@ import { ADMIN_PREFIX } from '../../generated/operations.js';
 import { createApiKey, SCOPES } from '../../server/domain/accounts/keys.js';
 import { bundledSpec } from '../helpers.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
-import { expectError } from './http-helpers.js';
+import { expectError, type ErrorBody } from './http-helpers.js';
 
 // ajv-formats is CommonJS (`module.exports = plugin`): under NodeNext its default import is the plugin itself.
 const addFormats = addFormatsPlugin as unknown as FormatsPlugin;
@@ -103,11 +103,6 @@ interface InboundResult {
   conversation: Conversation;
   message: Message;
   contact_created: boolean;
-}
-interface ErrorBody {
-  type: string;
-  message: string;
-  context: Record<string, unknown>;
 }
 interface Sender {
   instagram_id?: string;

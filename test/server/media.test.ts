@@ -21,6 +21,7 @@ import { StoreRateLimiter } from '../../server/http/rate-limit.js';
 import { handlers } from '../../server/http/routes/index.js';
 import { LocalDiskStorage, mediaKey, type MediaStorage } from '../../server/media/storage.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import type { ErrorBody } from './http-helpers.js';
 
 interface Media {
   id: string;
@@ -29,11 +30,6 @@ interface Media {
   upload_url: string;
   upload_expires_at: string;
   created_at: string;
-}
-interface ErrorBody {
-  type: string;
-  message: string;
-  context: { code: string; required_scope?: string; details?: unknown[] };
 }
 
 const MINUTE = 60_000;

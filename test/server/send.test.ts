@@ -17,7 +17,7 @@ import { FAIL_LATER_DELAY_MS } from '../../server/domain/messaging/send.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/index.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
-import { expectError, json as ok } from './http-helpers.js';
+import { expectError, json as ok, type ErrorBody } from './http-helpers.js';
 import type { NewEvent } from '../../server/store/events.js';
 
 const TOKEN = 'admin-token-for-send-tests-0123456789';
@@ -61,11 +61,6 @@ interface Conversation {
   last_message_at: string | null;
   unread: boolean;
   reply_window: { state: 'open' | 'closed'; closes_at: string | null };
-}
-interface ErrorBody {
-  type: string;
-  message: string;
-  context: Record<string, unknown>;
 }
 interface EventRow {
   type: string;

@@ -6,16 +6,12 @@ import { sql } from 'kysely';
 import { workflowsNamingTag } from '../../server/domain/tags/tags.js';
 import type * as TagsStore from '../../server/store/tags.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import type { ErrorBody } from './http-helpers.js';
 
 interface Tag {
   id: string;
   name: string;
   created_at: string;
-}
-interface ErrorBody {
-  type: string;
-  message: string;
-  context: { code: string; tag_id?: string };
 }
 
 /** Set to make the next name lookup of the tags store miss, as if a concurrent creation had not committed yet. */

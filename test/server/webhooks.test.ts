@@ -16,7 +16,7 @@ import { insertEvents, type EventRow } from '../../server/store/events.js';
 import type { WebhookDeliveryRow } from '../../server/store/webhook-endpoints.js';
 import type { Resolve, TargetPolicy } from '../../server/webhooks/targets.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
-import { expectError, json } from './http-helpers.js';
+import { expectError, json, type ErrorBody } from './http-helpers.js';
 
 interface Endpoint {
   id: string;
@@ -44,11 +44,6 @@ interface Delivery {
   last_error: string | null;
   delivered_at: string | null;
   created_at: string;
-}
-interface ErrorBody {
-  type: string;
-  message: string;
-  context: Record<string, unknown> & { code?: string };
 }
 interface Page<T> {
   data: T[];
