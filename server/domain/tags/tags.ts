@@ -14,6 +14,7 @@ import type { Clock } from '../../clock.js';
 import { ApiError, notFound } from '../../errors.js';
 import { isUniqueViolation } from '../../store/console.js';
 import { removeTagFromAllContacts } from '../../store/contacts.js';
+import { inTransaction } from '../../store/database.js';
 import type { DB } from '../../store/schema.js';
 import {
   findActiveTag,
@@ -153,6 +154,28 @@ export async function renameTag(
     // Outside the aborted transaction: a concurrent create or rename took the name first.
     throw await holderOfName(db, accountId, name, error);
   }
+}
+
+/**
+ * The tags block (Part B): another spelling of an existing tag renames the account's tag to the block's spelling.
+ * Only the spelling changes, not the name key, so no other tag can hold the name and the automations that name
+ * it still do (no tag_in_use). The tag is locked as a rename locks it. Runs in the caller's transaction when given
+ * one (an automation's stretch). Undefined when the tag is gone.
+ */
+export async function respellTag(
+  db: Kysely<DB>,
+  clock: Clock,
+  accountId: string,
+  tagId: string,
+  name: string,
+): Promise<TagRow | undefined> {
+  return inTransaction(db, async (tx) => {
+    const tag = await findActiveTag(tx, accountId, tagId, { forUpdate: true });
+    if (!tag || tag.name === name) return tag;
+    if (tagNameKey(name) !== tag.name_key)
+      throw new Error(`"${name}" is another name than "${tag.name}", not a spelling`);
+    return updateTagName(tx, accountId, tagId, { name, name_key: tag.name_key }, clock.now().toISOString());
+  });
 }
 
 /**

@@ -3,8 +3,8 @@
 // another spelling removes nothing. A tag the account no longer has is skipped. 1 output.
 import { putTag, removeTag } from '../../domain/contacts/holdings.js';
 import { workflowActor } from '../../domain/contacts/history.js';
-import { tagNameKey } from '../../domain/tags/tags.js';
-import { findActiveTagByNameKey, updateTagName } from '../../store/tags.js';
+import { respellTag, tagNameKey } from '../../domain/tags/tags.js';
+import { findActiveTagByNameKey } from '../../store/tags.js';
 import type { BlockExecutor } from '../context.js';
 
 export const tags: BlockExecutor = async (ctx) => {
@@ -22,8 +22,7 @@ export const tags: BlockExecutor = async (ctx) => {
       if (tag.name === name) await removeTag(ctx.tx, ctx.deps.clock, accountId, ctx.contact.id, tag.id, actor);
       continue;
     }
-    if (tag.name !== name)
-      await updateTagName(ctx.tx, accountId, tag.id, { name, name_key: tag.name_key }, ctx.now.toISOString());
+    if (tag.name !== name) await respellTag(ctx.tx, ctx.deps.clock, accountId, tag.id, name);
     await putTag(ctx.tx, ctx.deps.clock, accountId, ctx.contact.id, tag.id, actor);
   }
   await ctx.vars.tagsChanged();
