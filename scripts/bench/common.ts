@@ -420,9 +420,9 @@ interface Scratch {
   drop(): Promise<void>;
 }
 
-/** A new database `ep_bench_<random>` on the server of `base`, dropped (with force) by `drop`. */
-async function scratchPostgres(base: string): Promise<Scratch> {
-  const name = `ep_bench_${randomBytes(4).toString('hex')}`;
+/** A new database `<prefix>_<random>` on the server of `base`, dropped (with force) by `drop`. */
+export async function scratchPostgres(base: string, prefix = 'ep_bench'): Promise<Scratch> {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   try {

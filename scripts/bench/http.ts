@@ -23,8 +23,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { DEFAULT_POSTGRES, engineOption, openBenchServer } from './common.js';
+import { DEFAULT_POSTGRES, engineOption, openBenchServer, scratchPostgres } from './common.js';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const self = fileURLToPath(import.meta.url);
@@ -189,25 +188,6 @@ function table(rows: string[][]): string {
   return [line(rows[0]!), '| ' + widths.map((w) => '-'.repeat(w)).join(' | ') + ' |', ...rows.slice(1).map(line)].join(
     '\n',
   );
-}
-
-async function scratchPostgres(base: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `ep_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
 }
 
 async function bench(): Promise<void> {

@@ -3,13 +3,12 @@
 // end, also on failure); the base URL and the demo key read from its banner, the admin token from
 // DATA_DIR/admin-token. Also a webhook receiver on loopback that answers 204 at once.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { scratchPostgres } from '../../scripts/bench/common.js';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -77,31 +76,11 @@ function startCommand(root: string): [string, string[]] {
   return [command === 'node' ? process.execPath : command!, args];
 }
 
-async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A fresh PostgreSQL database on the server of DATABASE_URL, dropped by `drop`. */
+function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.DATABASE_URL;
   if (!base) throw new Error('DATABASE_URL is not set');
-  const name = `ep_fuzz_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      try {
-        await c.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
+  return scratchPostgres(base, `ep_fuzz_${process.pid}`);
 }
 
 async function killChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
