@@ -492,6 +492,21 @@ export class Watchdog {
     this.agent.destroy();
   }
 
+  /** Records a watchdog violation: /healthz did not answer (`context`: what was in flight). */
+  private stall(context: string, rule: string, kind: string): void {
+    this.runner.record({
+      cls: 'watchdog',
+      method: 'GET',
+      path: '/healthz',
+      op: 'GET /healthz',
+      label: context,
+      rule,
+      kind,
+      status: null,
+      excerpt: '',
+    });
+  }
+
   private poll(): Promise<boolean> {
     return new Promise((ok) => {
       const req = httpRequest(
@@ -524,30 +539,18 @@ export class Watchdog {
       } else {
         if (!this.inOutage) {
           this.inOutage = true;
-          this.runner.record({
-            cls: 'watchdog',
-            method: 'GET',
-            path: '/healthz',
-            op: 'GET /healthz',
-            label: context,
-            rule: `server stopped answering: GET /healthz not answered within ${this.answerWithinMs} ms`,
-            kind: 'not answering',
-            status: null,
-            excerpt: '',
-          });
+          this.stall(
+            context,
+            `server stopped answering: GET /healthz not answered within ${this.answerWithinMs} ms`,
+            'not answering',
+          );
         }
         if (Date.now() - this.lastAnswer >= this.stopAfterMs) {
-          this.runner.record({
-            cls: 'watchdog',
-            method: 'GET',
-            path: '/healthz',
-            op: 'GET /healthz',
-            label: context,
-            rule: `server stopped answering for ${this.stopAfterMs / 1000} s: run stopped`,
-            kind: 'stopped answering',
-            status: null,
-            excerpt: '',
-          });
+          this.stall(
+            context,
+            `server stopped answering for ${this.stopAfterMs / 1000} s: run stopped`,
+            'stopped answering',
+          );
           this.runner.stop(`GET /healthz unanswered for ${this.stopAfterMs / 1000} s`);
           break;
         }
