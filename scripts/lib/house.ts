@@ -225,3 +225,23 @@ export function readHouse() {
 
 /** The limits issue 21 set: casts and non-null assertions in server/engine and server/http together. */
 export const HOUSE_LIMITS = { casts: 10, nonNulls: 5, functionLines: 80 } as const;
+
+/** The exported functions of `file`: function declarations and consts holding a function. */
+export function exportedFunctions(file: string): string[] {
+  const names: string[] = [];
+  const exported = (node: ts.Node) =>
+    ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+  for (const statement of parse(file).statements) {
+    if (!exported(statement)) continue;
+    if (ts.isFunctionDeclaration(statement) && statement.name) names.push(statement.name.text);
+    if (ts.isVariableStatement(statement))
+      for (const declaration of statement.declarationList.declarations)
+        if (
+          ts.isIdentifier(declaration.name) &&
+          declaration.initializer &&
+          (ts.isArrowFunction(declaration.initializer) || ts.isFunctionExpression(declaration.initializer))
+        )
+          names.push(declaration.name.text);
+  }
+  return names;
+}

@@ -1,4 +1,4 @@
-// The sandbox admin API (`/admin/v1/sandbox/…`; ../shared/ARCHITECTURE.md "The outside world"; Part A Message, Conversation,
+// The sandbox admin API (`/admin/v1/sandbox/…`; docs/decisions.md "The sandbox"; Part A Message, Conversation,
 // States and transitions; Part C "Messages and comments" and "Connections") on every engine of the run: each
 // action over HTTP with what it stores and the events it writes to the outbox (each validated against the
 // webhook body schema of its type in generated/openapi.json), every `invalid_sandbox_action` reason the rules
