@@ -18,7 +18,8 @@ row(`functions over ${HOUSE_LIMITS.functionLines} lines in server/`, house.longF
 row('import cycles in server/ (types included)', house.cycles.length, 0);
 
 if (verbose) {
-  for (const c of house.casts) console.log(`  cast     ${c.file}:${c.line}  ${c.text}${c.explained ? '' : '  [no why]'}`);
+  for (const c of house.casts)
+    console.log(`  cast     ${c.file}:${c.line}  ${c.text}${c.explained ? '' : '  [no why]'}`);
   for (const c of house.nonNulls)
     console.log(`  non-null ${c.file}:${c.line}  ${c.text}${c.explained ? '' : '  [no why]'}`);
   for (const f of house.longFunctions) console.log(`  long     ${f.file}:${f.line}  ${f.name} (${f.lines} lines)`);
