@@ -2,9 +2,13 @@
 // block's value, the computed variables, the `math` block, the `conditional` block's conditions and the
 // `randomizer` block's choice. Part B, "Block catalog" and "Variables". Table-driven: each row is one rule.
 import { describe, expect, it } from 'vitest';
-import { evaluateCondition, evaluateConditional, type ConditionContext } from '../server/engine/evaluate/conditions.js';
-import { computeMath, type MathOperator } from '../server/engine/evaluate/math.js';
-import { chooseOption } from '../server/engine/evaluate/randomizer.js';
+import {
+  evaluateCondition,
+  evaluateConditional,
+  type ConditionContext,
+} from '../server/blocks/conditional/evaluate.js';
+import { computeMath, type MathOperator } from '../server/blocks/math/evaluate.js';
+import { chooseOption } from '../server/blocks/randomizer/evaluate.js';
 import {
   conversationVariables,
   dataValue,

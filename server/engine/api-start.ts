@@ -9,29 +9,22 @@
 // The start is the run's row and its first job, committed with the answer. When the commit itself fails the
 // start may or may not have happened: 502 outcome_unknown, which the Idempotency-Key keeps (Part A).
 import type { Kysely, Transaction } from 'kysely';
+import { contactNotFound } from '../domain/contacts/contacts.js';
 import { replyWindow } from '../domain/messaging/views.js';
+import { blockType } from '../domain/workflows/blocks.js';
 import { reachableFromRoot } from '../domain/workflows/graph.js';
-import { ApiError, notFound } from '../errors.js';
+import { accountLookups } from '../domain/workflows/lookups.js';
+import { getWorkflow } from '../domain/workflows/workflows.js';
+import { ApiError } from '../errors.js';
 import { findConnection } from '../store/console.js';
-import { findContact } from '../store/contacts.js';
+import { findContact, type ContactRow } from '../store/contacts.js';
 import { findConversationOfContact } from '../store/messaging.js';
 import type { DB } from '../store/schema.js';
 import type { WorkflowRunRow } from '../store/workflow-runs.js';
-import { selectConnectedInstagram } from '../store/workflow-lookups.js';
-import { findActiveWorkflow, findVersionById } from '../store/workflows.js';
+import { findVersionById, type WorkflowRow, type WorkflowVersionRow } from '../store/workflows.js';
 import type { EngineDeps } from './context.js';
 import { startRun } from './runs.js';
 import { refusalToStart } from './start-rules.js';
-
-/** Block types that send to the contact: a run of an automation holding one needs the window open. */
-const SENDING = new Set(['message', 'question', 'media', 'buttons', 'cards']);
-
-/**
- * Block types that need an account integration, and its `integration_type`. The spreadsheet block writes
- * through a spreadsheet account the console connects; this service has no such connection yet (it arrives with
- * the spreadsheet block's issue), so it is never connected here.
- */
-const INTEGRATIONS: Record<string, string> = { sheets: 'sheets' };
 
 const outcomeUnknown = () =>
   new ApiError(
@@ -68,49 +61,14 @@ async function startChecked(
   workflowId: string,
   contactId: string,
 ): Promise<WorkflowRunRow> {
-  const workflow = await findActiveWorkflow(tx, accountId, workflowId);
-  if (!workflow) throw notFound('No such automation.');
+  const workflow = await getWorkflow(tx, accountId, workflowId);
   const contact = await findContact(tx, accountId, contactId, { forUpdate: true });
-  if (!contact) throw notFound('No such contact.');
-  const version =
-    workflow.status === 'published' && workflow.published_version_id
-      ? await findVersionById(tx, accountId, workflow.published_version_id)
-      : undefined;
+  if (!contact) throw contactNotFound();
+  const version = await publishedVersion(tx, accountId, workflow);
   if (!version) throw new ApiError(409, 'workflow_not_published', 'The automation is not published.');
-  const connectionId =
-    version.connection_id ??
-    (version.channel_type === 'instagram' ? ((await selectConnectedInstagram(tx, accountId))?.id ?? null) : null);
-  if (contact.channel !== version.channel_type || contact.connection_id !== connectionId)
-    throw new ApiError(422, 'contact_not_on_channel', 'The contact never came through the automation’s channel.', {
-      connection_id: connectionId ?? contact.connection_id,
-    });
-  const connection = await findConnection(tx, accountId, contact.connection_id);
-  if (!connection || connection.status !== 'connected')
-    throw new ApiError(422, 'channel_disconnected', 'The automation’s channel is not connected.', {
-      connection_id: contact.connection_id,
-    });
-  const nodes = version.graph.nodes as Record<string, { type?: unknown }>;
-  const types = [...reachableFromRoot(nodes).keys()].map((id) => String(nodes[id]?.type));
-  const integration = types.map((type) => INTEGRATIONS[type]).find(Boolean);
-  if (integration)
-    throw new ApiError(422, 'integration_disconnected', `The automation uses ${integration}, which is not connected.`, {
-      integration_type: integration,
-    });
+  await requireContactOnChannel(tx, accountId, version, contact);
   const now = deps.clock.now();
-  const sends = types.some((type) => SENDING.has(type));
-  if (sends) {
-    const conversation = await findConversationOfContact(tx, accountId, contact.id);
-    const last = conversation?.last_inbound_at ?? null;
-    if (replyWindow(last, now).state === 'closed')
-      throw new ApiError(
-        422,
-        'messaging_window_closed',
-        'The automation sends and the contact’s 24-hour window is closed.',
-        {
-          last_inbound_at: last,
-        },
-      );
-  }
+  await requireWhatBlocksNeed(tx, accountId, version, contact, now);
   const refusal = await refusalToStart(tx, deps, { workflowId, contact, now });
   if (refusal) throw refusal;
   return startRun(tx, deps, {
@@ -122,4 +80,67 @@ async function startChecked(
     source: 'api',
     trigger: { text: '', interaction_type: null },
   });
+}
+
+async function publishedVersion(
+  tx: Transaction<DB>,
+  accountId: string,
+  workflow: WorkflowRow,
+): Promise<WorkflowVersionRow | undefined> {
+  return workflow.status === 'published' && workflow.published_version_id
+    ? await findVersionById(tx, accountId, workflow.published_version_id)
+    : undefined;
+}
+
+/** The contact came through the automation's channel (an unpinned instagram one: the account's instagram), connected. */
+async function requireContactOnChannel(
+  tx: Transaction<DB>,
+  accountId: string,
+  version: WorkflowVersionRow,
+  contact: ContactRow,
+): Promise<void> {
+  const connectionId =
+    version.connection_id ??
+    (version.channel_type === 'instagram' ? await accountLookups(tx, accountId).connectedInstagram() : null);
+  if (contact.channel !== version.channel_type || contact.connection_id !== connectionId)
+    throw new ApiError(422, 'contact_not_on_channel', 'The contact never came through the automation’s channel.', {
+      connection_id: connectionId ?? contact.connection_id,
+    });
+  const connection = await findConnection(tx, accountId, contact.connection_id);
+  if (!connection || connection.status !== 'connected')
+    throw new ApiError(422, 'channel_disconnected', 'The automation’s channel is not connected.', {
+      connection_id: contact.connection_id,
+    });
+}
+
+/**
+ * What the blocks reachable from `root` need (each kind says it: server/blocks/<type>/definition.ts): their
+ * integrations connected, then the 24-hour window open when one of them sends.
+ */
+async function requireWhatBlocksNeed(
+  tx: Transaction<DB>,
+  accountId: string,
+  version: WorkflowVersionRow,
+  contact: ContactRow,
+  now: Date,
+): Promise<void> {
+  const nodes = version.graph.nodes;
+  const kinds = [...reachableFromRoot(nodes).keys()].map((id) => blockType(nodes[id]?.type));
+  const integration = kinds.map((kind) => kind?.integration).find(Boolean);
+  if (integration)
+    throw new ApiError(422, 'integration_disconnected', `The automation uses ${integration}, which is not connected.`, {
+      integration_type: integration,
+    });
+  if (!kinds.some((kind) => kind?.sends)) return;
+  const conversation = await findConversationOfContact(tx, accountId, contact.id);
+  const last = conversation?.last_inbound_at ?? null;
+  if (replyWindow(last, now).state === 'closed')
+    throw new ApiError(
+      422,
+      'messaging_window_closed',
+      'The automation sends and the contact’s 24-hour window is closed.',
+      {
+        last_inbound_at: last,
+      },
+    );
 }

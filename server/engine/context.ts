@@ -2,6 +2,7 @@
 import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { SchemaSendMessageRequest } from '../../generated/api.js';
+import type { BlockData, BlockType } from '../../generated/block-catalog.js';
 import type { ChannelProvider } from '../channels/provider.js';
 import type { Clock } from '../clock.js';
 import type { WorkflowSendResult } from '../domain/messaging/workflow-send.js';
@@ -39,8 +40,8 @@ export interface RunVariables {
   tagNames(): Promise<string[]>;
 }
 
-/** What a block executor sees. */
-export interface BlockContext {
+/** What a run's stretch gives every block it runs. */
+export interface RunContext {
   tx: Transaction<DB>;
   deps: EngineDeps;
   run: WorkflowRunRow;
@@ -48,7 +49,6 @@ export interface BlockContext {
   account: AccountRow;
   contact: ContactRow;
   nodeId: string;
-  data: Record<string, unknown>;
   now: Date;
   vars: RunVariables;
   /** Sends as the automation (the first message of a comment-started run as its private reply). */
@@ -70,7 +70,10 @@ export type BlockResult =
   | { end: 'completed' | 'stopped' | 'blocked'; error?: StepError; messageId?: string | null }
   | { failed: StepError; output?: number; end?: 'stopped' | 'blocked' | 'failed' };
 
-export type BlockExecutor = (ctx: BlockContext) => Promise<BlockResult>;
+/** What an executor of block type `T` sees: the run's context and the block's data, typed by the catalog. */
+export type BlockContext<T extends BlockType> = RunContext & { data: BlockData<T> };
+
+export type BlockExecutor<T extends BlockType> = (ctx: BlockContext<T>) => Promise<BlockResult>;
 
 /** Part B: question and buttons wait up to 90 days. */
 export const CONTACT_WAIT_MS = 90 * 24 * 60 * 60 * 1000;

@@ -8,8 +8,10 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { SchemaSendMessageRequest } from '../../generated/api.js';
+import type { Block } from '../../generated/block-catalog.js';
 import { recordEvents } from '../domain/events/outbox.js';
 import { sendFromWorkflow, type WorkflowSendMemo, type WorkflowSendResult } from '../domain/messaging/workflow-send.js';
+import { blockType } from '../domain/workflows/blocks.js';
 import { MAX_RUN_STEPS } from '../domain/workflows/runs.js';
 import { runView } from '../domain/workflows/views.js';
 import type { ClaimedJob, JobContext } from '../jobs/index.js';
@@ -30,9 +32,9 @@ import {
 import { findRepliesList } from '../store/replies-lists.js';
 import { findVersionById, type WorkflowVersionRow } from '../store/workflows.js';
 import { substitute } from './evaluate/variables.js';
-import { blockExecutor } from './blocks/index.js';
+import { runBlock } from './blocks/index.js';
 import { writeField } from './blocks/field-write.js';
-import { MAX_BLOCK_RUNS, type BlockContext, type BlockResult, type EngineDeps, type StepError } from './context.js';
+import { MAX_BLOCK_RUNS, type BlockResult, type EngineDeps, type RunContext, type StepError } from './context.js';
 import { runVariables } from './variables.js';
 
 export const ADVANCE_RUN_JOB = 'workflow.advance';
@@ -189,7 +191,7 @@ function graphReads(version: WorkflowVersionRow): GraphReads {
       messages: all.includes('conversation.') || all.includes('message.last_'),
       tags: all.includes('contact.tags'),
       fields:
-        ['conditional', 'math', 'data'].some((type) => types.has(type)) ||
+        [...types].some((type) => blockType(type)?.readsFields) ||
         names.some((name) => !BUILT_IN_PREFIX.test(name)) ||
         Boolean(version.trigger.replies_list_id), // the list's replies may name fields
     };
@@ -272,7 +274,7 @@ export async function advanceRun(
       run = await updateRun(tx, run.id, { variables: { ...run.variables, $input: wake.text } });
       const field = here?.data?.answer_field;
       if (typeof field === 'string' && field !== '') {
-        const ctx = await blockContext(tx, deps, run, version, run.node_id ?? 'root', here?.data ?? {});
+        const ctx = await blockContext(tx, deps, run, version, run.node_id ?? 'root');
         if (ctx) await writeField(ctx, field, wake.text);
         run = await updateRun(tx, run.id, { variables: { ...run.variables, [field]: wake.text } });
       }
@@ -323,9 +325,8 @@ async function blockContext(
   run: WorkflowRunRow,
   version: WorkflowVersionRow,
   nodeId: string,
-  data: Record<string, unknown>,
   known?: ContactRow,
-): Promise<BlockContext | undefined> {
+): Promise<RunContext | undefined> {
   const account = await findAccount(tx, run.account_id);
   const contact = known ?? (await findContact(tx, run.account_id, run.contact_id));
   if (!account || !contact) return undefined;
@@ -340,7 +341,6 @@ async function blockContext(
     account,
     contact,
     nodeId,
-    data,
     now,
     vars,
     send: () => Promise.reject(new Error('no send outside a stretch')),
@@ -359,7 +359,7 @@ async function walk(
   contact?: ContactRow,
 ): Promise<void> {
   let run = start;
-  const base = await blockContext(tx, deps, run, version, from ?? 'root', {}, contact);
+  const base = await blockContext(tx, deps, run, version, from ?? 'root', contact);
   if (!base) return finish(tx, deps, run, 'failed', { code: 'contact_not_found', message: 'The contact is gone.' });
   const nodes = version.graph.nodes as Record<string, Node>;
   const visits = { ...run.visits };
@@ -488,16 +488,9 @@ async function walk(
       run = await save({ node_id: nodeId });
       return finish(tx, deps, run, 'stopped');
     }
-    const executor = blockExecutor(type);
     const result: BlockResult = node
-      ? await executor({
-          ...base,
-          run,
-          now,
-          nodeId,
-          data: node.data ?? {},
-          send,
-        })
+      ? // until the graph is typed at read (walk helper)
+        await runBlock(node as Block, { ...base, run, now, nodeId, send })
       : { failed: { code: 'node_not_found', message: `The graph has no block ${nodeId}.` }, end: 'failed' };
     const messageId = 'messageId' in result ? (result.messageId ?? null) : null;
 

@@ -8,6 +8,7 @@
 //   3. otherwise the published automations whose trigger matches start a run each.
 // Any direct message of the contact also ends the "one private reply per comment" limit of its comment runs.
 import type { Transaction } from 'kysely';
+import type { Block } from '../../generated/block-catalog.js';
 import { INBOUND_MESSAGE_JOB } from '../domain/messaging/inbound.js';
 import type { ClaimedJob, JobContext } from '../jobs/index.js';
 import { findContact, type ContactRow } from '../store/contacts.js';
@@ -104,7 +105,8 @@ async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: Message
   await startTriggered(tx, deps, message, contact, EVENT_OF[message.type]);
 }
 
-type Node = { type?: unknown; data?: Record<string, unknown> } | undefined;
+// until the graph is typed at read (walk helper)
+type Node = Block | undefined;
 
 async function onTap(
   tx: Transaction<DB>,

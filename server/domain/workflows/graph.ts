@@ -31,13 +31,13 @@ export function reachableFromRoot(nodes: Json): Map<string, number> {
   const depth = new Map<string, number>();
   if (!Object.hasOwn(nodes, 'root')) return depth;
   depth.set('root', 0);
-  const queue = ['root'];
-  for (let i = 0; i < queue.length; i++) {
-    const id = queue[i]!;
+  // An array's iterator reads its length at each step, so this visits what the loop pushes.
+  const queue: [string, number][] = [['root', 0]];
+  for (const [id, at] of queue) {
     for (const next of nextOf(nodes[id])) {
       if (typeof next === 'string' && Object.hasOwn(nodes, next) && !depth.has(next)) {
-        depth.set(next, depth.get(id)! + 1);
-        queue.push(next);
+        depth.set(next, at + 1);
+        queue.push([next, at + 1]);
       }
     }
   }
@@ -82,7 +82,7 @@ export function fillNext(nodes: Json): Json {
     Object.entries(nodes).map(([id, node]) => {
       if (!isObject(node) || !isObject(node.data) || !Array.isArray(node.data.next)) return [id, node];
       const count = outputCount(node);
-      const next = node.data.next as unknown[];
+      const next: unknown[] = node.data.next;
       if (count === null || next.length >= count) return [id, node];
       const padded = [...next, ...Array.from({ length: count - next.length }, () => null)];
       return [id, { ...node, data: { ...node.data, next: padded } }];

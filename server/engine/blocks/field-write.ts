@@ -5,9 +5,9 @@ import { clearValue, setValues } from '../../domain/contacts/holdings.js';
 import { workflowActor } from '../../domain/contacts/history.js';
 import { ApiError } from '../../errors.js';
 import { findCustomFieldByKey } from '../../store/workflow-lookups.js';
-import type { BlockContext, StepError } from '../context.js';
+import type { RunContext, StepError } from '../context.js';
 
-export async function writeField(ctx: BlockContext, key: string, value: string | null): Promise<StepError | null> {
+export async function writeField(ctx: RunContext, key: string, value: string | null): Promise<StepError | null> {
   const field = await findCustomFieldByKey(ctx.tx, ctx.account.id, key);
   if (!field) return { code: 'custom_field_not_found', message: `The account has no custom field "${key}".` };
   const actor = workflowActor(ctx.workflow);

@@ -1,23 +1,28 @@
-// The one table of block executors (one file per block type). A type the engine does not know runs as
-// `unsupported`: it does nothing and the run follows its output.
-import type { BlockExecutor } from '../context.js';
-import { buttons, tappedOutput } from './buttons.js';
-import { cards, tappedCardOutput } from './cards.js';
-import { conditional } from './conditional.js';
-import { data } from './data.js';
-import { math } from './math.js';
-import { media } from './media.js';
-import { message } from './message.js';
-import { passThrough } from './pass.js';
-import { pauseAutomations } from './pause-automations.js';
-import { question } from './question.js';
-import { randomizer } from './randomizer.js';
-import { sleep } from './sleep.js';
-import { start } from './start.js';
-import { tags } from './tags.js';
-import { invoke, multichannel, sheets } from './unavailable.js';
+// The engine's table of block kinds: the executor of every type of the catalog (server/blocks/<type>/executor.ts),
+// typed by it, so a type without an executor does not compile. A type the engine does not know (none once the
+// graph is validated; kept for a version stored before its type left the catalog) runs as `unsupported`: it does
+// nothing and the run follows its output.
+import type { Block, BlockData, BlockType } from '../../../generated/block-catalog.js';
+import { execute as buttons, tappedOutput } from '../../blocks/buttons/executor.js';
+import { execute as cards, tappedCardOutput } from '../../blocks/cards/executor.js';
+import { execute as conditional } from '../../blocks/conditional/executor.js';
+import { execute as data } from '../../blocks/data/executor.js';
+import { execute as invoke } from '../../blocks/invoke/executor.js';
+import { execute as math } from '../../blocks/math/executor.js';
+import { execute as media } from '../../blocks/media/executor.js';
+import { execute as message } from '../../blocks/message/executor.js';
+import { execute as multichannel } from '../../blocks/multichannel/executor.js';
+import { execute as pauseAutomations } from '../../blocks/pause-automations/executor.js';
+import { execute as question } from '../../blocks/question/executor.js';
+import { execute as randomizer } from '../../blocks/randomizer/executor.js';
+import { execute as sheets } from '../../blocks/sheets/executor.js';
+import { execute as sleep } from '../../blocks/sleep/executor.js';
+import { execute as start } from '../../blocks/start/executor.js';
+import { execute as tags } from '../../blocks/tags/executor.js';
+import type { BlockExecutor, BlockResult, RunContext } from '../context.js';
+import { passThrough } from './pass-through.js';
 
-export const BLOCK_EXECUTORS: Record<string, BlockExecutor> = {
+const BLOCK_EXECUTORS: { readonly [T in BlockType]: BlockExecutor<T> } = {
   root: passThrough,
   message,
   question,
@@ -40,13 +45,28 @@ export const BLOCK_EXECUTORS: Record<string, BlockExecutor> = {
   unsupported: passThrough,
 };
 
-export const blockExecutor = (type: string): BlockExecutor => BLOCK_EXECUTORS[type] ?? passThrough;
-
-/** The blocks whose message has buttons: the output a tap on the reply button `id` follows, or null. */
-const TAP_OUTPUTS: Record<string, (data: Record<string, unknown>, id: string | null) => number | null> = {
+/** The blocks whose message has reply buttons: the output a tap on the button `id` follows, or null. */
+const TAP_OUTPUTS: { readonly [T in BlockType]?: (data: BlockData<T>, id: string | null) => number | null } = {
   buttons: tappedOutput,
   cards: tappedCardOutput,
 };
 
-export const tapOutput = (node: { type?: unknown; data?: Record<string, unknown> } | undefined, id: string | null) =>
-  (typeof node?.type === 'string' ? TAP_OUTPUTS[node.type]?.(node.data ?? {}, id) : null) ?? null;
+const isKnown = (type: string): type is BlockType => Object.hasOwn(BLOCK_EXECUTORS, type);
+
+function execute<T extends BlockType>(type: T, data: BlockData<T>, ctx: RunContext): Promise<BlockResult> {
+  return BLOCK_EXECUTORS[type]({ ...ctx, data });
+}
+
+/** Runs the block `node` in the run's context. */
+export function runBlock(node: Block, ctx: RunContext): Promise<BlockResult> {
+  return isKnown(node.type) ? execute(node.type, node.data, ctx) : passThrough();
+}
+
+function tapped<T extends BlockType>(type: T, data: BlockData<T>, id: string | null): number | null {
+  return TAP_OUTPUTS[type]?.(data, id) ?? null;
+}
+
+/** The output a tap on the reply button `id` of the message of block `node` follows, or null. */
+export function tapOutput(node: Block | undefined, id: string | null): number | null {
+  return node && isKnown(node.type) ? tapped(node.type, node.data, id) : null;
+}

@@ -65,12 +65,12 @@ export function dataValue(
 
 /** Orders two strings by Unicode code point (not UTF-16 code unit), as a byte-wise (C collation) sort does. */
 function compareCodePoints(a: string, b: string): number {
-  const x = Array.from(a);
-  const y = Array.from(b);
-  const length = Math.min(x.length, y.length);
-  for (let i = 0; i < length; i++) {
-    const cx = x[i]!.codePointAt(0)!;
-    const cy = y[i]!.codePointAt(0)!;
+  // Array.from splits by code point, so each part is one character and has one (the 0 is never taken).
+  const x = Array.from(a, (character) => character.codePointAt(0) ?? 0);
+  const y = Array.from(b, (character) => character.codePointAt(0) ?? 0);
+  for (const [i, cx] of x.entries()) {
+    const cy = y[i];
+    if (cy === undefined) break;
     if (cx !== cy) return cx - cy;
   }
   return x.length - y.length;
@@ -129,10 +129,9 @@ export function conversationVariables(
     .filter(({ message, atMs }) => !Number.isNaN(atMs) && message.text !== null && message.text.trim() !== '')
     .filter(({ atMs }) => atMs <= nowMs)
     .sort((a, b) => a.atMs - b.atMs || a.index - b.index);
-  const result = {} as Record<(typeof CONVERSATION_WINDOWS)[number]['name'], string>;
-  for (const window of CONVERSATION_WINDOWS) {
-    const inWindow = usable.filter(({ atMs }) => atMs >= nowMs - window.ms);
-    result[window.name] = inWindow
+  const lines = (window: (typeof CONVERSATION_WINDOWS)[number]): string =>
+    usable
+      .filter(({ atMs }) => atMs >= nowMs - window.ms)
       .slice(-window.cap)
       .map(({ message, atMs }) => {
         const stamp = new Date(atMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -140,6 +139,6 @@ export function conversationVariables(
         return `${stamp} ${message.fromContact ? 'Contact' : 'Agent'}: ${text}`;
       })
       .join('\n');
-  }
-  return result;
+  const [last30m, last1h, last24h] = CONVERSATION_WINDOWS;
+  return { [last30m.name]: lines(last30m), [last1h.name]: lines(last1h), [last24h.name]: lines(last24h) };
 }

@@ -1,0 +1,4 @@
+// message: sends a text. 1 output.
+import { fixed, type BlockDefinition } from '../definition.js';
+
+export const definition: BlockDefinition<'message'> = { outputs: fixed(1), sends: true };
