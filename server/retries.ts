@@ -4,7 +4,17 @@
 //   4 s, … capped at 15 min, so a delivery or a run does not stay stuck through an outage; it gives up after
 //   700 attempts (about a week), since a fault that outlives that is a bug, not an outage (issue 20);
 // - a webhook delivery (Part C): 1 min, 5 min, 30 min, 2 h, 5 h, then 10 h; failed after the 10th attempt.
-// Each gives up with `null`; the jobs worker then logs an error and keeps the failed job.
+// Each gives up with `null`; the jobs worker then logs an error and keeps the failed job. Which job kind
+// follows which schedule is JOB_RETRY_SCHEDULES.
+import {
+  ADVANCE_RUN_JOB,
+  DELIVER_JOB,
+  FAIL_LATER_JOB,
+  INBOUND_MESSAGE_JOB,
+  PRUNE_JOB,
+  STOP_RUNS_JOB,
+  type JobKind,
+} from './job-kinds.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -13,6 +23,9 @@ const HOUR = 60 * MINUTE;
 export interface Attempted {
   attempts: number;
 }
+
+/** When a failed job runs again (`job.attempts` counts the attempt that failed), or null: it gives up. */
+export type RetrySchedule = (job: Attempted, error: unknown, now: Date) => Date | null;
 
 /** The default schedule of a failed job. */
 export function defaultJobRetryAt(job: Attempted, _error: unknown, now: Date): Date | null {
@@ -28,6 +41,18 @@ export function databaseFaultRetryAt(job: Attempted, _error: unknown, now: Date)
   if (job.attempts >= DATABASE_FAULT_MAX_ATTEMPTS) return null;
   return new Date(now.getTime() + Math.min(1000 * 2 ** Math.min(job.attempts, 20), DATABASE_FAULT_MAX_DELAY_MS));
 }
+
+/** The schedule of each job kind (the jobs worker's registry reads it). */
+export const JOB_RETRY_SCHEDULES: Readonly<Record<JobKind, RetrySchedule>> = {
+  // A database fault, not the endpoint's: try again (the delivery must not stay stuck).
+  [DELIVER_JOB]: databaseFaultRetryAt,
+  // Automations: a contact's message, a run's stretch, a deleted automation's runs stopping.
+  [INBOUND_MESSAGE_JOB]: databaseFaultRetryAt,
+  [ADVANCE_RUN_JOB]: databaseFaultRetryAt,
+  [STOP_RUNS_JOB]: databaseFaultRetryAt,
+  [FAIL_LATER_JOB]: defaultJobRetryAt,
+  [PRUNE_JOB]: defaultJobRetryAt,
+};
 
 /** A webhook delivery fails after this many attempts. */
 export const WEBHOOK_MAX_ATTEMPTS = 10;

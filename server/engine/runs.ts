@@ -14,10 +14,17 @@ import { sendFromWorkflow, type WorkflowSendMemo, type WorkflowSendResult } from
 import { blockType } from '../domain/workflows/blocks.js';
 import { MAX_RUN_STEPS } from '../domain/workflows/runs.js';
 import { runView } from '../domain/workflows/views.js';
-import type { ClaimedJob, JobContext } from '../jobs/index.js';
 import { findAccount } from '../store/accounts.js';
 import { findContact, type ContactRow } from '../store/contacts.js';
-import { enqueueJob } from '../store/jobs.js';
+import {
+  ADVANCE_RUN_JOB,
+  type AdvancePayload,
+  type JobLease,
+  type JobOf,
+  type STOP_RUNS_JOB,
+  type Wake,
+} from '../job-kinds.js';
+import { enqueue } from '../store/jobs.js';
 import type { DB, RunTriggerContext } from '../store/schema.js';
 import {
   closeRunStep,
@@ -37,26 +44,8 @@ import { writeField } from './blocks/field-write.js';
 import { MAX_BLOCK_RUNS, type BlockResult, type EngineDeps, type RunContext, type StepError } from './context.js';
 import { runVariables } from './variables.js';
 
-export const ADVANCE_RUN_JOB = 'workflow.advance';
 /** Blocks one transaction runs before a job continues the run. */
 export const MAX_STEPS_PER_STRETCH = 50;
-
-/** What moves a run on. */
-export type Wake =
-  | { kind: 'start' }
-  | { kind: 'continue' }
-  /** A timed wait ended (sleep, start delay): `step` is the waiting step, so a stale job does nothing. */
-  | { kind: 'timer'; step: number }
-  /** A question or buttons waited 90 days. */
-  | { kind: 'expire'; step: number }
-  | { kind: 'answer'; text: string; messageId: string }
-  /** A tap on the buttons of message `messageId` (the run's wait, or buttons whose after-send branch runs on). */
-  | { kind: 'tap'; output: number; messageId: string }
-  /** A tap on the buttons (step `step` at block `nodeId`) of a run that ended `stopped`: it runs again. */
-  | { kind: 'resume'; step: number; nodeId: string; output: number }
-  | { kind: 'child' };
-
-type AdvancePayload = { run_id: string; wake: Wake };
 
 export interface StartRun {
   accountId: string;
@@ -127,21 +116,21 @@ async function scheduleAdvance(
   wake: Wake,
   at: Date,
 ): Promise<void> {
-  await enqueueJob(
-    tx,
-    {
-      kind: ADVANCE_RUN_JOB,
-      accountId: run.account_id,
-      payload: { run_id: run.id, wake } satisfies AdvancePayload,
-      runAt: at,
-    },
-    deps.clock.now(),
-  );
+  await enqueue(tx, deps.clock, {
+    kind: ADVANCE_RUN_JOB,
+    accountId: run.account_id,
+    payload: { run_id: run.id, wake } satisfies AdvancePayload,
+    runAt: at,
+  });
 }
 
 /** The `workflow.advance` job: one stretch of the run, committed with the job's completion. */
-export async function runAdvanceJob(job: ClaimedJob, ctx: JobContext, deps: EngineDeps): Promise<void> {
-  const payload = job.payload as AdvancePayload;
+export async function runAdvanceJob(
+  job: JobOf<typeof ADVANCE_RUN_JOB>,
+  ctx: JobLease,
+  deps: EngineDeps,
+): Promise<void> {
+  const payload = job.payload;
   await ctx.db.transaction().execute(async (tx) => {
     const run = await lockRun(tx, payload.run_id);
     if (run && !run.ended_at) await advanceRun(tx, deps, run, payload.wake);
@@ -601,8 +590,8 @@ export async function finish(
 }
 
 /** The `workflow.stop_runs` job: a deleted automation's runs in progress end `stopped` (with their event). */
-export async function runStopRunsJob(job: ClaimedJob, ctx: JobContext, deps: EngineDeps): Promise<void> {
-  const { workflow_id } = job.payload as { workflow_id: string };
+export async function runStopRunsJob(job: JobOf<typeof STOP_RUNS_JOB>, ctx: JobLease, deps: EngineDeps): Promise<void> {
+  const { workflow_id } = job.payload;
   await ctx.db.transaction().execute(async (tx) => {
     if (job.accountId)
       for (const { id } of await selectActiveRunsOfWorkflow(tx, job.accountId, workflow_id)) {

@@ -9,8 +9,7 @@
 // Any direct message of the contact also ends the "one private reply per comment" limit of its comment runs.
 import type { Transaction } from 'kysely';
 import type { Block } from '../../generated/block-catalog.js';
-import { INBOUND_MESSAGE_JOB } from '../domain/messaging/inbound.js';
-import type { ClaimedJob, JobContext } from '../jobs/index.js';
+import type { INBOUND_MESSAGE_JOB, JobLease, JobOf } from '../job-kinds.js';
 import { findContact, type ContactRow } from '../store/contacts.js';
 import { findMessage, type MessageRow } from '../store/messaging.js';
 import type { DB, RunTriggerContext } from '../store/schema.js';
@@ -20,8 +19,6 @@ import { tapOutput } from './blocks/index.js';
 import { CONTACT_WAIT_MS, type EngineDeps } from './context.js';
 import { advanceRun, startRunNow, versionOf } from './runs.js';
 import { refusalToStart } from './start-rules.js';
-
-export { INBOUND_MESSAGE_JOB };
 
 /** The trigger event of an inbound message type. */
 const EVENT_OF: Record<string, string> = {
@@ -74,8 +71,12 @@ export function triggerMatches(
 /** A message that answers a question: text of a direct message (a caption counts), never a story reply. */
 const answers = (message: MessageRow) => message.type === 'message' && (message.text ?? '') !== '';
 
-export async function runInboundJob(job: ClaimedJob, ctx: JobContext, deps: EngineDeps): Promise<void> {
-  const { message_id } = job.payload as { message_id: string };
+export async function runInboundJob(
+  job: JobOf<typeof INBOUND_MESSAGE_JOB>,
+  ctx: JobLease,
+  deps: EngineDeps,
+): Promise<void> {
+  const { message_id } = job.payload;
   await ctx.db.transaction().execute(async (tx) => {
     const message = job.accountId ? await findMessage(tx, job.accountId, message_id) : undefined;
     const contact = message ? await findContact(tx, message.account_id, message.contact_id) : undefined;

@@ -1,25 +1,24 @@
-// Every job kind the service runs, registered in one place (webhook deliveries, automation timers… arrive with
-// their issues and add themselves here).
+// Every job kind the service runs (server/job-kinds.ts), registered in one place: each handler reads the payload
+// of its kind.
 import type { Config } from '../config.js';
 import { failSentMessage } from '../domain/messaging/failures.js';
-import { FAIL_LATER_JOB } from '../domain/messaging/send.js';
-import { DELIVER_JOB, PRUNE_JOB, runDeliveryJob, runPruneJob, type DeliveryDeps } from '../domain/webhooks/delivery.js';
+import { runDeliveryJob, runPruneJob, type DeliveryDeps } from '../domain/webhooks/delivery.js';
 import { ApiError } from '../errors.js';
+import {
+  ADVANCE_RUN_JOB,
+  DELIVER_JOB,
+  FAIL_LATER_JOB,
+  INBOUND_MESSAGE_JOB,
+  PRUNE_JOB,
+  STOP_RUNS_JOB,
+} from '../job-kinds.js';
 import { targetPolicy, type TargetPolicy } from '../webhooks/targets.js';
 import { JobRegistry } from './registry.js';
-import { databaseFaultRetryAt } from '../retries.js';
+import { JOB_RETRY_SCHEDULES } from '../retries.js';
 import type { ChannelProvider } from '../channels/provider.js';
 import { SandboxProvider } from '../channels/sandbox.js';
-import { STOP_RUNS_JOB } from '../domain/workflows/workflows.js';
-import { ADVANCE_RUN_JOB, runAdvanceJob, runStopRunsJob } from '../engine/runs.js';
-import { INBOUND_MESSAGE_JOB, runInboundJob } from '../engine/triggers.js';
-
-interface FailLaterPayload {
-  message_id: string;
-  provider_code: string | null;
-  provider_message: string | null;
-  base_url: string;
-}
+import { runAdvanceJob, runStopRunsJob } from '../engine/runs.js';
+import { runInboundJob } from '../engine/triggers.js';
 
 export interface JobDeps {
   /** The webhook settings (dev targets, in-flight limit, pacing): their defaults live in config.ts only. */
@@ -49,15 +48,16 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
     runsPerContactPerHour: config.runsPerContactPerHour,
   };
   return (
-    new JobRegistry()
+    // Each kind's retry schedule is retries.ts's.
+    new JobRegistry(JOB_RETRY_SCHEDULES)
       .register(FAIL_LATER_JOB, {
         // The sandbox's whatsapp reports a send it accepted as undelivered (the arranged `fails_later`).
         async run(job, ctx) {
-          const p = job.payload as FailLaterPayload;
+          const p = job.payload;
           await ctx.db.transaction().execute(async (trx) => {
             try {
               const failure = { provider_code: p.provider_code, provider_message: p.provider_message };
-              await failSentMessage(trx, ctx.clock, job.accountId!, p.message_id, failure, p.base_url);
+              await failSentMessage(trx, ctx.clock, job.accountId, p.message_id, failure, p.base_url);
             } catch (error) {
               // Already failed (a repeat run after a crash), or the message is gone: nothing left to do.
               if (!(error instanceof ApiError)) throw error;
@@ -69,21 +69,16 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
       .register(DELIVER_JOB, {
         // One attempt of a webhook delivery (at least once: the job completes with the attempt's outcome).
         run: (job, ctx) => runDeliveryJob(job, ctx, delivery),
-        // A database fault, not the endpoint's: try again (the delivery must not stay stuck).
-        retryAt: databaseFaultRetryAt,
       })
       // Automations: a contact's message (answers, taps, triggers) and a run's stretch (starts, waits ending).
       .register(INBOUND_MESSAGE_JOB, {
         run: (job, ctx) => runInboundJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
-        retryAt: databaseFaultRetryAt,
       })
       .register(ADVANCE_RUN_JOB, {
         run: (job, ctx) => runAdvanceJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
-        retryAt: databaseFaultRetryAt,
       })
       .register(STOP_RUNS_JOB, {
         run: (job, ctx) => runStopRunsJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
-        retryAt: databaseFaultRetryAt,
       })
       .register(PRUNE_JOB, {
         // Deliveries are kept 7 days; the job re-enqueues itself every hour.

@@ -1,37 +1,26 @@
 // The handler of each job kind. A worker claims only the kinds its registry knows, so a process running an
 // older release never takes a job it cannot run.
-import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import type { JobLease } from '../job-kinds.js';
+import type { RetrySchedule } from '../retries.js';
 import type { ClaimedJob } from '../store/jobs.js';
-import type { DB } from '../store/schema.js';
 
-export interface JobContext {
-  db: Kysely<DB>;
+/** What a handler is given: the job's lease (the database, `complete`, `park`), the clock and the log. */
+export interface JobContext extends JobLease {
   clock: Clock;
   logger: Logger;
-  /**
-   * Deletes the job inside the handler's own transaction, so its effect and its completion commit together
-   * (exactly once for database effects). Throws `LeaseLostError` when the lease was taken over: the
-   * transaction then rolls back and the other worker's run is the one that counts.
-   */
-  complete(trx: Transaction<DB>): Promise<void>;
-  /**
-   * Instead of completing: the job waits for `key` (a resource someone else holds) and is not claimed again
-   * until the transaction that frees it calls `wakeJobs(key)`, or until `until` if nobody does. It costs no
-   * query meanwhile. Throws `LeaseLostError` like `complete`.
-   */
-  park(trx: Transaction<DB>, wait: { key: string; until: Date | string }): Promise<void>;
 }
 
-export interface JobHandler {
+/** The handler of kind `K`: it reads that kind's payload (server/job-kinds.ts). */
+export interface JobHandler<K extends string = string> {
   /**
    * Runs the job. Jobs run at least once: a worker that dies mid-run leaves the job to run again when its
    * lease expires, so effects outside the database must be safe to repeat.
    */
-  run(job: ClaimedJob, ctx: JobContext): Promise<void>;
+  run(job: ClaimedJob<K>, ctx: JobContext): Promise<void>;
   /** When to try again after `error` (job.attempts counts this attempt), or null to give up. */
-  retryAt?(job: ClaimedJob, error: unknown, now: Date): Date | null;
+  retryAt?: RetrySchedule;
 }
 
 export class LeaseLostError extends Error {
@@ -44,9 +33,19 @@ export class LeaseLostError extends Error {
 export class JobRegistry {
   private readonly handlers = new Map<string, JobHandler>();
 
-  register(kind: string, handler: JobHandler): this {
+  /** `schedules`: the retry schedule of each kind whose handler gives none (retries.ts JOB_RETRY_SCHEDULES). */
+  constructor(private readonly schedules: Readonly<Partial<Record<string, RetrySchedule>>> = {}) {}
+
+  register<K extends string>(kind: K, handler: JobHandler<K>): this {
     if (this.handlers.has(kind)) throw new Error(`job kind ${kind} is registered twice`);
-    this.handlers.set(kind, handler);
+    // Kept as a handler of any kind: the worker gives it only the jobs of `kind`, whose payload `enqueue` wrote
+    // as that kind's. Here the types take the stored rows at their word (`run` is a method, whose parameter
+    // TypeScript checks both ways, so the widening needs no cast).
+    const widened: JobHandler = handler;
+    this.handlers.set(kind, {
+      run: (job, ctx) => widened.run(job, ctx),
+      retryAt: widened.retryAt ?? this.schedules[kind],
+    });
     return this;
   }
 

@@ -57,8 +57,9 @@ export interface WorkerOptions {
  * now, whichever process wrote it. Undefined when the handle cannot listen (the worker then only polls).
  */
 export function wakeOnJobsReady(database: Pick<Database, 'listen'>): WorkerOptions['wakeOn'] {
-  if (!database.listen) return undefined;
-  return (wake) => database.listen!(JOBS_READY_CHANNEL, wake);
+  const listen = database.listen?.bind(database);
+  if (!listen) return undefined;
+  return (wake) => listen(JOBS_READY_CHANNEL, wake);
 }
 
 export class JobWorker {

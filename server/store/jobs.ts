@@ -11,23 +11,27 @@
 // claim's index and costs no query until the transaction that frees the resource wakes it (`wakeJobs`), or its
 // deadline passes (`wakeOverdueJobs`, a worker's periodic sweep: the holder died without freeing it).
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { AccountOf, PayloadOf } from '../job-kinds.js';
 import type { DB, JobsTable } from './schema.js';
 
-export interface NewJob {
-  kind: string;
+/** A job to add, of kind `K`: a kind of the service carries that kind's payload (server/job-kinds.ts). */
+export interface NewJob<K extends string = string> {
+  kind: K;
   /** The account the job works for (null for service-wide jobs). */
-  accountId: string | null;
-  /** Any JSON value. */
-  payload: unknown;
+  accountId: AccountOf<K>;
+  /** A JSON value. */
+  payload: PayloadOf<K>;
   /** When it may run; default now. */
   runAt?: Date | string;
 }
 
-export interface ClaimedJob {
+/** A job a worker holds (its lease), of kind `K`. */
+export interface ClaimedJob<K extends string = string> {
   id: string;
-  kind: string;
-  accountId: string | null;
-  payload: unknown;
+  kind: K;
+  accountId: AccountOf<K>;
+  payload: PayloadOf<K>;
   runAt: string;
   /** Claims so far, this one included. */
   attempts: number;
@@ -53,7 +57,7 @@ export interface ClaimOptions {
 export const JOBS_READY_CHANNEL = 'jobs_ready';
 
 /** The row of a new job, and whether it is due at once (then its commit must wake the idle workers). */
-function newJobRow(job: NewJob, now: Date) {
+function newJobRow(job: NewJob<string>, now: Date) {
   const runAt = job.runAt ?? now;
   return {
     row: {
@@ -69,10 +73,19 @@ function newJobRow(job: NewJob, now: Date) {
 }
 
 /**
- * Adds a job in the caller's transaction: it exists only if the write that causes it commits. A job due now
- * notifies JOBS_READY_CHANNEL (at commit, in the same statement); one scheduled later does not.
+ * Adds a job in `trx`, the transaction of the write that causes it: the job exists only if that write commits.
+ * `runAt` defaults to now. Returns its id. Every producer enqueues through it, so a service kind's payload is
+ * checked against its kind where the job is made.
  */
-export async function enqueueJob(trx: Transaction<DB>, job: NewJob, now: Date): Promise<string> {
+export function enqueue<K extends string>(trx: Transaction<DB>, clock: Clock, job: NewJob<K>): Promise<string> {
+  return enqueueJob(trx, job, clock.now());
+}
+
+/**
+ * Inserts a job (`enqueue`'s statement): a job due now notifies JOBS_READY_CHANNEL (at commit, in the same
+ * statement); one scheduled later does not.
+ */
+export async function enqueueJob<K extends string>(trx: Transaction<DB>, job: NewJob<K>, now: Date): Promise<string> {
   const { row, due } = newJobRow(job, now);
   const insert = trx.insertInto('jobs').values(row);
   const inserted = await (
@@ -87,7 +100,11 @@ export async function enqueueJob(trx: Transaction<DB>, job: NewJob, now: Date): 
  * Adds many jobs in one statement, in the caller's transaction (a fan-out); when any is due now, the commit
  * notifies JOBS_READY_CHANNEL once.
  */
-export async function enqueueJobs(db: Kysely<DB>, jobs: readonly NewJob[], now: Date): Promise<void> {
+export async function enqueueJobs<K extends string>(
+  db: Kysely<DB>,
+  jobs: readonly NewJob<K>[],
+  now: Date,
+): Promise<void> {
   if (jobs.length === 0) return;
   const rows = jobs.map((job) => newJobRow(job, now));
   const values = rows.map((r) => r.row);

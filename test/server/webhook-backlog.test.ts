@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordEvents } from '../../server/domain/events/outbox.js';
-import { DELIVER_JOB } from '../../server/domain/webhooks/delivery.js';
+import { DELIVER_JOB } from '../../server/job-kinds.js';
 import { recoverFromDeadProcess } from '../../server/domain/webhooks/slots.js';
 import { claimJobs } from '../../server/store/jobs.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';

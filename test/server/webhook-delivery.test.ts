@@ -13,13 +13,8 @@ import { verifyWebhookSignature } from '../../client/webhooks.js';
 import { createConnection } from '../../server/domain/console/connections.js';
 import { recordEvents, type OutboxEvent } from '../../server/domain/events/outbox.js';
 import { contactDeletes, contactEdits, contactWrites } from '../../server/domain/sandbox/actions.js';
-import {
-  DELIVER_JOB,
-  ensurePruneJob,
-  PRUNE_JOB,
-  RETENTION_MS,
-  scheduleAttempt,
-} from '../../server/domain/webhooks/delivery.js';
+import { ensurePruneJob, RETENTION_MS, scheduleAttempt } from '../../server/domain/webhooks/delivery.js';
+import { DELIVER_JOB, PRUNE_JOB } from '../../server/job-kinds.js';
 import { createJobRegistry, type JobDeps } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/worker.js';
 import type { DB } from '../../server/store/schema.js';

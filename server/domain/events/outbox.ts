@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { insertEvents, type NewEvent } from '../../store/events.js';
 import type { DB } from '../../store/schema.js';
-import { DELIVER_JOB } from '../webhooks/delivery.js';
+import { DELIVER_JOB } from '../../job-kinds.js';
 import {
   accountEventState,
   insertDeliveriesWithJobs,

@@ -32,15 +32,10 @@ import type { DB } from '../../store/schema.js';
 import { insertChannelContact } from '../contacts/contacts.js';
 import { parsePhone } from '../contacts/phone.js';
 import { recordEvents, type OutboxEvent } from '../events/outbox.js';
-import { enqueueJob } from '../../store/jobs.js';
+import { INBOUND_MESSAGE_JOB } from '../../job-kinds.js';
+import { enqueue } from '../../store/jobs.js';
 import { openConversation } from './conversations.js';
 import { DIRECT_TYPES, messageView } from './views.js';
-
-/**
- * The job every recorded inbound message enqueues in its own transaction: the automation engine consumes it
- * (answers, taps, triggers). Messaging names the job and never imports the engine.
- */
-export const INBOUND_MESSAGE_JOB = 'messaging.inbound';
 
 export const INBOUND_TYPES = ['message', 'comment', 'live_comment', 'story_message', 'story_mention'] as const;
 export type InboundType = (typeof INBOUND_TYPES)[number];
@@ -197,7 +192,8 @@ export async function recordInbound(
         data: messageView(message, baseUrl),
       },
     ]);
-    await enqueueJob(tx, { kind: INBOUND_MESSAGE_JOB, accountId, payload: { message_id: message.id } }, clock.now());
+    // The automation engine consumes it (answers, taps, triggers); messaging never imports the engine.
+    await enqueue(tx, clock, { kind: INBOUND_MESSAGE_JOB, accountId, payload: { message_id: message.id } });
     const fresh = (await findConversationOfContact(tx, accountId, contact.id))!;
     const freshContact = (await findContact(tx, accountId, contact.id))!;
     return { contact: freshContact, conversation: fresh, message, contactCreated: created };

@@ -14,7 +14,8 @@ import { ApiError } from '../../errors.js';
 import type { ApiKeyRow } from '../../store/accounts.js';
 import { findConnection, findTemplate } from '../../store/console.js';
 import { findContact } from '../../store/contacts.js';
-import { enqueueJob } from '../../store/jobs.js';
+import { FAIL_LATER_JOB } from '../../job-kinds.js';
+import { enqueue } from '../../store/jobs.js';
 import { findConversation, type ConversationRow, type MessageRow } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
 import { conversationNotFound } from './conversations.js';
@@ -24,8 +25,6 @@ import type { SchemaSendMessageRequest } from '../../../generated/api.js';
 import { recordOutbound, type OutboundMessage } from './outbound.js';
 import { messageView, replyWindow, type MessageView } from './views.js';
 
-/** The job that reports a whatsapp send as undelivered, when the channel said it would fail later. */
-export const FAIL_LATER_JOB = 'sandbox.fail_message';
 /** How long after the send the sandbox's whatsapp reports non-delivery. */
 export const FAIL_LATER_DELAY_MS = 5_000;
 
@@ -186,15 +185,11 @@ export async function recordSent(
   const now = deps.clock.now();
   const row = await recordOutbound(tx, conversation, message, now.toISOString(), deps.baseUrl);
   if (failsLater)
-    await enqueueJob(
-      tx,
-      {
-        kind: FAIL_LATER_JOB,
-        accountId: conversation.account_id,
-        payload: { message_id: row.id, ...failsLater, base_url: deps.baseUrl },
-        runAt: new Date(now.getTime() + FAIL_LATER_DELAY_MS),
-      },
-      now,
-    );
+    await enqueue(tx, deps.clock, {
+      kind: FAIL_LATER_JOB,
+      accountId: conversation.account_id,
+      payload: { message_id: row.id, ...failsLater, base_url: deps.baseUrl },
+      runAt: new Date(now.getTime() + FAIL_LATER_DELAY_MS),
+    });
   return row;
 }

@@ -2,8 +2,8 @@
 // channel answer the next send in a given way, fail a sent whatsapp message, and the like. Each action stores
 // what a real channel would deliver and emits the same events, through the same services the channels use.
 import { randomUUID } from 'node:crypto';
-import { INBOUND_MESSAGE_JOB } from '../messaging/inbound.js';
-import { enqueueJob } from '../../store/jobs.js';
+import { INBOUND_MESSAGE_JOB } from '../../job-kinds.js';
+import { enqueue } from '../../store/jobs.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
@@ -385,7 +385,7 @@ export async function accountWritesInApp(
     );
     // The account's own instagram direct message may start automations (the `message_sent` event).
     if (connection.channel === 'instagram')
-      await enqueueJob(tx, { kind: INBOUND_MESSAGE_JOB, accountId, payload: { message_id: message.id } }, clock.now());
+      await enqueue(tx, clock, { kind: INBOUND_MESSAGE_JOB, accountId, payload: { message_id: message.id } });
     return message;
   });
 }

@@ -26,7 +26,8 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import { webhookRetryDelayMs } from '../../retries.js';
-import { enqueueJob, wakeJobs } from '../../store/jobs.js';
+import { DELIVER_JOB, PRUNE_JOB } from '../../job-kinds.js';
+import { enqueue, wakeJobs } from '../../store/jobs.js';
 import type { DB } from '../../store/schema.js';
 import {
   accountEventState,
@@ -53,11 +54,6 @@ import { signingSecrets } from './endpoints.js';
 import { envelopeBody } from './envelope.js';
 import { dropPendingDeliveries, slotKey } from './slots.js';
 
-/** The job of one attempt; payload `{ delivery_id }`. */
-export const DELIVER_JOB = 'webhook.deliver';
-/** The periodic retention job (deliveries older than 7 days); one is pending at a time, it re-enqueues itself. */
-export const PRUNE_JOB = 'webhook.prune';
-
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 /** An endpoint whose attempts have all failed for this long is disabled (reason `failing`). */
@@ -76,11 +72,14 @@ export async function scheduleAttempt(
   at: Date | string,
   now: Date | string,
 ): Promise<void> {
-  await enqueueJob(
-    trx,
-    { kind: DELIVER_JOB, accountId: delivery.account_id, payload: { delivery_id: delivery.id }, runAt: at },
-    new Date(now),
-  );
+  // The job is made at the caller's `now` (its read of the clock), not a later one.
+  const atNow = { now: () => new Date(now) };
+  await enqueue(trx, atNow, {
+    kind: DELIVER_JOB,
+    accountId: delivery.account_id,
+    payload: { delivery_id: delivery.id },
+    runAt: at,
+  });
 }
 
 export interface DeliveryDeps {
@@ -337,7 +336,7 @@ export async function ensurePruneJob(db: Kysely<DB>, clock: Clock): Promise<void
   await db.transaction().execute(async (trx) => {
     await lockPeriodicJob(trx, PRUNE_JOB);
     if (!(await hasJobOfKind(trx, PRUNE_JOB)))
-      await enqueueJob(trx, { kind: PRUNE_JOB, accountId: null, payload: {} }, clock.now());
+      await enqueue(trx, clock, { kind: PRUNE_JOB, accountId: null, payload: {} });
   });
 }
 
@@ -359,11 +358,12 @@ export async function runPruneJob(ctx: AttemptContext): Promise<{ deliveries: nu
     const runs = await deleteRunsEndedBefore(trx, iso(new Date(now.getTime() - RUN_HISTORY_MS)));
     if (runs > 0) ctx.logger.info({ runs }, 'automation runs ended over 90 days ago pruned');
     await deleteOtherIdleJobs(trx, PRUNE_JOB, null);
-    await enqueueJob(
-      trx,
-      { kind: PRUNE_JOB, accountId: null, payload: {}, runAt: new Date(now.getTime() + PRUNE_EVERY_MS) },
-      now,
-    );
+    await enqueue(trx, ctx.clock, {
+      kind: PRUNE_JOB,
+      accountId: null,
+      payload: {},
+      runAt: new Date(now.getTime() + PRUNE_EVERY_MS),
+    });
     await ctx.complete(trx);
     if (deliveries + events > 0)
       ctx.logger.info({ deliveries, events }, 'webhook deliveries and events older than 7 days pruned');

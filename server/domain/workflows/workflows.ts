@@ -12,7 +12,8 @@ import type { components } from '../../../generated/api.js';
 import type { Clock } from '../../clock.js';
 import { ApiError, notFound } from '../../errors.js';
 import { cursorCodec } from '../../store/cursor.js';
-import { enqueueJob } from '../../store/jobs.js';
+import { STOP_RUNS_JOB } from '../../job-kinds.js';
+import { enqueue } from '../../store/jobs.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
 import { isForeignKeyViolation } from '../../store/folders.js';
@@ -97,9 +98,6 @@ export const draftToCheck = (row: WorkflowRow): DefinitionToCheck => ({
 });
 
 const workflowNotFound = () => notFound('No such automation.');
-
-/** The job that stops an automation's runs in progress when it is deleted (run by the engine). */
-export const STOP_RUNS_JOB = 'workflow.stop_runs';
 
 export const preconditionRequired = () =>
   new ApiError(428, 'precondition_required', 'This change needs an If-Match header with the revision it is based on.');
@@ -390,7 +388,7 @@ export async function deleteWorkflow(
     );
     await deleteWorkflowReferences(tx, accountId, workflowId);
     // Its runs in progress stop; the engine does it (this domain never imports the engine).
-    await enqueueJob(tx, { kind: STOP_RUNS_JOB, accountId, payload: { workflow_id: workflowId } }, clock.now());
+    await enqueue(tx, clock, { kind: STOP_RUNS_JOB, accountId, payload: { workflow_id: workflowId } });
     await audit(
       tx,
       actor,

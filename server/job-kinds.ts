@@ -1,0 +1,113 @@
+// Every job kind of the service: its name (the `kind` stored in the jobs table, which rows already written keep)
+// and its payload, in one map (`JobPayloads`). `enqueue` (store/jobs.ts) checks a job's payload against its
+// kind, `JobRegistry.register` (jobs/registry.ts) hands each handler the payload of its kind, and
+// `JOB_RETRY_SCHEDULES` (retries.ts) gives each kind its schedule.
+//
+// Neutral ground: the domain and the engine enqueue and run jobs through this module and `JobLease` without
+// importing the worker (server/jobs/), which imports them.
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from './store/schema.js';
+
+/** A stretch of an automation run (its start, a wait's end, a continuation). */
+export const ADVANCE_RUN_JOB = 'workflow.advance';
+/** A deleted automation's runs in progress end `stopped`. */
+export const STOP_RUNS_JOB = 'workflow.stop_runs';
+/** What a contact's message (or the account's own instagram message) does to automations. */
+export const INBOUND_MESSAGE_JOB = 'messaging.inbound';
+/** The sandbox's whatsapp reports a send it accepted as undelivered (the arranged `fails_later`). */
+export const FAIL_LATER_JOB = 'sandbox.fail_message';
+/** One attempt of a webhook delivery. */
+export const DELIVER_JOB = 'webhook.deliver';
+/** The periodic retention job (deliveries older than 7 days); one is pending at a time, it re-enqueues itself. */
+export const PRUNE_JOB = 'webhook.prune';
+
+/** What moves a run on. */
+export type Wake =
+  | { kind: 'start' }
+  | { kind: 'continue' }
+  /** A timed wait ended (sleep, start delay): `step` is the waiting step, so a stale job does nothing. */
+  | { kind: 'timer'; step: number }
+  /** A question or buttons waited 90 days. */
+  | { kind: 'expire'; step: number }
+  | { kind: 'answer'; text: string; messageId: string }
+  /** A tap on the buttons of message `messageId` (the run's wait, or buttons whose after-send branch runs on). */
+  | { kind: 'tap'; output: number; messageId: string }
+  /** A tap on the buttons (step `step` at block `nodeId`) of a run that ended `stopped`: it runs again. */
+  | { kind: 'resume'; step: number; nodeId: string; output: number }
+  | { kind: 'child' };
+
+export interface AdvancePayload {
+  run_id: string;
+  wake: Wake;
+}
+
+export interface StopRunsPayload {
+  workflow_id: string;
+}
+
+export interface InboundMessagePayload {
+  message_id: string;
+}
+
+export interface FailLaterPayload {
+  message_id: string;
+  provider_code: string | null;
+  provider_message: string | null;
+  /** The service's public base URL, for the attachment URLs of the `message.updated` event. */
+  base_url: string;
+}
+
+export interface DeliverPayload {
+  delivery_id: string;
+}
+
+/** The payload of each kind. */
+export interface JobPayloads {
+  [ADVANCE_RUN_JOB]: AdvancePayload;
+  [STOP_RUNS_JOB]: StopRunsPayload;
+  [INBOUND_MESSAGE_JOB]: InboundMessagePayload;
+  [FAIL_LATER_JOB]: FailLaterPayload;
+  [DELIVER_JOB]: DeliverPayload;
+  [PRUNE_JOB]: Record<string, never>;
+}
+
+export type JobKind = keyof JobPayloads;
+
+/** The kinds that work for the whole service, not for one account (their `accountId` is null). */
+type ServiceWideKind = typeof PRUNE_JOB;
+
+/**
+ * The payload of a job of kind `K`: the map's for the service's kinds; any JSON value for another kind (the
+ * jobs machinery's own tests run kinds of their own).
+ */
+export type PayloadOf<K extends string> = K extends JobKind ? JobPayloads[K] : unknown;
+
+/** The account of a job of kind `K`: none for a service-wide kind, one for the service's other kinds. */
+export type AccountOf<K extends string> = K extends ServiceWideKind ? null : K extends JobKind ? string : string | null;
+
+/** A job of kind `K` as its handler reads it. */
+export interface JobOf<K extends JobKind> {
+  id: string;
+  accountId: AccountOf<K>;
+  payload: JobPayloads[K];
+}
+
+/**
+ * What the handler of a claimed job holds while it runs: the database, and the two ways the claim ends inside
+ * the handler's own transaction.
+ */
+export interface JobLease {
+  db: Kysely<DB>;
+  /**
+   * Deletes the job inside the handler's own transaction, so its effect and its completion commit together
+   * (exactly once for database effects). Throws `LeaseLostError` when the lease was taken over: the
+   * transaction then rolls back and the other worker's run is the one that counts.
+   */
+  complete(trx: Transaction<DB>): Promise<void>;
+  /**
+   * Instead of completing: the job waits for `key` (a resource someone else holds) and is not claimed again
+   * until the transaction that frees it calls `wakeJobs(key)`, or until `until` if nobody does. It costs no
+   * query meanwhile. Throws `LeaseLostError` like `complete`.
+   */
+  park(trx: Transaction<DB>, wait: { key: string; until: Date | string }): Promise<void>;
+}
