@@ -16,7 +16,7 @@ import type { ClaimedJob, JobContext } from '../jobs/index.js';
 import { findAccount } from '../store/accounts.js';
 import { findContact, type ContactRow } from '../store/contacts.js';
 import { enqueueJob } from '../store/jobs.js';
-import type { DB, RunTriggerContext } from '../store/schema.js';
+import type { DB } from '../store/schema.js';
 import {
   closeRunStep,
   insertRun,
@@ -33,6 +33,7 @@ import { substitute } from './evaluate/variables.js';
 import { blockExecutor } from './blocks/index.js';
 import { writeField } from './blocks/field-write.js';
 import { MAX_BLOCK_RUNS, type BlockContext, type BlockResult, type EngineDeps, type StepError } from './context.js';
+import type { StartRun } from './types.js';
 import { runVariables } from './variables.js';
 
 export const ADVANCE_RUN_JOB = 'workflow.advance';
@@ -55,19 +56,6 @@ export type Wake =
   | { kind: 'child' };
 
 type AdvancePayload = { run_id: string; wake: Wake };
-
-export interface StartRun {
-  accountId: string;
-  workflowId: string;
-  version: WorkflowVersionRow;
-  contact: ContactRow;
-  connectionId: string;
-  source: WorkflowRunRow['source'];
-  trigger: RunTriggerContext;
-  parentRunId?: string | null;
-  /** A start delay: the run begins then. */
-  startAt?: Date;
-}
 
 /** Creates the run (queued) in the caller's transaction, with the job that begins it. */
 export async function startRun(
