@@ -162,7 +162,7 @@ export async function advanceRun(
 ): Promise<void> {
   const version = await versionOf(tx, run);
   if (!version) return finish(tx, deps, run, 'failed', { code: 'version_not_found', message: 'The version is gone.' });
-  const woken = await wakeUp(waking(tx, deps, run, version), wake);
+  const woken = await wakeUp(wakingOf(tx, deps, run, version), wake);
   if (!woken) return;
   const moving = { ...woken.run, waiting_for: null, wait_until: null, wait_message_id: null, wait_step: null };
   await walk(tx, deps, moving, version, woken.from, woken.pendingTap, contact);
@@ -190,7 +190,8 @@ interface Resumed {
   pendingTap: PendingTap | null;
 }
 
-function waking(tx: Transaction<DB>, deps: EngineDeps, run: WorkflowRunRow, version: RunnableVersionRow): Waking {
+/** The run as the wake finds it. */
+function wakingOf(tx: Transaction<DB>, deps: EngineDeps, run: WorkflowRunRow, version: RunnableVersionRow): Waking {
   const pendingTap =
     run.tap_step !== null && run.tap_node_id && run.tap_until
       ? { step: run.tap_step, nodeId: run.tap_node_id, messageId: run.tap_message_id, until: run.tap_until }
@@ -208,99 +209,115 @@ function waking(tx: Transaction<DB>, deps: EngineDeps, run: WorkflowRunRow, vers
 }
 
 /** What `wake` does to the run: where it goes on from, or nothing (a stale wake, or the run ended). */
-async function wakeUp(w: Waking, wake: Wake): Promise<Resumed | undefined> {
+async function wakeUp(waking: Waking, wake: Wake): Promise<Resumed | undefined> {
   switch (wake.kind) {
     case 'start':
-      return w.run.status === 'queued' ? goOn(w, 'root') : undefined;
+      return waking.run.status === 'queued' ? goOn(waking, 'root') : undefined;
     case 'continue':
-      return w.run.waiting_for ? undefined : goOn(w, w.run.node_id);
+      return waking.run.waiting_for ? undefined : goOn(waking, waking.run.node_id);
     case 'timer':
-      return w.run.waiting_for === 'timer' && w.waitStep === wake.step ? endWait(w) : undefined;
+      return waking.run.waiting_for === 'timer' && waking.waitStep === wake.step ? endWait(waking) : undefined;
     case 'expire':
-      return expire(w, wake.step);
+      return expire(waking, wake.step);
     case 'answer':
-      return answer(w, wake.text);
+      return answer(waking, wake.text);
     case 'tap':
-      return tap(w, wake.output, wake.messageId);
+      return tap(waking, wake.output, wake.messageId);
     case 'resume':
-      return resume(w, wake.step, wake.nodeId, wake.output);
+      return resume(waking, wake.step, wake.nodeId, wake.output);
     case 'child':
-      return w.run.waiting_for === 'child' ? endWait(w) : undefined;
+      return waking.run.waiting_for === 'child' ? endWait(waking) : undefined;
   }
 }
 
-const goOn = (w: Waking, from: string | null, run = w.run, pendingTap = w.pendingTap): Resumed => ({
+const goOn = (waking: Waking, from: string | null, run = waking.run, pendingTap = waking.pendingTap): Resumed => ({
   run,
   from,
   pendingTap,
 });
 
 /** Closes the step the run waits at. */
-const closeWait = (w: Waking, output: number | null, status: 'completed' | 'failed' = 'completed', error?: StepError) =>
-  closeRunStep(w.tx, w.run.id, w.waitStep, { status, output, ended_at: w.now, ...(error ? { error } : {}) });
+const closeWait = (
+  waking: Waking,
+  output: number | null,
+  status: 'completed' | 'failed' = 'completed',
+  error?: StepError,
+) =>
+  closeRunStep(waking.tx, waking.run.id, waking.waitStep, {
+    status,
+    output,
+    ended_at: waking.now,
+    ...(error ? { error } : {}),
+  });
 
 /** A sleep, start delay or child run ended: the run follows the block's output. */
-async function endWait(w: Waking): Promise<Resumed> {
-  await closeWait(w, 0);
-  return goOn(w, nextOf(w.here, 0));
+async function endWait(waking: Waking): Promise<Resumed> {
+  await closeWait(waking, 0);
+  return goOn(waking, nextOf(waking.here, 0));
 }
 
-/** 90 days passed since the question or buttons at step `step` were sent. */
-async function expire(w: Waking, step: number): Promise<undefined> {
-  const { tx, run } = w;
-  if (w.pendingTap?.step === step) {
+/**
+ * The 90 days of the wait at step `step` ended: buttons still open close; a question or buttons the run waits
+ * at end the run `completed`. A child run's wait goes on.
+ */
+async function expire(waking: Waking, step: number): Promise<undefined> {
+  const { tx, run } = waking;
+  if (waking.pendingTap?.step === step) {
     // The buttons' 90 days ended while their after-send branch waits for something else: that goes on.
     await closeRunStep(tx, run.id, step, {
       status: 'failed',
       output: null,
-      ended_at: w.now,
+      ended_at: waking.now,
       error: { code: 'wait_expired', message: 'The contact did not tap within 90 days.' },
     });
     await updateRun(tx, run.id, NO_TAP);
     return;
   }
-  if ((run.waiting_for !== 'answer' && run.waiting_for !== 'tap') || w.waitStep !== step) return;
-  await closeWait(w, null, 'failed', { code: 'wait_expired', message: 'The contact did not answer within 90 days.' });
-  await finish(tx, w.deps, { ...run, waiting_for: null }, 'completed');
+  if ((run.waiting_for !== 'answer' && run.waiting_for !== 'tap') || waking.waitStep !== step) return;
+  await closeWait(waking, null, 'failed', {
+    code: 'wait_expired',
+    message: 'The contact did not answer within 90 days.',
+  });
+  await finish(tx, waking.deps, { ...run, waiting_for: null }, 'completed');
 }
 
 /** The contact answered the question: `$input`, and the question's `answer_field` when it names one. */
-async function answer(w: Waking, text: string): Promise<Resumed | undefined> {
-  const { tx, here } = w;
-  if (w.run.waiting_for !== 'answer') return;
-  await closeWait(w, 0);
-  let run = await updateRun(tx, w.run.id, { variables: { ...w.run.variables, $input: text } });
+async function answer(waking: Waking, text: string): Promise<Resumed | undefined> {
+  const { tx, here } = waking;
+  if (waking.run.waiting_for !== 'answer') return;
+  await closeWait(waking, 0);
+  let run = await updateRun(tx, waking.run.id, { variables: { ...waking.run.variables, $input: text } });
   const question = here?.type === 'question' ? here : undefined;
   const field = question?.data.answer_field ?? '';
   if (question && field !== '') {
-    const context = await runContext(tx, w.deps, run, w.version);
+    const context = await runContext(tx, waking.deps, run, waking.version);
     if (context) await writeField({ ...context, data: question.data }, field, text);
     run = await updateRun(tx, run.id, { variables: { ...run.variables, [field]: text } });
   }
-  return goOn(w, nextOf(here, 0), run);
+  return goOn(waking, nextOf(here, 0), run);
 }
 
 /** The contact tapped a button of message `messageId`: of the buttons the run waits for, or still open. */
-async function tap(w: Waking, output: number, messageId: string): Promise<Resumed | undefined> {
-  const { tx, run, pendingTap } = w;
+async function tap(waking: Waking, output: number, messageId: string): Promise<Resumed | undefined> {
+  const { tx, run, pendingTap } = waking;
   if (run.waiting_for === 'tap' && run.wait_message_id === messageId) {
-    await closeWait(w, output);
-    return goOn(w, nextOf(w.here, output), run, null);
+    await closeWait(waking, output);
+    return goOn(waking, nextOf(waking.here, output), run, null);
   }
   if (!pendingTap || pendingTap.messageId !== messageId) return;
   // The tap takes the run off what its after-send branch waits for (a sleep, a question, another run).
-  if (run.waiting_for) await closeWait(w, null);
-  await closeRunStep(tx, run.id, pendingTap.step, { status: 'completed', output, ended_at: w.now });
-  return goOn(w, nextOf(w.version.graph.nodes[pendingTap.nodeId], output), run, null);
+  if (run.waiting_for) await closeWait(waking, null);
+  await closeRunStep(tx, run.id, pendingTap.step, { status: 'completed', output, ended_at: waking.now });
+  return goOn(waking, nextOf(waking.version.graph.nodes[pendingTap.nodeId], output), run, null);
 }
 
 /** A tap on the buttons (step `step`, block `nodeId`) of the run, which ended `stopped`: it runs again. */
-async function resume(w: Waking, step: number, nodeId: string, output: number): Promise<Resumed | undefined> {
-  const { tx, now } = w;
-  if (w.run.status !== 'stopped') return;
-  await closeRunStep(tx, w.run.id, step, { status: 'completed', output, ended_at: now });
-  const run = await updateRun(tx, w.run.id, { status: 'running', ended_at: null, updated_at: now });
-  return goOn(w, nextOf(w.version.graph.nodes[nodeId], output), run, null);
+async function resume(waking: Waking, step: number, nodeId: string, output: number): Promise<Resumed | undefined> {
+  const { tx, now } = waking;
+  if (waking.run.status !== 'stopped') return;
+  await closeRunStep(tx, waking.run.id, step, { status: 'completed', output, ended_at: now });
+  const run = await updateRun(tx, waking.run.id, { status: 'running', ended_at: null, updated_at: now });
+  return goOn(waking, nextOf(waking.version.graph.nodes[nodeId], output), run, null);
 }
 
 /** Reads what the blocks of a stretch see: the account, the contact, the run's variables (none: one is gone). */
@@ -359,6 +376,7 @@ async function walk(
   return endOfPath(stretch);
 }
 
+/** Opens a stretch of the run from its row as saved (none when its account or contact is gone). */
 async function openStretch(
   tx: Transaction<DB>,
   deps: EngineDeps,
