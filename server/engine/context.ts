@@ -11,7 +11,7 @@ import type { ContactRow } from '../store/contacts.js';
 import type { DB } from '../store/schema.js';
 import type { WorkflowRunRow } from '../store/workflow-runs.js';
 import type { VariableLookup } from './evaluate/variables.js';
-import type { StartRun } from './runs.js';
+import type { StartRun } from './types.js';
 
 export interface EngineDeps {
   clock: Clock;

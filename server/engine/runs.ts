@@ -5,13 +5,14 @@
 // limit of a question or buttons, a start delay. Answers, taps and a child's end resume the run directly.
 //
 // Runs follow the version they started with, whatever is published or unpublished later.
-import { randomInt, randomUUID } from 'node:crypto';
+//
+// A stretch, step by step (`walk`): take the block, check the loop guard (Part B rule 4: a block runs at most
+// MAX_BLOCK_RUNS times in one run), run the block, record its step, follow what it answered. Sends go by the
+// comment-reply rule (`sendAsAutomation`).
+import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { SchemaSendMessageRequest } from '../../generated/api.js';
 import type { Block } from '../../generated/block-catalog.js';
 import { recordEvents } from '../domain/events/outbox.js';
-import { sendFromWorkflow, type WorkflowSendMemo, type WorkflowSendResult } from '../domain/messaging/workflow-send.js';
-import { blockType } from '../domain/workflows/blocks.js';
 import { MAX_RUN_STEPS } from '../domain/workflows/runs.js';
 import { runView } from '../domain/workflows/views.js';
 import { findAccount } from '../store/accounts.js';
@@ -25,40 +26,37 @@ import {
   type Wake,
 } from '../job-kinds.js';
 import { enqueue } from '../store/jobs.js';
-import type { DB, RunTriggerContext } from '../store/schema.js';
+import type { DB } from '../store/schema.js';
 import {
   closeRunStep,
   insertRun,
-  insertRunStep,
   lockRun,
   selectActiveRunsOfWorkflow,
   selectRecentRunSteps,
   updateRun,
   type WorkflowRunRow,
 } from '../store/workflow-runs.js';
-import { findRepliesList } from '../store/replies-lists.js';
-import { findVersionById, type WorkflowVersionRow } from '../store/workflows.js';
-import { substitute } from './evaluate/variables.js';
+import type { RunnableVersionRow } from '../store/workflows.js';
 import { runBlock } from './blocks/index.js';
 import { writeField } from './blocks/field-write.js';
 import { MAX_BLOCK_RUNS, type BlockResult, type EngineDeps, type RunContext, type StepError } from './context.js';
+import type { StartRun } from './types.js';
 import { runVariables } from './variables.js';
+import { sendAsAutomation } from './walk/comment-reply.js';
+import {
+  NO_TAP,
+  recordStep,
+  saveRun,
+  takeStep,
+  tapWait,
+  type PendingTap,
+  type Step,
+  type Stretch,
+} from './walk/stretch.js';
+import { graphReads, nextOf, versionOf } from './walk/versions.js';
 
 /** Blocks one transaction runs before a job continues the run. */
 export const MAX_STEPS_PER_STRETCH = 50;
-
-export interface StartRun {
-  accountId: string;
-  workflowId: string;
-  version: WorkflowVersionRow;
-  contact: ContactRow;
-  connectionId: string;
-  source: WorkflowRunRow['source'];
-  trigger: RunTriggerContext;
-  parentRunId?: string | null;
-  /** A start delay: the run begins then. */
-  startAt?: Date;
-}
 
 /** Creates the run (queued) in the caller's transaction, with the job that begins it. */
 export async function startRun(
@@ -138,69 +136,6 @@ export async function runAdvanceJob(
   });
 }
 
-const versions = new Map<string, WorkflowVersionRow>();
-/** Versions never change: each is read once per process (a few hundred kept). */
-export async function versionOf(tx: Transaction<DB>, run: WorkflowRunRow): Promise<WorkflowVersionRow | undefined> {
-  const cached = versions.get(run.version_id);
-  if (cached) return cached;
-  const version = await findVersionById(tx, run.account_id, run.version_id);
-  if (version) {
-    if (versions.size >= 500) versions.delete(versions.keys().next().value!);
-    versions.set(version.id, version);
-  }
-  return version;
-}
-
-type Node = { type?: unknown; data?: Record<string, unknown> };
-
-const readers = new Map<string, GraphReads>();
-/**
- * What a version's blocks read beyond the contact's own fields, so a stretch skips the queries it does not
- * need: the recent messages (`conversation.*`, `message.last_*`), the tags (`contact.tags`; tag conditions
- * and tags blocks read them when they run), the custom fields (a `{key}` that is no built-in variable, a
- * conditional, math or data block).
- */
-function graphReads(version: WorkflowVersionRow): GraphReads {
-  let reads = readers.get(version.id);
-  if (!reads) {
-    const texts: string[] = [];
-    const types = new Set<string>();
-    const collect = (value: unknown): void => {
-      if (typeof value === 'string') texts.push(value);
-      else if (Array.isArray(value)) value.forEach(collect);
-      else if (value && typeof value === 'object') Object.values(value).forEach(collect);
-    };
-    for (const node of Object.values(version.graph.nodes as Record<string, Node>)) {
-      if (typeof node?.type === 'string') types.add(node.type);
-      collect(node?.data);
-    }
-    const names = texts.flatMap((text) => [...text.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!));
-    const all = texts.join('\n');
-    reads = {
-      messages: all.includes('conversation.') || all.includes('message.last_'),
-      tags: all.includes('contact.tags'),
-      fields:
-        [...types].some((type) => blockType(type)?.readsFields) ||
-        names.some((name) => !BUILT_IN_PREFIX.test(name)) ||
-        Boolean(version.trigger.replies_list_id), // the list's replies may name fields
-    };
-    if (readers.size >= 500) readers.delete(readers.keys().next().value!);
-    readers.set(version.id, reads);
-  }
-  return reads;
-}
-interface GraphReads {
-  messages: boolean;
-  tags: boolean;
-  fields: boolean;
-}
-const BUILT_IN_PREFIX = /^(contact|message|conversation|system|account|secret)\./;
-const nextOf = (node: Node | undefined, output: number): string | null => {
-  const next = node?.data?.next;
-  const target = Array.isArray(next) ? next[output] : undefined;
-  return typeof target === 'string' ? target : null;
-};
-
 /**
  * Moves the locked run on after `wake`, in the caller's transaction. Stale wakes (a timer of a wait that
  * already ended, an answer to a run no longer waiting for one) change nothing.
@@ -215,105 +150,170 @@ export async function advanceRun(
 ): Promise<void> {
   const version = await versionOf(tx, run);
   if (!version) return finish(tx, deps, run, 'failed', { code: 'version_not_found', message: 'The version is gone.' });
-  const nodes = version.graph.nodes as Record<string, Node>;
-  const here = run.node_id ? nodes[run.node_id] : undefined;
-  const now = deps.clock.now().toISOString();
-  const waitStep = run.wait_step ?? run.step_count;
-  const resumeAt = (output: number | null, status: 'completed' | 'failed' = 'completed', error?: StepError) =>
-    closeRunStep(tx, run.id, waitStep, { status, output, ended_at: now, ...(error ? { error } : {}) });
+  const woken = await wakeUp(wakingOf(tx, deps, run, version), wake);
+  if (!woken) return;
+  const moving = { ...woken.run, waiting_for: null, wait_until: null, wait_message_id: null, wait_step: null };
+  await walk(tx, deps, moving, version, woken.from, woken.pendingTap, contact);
+}
 
-  let from: string | null;
-  // Buttons whose after-send branch is what runs now keep waiting for their tap through it.
-  let pendingTap: PendingTap | null =
+/** A run a wake reached, as it stands. */
+interface Waking {
+  tx: Transaction<DB>;
+  deps: EngineDeps;
+  run: WorkflowRunRow;
+  version: RunnableVersionRow;
+  /** The block the run stands at. */
+  here: Block | undefined;
+  /** The step the run waits at. */
+  waitStep: number;
+  /** Buttons whose after-send branch is what runs now keep waiting for their tap through it. */
+  pendingTap: PendingTap | null;
+  now: string;
+}
+
+/** Where a woken run goes on: from block `from` (null: its path ends there), with the buttons still open. */
+interface Resumed {
+  run: WorkflowRunRow;
+  from: string | null;
+  pendingTap: PendingTap | null;
+}
+
+/** The run as the wake finds it. */
+function wakingOf(tx: Transaction<DB>, deps: EngineDeps, run: WorkflowRunRow, version: RunnableVersionRow): Waking {
+  const pendingTap =
     run.tap_step !== null && run.tap_node_id && run.tap_until
       ? { step: run.tap_step, nodeId: run.tap_node_id, messageId: run.tap_message_id, until: run.tap_until }
       : null;
+  return {
+    tx,
+    deps,
+    run,
+    version,
+    here: run.node_id ? version.graph.nodes[run.node_id] : undefined,
+    waitStep: run.wait_step ?? run.step_count,
+    pendingTap,
+    now: deps.clock.now().toISOString(),
+  };
+}
+
+/** What `wake` does to the run: where it goes on from, or nothing (a stale wake, or the run ended). */
+async function wakeUp(waking: Waking, wake: Wake): Promise<Resumed | undefined> {
   switch (wake.kind) {
     case 'start':
-      if (run.status !== 'queued') return;
-      from = 'root';
-      break;
+      return waking.run.status === 'queued' ? goOn(waking, 'root') : undefined;
     case 'continue':
-      if (run.waiting_for) return;
-      from = run.node_id;
-      break;
+      return waking.run.waiting_for ? undefined : goOn(waking, waking.run.node_id);
     case 'timer':
-      if (run.waiting_for !== 'timer' || waitStep !== wake.step) return;
-      await resumeAt(0);
-      from = nextOf(here, 0);
-      break;
+      return waking.run.waiting_for === 'timer' && waking.waitStep === wake.step ? endWait(waking) : undefined;
     case 'expire':
-      if (pendingTap?.step === wake.step) {
-        // The buttons' 90 days ended while their after-send branch waits for something else: that goes on.
-        await closeRunStep(tx, run.id, wake.step, {
-          status: 'failed',
-          output: null,
-          ended_at: now,
-          error: { code: 'wait_expired', message: 'The contact did not tap within 90 days.' },
-        });
-        await updateRun(tx, run.id, { tap_step: null, tap_node_id: null, tap_message_id: null, tap_until: null });
-        return;
-      }
-      if ((run.waiting_for !== 'answer' && run.waiting_for !== 'tap') || waitStep !== wake.step) return;
-      await resumeAt(null, 'failed', { code: 'wait_expired', message: 'The contact did not answer within 90 days.' });
-      return finish(tx, deps, { ...run, waiting_for: null }, 'completed');
-    case 'answer': {
-      if (run.waiting_for !== 'answer') return;
-      await resumeAt(0);
-      run = await updateRun(tx, run.id, { variables: { ...run.variables, $input: wake.text } });
-      const field = here?.data?.answer_field;
-      if (typeof field === 'string' && field !== '') {
-        const ctx = await blockContext(tx, deps, run, version, run.node_id ?? 'root');
-        if (ctx) await writeField(ctx, field, wake.text);
-        run = await updateRun(tx, run.id, { variables: { ...run.variables, [field]: wake.text } });
-      }
-      from = nextOf(here, 0);
-      break;
-    }
+      return expire(waking, wake.step);
+    case 'answer':
+      return answer(waking, wake.text);
     case 'tap':
-      if (run.waiting_for === 'tap' && run.wait_message_id === wake.messageId) {
-        await resumeAt(wake.output);
-        from = nextOf(here, wake.output);
-      } else if (pendingTap && pendingTap.messageId === wake.messageId) {
-        // The tap takes the run off what its after-send branch waits for (a sleep, a question, another run).
-        if (run.waiting_for)
-          await closeRunStep(tx, run.id, waitStep, { status: 'completed', output: null, ended_at: now });
-        await closeRunStep(tx, run.id, pendingTap.step, { status: 'completed', output: wake.output, ended_at: now });
-        from = nextOf(nodes[pendingTap.nodeId], wake.output);
-      } else return;
-      pendingTap = null;
-      break;
+      return tap(waking, wake.output, wake.messageId);
     case 'resume':
-      if (run.status !== 'stopped') return;
-      pendingTap = null;
-      await closeRunStep(tx, run.id, wake.step, { status: 'completed', output: wake.output, ended_at: now });
-      run = await updateRun(tx, run.id, { status: 'running', ended_at: null, updated_at: now });
-      from = nextOf(nodes[wake.nodeId], wake.output);
-      break;
+      return resume(waking, wake.step, wake.nodeId, wake.output);
     case 'child':
-      if (run.waiting_for !== 'child') return;
-      await resumeAt(0);
-      from = nextOf(here, 0);
-      break;
+      return waking.run.waiting_for === 'child' ? endWait(waking) : undefined;
   }
-  const moving = { ...run, waiting_for: null, wait_until: null, wait_message_id: null, wait_step: null };
-  await walk(tx, deps, moving, version, from, pendingTap, contact);
 }
 
-/** Buttons or cards whose after-send branch runs on: the tap wait the run returns to when that branch ends. */
-interface PendingTap {
-  step: number;
-  nodeId: string;
-  messageId: string | null;
-  until: string;
+const goOn = (waking: Waking, from: string | null, run = waking.run, pendingTap = waking.pendingTap): Resumed => ({
+  run,
+  from,
+  pendingTap,
+});
+
+/** Closes the step the run waits at. */
+const closeWait = (
+  waking: Waking,
+  output: number | null,
+  status: 'completed' | 'failed' = 'completed',
+  error?: StepError,
+) =>
+  closeRunStep(waking.tx, waking.run.id, waking.waitStep, {
+    status,
+    output,
+    ended_at: waking.now,
+    ...(error ? { error } : {}),
+  });
+
+/** A sleep, start delay or child run ended: the run follows the block's output. */
+async function endWait(waking: Waking): Promise<Resumed> {
+  await closeWait(waking, 0);
+  return goOn(waking, nextOf(waking.here, 0));
 }
 
-async function blockContext(
+/**
+ * The 90 days of the wait at step `step` ended: buttons still open close; a question or buttons the run waits
+ * at end the run `completed`. A child run's wait goes on.
+ */
+async function expire(waking: Waking, step: number): Promise<undefined> {
+  const { tx, run } = waking;
+  if (waking.pendingTap?.step === step) {
+    // The buttons' 90 days ended while their after-send branch waits for something else: that goes on.
+    await closeRunStep(tx, run.id, step, {
+      status: 'failed',
+      output: null,
+      ended_at: waking.now,
+      error: { code: 'wait_expired', message: 'The contact did not tap within 90 days.' },
+    });
+    await updateRun(tx, run.id, NO_TAP);
+    return;
+  }
+  if ((run.waiting_for !== 'answer' && run.waiting_for !== 'tap') || waking.waitStep !== step) return;
+  await closeWait(waking, null, 'failed', {
+    code: 'wait_expired',
+    message: 'The contact did not answer within 90 days.',
+  });
+  await finish(tx, waking.deps, { ...run, waiting_for: null }, 'completed');
+}
+
+/** The contact answered the question: `$input`, and the question's `answer_field` when it names one. */
+async function answer(waking: Waking, text: string): Promise<Resumed | undefined> {
+  const { tx, here } = waking;
+  if (waking.run.waiting_for !== 'answer') return;
+  await closeWait(waking, 0);
+  let run = await updateRun(tx, waking.run.id, { variables: { ...waking.run.variables, $input: text } });
+  const question = here?.type === 'question' ? here : undefined;
+  const field = question?.data.answer_field ?? '';
+  if (question && field !== '') {
+    const context = await runContext(tx, waking.deps, run, waking.version);
+    if (context) await writeField(context, field, text);
+    run = await updateRun(tx, run.id, { variables: { ...run.variables, [field]: text } });
+  }
+  return goOn(waking, nextOf(here, 0), run);
+}
+
+/** The contact tapped a button of message `messageId`: of the buttons the run waits for, or still open. */
+async function tap(waking: Waking, output: number, messageId: string): Promise<Resumed | undefined> {
+  const { tx, run, pendingTap } = waking;
+  if (run.waiting_for === 'tap' && run.wait_message_id === messageId) {
+    await closeWait(waking, output);
+    return goOn(waking, nextOf(waking.here, output), run, null);
+  }
+  if (!pendingTap || pendingTap.messageId !== messageId) return;
+  // The tap takes the run off what its after-send branch waits for (a sleep, a question, another run).
+  if (run.waiting_for) await closeWait(waking, null);
+  await closeRunStep(tx, run.id, pendingTap.step, { status: 'completed', output, ended_at: waking.now });
+  return goOn(waking, nextOf(waking.version.graph.nodes[pendingTap.nodeId], output), run, null);
+}
+
+/** A tap on the buttons (step `step`, block `nodeId`) of the run, which ended `stopped`: it runs again. */
+async function resume(waking: Waking, step: number, nodeId: string, output: number): Promise<Resumed | undefined> {
+  const { tx, now } = waking;
+  if (waking.run.status !== 'stopped') return;
+  await closeRunStep(tx, waking.run.id, step, { status: 'completed', output, ended_at: now });
+  const run = await updateRun(tx, waking.run.id, { status: 'running', ended_at: null, updated_at: now });
+  return goOn(waking, nextOf(waking.version.graph.nodes[nodeId], output), run, null);
+}
+
+/** Reads what the blocks of a stretch see: the account, the contact, the run's variables (none: one is gone). */
+async function runContext(
   tx: Transaction<DB>,
   deps: EngineDeps,
   run: WorkflowRunRow,
-  version: WorkflowVersionRow,
-  nodeId: string,
+  version: RunnableVersionRow,
   known?: ContactRow,
 ): Promise<RunContext | undefined> {
   const account = await findAccount(tx, run.account_id);
@@ -329,7 +329,7 @@ async function blockContext(
     workflow,
     account,
     contact,
-    nodeId,
+    nodeId: run.node_id ?? 'root',
     now,
     vars,
     send: () => Promise.reject(new Error('no send outside a stretch')),
@@ -337,224 +337,169 @@ async function blockContext(
   };
 }
 
+/** Where the walk goes after a block: on to block `to` (null: the path ends there), or nowhere (the stretch is over). */
+type Onward = { to: string | null } | 'over';
+
 /** Runs blocks from `from` until the run waits, ends, or the stretch is long enough. */
 async function walk(
   tx: Transaction<DB>,
   deps: EngineDeps,
-  start: WorkflowRunRow,
-  version: WorkflowVersionRow,
+  run: WorkflowRunRow,
+  version: RunnableVersionRow,
   from: string | null,
-  pending: PendingTap | null = null,
+  pendingTap: PendingTap | null,
   contact?: ContactRow,
 ): Promise<void> {
-  let run = start;
-  const base = await blockContext(tx, deps, run, version, from ?? 'root', contact);
-  if (!base) return finish(tx, deps, run, 'failed', { code: 'contact_not_found', message: 'The contact is gone.' });
-  const nodes = version.graph.nodes as Record<string, Node>;
-  const visits = { ...run.visits };
-  const trigger = { ...run.trigger_context };
-  let stepCount = run.step_count;
-  let pendingTap = pending;
-  const memo: WorkflowSendMemo = { contact: base.contact };
-
-  const send = async (body: SchemaSendMessageRequest): Promise<WorkflowSendResult> => {
-    if (trigger.private_reply === 'sent')
-      return {
-        sent: false,
-        code: 'private_reply_limit',
-        message: 'The channel accepts one private reply per comment until the contact answers.',
-      };
-    const privateReplyTo = trigger.private_reply === 'pending' ? (trigger.message_id ?? null) : null;
-    const result = await sendFromWorkflow(tx, deps, {
-      account: base.account,
-      contactId: run.contact_id,
-      workflow: base.workflow,
-      body,
-      privateReplyTo,
-      memo,
-    });
-    if (result.sent && privateReplyTo) {
-      trigger.private_reply = 'sent';
-      if (trigger.interaction_type === 'comment') await publicReply(privateReplyTo);
-    }
-    return result;
-  };
-  /**
-   * Part B, reply lists: after the channel accepted the first message of a run a comment on a post or reel
-   * started, one reply of the trigger's list, picked at random, goes under the comment (a `public_reply` step).
-   */
-  const publicReply = async (commentId: string) => {
-    const listId = version.trigger.replies_list_id;
-    const list = listId ? await findRepliesList(tx, run.account_id, listId) : undefined;
-    if (!list || list.replies.length === 0) return;
-    const text = substitute(list.replies[randomInt(list.replies.length)] ?? '', base.vars.lookup);
-    const result = await sendFromWorkflow(tx, deps, {
-      account: base.account,
-      contactId: run.contact_id,
-      workflow: base.workflow,
-      body: { text },
-      publicReplyTo: commentId,
-      memo,
-    });
-    stepCount += 1;
-    const at = deps.clock.now().toISOString();
-    await insertRunStep(tx, {
-      id: randomUUID(),
-      account_id: run.account_id,
-      run_id: run.id,
-      seq: stepCount,
-      node_id: null,
-      type: 'public_reply',
-      status: result.sent ? 'completed' : 'failed',
-      output: null,
-      message_id: result.sent ? result.message.id : null,
-      error: result.sent ? null : { code: result.code, message: result.message },
-      started_at: at,
-      ended_at: at,
-    });
-  };
-  /** The run moved on: its wait, if any, is the one `changes` names; the buttons still open, `pendingTap`. */
-  const save = (changes: Parameters<typeof updateRun>[2]) =>
-    updateRun(tx, run.id, {
-      visits,
-      trigger_context: trigger,
-      step_count: stepCount,
-      updated_at: deps.clock.now().toISOString(),
-      waiting_for: null,
-      wait_until: null,
-      wait_message_id: null,
-      wait_step: null,
-      tap_step: pendingTap?.step ?? null,
-      tap_node_id: pendingTap?.nodeId ?? null,
-      tap_message_id: pendingTap?.messageId ?? null,
-      tap_until: pendingTap?.until ?? null,
-      ...changes,
-    });
-  const noTap = { tap_step: null, tap_node_id: null, tap_message_id: null, tap_until: null };
-  const tapWait = (tap: PendingTap) => ({
-    node_id: tap.nodeId,
-    waiting_for: 'tap' as const,
-    wait_until: tap.until,
-    wait_message_id: tap.messageId,
-    wait_step: tap.step,
-  });
-
+  const stretch = await openStretch(tx, deps, run, version, pendingTap, contact);
+  if (!stretch) return finish(tx, deps, run, 'failed', { code: 'contact_not_found', message: 'The contact is gone.' });
   let nodeId = from;
-  for (let steps = 0; ; steps += 1) {
-    if (nodeId === null) {
-      if (pendingTap) {
-        // The branch after the send ended: the run waits for the tap alone.
-        run = await save({ status: 'waiting', ...tapWait(pendingTap), ...noTap });
-        return;
-      }
-      run = await save({});
-      return finish(tx, deps, run, 'completed');
-    }
-    if (steps >= MAX_STEPS_PER_STRETCH) {
-      run = await save({ status: 'running', node_id: nodeId });
-      return scheduleAdvance(tx, deps, run, { kind: 'continue' }, deps.clock.now());
-    }
-    const node = nodes[nodeId];
-    const now = deps.clock.now();
-    const at = now.toISOString();
-    const type = typeof node?.type === 'string' ? node.type : 'unknown';
-    const runsOfBlock = (visits[nodeId] ?? 0) + 1;
-    visits[nodeId] = runsOfBlock;
-    stepCount += 1;
-    const step = {
-      id: randomUUID(),
-      account_id: run.account_id,
-      run_id: run.id,
-      seq: stepCount,
-      node_id: nodeId,
-      type,
-      started_at: at,
-      message_id: null as string | null,
-    };
-    if (runsOfBlock > MAX_BLOCK_RUNS) {
-      const error = { code: 'loop_limit', message: `The block ${nodeId} ran ${MAX_BLOCK_RUNS} times in this run.` };
-      await insertRunStep(tx, { ...step, status: 'failed', output: null, error, ended_at: at });
-      run = await save({ node_id: nodeId });
-      return finish(tx, deps, run, 'stopped');
-    }
-    const result: BlockResult = node
-      ? // until the graph is typed at read (walk helper)
-        await runBlock(node as Block, { ...base, run, now, nodeId, send })
-      : { failed: { code: 'node_not_found', message: `The graph has no block ${nodeId}.` }, end: 'failed' };
-    const messageId = 'messageId' in result ? (result.messageId ?? null) : null;
-
-    if ('next' in result) {
-      await insertRunStep(tx, {
-        ...step,
-        status: 'completed',
-        output: result.next,
-        message_id: messageId,
-        error: null,
-        ended_at: at,
-      });
-      nodeId = nextOf(node, result.next);
-      continue;
-    }
-    if ('wait' in result) {
-      // The step waits for the contact (question, buttons), or runs (a sleep or a child in its wait).
-      await insertRunStep(tx, {
-        ...step,
-        status: result.wait === 'answer' || result.wait === 'tap' ? 'waiting' : 'running',
-        output: null,
-        message_id: messageId,
-        error: null,
-        ended_at: null,
-      });
-      const until = result.until.toISOString();
-      if (result.thenOutput !== undefined) {
-        pendingTap = { step: stepCount, nodeId, messageId, until };
-        await scheduleAdvance(tx, deps, run, { kind: 'expire', step: stepCount }, result.until);
-        nodeId = nextOf(node, result.thenOutput);
-        continue;
-      }
-      const contactWait = result.wait === 'answer' || result.wait === 'tap';
-      run = await save({
-        status: contactWait ? 'waiting' : 'running',
-        node_id: nodeId,
-        waiting_for: result.wait,
-        wait_until: until,
-        wait_message_id: messageId,
-        wait_step: stepCount,
-      });
-      if (result.wait === 'timer')
-        await scheduleAdvance(tx, deps, run, { kind: 'timer', step: stepCount }, result.until);
-      if (contactWait || result.wait === 'child')
-        await scheduleAdvance(tx, deps, run, { kind: 'expire', step: stepCount }, result.until);
-      return;
-    }
-    if ('end' in result && !('failed' in result)) {
-      await insertRunStep(tx, {
-        ...step,
-        status: 'completed',
-        output: null,
-        message_id: messageId,
-        error: null,
-        ended_at: at,
-      });
-      run = await save({ node_id: nodeId });
-      return finish(tx, deps, run, result.end);
-    }
-    // Failed: the branch follows the failure output when the block has one, else the run ends.
-    await insertRunStep(tx, {
-      ...step,
-      status: 'failed',
-      output: result.output ?? null,
-      message_id: messageId,
-      error: result.failed,
-      ended_at: at,
-    });
-    if (result.output !== undefined) {
-      nodeId = nextOf(node, result.output);
-      continue;
-    }
-    run = await save({ node_id: nodeId });
-    return finish(tx, deps, run, result.end ?? 'stopped');
+  for (let steps = 0; nodeId !== null; steps += 1) {
+    if (steps >= MAX_STEPS_PER_STRETCH) return continueLater(stretch, nodeId);
+    const step = takeStep(stretch, nodeId);
+    if (step.runsOfBlock > MAX_BLOCK_RUNS) return stopLooping(stretch, step);
+    const onward = await follow(stretch, step, await runStep(stretch, step));
+    if (onward === 'over') return;
+    nodeId = onward.to;
   }
+  return endOfPath(stretch);
+}
+
+/** Opens a stretch of the run from its row as saved (none when its account or contact is gone). */
+async function openStretch(
+  tx: Transaction<DB>,
+  deps: EngineDeps,
+  run: WorkflowRunRow,
+  version: RunnableVersionRow,
+  pendingTap: PendingTap | null,
+  contact?: ContactRow,
+): Promise<Stretch | undefined> {
+  const context = await runContext(tx, deps, run, version, contact);
+  if (!context) return undefined;
+  const trigger = { ...run.trigger_context };
+  const memo = { contact: context.contact };
+  return {
+    tx,
+    deps,
+    version,
+    run,
+    context,
+    visits: { ...run.visits },
+    trigger,
+    stepCount: run.step_count,
+    pendingTap,
+    memo,
+  };
+}
+
+/** Part B rule 4: a block runs at most MAX_BLOCK_RUNS times in one run; the next time stops the run. */
+async function stopLooping(stretch: Stretch, step: Step): Promise<void> {
+  const error = { code: 'loop_limit', message: `The block ${step.nodeId} ran ${MAX_BLOCK_RUNS} times in this run.` };
+  await recordStep(stretch, step, { status: 'failed', output: null, messageId: null, error, endedAt: step.at });
+  await endRun(stretch, step.nodeId, 'stopped');
+}
+
+/** Runs the block; a block the graph does not have fails the run. */
+async function runStep(stretch: Stretch, step: Step): Promise<BlockResult> {
+  if (!step.block)
+    return { failed: { code: 'node_not_found', message: `The graph has no block ${step.nodeId}.` }, end: 'failed' };
+  return runBlock(step.block, blockContext(stretch, step));
+}
+
+/** What the block sees besides its data: the stretch's context, the run as it stands, and the stretch's send. */
+const blockContext = (stretch: Stretch, step: Step): RunContext => ({
+  ...stretch.context,
+  run: stretch.run,
+  now: step.now,
+  nodeId: step.nodeId,
+  send: (body) => sendAsAutomation(stretch, body),
+});
+
+/** Records the block's step and follows what the block answered. */
+async function follow(stretch: Stretch, step: Step, result: BlockResult): Promise<Onward> {
+  const messageId = 'messageId' in result ? (result.messageId ?? null) : null;
+  if ('next' in result) {
+    await recordStep(stretch, step, {
+      status: 'completed',
+      output: result.next,
+      messageId,
+      error: null,
+      endedAt: step.at,
+    });
+    return { to: nextOf(step.block, result.next) };
+  }
+  if ('wait' in result) return waitFor(stretch, step, result, messageId);
+  if ('failed' in result) return failStep(stretch, step, result, messageId);
+  await recordStep(stretch, step, { status: 'completed', output: null, messageId, error: null, endedAt: step.at });
+  await endRun(stretch, step.nodeId, result.end);
+  return 'over';
+}
+
+type Waits = Extract<BlockResult, { wait: unknown }>;
+
+/**
+ * The block waits: for the contact (question, buttons), or runs on (a sleep, a child run), each wait with the job
+ * that ends it. Buttons with an after-send branch keep their tap wait open while the walk goes on along it.
+ */
+async function waitFor(stretch: Stretch, step: Step, result: Waits, messageId: string | null): Promise<Onward> {
+  const { tx, deps } = stretch;
+  const contactWait = result.wait === 'answer' || result.wait === 'tap';
+  const status = contactWait ? 'waiting' : 'running';
+  await recordStep(stretch, step, { status, output: null, messageId, error: null, endedAt: null });
+  const until = result.until.toISOString();
+  // The run's last step: the block's own, unless its send left a public reply after it.
+  const waitStep = stretch.stepCount;
+  if (result.thenOutput !== undefined) {
+    stretch.pendingTap = { step: waitStep, nodeId: step.nodeId, messageId, until };
+    await scheduleAdvance(tx, deps, stretch.run, { kind: 'expire', step: waitStep }, result.until);
+    return { to: nextOf(step.block, result.thenOutput) };
+  }
+  stretch.run = await saveRun(stretch, {
+    status,
+    node_id: step.nodeId,
+    waiting_for: result.wait,
+    wait_until: until,
+    wait_message_id: messageId,
+    wait_step: waitStep,
+  });
+  if (result.wait === 'timer')
+    await scheduleAdvance(tx, deps, stretch.run, { kind: 'timer', step: waitStep }, result.until);
+  if (contactWait || result.wait === 'child')
+    await scheduleAdvance(tx, deps, stretch.run, { kind: 'expire', step: waitStep }, result.until);
+  return 'over';
+}
+
+type Fails = Extract<BlockResult, { failed: StepError }>;
+
+/** The block failed: the branch follows its failure output when it has one, else the run ends. */
+async function failStep(stretch: Stretch, step: Step, result: Fails, messageId: string | null): Promise<Onward> {
+  const output = result.output ?? null;
+  await recordStep(stretch, step, { status: 'failed', output, messageId, error: result.failed, endedAt: step.at });
+  if (result.output !== undefined) return { to: nextOf(step.block, result.output) };
+  await endRun(stretch, step.nodeId, result.end ?? 'stopped');
+  return 'over';
+}
+
+/** The stretch ran MAX_STEPS_PER_STRETCH blocks: a job goes on from `nodeId`, so one transaction stays short. */
+async function continueLater(stretch: Stretch, nodeId: string): Promise<void> {
+  stretch.run = await saveRun(stretch, { status: 'running', node_id: nodeId });
+  await scheduleAdvance(stretch.tx, stretch.deps, stretch.run, { kind: 'continue' }, stretch.deps.clock.now());
+}
+
+/** The path ended: the run waits for the tap on the buttons still open, else it completed. */
+async function endOfPath(stretch: Stretch): Promise<void> {
+  if (stretch.pendingTap) {
+    // The branch after the send ended: the run waits for the tap alone.
+    stretch.run = await saveRun(stretch, { status: 'waiting', ...tapWait(stretch.pendingTap), ...NO_TAP });
+    return;
+  }
+  stretch.run = await saveRun(stretch, {});
+  await finish(stretch.tx, stretch.deps, stretch.run, 'completed');
+}
+
+/** The run ends at block `nodeId`. */
+async function endRun(stretch: Stretch, nodeId: string, status: 'completed' | 'stopped' | 'blocked' | 'failed') {
+  stretch.run = await saveRun(stretch, { node_id: nodeId });
+  await finish(stretch.tx, stretch.deps, stretch.run, status);
 }
 
 /** Ends the run: its status, `workflow_run.ended` with its steps, and a parent waiting for it moves on. */

@@ -17,8 +17,9 @@ import { findStoppedRunOfMessage, selectWaitingRuns, updateRun } from '../store/
 import { selectLiveTriggers, type LiveTrigger } from '../store/workflows.js';
 import { tapOutput } from './blocks/index.js';
 import { CONTACT_WAIT_MS, type EngineDeps } from './context.js';
-import { advanceRun, startRunNow, versionOf } from './runs.js';
+import { advanceRun, startRunNow } from './runs.js';
 import { refusalToStart } from './start-rules.js';
+import { versionOf } from './walk/versions.js';
 
 /** The trigger event of an inbound message type. */
 const EVENT_OF: Record<string, string> = {
@@ -47,10 +48,10 @@ export function triggerMatches(
   message: Pick<MessageRow, 'type' | 'text' | 'post'>,
   event: string | undefined = EVENT_OF[message.type],
 ): boolean {
-  if (!event || !trigger.events.includes(event as never)) return false;
+  if (!event || !trigger.events.some((e) => e === event)) return false;
   // On whatsapp only `message` starts an automation.
   if (channel === 'whatsapp' && event !== 'message') return false;
-  const post = message.post as { id?: string } | null;
+  const { post } = message;
   if (trigger.posts && (event === 'comment' || event === 'story_message')) {
     const kind = event === 'comment' ? 'feed' : 'story';
     const limited = trigger.posts.filter((p) => p.type === kind);
@@ -96,7 +97,7 @@ async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: Message
         waiting[i] = await updateRun(tx, run.id, {
           trigger_context: { ...run.trigger_context, private_reply: 'done' },
         });
-  const button = message.button as { id?: string | null; source?: string } | null;
+  const { button } = message;
   if (button?.source === 'workflow' && message.reply_to_message_id)
     return onTap(tx, deps, message, contact, message.reply_to_message_id, button.id ?? null, waiting);
   if (answers(message)) {
@@ -105,9 +106,6 @@ async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: Message
   }
   await startTriggered(tx, deps, message, contact, EVENT_OF[message.type]);
 }
-
-// until the graph is typed at read (walk helper)
-type Node = Block | undefined;
 
 async function onTap(
   tx: Transaction<DB>,
@@ -124,14 +122,14 @@ async function onTap(
   if (run) {
     const version = await versionOf(tx, run);
     const nodeId = run.tap_message_id === tappedMessageId ? run.tap_node_id : run.node_id;
-    const output = tapOutput(nodeId ? (version?.graph.nodes[nodeId] as Node) : undefined, buttonId);
+    const output = tapOutput(nodeId ? version?.graph.nodes[nodeId] : undefined, buttonId);
     if (output !== null) await advanceRun(tx, deps, run, { kind: 'tap', output, messageId: tappedMessageId });
     return;
   }
   const stopped = await findStoppedRunOfMessage(tx, message.account_id, contact.id, tappedMessageId);
   if (!stopped || Date.parse(stopped.sentAt) + CONTACT_WAIT_MS < deps.clock.now().getTime()) return;
   const version = await versionOf(tx, stopped.run);
-  const output = tapOutput(version?.graph.nodes[stopped.nodeId] as Node, buttonId);
+  const output = tapOutput(version?.graph.nodes[stopped.nodeId], buttonId);
   if (output !== null)
     await advanceRun(tx, deps, stopped.run, { kind: 'resume', step: stopped.seq, nodeId: stopped.nodeId, output });
 }
@@ -147,7 +145,7 @@ async function startTriggered(
   if (!event) return;
   const accountId = message.account_id;
   const now = deps.clock.now();
-  const post = message.post as { id?: string; url?: string | null } | null;
+  const { post } = message;
   for (const live of await selectLiveTriggers(tx, accountId, contact.channel)) {
     const sameConnection =
       live.connection_id === null ? contact.channel === 'instagram' : live.connection_id === contact.connection_id;

@@ -1,12 +1,22 @@
 // SQL of automations (workflows), their versions and what they name. Every query filters by account; the public
 // routes see automations outside the trash only (deleted_at null). Rules live in domain/workflows.
 import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import type { GraphNodes } from '../../generated/block-catalog.js';
 import type { CursorCodec } from './cursor.js';
 import { paginate, type Page, type PageRequest } from './pagination.js';
 import type { DB, WorkflowReferencesTable, WorkflowVersionsTable, WorkflowsTable } from './schema.js';
 
 export type WorkflowRow = Selectable<WorkflowsTable>;
 export type WorkflowVersionRow = Selectable<WorkflowVersionsTable>;
+/**
+ * A version's graph as the engine runs it: blocks of the catalog (`generated/block-catalog.ts`). A version is
+ * published only when validation found no error, and validation checks every block against the catalog.
+ */
+export interface CatalogGraph {
+  nodes: GraphNodes;
+}
+/** A version whose graph is read as the catalog's blocks (`findRunnableVersion`). */
+export type RunnableVersionRow = Omit<WorkflowVersionRow, 'graph'> & { graph: CatalogGraph };
 export type WorkflowReference = Pick<Selectable<WorkflowReferencesTable>, 'kind' | 'name'>;
 
 /** A row to insert: JSON columns as objects (written as JSON text). */
@@ -321,6 +331,17 @@ export async function findVersionById(
     .where('id', '=', versionId);
   if (workflowId !== undefined) query = query.where('workflow_id', '=', workflowId);
   return query.executeTakeFirst();
+}
+
+/** A version by id with its graph typed as the catalog's blocks: what a run follows. */
+export async function findRunnableVersion(
+  db: Kysely<DB>,
+  accountId: string,
+  versionId: string,
+): Promise<RunnableVersionRow | undefined> {
+  const row = await findVersionById(db, accountId, versionId);
+  // The column holds the graph as the API reads it; publishing checked it against the catalog, which no type says.
+  return row && { ...row, graph: row.graph as CatalogGraph };
 }
 
 export interface LiveTrigger {

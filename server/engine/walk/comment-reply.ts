@@ -1,0 +1,74 @@
+// The comment-reply rule (Part B): how a run's blocks send, and the public reply a comment-started run leaves under
+// the comment.
+import { randomInt, randomUUID } from 'node:crypto';
+import type { SchemaSendMessageRequest } from '../../../generated/api.js';
+import { sendFromWorkflow, type WorkflowSendResult } from '../../domain/messaging/workflow-send.js';
+import { findRepliesList } from '../../store/replies-lists.js';
+import { insertRunStep } from '../../store/workflow-runs.js';
+import { substitute } from '../evaluate/variables.js';
+import type { Stretch } from './stretch.js';
+
+/**
+ * Sends as the automation, by the comment-reply rule (Part B): the first message of a run a comment started goes
+ * as the private reply to that comment, and the channel takes one private reply per comment until the contact
+ * answers, so the next is refused until then.
+ */
+export async function sendAsAutomation(stretch: Stretch, body: SchemaSendMessageRequest): Promise<WorkflowSendResult> {
+  const { trigger, context } = stretch;
+  if (trigger.private_reply === 'sent')
+    return {
+      sent: false,
+      code: 'private_reply_limit',
+      message: 'The channel accepts one private reply per comment until the contact answers.',
+    };
+  const privateReplyTo = trigger.private_reply === 'pending' ? (trigger.message_id ?? null) : null;
+  const result = await sendFromWorkflow(stretch.tx, stretch.deps, {
+    account: context.account,
+    contactId: stretch.run.contact_id,
+    workflow: context.workflow,
+    body,
+    privateReplyTo,
+    memo: stretch.memo,
+  });
+  if (result.sent && privateReplyTo) {
+    trigger.private_reply = 'sent';
+    if (trigger.interaction_type === 'comment') await publicReply(stretch, privateReplyTo);
+  }
+  return result;
+}
+
+/**
+ * Part B, reply lists: after the channel accepted the first message of a run a comment on a post or reel
+ * started, one reply of the trigger's list, picked at random, goes under the comment (a `public_reply` step).
+ */
+async function publicReply(stretch: Stretch, commentId: string): Promise<void> {
+  const { tx, deps, run, context } = stretch;
+  const listId = stretch.version.trigger.replies_list_id;
+  const list = listId ? await findRepliesList(tx, run.account_id, listId) : undefined;
+  if (!list || list.replies.length === 0) return;
+  const text = substitute(list.replies[randomInt(list.replies.length)] ?? '', context.vars.lookup);
+  const result = await sendFromWorkflow(tx, deps, {
+    account: context.account,
+    contactId: run.contact_id,
+    workflow: context.workflow,
+    body: { text },
+    publicReplyTo: commentId,
+    memo: stretch.memo,
+  });
+  stretch.stepCount += 1;
+  const at = deps.clock.now().toISOString();
+  await insertRunStep(tx, {
+    id: randomUUID(),
+    account_id: run.account_id,
+    run_id: run.id,
+    seq: stretch.stepCount,
+    node_id: null,
+    type: 'public_reply',
+    status: result.sent ? 'completed' : 'failed',
+    output: null,
+    message_id: result.sent ? result.message.id : null,
+    error: result.sent ? null : { code: result.code, message: result.message },
+    started_at: at,
+    ended_at: at,
+  });
+}
