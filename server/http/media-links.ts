@@ -4,12 +4,12 @@
 // are a small `{message}`. They are mounted before the API pipeline (app.ts).
 import express, { type Request, type Response, type Router } from 'express';
 import { followLink, recordUpload, type LinkKind, type LinkRefusal } from '../media/links.js';
-import { mediaKey, mediaStorage } from '../media/storage.js';
+import { mediaKey } from '../media/storage.js';
 import type { AppContext } from './context.js';
 
-/** The route label of the request log and metrics (observability.ts reads `res.locals.operation.path`). */
+/** The route label of the request log and metrics (observability.ts reads `res.locals.route`). */
 const label = (res: Response, path: string) => {
-  (res.locals as { operation?: { path: string } }).operation = { path };
+  res.locals.route = path;
 };
 
 function refuse(res: Response, status: number, message: string, headers: Record<string, string> = {}): void {
@@ -45,7 +45,7 @@ function refuseLink(res: Response, kind: LinkKind, refusal: LinkRefusal): void {
 }
 
 /** The media type of a Content-Type header without its parameters, lower case (MIME types ignore case). */
-const essence = (value: string | null | undefined): string => (value ?? '').split(';')[0]!.trim().toLowerCase();
+const essence = (value: string | null | undefined): string => (value ?? '').replace(/;.*$/s, '').trim().toLowerCase();
 
 /** `attachment` with the file name: an ASCII fallback and the exact name in RFC 5987 form. */
 export function contentDisposition(filename: string): string {
@@ -60,7 +60,7 @@ export function contentDisposition(filename: string): string {
 /** PUT /media-upload/:token and GET /media-download/:token, before the API pipeline. */
 export function mediaTransferRouter(ctx: AppContext): Router {
   const router = express.Router();
-  const storage = mediaStorage(ctx);
+  const storage = ctx.storage;
   const db = ctx.database.db;
 
   /** The media a link of `kind` leads to; otherwise the refusal is sent and undefined returned. */
@@ -74,7 +74,7 @@ export function mediaTransferRouter(ctx: AppContext): Router {
   }
 
   const failed = (res: Response, error: unknown, what: string) => {
-    ctx.logger.error({ err: error, requestId: res.locals.requestId as unknown }, `media ${what} failed`);
+    ctx.logger.error({ err: error, requestId: res.locals.requestId }, `media ${what} failed`);
     storageDown(res);
   };
 

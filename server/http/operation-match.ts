@@ -30,6 +30,16 @@ const decode = (value: string): string => {
   }
 };
 
+/** The operations of a generated table (`operations`, `adminOperations`), each with its id. */
+export function operationList<Table extends Readonly<Record<string, object>>>(
+  table: Table,
+): (Table[keyof Table] & { id: keyof Table & string })[] {
+  const isId = (key: string): key is keyof Table & string => key in table;
+  return Object.keys(table)
+    .filter(isId)
+    .map((id) => ({ ...table[id], id }));
+}
+
 export function operationMatcher<O extends Routable>(
   operations: readonly O[],
 ): (method: string, path: string) => OperationMatch<O> | undefined {
