@@ -83,6 +83,7 @@ async function runCluster(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   adminToken(config); // generated once here, read by every process
   const clock = new OffsetClock();
+  // WEB_CONCURRENCY > 1 requires DATABASE_URL (config.ts): a cluster runs on PostgreSQL only.
   const database = await openDatabase({ engine: 'postgres', url: config.databaseUrl!, poolSize: 1, logger });
   let printed = false;
   let stopping = false;

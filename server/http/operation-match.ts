@@ -45,12 +45,14 @@ export function operationMatcher<O extends Routable>(
 ): (method: string, path: string) => OperationMatch<O> | undefined {
   const parameterCount = (o: O) => o.path.match(/\{/g)?.length ?? 0;
   const literal = new Map<string, O>();
-  const templated: { operation: O; match: MatchFunction<Partial<Record<string, string>>> }[] = [];
+  const templated: { operation: O; match: MatchFunction<Record<string, string>> }[] = [];
   for (const operation of [...operations].sort((a, b) => parameterCount(a) - parameterCount(b))) {
     if (parameterCount(operation) === 0) {
       const key = `${operation.method} ${operation.expressPath.toLowerCase()}`;
       if (!literal.has(key)) literal.set(key, operation);
-    } else templated.push({ operation, match: match(operation.expressPath, { decode }) });
+    } else
+      // The templates' parameters are plain `:name` segments (no optional or wildcard ones): each is a string.
+      templated.push({ operation, match: match<Record<string, string>>(operation.expressPath, { decode }) });
   }
   return (method, path) => {
     const verb = method === 'HEAD' ? 'get' : method.toLowerCase();
@@ -60,7 +62,7 @@ export function operationMatcher<O extends Routable>(
     for (const candidate of templated) {
       if (candidate.operation.method !== verb) continue;
       const matched = candidate.match(path);
-      if (matched) return { operation: candidate.operation, params: matched.params as Record<string, string> };
+      if (matched) return { operation: candidate.operation, params: matched.params };
     }
     return undefined;
   };
