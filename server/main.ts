@@ -7,18 +7,22 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { Logger } from 'pino';
 import { OffsetClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { ensureDemoAccount } from './console/demo.js';
 import { ensurePruneJob } from './domain/webhooks/delivery.js';
 import { recoverFromDeadProcess } from './domain/webhooks/slots.js';
+import { adminHandlers } from './http/admin.js';
 import { createApp } from './http/app.js';
-import { rateLimiterFor } from './http/rate-limit.js';
-import { handlers } from './http/routes/index.js';
+import { rateLimiterFor, type RateLimiter } from './http/rate-limit.js';
+import { handlers, replayers } from './http/routes/index.js';
 import { currentRequestId, expireAll } from './request-context.js';
 import { createJobRegistry } from './jobs/handlers.js';
 import { JobWorker, wakeOnJobsReady } from './jobs/worker.js';
 import { createLogger } from './logger.js';
+import { createServices, type Services } from './services.js';
 import { DataDirLockedError, openDatabase, type Database } from './store/database.js';
 
 /** Server processes of a cluster that may end in a row before serving, before the cluster gives up. */
@@ -79,6 +83,7 @@ async function runCluster(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   adminToken(config); // generated once here, read by every process
   const clock = new OffsetClock();
+  // WEB_CONCURRENCY > 1 requires DATABASE_URL (config.ts): a cluster runs on PostgreSQL only.
   const database = await openDatabase({ engine: 'postgres', url: config.databaseUrl!, poolSize: 1, logger });
   let printed = false;
   let stopping = false;
@@ -128,92 +133,112 @@ async function runCluster(config: Config): Promise<void> {
   for (let i = 0; i < config.webConcurrency; i++) cluster.fork();
 }
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  if (cluster.isPrimary && config.webConcurrency > 1) return runCluster(config);
-  // The system time, moved on only by the sandbox's clock action (admin API) while the sandbox is on.
-  const clock = new OffsetClock();
-  const logger = createLogger(config.logLevel);
-  // `drain` is set once the server and workers run: it stops them, then exits with `exitCode`.
-  const shutdown: { drain?: (reason: string) => Promise<void> } = {};
-  let stopping = false;
-  let exitCode = 0;
+/** What drains the process: set once the server and workers run; until then a fatal error exits at once. */
+interface Lifecycle {
+  drain?: (reason: string) => Promise<void>;
+  stopping: boolean;
+  exitCode: number;
+}
+
+/**
+ * An unhandled rejection or uncaught exception is logged (with the request id when it came from serving one)
+ * and ends the process with exit code 1, through the drain once there is one.
+ */
+function exitOnFatalErrors(logger: Logger, lifecycle: Lifecycle): void {
   const fatal = (kind: 'unhandled rejection' | 'uncaught exception', error: unknown) => {
     const requestId = currentRequestId();
     logger.fatal({ err: error, ...(requestId ? { request_id: requestId } : {}) }, `${kind}: exiting`);
-    exitCode = 1;
-    if (!shutdown.drain) process.exit(1); // nothing to drain yet
-    if (!stopping) void shutdown.drain(kind);
+    lifecycle.exitCode = 1;
+    if (!lifecycle.drain) process.exit(1); // nothing to drain yet
+    if (!lifecycle.stopping) void lifecycle.drain(kind);
   };
   process.on('unhandledRejection', (reason) => fatal('unhandled rejection', reason));
   process.on('uncaughtException', (error) => fatal('uncaught exception', error));
-  const embedded = !config.databaseUrl;
-  if (embedded) mkdirSync(config.dataDir, { recursive: true });
-  const database: Database = config.databaseUrl
-    ? await openDatabase({
-        engine: 'postgres',
-        url: config.databaseUrl,
-        poolSize: config.dbPoolSize,
-        logger,
-        statementTimeoutMs: config.dbStatementTimeoutMs,
-        idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
-      })
-    : await openDatabase({ engine: 'pglite', dataDir: resolve(config.dataDir, 'pglite') });
-  // The admin API authenticates with this token (ADMIN_TOKEN, or the one generated in DATA_DIR/admin-token).
-  const token = adminToken(config);
-  const rateLimiter = rateLimiterFor(database, logger);
-  const app = createApp(
-    {
-      config: { ...config, adminToken: token },
-      database,
-      clock: clock,
+}
+
+/** PostgreSQL with DATABASE_URL, else the embedded database in DATA_DIR (migrations run at open). */
+async function openServiceDatabase(config: Config, logger: Logger): Promise<Database> {
+  if (config.databaseUrl)
+    return openDatabase({
+      engine: 'postgres',
+      url: config.databaseUrl,
+      poolSize: config.dbPoolSize,
       logger,
-      rateLimiter,
-    },
-    handlers,
-  );
+      statementTimeoutMs: config.dbStatementTimeoutMs,
+      idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
+    });
+  mkdirSync(config.dataDir, { recursive: true });
+  return openDatabase({ engine: 'pglite', dataDir: resolve(config.dataDir, 'pglite') });
+}
+
+/** Listens on HOST:PORT; the base URL is PUBLIC_BASE_URL, else the address it listens on. */
+async function listen(app: Express, config: Config): Promise<{ server: Server; baseUrl: string }> {
   const server: Server = await new Promise((ok) => {
     const s = app.listen(config.port, config.host, () => ok(s));
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = config.publicBaseUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  return { server, baseUrl };
+}
 
-  // In a cluster the primary prints the banner (runCluster); a worker process says nothing more.
-  if (cluster.isPrimary) console.log((await banner(config, database, clock, baseUrl)).join('\n'));
-
-  // Background workers of this process. Each `stop()` stops claiming work, lets the current job end and
-  // releases its leases. WORKERS=false leaves the jobs to other processes on the same database. An idle worker
-  // claims when a transaction (of any process on the database) commits a job due now, and polls every
-  // WORKER_POLL_MS in case a notification was missed.
-  const workers: { stop(): Promise<void> }[] = [];
-  if (config.workers) {
-    // Webhook deliveries: the URL rules of config.webhookDevTargets, the in-flight limit and pacing of config;
-    // message events carry attachment URLs on this base.
-    const registry = createJobRegistry({ config, baseUrl });
-    const jobs = new JobWorker({
-      db: database.db,
-      clock: clock,
-      registry,
-      logger,
-      concurrency: config.workerConcurrency,
-      pollIntervalMs: config.workerPollMs,
-      wakeOn: wakeOnJobsReady(database),
-    });
-    // Embedded: this process owns the data directory, so what a previous process held when it died (a kill -9)
-    // is freed now rather than when its leases run out. On PostgreSQL other processes may hold leases: they wait.
-    if (database.engine === 'pglite') {
-      const freed = await recoverFromDeadProcess(database.db);
-      if (freed.jobs + freed.slots > 0) logger.warn(freed, 'jobs and webhook slots left by a stopped process freed');
-    }
-    // The hourly retention job of webhook deliveries (one waiting at a time, whatever the number of processes).
-    await ensurePruneJob(database.db, clock);
-    jobs.start();
-    workers.push(jobs);
+/**
+ * The background workers of this process. Each `stop()` stops claiming work, lets the current job end and
+ * releases its leases. WORKERS=false leaves the jobs to other processes on the same database. An idle worker
+ * claims when a transaction (of any process on the database) commits a job due now, and polls every
+ * WORKER_POLL_MS in case a notification was missed.
+ */
+async function startWorkers(running: {
+  config: Config;
+  database: Database;
+  clock: OffsetClock;
+  logger: Logger;
+  services: Services;
+  baseUrl: string;
+}): Promise<{ stop(): Promise<void> }[]> {
+  const { config, database, clock, logger, services, baseUrl } = running;
+  if (!config.workers) return [];
+  // Webhook deliveries: the URL rules and channel of the services, the in-flight limit and pacing of config;
+  // message events carry attachment URLs on this base.
+  const registry = createJobRegistry({
+    config,
+    baseUrl,
+    provider: services.provider,
+    webhookTargets: services.webhookTargets,
+  });
+  const jobs = new JobWorker({
+    db: database.db,
+    clock,
+    registry,
+    logger,
+    concurrency: config.workerConcurrency,
+    pollIntervalMs: config.workerPollMs,
+    wakeOn: wakeOnJobsReady(database),
+  });
+  // Embedded: this process owns the data directory, so what a previous process held when it died (a kill -9)
+  // is freed now rather than when its leases run out. On PostgreSQL other processes may hold leases: they wait.
+  if (database.engine === 'pglite') {
+    const freed = await recoverFromDeadProcess(database.db);
+    if (freed.jobs + freed.slots > 0) logger.warn(freed, 'jobs and webhook slots left by a stopped process freed');
   }
+  // The hourly retention job of webhook deliveries (one waiting at a time, whatever the number of processes).
+  await ensurePruneJob(database.db, clock);
+  jobs.start();
+  return [jobs];
+}
 
-  shutdown.drain = async (reason: string) => {
-    stopping = true;
+/**
+ * The drain: the requests in flight get SHUTDOWN_DEADLINE_MS to finish and the workers stop, then the
+ * database closes and the process exits with `lifecycle.exitCode`.
+ */
+function drainer(
+  lifecycle: Lifecycle,
+  running: { server: Server; workers: { stop(): Promise<void> }[]; rateLimiter: RateLimiter; database: Database },
+  logger: Logger,
+): (reason: string) => Promise<void> {
+  const { server, workers, rateLimiter, database } = running;
+  return async (reason) => {
+    lifecycle.stopping = true;
     logger.info({ reason, deadline_ms: SHUTDOWN_DEADLINE_MS }, 'shutting down: finishing the requests in flight');
     // Past the deadline, the connections still open are cut; past a second one, the process gives up.
     const cut = setTimeout(() => {
@@ -239,27 +264,59 @@ async function main(): Promise<void> {
       await rateLimiter.close?.();
       await database.close();
       clearTimeout(giveUp);
-      logger.info({ exit_code: exitCode }, 'stopped');
-      process.exit(exitCode);
+      logger.info({ exit_code: lifecycle.exitCode }, 'stopped');
+      process.exit(lifecycle.exitCode);
     } catch (error) {
       logger.error({ err: error }, 'shutdown failed');
       process.exit(1);
     }
   };
+}
+
+/** SIGTERM, SIGINT and (in a cluster) the primary's `shutdown` message drain; a second signal exits at once. */
+function drainOnSignals(lifecycle: Lifecycle, logger: Logger): void {
   const stop = (signal: string) => {
-    if (stopping) {
+    if (lifecycle.stopping) {
       // A second Ctrl-C: the operator does not want to wait.
       logger.warn({ signal }, 'second signal: exiting without waiting');
       process.exit(1);
     }
-    void shutdown.drain?.(signal);
+    void lifecycle.drain?.(signal);
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   // In a cluster, the primary asks each process to stop (runCluster).
   process.on('message', (message) => {
-    if (message === 'shutdown' && !stopping) void shutdown.drain?.('shutdown');
+    if (message === 'shutdown' && !lifecycle.stopping) void lifecycle.drain?.('shutdown');
   });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (cluster.isPrimary && config.webConcurrency > 1) return runCluster(config);
+  // The system time, moved on only by the sandbox's clock action (admin API) while the sandbox is on.
+  const clock = new OffsetClock();
+  const logger = createLogger(config.logLevel);
+  const lifecycle: Lifecycle = { stopping: false, exitCode: 0 };
+  exitOnFatalErrors(logger, lifecycle);
+  const database = await openServiceDatabase(config, logger);
+  // The admin API authenticates with this token (ADMIN_TOKEN, or the one generated in DATA_DIR/admin-token).
+  const token = adminToken(config);
+  const rateLimiter = rateLimiterFor(database, logger);
+  // The services the API and the job workers share: built here, once.
+  const services = createServices(config);
+  const app = createApp(
+    { config: { ...config, adminToken: token }, database, clock, logger, rateLimiter, ...services },
+    { handlers, replayers, adminHandlers },
+  );
+  const { server, baseUrl } = await listen(app, config);
+
+  // In a cluster the primary prints the banner (runCluster); a worker process says nothing more.
+  if (cluster.isPrimary) console.log((await banner(config, database, clock, baseUrl)).join('\n'));
+
+  const workers = await startWorkers({ config, database, clock, logger, services, baseUrl });
+  lifecycle.drain = drainer(lifecycle, { server, workers, rateLimiter, database }, logger);
+  drainOnSignals(lifecycle, logger);
 }
 
 main().catch((error: unknown) => {

@@ -10,6 +10,7 @@ import { loadConfig } from '../server/config.js';
 import { removeTag } from '../server/domain/contacts/holdings.js';
 import { ADVANCE_RUN_JOB, DELIVER_JOB, INBOUND_MESSAGE_JOB, STOP_RUNS_JOB } from '../server/job-kinds.js';
 import { createJobRegistry } from '../server/jobs/handlers.js';
+import { createServices } from '../server/services.js';
 import { DATABASE_FAULT_MAX_ATTEMPTS } from '../server/retries.js';
 import type { ClaimedJob } from '../server/store/jobs.js';
 import type { DB } from '../server/store/schema.js';
@@ -45,7 +46,8 @@ describe('bounded loops', () => {
     'a %s job that keeps hitting a database fault retries, then gives up at its maximum',
     (kind) => {
       const config = loadConfig({});
-      const policy = createJobRegistry({ config }).get(kind)?.retryAt;
+      const registry = createJobRegistry({ config, ...createServices(config), baseUrl: 'http://127.0.0.1' });
+      const policy = registry.get(kind)?.retryAt;
       expect(policy).toBeDefined();
       const now = new Date('2026-11-27T10:00:00Z');
       const job = (attempts: number): ClaimedJob => ({

@@ -2,8 +2,8 @@
 // not compile (tsc checks this file with the rest; an error that stops happening fails `npm run typecheck`).
 import { describe, expectTypeOf, it } from 'vitest';
 import type { components } from '../generated/api.js';
-import type { AdminHandler } from '../server/http/admin.js';
 import type {
+  AdminHandler,
   Handler,
   HandlerResult,
   PathParams,

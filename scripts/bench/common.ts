@@ -231,7 +231,9 @@ export async function openBenchServer(): Promise<BenchServer> {
     async listen(ready) {
       const { createApp } = await import('../../server/http/app.js');
       const { rateLimiterFor } = await import('../../server/http/rate-limit.js');
-      const { handlers } = await import('../../server/http/routes/index.js');
+      const { handlers, replayers } = await import('../../server/http/routes/index.js');
+      const { adminHandlers } = await import('../../server/http/admin.js');
+      const { createServices } = await import('../../server/services.js');
       const { createLogger } = await import('../../server/logger.js');
       const logger = createLogger(config.logLevel); // stdout, which the parent discards
       const counted = rateLimiterFor(database, logger);
@@ -243,8 +245,9 @@ export async function openBenchServer(): Promise<BenchServer> {
           logger,
           // The count is written as in production; only the refusal is lifted.
           rateLimiter: { hit: async (...args) => ({ ...(await counted.hit(...args)), allowed: true }) },
+          ...createServices(config),
         },
-        handlers,
+        { handlers, replayers, adminHandlers },
       );
       const listening = app.listen(0, '127.0.0.1', () => {
         const { port } = listening.address() as AddressInfo;
@@ -255,12 +258,13 @@ export async function openBenchServer(): Promise<BenchServer> {
     async prepareWorkers(baseUrl, options = {}) {
       const { ensurePruneJob } = await import('../../server/domain/webhooks/delivery.js');
       const { createJobRegistry } = await import('../../server/jobs/handlers.js');
+      const { createServices } = await import('../../server/services.js');
       const { JobWorker, wakeOnJobsReady } = await import('../../server/jobs/worker.js');
       const { createLogger } = await import('../../server/logger.js');
       const jobs = new JobWorker({
         db: database.db,
         clock: systemClock,
-        registry: createJobRegistry({ config, baseUrl }),
+        registry: createJobRegistry({ config, baseUrl, ...createServices(config) }),
         logger: createLogger(config.logLevel),
         concurrency: config.workerConcurrency,
         pollIntervalMs: config.workerPollMs,

@@ -8,7 +8,6 @@
 //   3. otherwise the published automations whose trigger matches start a run each.
 // Any direct message of the contact also ends the "one private reply per comment" limit of its comment runs.
 import type { Transaction } from 'kysely';
-import type { Block } from '../../generated/block-catalog.js';
 import type { INBOUND_MESSAGE_JOB, JobLease, JobOf } from '../job-kinds.js';
 import { findContact, type ContactRow } from '../store/contacts.js';
 import { findMessage, type MessageRow } from '../store/messaging.js';

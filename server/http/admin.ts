@@ -7,14 +7,9 @@
 // the services (domain/accounts, domain/console), which the console CLI calls too.
 import { strictFormats } from './formats.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import express, { type Request } from 'express';
+import express, { type Request, type RequestHandler, type Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import {
-  ADMIN_PREFIX,
-  adminOperations,
-  type AdminOperationId,
-  type AdminOperationInfo,
-} from '../../generated/operations.js';
+import { ADMIN_PREFIX, adminOperations } from '../../generated/operations.js';
 import { accountView, changeAccount, createAccount, getAccount } from '../domain/accounts/accounts.js';
 import { ADMIN_API } from '../domain/accounts/actor.js';
 import { listAuditLog } from '../domain/accounts/audit-log.js';
@@ -23,48 +18,20 @@ import { changeConnection, connectionView, createConnection } from '../domain/co
 import { createCustomField, customFieldView, removeCustomField } from '../domain/console/custom-fields.js';
 import { changeTemplateStatus, createTemplate, templateView } from '../domain/console/templates.js';
 import { createUpload, uploadView } from '../domain/console/uploads.js';
-import { contactNotFound, deleteContactInConsole, editContactInConsole } from '../domain/contacts/contacts.js';
+import { accountOfContact, deleteContactInConsole, editContactInConsole } from '../domain/contacts/contacts.js';
 import { CONSOLE, contactHistory } from '../domain/contacts/history.js';
 import { listOwnerNotifications } from '../domain/webhooks/notifications.js';
 import { etagOf, workflowView } from '../domain/workflows/views.js';
 import { saveDraftFromEditor } from '../domain/workflows/workflows.js';
-import { findContactAccountById } from '../store/contacts.js';
 import { ApiError, GatewayError } from '../errors.js';
-import type { AppContext, HandlerResult, PathParams, QueryParams, RequestBody } from './context.js';
+import { adminHandlerOf, type AdminHandlers, type AppContext } from './context.js';
 import { specDocument, validatorSpec } from './spec.js';
 import { canonicalParams, entryRules } from './entry-rules.js';
-import { operationMatcher } from './operation-match.js';
+import { operationList, operationMatcher } from './operation-match.js';
 import { refuseNulCharacters } from './nul.js';
 import { sandboxAdminHandlers } from './sandbox-admin.js';
 import { pageRequest } from './page.js';
-import { sendResult, type Result } from './respond.js';
-
-export interface AdminHandlerInput<Id extends AdminOperationId> {
-  req: Request;
-  app: AppContext;
-  params: PathParams<Id>;
-  /** The validated query string. */
-  query: QueryParams<Id>;
-  body: RequestBody<Id>;
-}
-
-/** The handler of admin operation `Id`, typed from the spec as the public ones are (./context.ts). */
-export type AdminHandler<Id extends AdminOperationId> = (input: AdminHandlerInput<Id>) => Promise<HandlerResult<Id>>;
-
-/** Every admin operation of the spec has its handler: a missing one is a type error. */
-export type AdminHandlers = { [Id in AdminOperationId]: AdminHandler<Id> };
-
-/** An admin handler as the router calls it, for any operation: what it receives is only known at run time. */
-export type UntypedAdminHandler = (input: {
-  req: Request;
-  app: AppContext;
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  body: unknown;
-}) => Promise<Result>;
-
-/** The handler of `id`, to call with the request as it arrived: the admin validator has checked it before. */
-const adminHandlerOf = (handlers: AdminHandlers, id: AdminOperationId) => handlers[id] as UntypedAdminHandler;
+import { sendResult } from './respond.js';
 
 export const adminHandlers: AdminHandlers = {
   createAccount: async ({ app, body }) => {
@@ -140,7 +107,7 @@ export const adminHandlers: AdminHandlers = {
     body: uploadView(await createUpload(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
   }),
   updateContact: async ({ app, params, body }) => {
-    const accountId = await accountOfContact(app, params.contactId);
+    const accountId = await accountOfContact(app.database.db, params.contactId);
     const { name } = body;
     return {
       status: 200,
@@ -148,7 +115,7 @@ export const adminHandlers: AdminHandlers = {
     };
   },
   deleteContact: async ({ app, params }) => {
-    const accountId = await accountOfContact(app, params.contactId);
+    const accountId = await accountOfContact(app.database.db, params.contactId);
     await deleteContactInConsole(app.database.db, app.clock, accountId, params.contactId);
     return { status: 200, body: { id: params.contactId, deleted: true } };
   },
@@ -157,7 +124,7 @@ export const adminHandlers: AdminHandlers = {
     return { status: 200, body: workflowView(row), headers: etagOf(row) };
   },
   listContactHistory: async ({ app, params }) => {
-    const accountId = await accountOfContact(app, params.contactId);
+    const accountId = await accountOfContact(app.database.db, params.contactId);
     return {
       status: 200,
       body: { data: await contactHistory(app.database.db, accountId, params.contactId), next_cursor: null },
@@ -166,26 +133,19 @@ export const adminHandlers: AdminHandlers = {
   ...sandboxAdminHandlers,
 };
 
-/** The account of the contact the admin route names (deleted contacts included), or 404. */
-async function accountOfContact(app: AppContext, contactId: string): Promise<string> {
-  const accountId = await findContactAccountById(app.database.db, contactId);
-  if (!accountId) throw contactNotFound();
-  return accountId;
-}
-
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** A check of `Authorization: Bearer <admin token>` in constant time. No token configured: nothing passes. */
 export function adminTokenCheck(token: string | undefined): (req: Request) => boolean {
   const expected = token ? digest(token) : undefined;
   return (req) => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    return expected !== undefined && match !== null && timingSafeEqual(digest(match[1]!), expected);
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+    return expected !== undefined && token !== undefined && timingSafeEqual(digest(token), expected);
   };
 }
 
 /** The router of the admin API, to mount at `/admin/v1`. */
-export function adminRouter(ctx: AppContext, handlers: AdminHandlers = adminHandlers) {
+export function adminRouter(ctx: AppContext, handlers: AdminHandlers): Router {
   const router = express.Router();
   const authorized = adminTokenCheck(ctx.config.adminToken);
 
@@ -193,56 +153,21 @@ export function adminRouter(ctx: AppContext, handlers: AdminHandlers = adminHand
     if (!authorized(req)) return next(new GatewayError(401, 'Missing or invalid admin token.'));
     next();
   });
-
   // A second validator instance, on the admin paths only (the public one ignores them): the same 400 envelope.
   router.use(refuseNulCharacters);
-  // The entry rules of the public pipeline (./entry-rules.ts): integers in the query, ids in query and body.
-  const applyEntryRules = entryRules(specDocument());
-  const adminOperationOf = operationMatcher(
-    (Object.entries(adminOperations) as [AdminOperationId, AdminOperationInfo][]).map(([id, info]) => ({
-      ...info,
-      id,
-    })),
-  );
-  router.use((req, _res, next) => {
-    try {
-      const matched = adminOperationOf(req.method, req.path);
-      if (matched) applyEntryRules(matched.operation.id, req);
-      next();
-    } catch (error) {
-      next(error);
-    }
-  });
-  router.use(
-    OpenApiValidator.middleware({
-      apiSpec: validatorSpec(),
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
-      validateResponses: ctx.config.responseValidation ? { removeAdditional: false } : false,
-      validateSecurity: false,
-      validateFormats: true,
-      formats: strictFormats,
-      ignoreUndocumented: false,
-      // The validator sees `/admin/v1//accounts` (mount path + path) here; anything outside /admin/v1 is not ours.
-      ignorePaths: (path: string) => !path.startsWith(`${ADMIN_PREFIX}/`),
-    }),
-  );
+  router.use(adminEntryRules());
+  router.use(adminValidator(ctx));
 
   // Literal segments win over parameters, as in the public pipeline.
-  const byPrecedence = (Object.entries(adminOperations) as [AdminOperationId, AdminOperationInfo][]).sort(
-    ([, a], [, b]) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0),
-  );
-  for (const [id, info] of byPrecedence) {
-    const handler = adminHandlerOf(handlers, id);
-    router[info.method](info.expressPath, (req, res, next) => {
+  const parameterCount = (path: string) => path.match(/\{/g)?.length ?? 0;
+  const byPrecedence = operationList(adminOperations).sort((a, b) => parameterCount(a.path) - parameterCount(b.path));
+  for (const operation of byPrecedence) {
+    const handler = adminHandlerOf(handlers, operation.id);
+    if (!handler) continue; // none is missing: AdminHandlers has every admin operation
+    router[operation.method](operation.expressPath, (req, res, next) => {
       // The route template labels the request log and metrics.
-      res.locals.operation = { ...info, id };
-      handler({
-        req,
-        app: ctx,
-        params: canonicalParams(req.params as Record<string, string>),
-        query: req.query as Record<string, unknown>,
-        body: req.body,
-      })
+      res.locals.route = operation.path;
+      handler({ req, app: ctx, params: canonicalParams(req.params), query: req.query, body: req.body })
         .then((result) => sendResult(res, result))
         .catch(next);
     });
@@ -252,4 +177,33 @@ export function adminRouter(ctx: AppContext, handlers: AdminHandlers = adminHand
     next(new ApiError(404, 'not_found', `No route ${req.method} ${ADMIN_PREFIX}${req.path}.`)),
   );
   return router;
+}
+
+/** The entry rules of the public pipeline (./entry-rules.ts): integers in the query, ids in query and body. */
+function adminEntryRules(): RequestHandler {
+  const applyEntryRules = entryRules(specDocument());
+  const adminOperationOf = operationMatcher(operationList(adminOperations));
+  return (req, _res, next) => {
+    try {
+      const matched = adminOperationOf(req.method, req.path);
+      if (matched) applyEntryRules(matched.operation.id, req);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+function adminValidator(ctx: AppContext) {
+  return OpenApiValidator.middleware({
+    apiSpec: validatorSpec(),
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
+    validateResponses: ctx.config.responseValidation ? { removeAdditional: false } : false,
+    validateSecurity: false,
+    validateFormats: true,
+    formats: strictFormats,
+    ignoreUndocumented: false,
+    // The validator sees `/admin/v1//accounts` (mount path + path) here; anything outside /admin/v1 is not ours.
+    ignorePaths: (path: string) => !path.startsWith(`${ADMIN_PREFIX}/`),
+  });
 }

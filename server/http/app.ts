@@ -7,73 +7,57 @@
 //           → gateway auth (401/403 with only message) → scope (403 insufficient_scope)
 //           → rate limit (429 rate_limited) → entry rules (ids canonical, decimal integers: 400)
 //           → OpenAPI validation (400)
-//           → idempotency (replay with Idempotent-Replayed, 409, 422, 503) → handler (501 not_implemented for an operation without one)
+//           → idempotency (replay with Idempotent-Replayed, 409, 422, 503) → handler
 //           → response headers → error envelope
+// Every operation of the spec has its handler (routes/index.ts); a table without one (a test's) answers 501
+// not_implemented for it.
 import { strictFormats } from './formats.js';
 import { randomUUID } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { ADMIN_PREFIX, operations, type OperationId, type OperationInfo } from '../../generated/operations.js';
+import { ADMIN_PREFIX, operations } from '../../generated/operations.js';
 import { ApiError, GatewayError, serviceUnavailable } from '../errors.js';
 import { deadlinePassed, DeadlineExceededError, handlerStarted } from '../request-context.js';
 import { serveWithDeadline } from './deadline.js';
-import { adminRouter, type AdminHandlers } from './admin.js';
+import { adminRouter } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
 import { healthRoutes } from './health.js';
 import { createObservability } from './observability.js';
-import { handlerOf, type AppContext, type Caller, type Handlers } from './context.js';
+import { handlerOf, type AdminHandlers, type AppContext, type Handlers, type Replayers } from './context.js';
 import { idempotency } from './idempotency.js';
 import { mediaTransferRouter } from './media-links.js';
-import { operationMatcher } from './operation-match.js';
+import { operationList, operationMatcher } from './operation-match.js';
 import { memoiseRoutePatterns } from './route-patterns.js';
-import { replayers } from './routes/index.js';
 import { specDocument, validatorSpec } from './spec.js';
 import { refuseNulCharacters } from './nul.js';
 import { canonicalParams, entryRules, headAsGet } from './entry-rules.js';
 import { refuseDeepJson } from './json-depth.js';
 import { sendResult } from './respond.js';
 
-type Operation = OperationInfo & { id: OperationId };
-
 /** The largest JSON body (1 MB); a larger one is 413 payload_too_large. */
 export const MAX_BODY_BYTES = 1_048_576;
 
-interface Locals {
-  requestId: string;
-  operation?: Operation;
-  /** The path parameters of the matched operation: Express empties req.params in later middleware. */
-  params?: Record<string, string>;
-  caller?: Caller;
-  rate?: { limit: number; remaining: number; resetSeconds: number };
+/** What the app serves: the handlers of the public and admin APIs, and the replayers of the public one. */
+export interface AppRoutes {
+  /** The public API's handlers by operationId (routes/index.ts). */
+  handlers: Handlers;
+  /** The Idempotency-Key replayers by operationId (routes/index.ts), handed to the middleware (idempotency.ts). */
+  replayers: Replayers;
+  /** The admin API's handlers (admin.ts). */
+  adminHandlers: AdminHandlers;
 }
 
-const locals = (res: Response) => res.locals as Locals;
-
-/** `adminHandlers` replaces the admin API's handlers (tests); the real ones by default. */
-export function createApp(ctx: AppContext, handlers: Handlers, adminHandlers?: AdminHandlers): express.Express {
+export function createApp(ctx: AppContext, routes: AppRoutes): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'extended');
   app.set('trust proxy', ctx.config.trustProxy);
-  const keys = new KeyResolver(ctx.database.db, ctx.clock, ctx.config.keyCacheSeconds);
 
   // The edge (403 with no body per IP) and the gateway's per-second ceiling (429 with no body): before anything.
   app.use(edgeGuard(ctx));
-
-  // The request id, and the deadline: a request not answered by then gets 503, and its database work is refused
-  // and rolled back from then on (./deadline.ts).
-  app.use((req, res, next) => {
-    const requestId = randomUUID();
-    locals(res).requestId = requestId;
-    res.setHeader('X-Request-Id', requestId);
-    const deadlineMs = ctx.config.requestDeadlineMs;
-    serveWithDeadline(requestId, deadlineMs, res, next, () => {
-      ctx.logger.warn({ requestId, route: req.path, deadline_ms: deadlineMs }, 'request deadline passed');
-      sendError(ctx, req, res, deadlinePassed(deadlineMs / 1000));
-    });
-  });
+  app.use(requestIdAndDeadline(ctx));
   app.use(headAsGet);
 
   // Operations routes first: no key, no rate limit, not logged or counted (probes would drown the rest).
@@ -91,38 +75,84 @@ export function createApp(ctx: AppContext, handlers: Handlers, adminHandlers?: A
   );
 
   // The admin API (vendor console), with its own token and validator: before the public pipeline.
-  app.use(ADMIN_PREFIX, adminRouter(ctx, adminHandlers));
+  app.use(ADMIN_PREFIX, adminRouter(ctx, routes.adminHandlers));
 
-  const operationOf = operationMatcher(
-    (Object.entries(operations) as [OperationId, OperationInfo][]).map(([id, info]): Operation => ({ ...info, id })),
-  );
-  app.use((req, res, next) => {
+  app.use(matchOperation());
+  // Gateway: every /v1 route needs a valid key of an account with API access.
+  app.use('/v1', authenticate(ctx));
+  app.use(scopeAndRateLimit(ctx));
+
+  // The entry rules (NUL and lone surrogates, ids, integers) before the validator: ./entry-rules.ts.
+  app.use(refuseNulCharacters);
+  app.use(applyEntryRules());
+  memoiseRoutePatterns();
+  app.use(publicValidator(ctx));
+
+  // Idempotency-Key on mutating routes: after validation (a malformed request takes no key), before the handler.
+  // The replayers come from the route table here, so the middleware imports no route.
+  app.use(idempotency(ctx, routes.replayers));
+  app.use(runHandler(ctx, routes.handlers));
+
+  app.use((req, _res, next) => next(new ApiError(404, 'not_found', `No route ${req.method} ${req.path}.`)));
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    sendError(ctx, req, res, error);
+  });
+  return app;
+}
+
+/**
+ * The request id, and the deadline: a request not answered by then gets 503, and its database work is refused
+ * and rolled back from then on (./deadline.ts).
+ */
+function requestIdAndDeadline(ctx: AppContext): RequestHandler {
+  return (req, res, next) => {
+    const requestId = randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    const deadlineMs = ctx.config.requestDeadlineMs;
+    serveWithDeadline(requestId, deadlineMs, res, next, () => {
+      ctx.logger.warn({ requestId, route: req.path, deadline_ms: deadlineMs }, 'request deadline passed');
+      sendError(ctx, req, res, deadlinePassed(deadlineMs / 1000));
+    });
+  };
+}
+
+/** The public operation a request is for, and its path parameters, into `res.locals`. */
+function matchOperation(): RequestHandler {
+  const operationOf = operationMatcher(operationList(operations));
+  return (req, res, next) => {
     try {
       const matched = operationOf(req.method, req.path);
       if (matched) {
-        locals(res).operation = matched.operation;
-        locals(res).params = matched.params;
+        res.locals.operation = matched.operation;
+        res.locals.params = matched.params;
       }
       next();
     } catch (error) {
       next(error);
     }
-  });
+  };
+}
 
-  // Gateway: every /v1 route needs a valid key of an account with API access.
-  app.use('/v1', (req, res, next) => {
-    if (!locals(res).operation) return next();
+/** The caller of the request's key, into `res.locals` (401 or 403 from the gateway otherwise). */
+function authenticate(ctx: AppContext): RequestHandler {
+  const keys = new KeyResolver(ctx.database.db, ctx.clock, ctx.config.keyCacheSeconds);
+  return (req, res, next) => {
+    if (!res.locals.operation) return next();
     keys
       .authenticate(req.headers.authorization)
       .then((caller) => {
-        locals(res).caller = caller;
+        res.locals.caller = caller;
         next();
       })
       .catch(next);
-  });
+  };
+}
 
-  app.use((req, res, next) => {
-    const { operation, caller } = locals(res);
+/** The key's scope (403 insufficient_scope), then the account's rate limit (429 rate_limited). */
+function scopeAndRateLimit(ctx: AppContext): RequestHandler {
+  return (_req, res, next) => {
+    const { operation, caller } = res.locals;
     if (!operation || !caller) return next();
     if (operation.scope && !caller.key.scopes.includes(operation.scope))
       return next(
@@ -133,7 +163,7 @@ export function createApp(ctx: AppContext, handlers: Handlers, adminHandlers?: A
     ctx.rateLimiter
       .hit(caller.account.id, operation.rateKind, ctx.clock.now())
       .then((decision) => {
-        locals(res).rate = decision;
+        res.locals.rate = decision;
         setRateHeaders(res, decision);
         if (decision.allowed) return next();
         next(
@@ -153,44 +183,44 @@ export function createApp(ctx: AppContext, handlers: Handlers, adminHandlers?: A
         ctx.logger.error({ err: error }, 'rate counters unavailable');
         next(serviceUnavailable());
       });
-  });
+  };
+}
 
-  // The entry rules (NUL and lone surrogates, ids, integers) before the validator: ./entry-rules.ts.
-  const applyEntryRules = entryRules(specDocument());
-  app.use(refuseNulCharacters);
-  app.use((req, res, next) => {
-    const { operation, params } = locals(res);
+/** The entry rules of the operation (ids canonical, decimal integers), its path parameters made canonical. */
+function applyEntryRules(): RequestHandler {
+  const apply = entryRules(specDocument());
+  return (req, res, next) => {
+    const { operation, params } = res.locals;
     if (!operation) return next();
     try {
-      locals(res).params = canonicalParams(params ?? {});
-      applyEntryRules(operation.id, req);
+      res.locals.params = canonicalParams(params ?? {});
+      apply(operation.id, req);
       next();
     } catch (error) {
       next(error);
     }
+  };
+}
+
+function publicValidator(ctx: AppContext) {
+  return OpenApiValidator.middleware({
+    apiSpec: validatorSpec(),
+    validateRequests: ctx.config.requestValidation
+      ? { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false }
+      : false,
+    validateResponses: ctx.config.responseValidation ? { removeAdditional: false } : false,
+    validateSecurity: false,
+    validateFormats: true,
+    formats: strictFormats,
+    ignoreUndocumented: false,
+    ignorePaths: /^\/(healthz|readyz|metrics|admin)(\/|$)/,
   });
-  memoiseRoutePatterns();
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: validatorSpec(),
-      validateRequests: ctx.config.requestValidation
-        ? { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false }
-        : false,
-      validateResponses: ctx.config.responseValidation ? { removeAdditional: false } : false,
-      validateSecurity: false,
-      validateFormats: true,
-      formats: strictFormats,
-      ignoreUndocumented: false,
-      ignorePaths: /^\/(healthz|readyz|metrics|admin)(\/|$)/,
-    }),
-  );
+}
 
-  // Idempotency-Key on mutating routes: after validation (a malformed request takes no key), before the handler.
-  // The replayers come from the route table here, so the middleware imports no route.
-  app.use(idempotency(ctx, replayers));
-
-  app.use((req, res, next) => {
-    const { operation, caller } = locals(res);
+/** The handler of the operation, with the request as the validator let it through. */
+function runHandler(ctx: AppContext, handlers: Handlers): RequestHandler {
+  return (req, res, next) => {
+    const { operation, caller } = res.locals;
     if (!operation || !caller) return next();
     const handler = handlerOf(handlers, operation.id);
     if (!handler)
@@ -208,20 +238,13 @@ export function createApp(ctx: AppContext, handlers: Handlers, adminHandlers?: A
       operation,
       caller,
       app: ctx,
-      params: locals(res).params ?? {},
-      query: req.query as Record<string, unknown>,
+      params: res.locals.params ?? {},
+      query: req.query,
       body: req.body,
     })
       .then((result) => sendResult(res, result))
       .catch(next);
-  });
-
-  app.use((req, _res, next) => next(new ApiError(404, 'not_found', `No route ${req.method} ${req.path}.`)));
-
-  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    sendError(ctx, req, res, error);
-  });
-  return app;
+  };
 }
 
 function setRateHeaders(res: Response, rate: { limit: number; remaining: number; resetSeconds: number }) {
@@ -289,7 +312,7 @@ function sendError(ctx: AppContext, req: Request, res: Response, thrown: unknown
     });
     return;
   }
-  const requestId = locals(res).requestId;
+  const requestId = res.locals.requestId;
   ctx.logger.error({ err: error, requestId, route: req.path }, 'unexpected error');
   res.status(500).json({
     type: 'error',

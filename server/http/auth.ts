@@ -20,9 +20,8 @@ export class KeyResolver {
 
   /** The caller of an `Authorization` header, or a GatewayError (401) or `noApiAccess` (403). */
   async authenticate(header: string | undefined): Promise<Caller> {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-    if (!match) throw new GatewayError(401, 'Missing API key: send Authorization: Bearer <API_KEY>.');
-    const secret = match[1]!;
+    const secret = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+    if (secret === undefined) throw new GatewayError(401, 'Missing API key: send Authorization: Bearer <API_KEY>.');
     if (!KEY_PATTERN.test(secret)) throw new GatewayError(401, 'Invalid API key.');
     const caller = await this.lookup(hashKey(secret));
     const now = this.clock.now().toISOString();

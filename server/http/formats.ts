@@ -18,14 +18,8 @@ const daysIn = (year: number, month: number) =>
 export function isDateTime(value: string): boolean {
   const m = DATE_TIME.exec(value);
   if (!m) return false;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const part = (group: number) => Number(m[group]);
+  const [year, month, day, hour, minute, second] = [part(1), part(2), part(3), part(4), part(5), part(6)];
   if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return false;
   if (hour > 23 || minute > 59 || second > 59) return false;
   if (m[7] !== undefined && (Number(m[8]) > 15 || Number(m[9]) > 59)) return false;

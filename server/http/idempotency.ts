@@ -15,47 +15,23 @@
 // replayers of its route table, so the middleware knows no route.
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { OperationId, OperationInfo } from '../../generated/operations.js';
+import type { Logger } from 'pino';
 import { ApiError, serviceUnavailable } from '../errors.js';
 import { requestContext } from '../request-context.js';
-import { SqlIdempotencyStore, type IdempotencyStore, type StoredAnswer } from '../store/idempotency.js';
-import type { AppContext, Caller, HandlerResult } from './context.js';
+import {
+  SqlIdempotencyStore,
+  type IdempotencyRow,
+  type IdempotencyStore,
+  type StoredAnswer,
+} from '../store/idempotency.js';
+import { replayerOf, type AppContext, type Caller, type Operation, type Replayers } from './context.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 /** Set on an answer that comes from the key (a replay), never on the first one. */
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
-export interface IdempotencyOptions {
-  /** The key store; default the `idempotency_keys` table. */
-  store?: IdempotencyStore;
-  /** How long a running request holds its key without renewing it (default 60 s). */
-  leaseMs?: number;
-  /** How often a running request renews its lease (real time, default 15 s). */
-  heartbeatMs?: number;
-  /** A request running longer than this stops renewing, so a hung handler ends as outcome_unknown (10 min). */
-  maxHoldMs?: number;
-  /** A key store slower than this counts as unreachable (default 5 s). */
-  storeTimeoutMs?: number;
-}
-
-/** The stored answer of a success of operation `Id`: what its handler answered, back from JSON. */
-export type StoredSuccess<Id extends OperationId> = HandlerResult<Id> & { headers: Record<string, string> };
-
-/** Turns the stored answer of a success into the answer of its replay (or throws an ApiError). */
-export type Replayer<Id extends OperationId> = (
-  answer: StoredSuccess<Id>,
-  input: { app: AppContext; caller: Caller },
-) => Promise<StoredAnswer>;
-export type Replayers = { [Id in OperationId]?: Replayer<Id> };
-
-type UntypedReplayer = (answer: StoredAnswer, input: { app: AppContext; caller: Caller }) => Promise<StoredAnswer>;
-
-/** The replayer of `id`, for a stored success: only this operation's handler wrote an answer under its key. */
-const replayerOf = (replayers: Replayers, id: OperationId) => replayers[id] as UntypedReplayer | undefined;
-
 const PRUNE_EVERY_MS = 3_600_000;
 const PRUNE_BATCH = 1000;
-const timedOut = Symbol('timed out');
 
 const reused = () =>
   new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with another request.');
@@ -90,169 +66,240 @@ function canonicalJson(value: unknown): string {
   );
 }
 
-/** `replayers`: the replayers of the route table, by operation (app.ts passes them). */
-export function idempotency(ctx: AppContext, replayers: Replayers): RequestHandler {
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** The `context.code` of an error envelope, if `body` is one. */
+function errorCode(body: unknown): unknown {
+  return isRecord(body) && isRecord(body.context) ? body.context.code : undefined;
+}
+
+/** The stored headers of an answer (all strings: `settle` wrote them so). */
+function storedHeaders(value: unknown): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (isRecord(value)) for (const [name, v] of Object.entries(value)) if (typeof v === 'string') headers[name] = v;
+  return headers;
+}
+
+/** The key store with the settings of the middleware: lease, heartbeat, the timeout of rule 5. */
+interface KeyStore {
+  store: IdempotencyStore;
+  logger: Logger;
+  leaseMs: number;
+  heartbeatMs: number;
+  maxBeats: number;
+  /** A store call that fails or hangs is rule 5: 503. `late` undoes a call that lands after the timeout. */
+  guarded<T>(call: Promise<T>, late?: (value: T) => Promise<unknown>): Promise<T>;
+  /** Deletes expired keys, at most once an hour, in the background. */
+  prune(now: Date): void;
+}
+
+class KeyStoreTimeout extends Error {}
+
+function keyStoreOf(ctx: AppContext): KeyStore {
   const options = ctx.idempotency ?? {};
   const store = options.store ?? new SqlIdempotencyStore(ctx.database.db);
-  const leaseMs = options.leaseMs ?? 60_000;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
-  const maxBeats = Math.ceil((options.maxHoldMs ?? 600_000) / heartbeatMs);
   const timeoutMs = options.storeTimeoutMs ?? 5_000;
   let nextPruneAt = 0;
-
-  /** A store call that fails or hangs is rule 5: 503. `late` undoes a call that lands after the timeout. */
-  async function guarded<T>(call: Promise<T>, late?: (value: T) => Promise<unknown>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<typeof timedOut>((ok) => (timer = setTimeout(() => ok(timedOut), timeoutMs)));
-    try {
-      const result = await Promise.race([call, timeout]);
-      if (result === timedOut) {
-        if (late) call.then(late).catch(() => undefined);
-        throw new Error(`the idempotency key store did not answer in ${timeoutMs} ms`);
-      }
-      return result as T;
-    } catch (error) {
-      ctx.logger.error({ err: error }, 'idempotency key store unavailable');
-      throw serviceUnavailable('The Idempotency-Key could not be checked. Nothing ran; retry.');
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  function prune(now: Date): void {
-    if (now.getTime() < nextPruneAt) return;
-    nextPruneAt = now.getTime() + PRUNE_EVERY_MS;
-    store
-      .prune(now.toISOString(), PRUNE_BATCH)
-      .catch((error: unknown) => ctx.logger.warn({ err: error }, 'pruning idempotency keys failed'));
-  }
-
-  function replay(res: Response, answer: StoredAnswer): void {
-    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-    // As Stripe does: the answer the key keeps, not a new run (a client can tell a retry's replay by it).
-    res.setHeader(REPLAYED_HEADER, 'true');
-    res.status(answer.status);
-    if (answer.body === null || answer.body === undefined) res.end();
-    else res.json(answer.body);
-  }
-
-  /** Runs the handler under the key, and stores or releases the key as its answer leaves. */
-  function proceed(res: Response, accountId: string, key: string, hash: string, next: NextFunction): void {
-    let beats = 0;
-    const heartbeat = setInterval(() => {
-      if (++beats > maxBeats) return clearInterval(heartbeat);
-      const lockedUntil = new Date(ctx.clock.now().getTime() + leaseMs).toISOString();
-      store
-        .renew(accountId, key, hash, lockedUntil)
-        .catch((error: unknown) => ctx.logger.warn({ err: error }, 'renewing an idempotency lease failed'));
-    }, heartbeatMs);
-    heartbeat.unref();
-
-    const before = new Set(Object.keys(res.getHeaders()));
-    const json = res.json;
-    const end = res.end;
-    let settled = false;
-
-    const settle = async (status: number, body: unknown): Promise<void> => {
-      clearInterval(heartbeat);
-      // The headers of the answer (Cache-Control, ETag…), not the gateway's (request id, rate limit).
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(res.getHeaders()))
-        if (!before.has(name) && value !== undefined) headers[name] = String(value);
-      const code = (body as { context?: { code?: unknown } } | null)?.context?.code;
-      // A request stopped at its deadline after it committed something: whether it took effect is unknown, so the
-      // key is neither kept nor released; its lease runs out and it answers outcome_unknown (rule 4).
-      const context = requestContext.getStore();
-      if (context?.expired && context.committed) return;
-      // Outside the request: its deadline must not refuse the key's own bookkeeping.
-      await requestContext.exit(async () => {
-        try {
-          if (status < 400 || code === 'outcome_unknown') {
-            const kept = await guarded(store.complete(accountId, key, hash, { status, body, headers }));
-            if (!kept) ctx.logger.warn({ key }, 'idempotency key was taken as stopped before its request answered');
-          } else await guarded(store.release(accountId, key, hash));
-        } catch {
-          // Already logged. The answer still goes out; an unstored key ends as outcome_unknown when its lease ends.
-        }
+  return {
+    store,
+    logger: ctx.logger,
+    leaseMs: options.leaseMs ?? 60_000,
+    heartbeatMs,
+    maxBeats: Math.ceil((options.maxHoldMs ?? 600_000) / heartbeatMs),
+    async guarded<T>(call: Promise<T>, late?: (value: T) => Promise<unknown>): Promise<T> {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_ok, fail) => {
+        timer = setTimeout(
+          () => fail(new KeyStoreTimeout(`the idempotency key store did not answer in ${timeoutMs} ms`)),
+          timeoutMs,
+        );
       });
-    };
+      try {
+        return await Promise.race([call, timeout]);
+      } catch (error) {
+        if (error instanceof KeyStoreTimeout && late) call.then(late).catch(() => undefined);
+        ctx.logger.error({ err: error }, 'idempotency key store unavailable');
+        throw serviceUnavailable('The Idempotency-Key could not be checked. Nothing ran; retry.');
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    prune(now: Date): void {
+      if (now.getTime() < nextPruneAt) return;
+      nextPruneAt = now.getTime() + PRUNE_EVERY_MS;
+      store
+        .prune(now.toISOString(), PRUNE_BATCH)
+        .catch((error: unknown) => ctx.logger.warn({ err: error }, 'pruning idempotency keys failed'));
+    },
+  };
+}
 
-    res.json = function (body: unknown) {
-      if (settled) return json.call(res, body);
-      settled = true;
-      res.json = json;
-      res.end = end;
-      // settle never fails; sending may (a body that cannot be serialised): the error envelope takes over.
-      settle(res.statusCode, body ?? null)
-        .then(() => json.call(res, body))
-        .catch(next);
-      return res;
-    } as Response['json'];
-    res.end = function (...args: unknown[]) {
-      if (settled) return (end as (...a: unknown[]) => Response).apply(res, args);
-      settled = true;
-      res.json = json;
-      res.end = end;
-      settle(res.statusCode, null)
-        .then(() => (end as (...a: unknown[]) => Response).apply(res, args))
-        .catch(next);
-      return res;
-    } as Response['end'];
-    next();
+function replay(res: Response, answer: StoredAnswer): void {
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  // As Stripe does: the answer the key keeps, not a new run (a client can tell a retry's replay by it).
+  res.setHeader(REPLAYED_HEADER, 'true');
+  res.status(answer.status);
+  if (answer.body === null || answer.body === undefined) res.end();
+  else res.json(answer.body);
+}
+
+/** One request holding one key: whose, which key, which request. */
+interface Held {
+  keys: KeyStore;
+  accountId: string;
+  key: string;
+  hash: string;
+}
+
+/** Renews the lease of a running request, until `maxBeats` renewals (a hung handler ends as outcome_unknown). */
+function heartbeat({ keys, accountId, key, hash }: Held, clock: AppContext['clock']): NodeJS.Timeout {
+  let beats = 0;
+  const timer = setInterval(() => {
+    if (++beats > keys.maxBeats) return clearInterval(timer);
+    const lockedUntil = new Date(clock.now().getTime() + keys.leaseMs).toISOString();
+    keys.store
+      .renew(accountId, key, hash, lockedUntil)
+      .catch((error: unknown) => keys.logger.warn({ err: error }, 'renewing an idempotency lease failed'));
+  }, keys.heartbeatMs);
+  timer.unref();
+  return timer;
+}
+
+/** Stores the answer under the key (a success, or outcome_unknown) or releases the key (another failure). */
+async function settle(held: Held, answer: StoredAnswer): Promise<void> {
+  const { keys, accountId, key, hash } = held;
+  // A request stopped at its deadline after it committed something: whether it took effect is unknown, so the
+  // key is neither kept nor released; its lease runs out and it answers outcome_unknown (rule 4).
+  const context = requestContext.getStore();
+  if (context?.expired && context.committed) return;
+  // Outside the request: its deadline must not refuse the key's own bookkeeping.
+  await requestContext.exit(async () => {
+    try {
+      if (answer.status < 400 || errorCode(answer.body) === 'outcome_unknown') {
+        const kept = await keys.guarded(keys.store.complete(accountId, key, hash, answer));
+        if (!kept) keys.logger.warn({ key }, 'idempotency key was taken as stopped before its request answered');
+      } else await keys.guarded(keys.store.release(accountId, key, hash));
+    } catch {
+      // Already logged. The answer still goes out; an unstored key ends as outcome_unknown when its lease ends.
+    }
+  });
+}
+
+/**
+ * Catches the answer as it leaves (res.json, or a bodyless res.end), so `store` runs before it goes out: a
+ * client that got an answer and repeats gets the replay.
+ */
+function beforeAnswer(res: Response, next: NextFunction, store: (body: unknown) => Promise<void>): void {
+  const { json, end } = res;
+  let settled = false;
+  const restore = () => {
+    settled = true;
+    res.json = json;
+    res.end = end;
+  };
+  res.json = (body?: unknown) => {
+    if (settled) return json.call(res, body);
+    restore();
+    // store never fails; sending may (a body that cannot be serialised): the error envelope takes over.
+    store(body ?? null)
+      .then(() => json.call(res, body))
+      .catch(next);
+    return res;
+  };
+  res.end = (...args: unknown[]) => {
+    if (settled) return Reflect.apply(end, res, args);
+    restore();
+    store(null)
+      .then(() => Reflect.apply(end, res, args))
+      .catch(next);
+    return res;
+  };
+}
+
+/** Runs the handler under the key, and stores or releases the key as its answer leaves. */
+function proceed(ctx: AppContext, held: Held, res: Response, next: NextFunction): void {
+  const timer = heartbeat(held, ctx.clock);
+  const before = new Set(Object.keys(res.getHeaders()));
+  beforeAnswer(res, next, async (body) => {
+    clearInterval(timer);
+    // The headers of the answer (Cache-Control, ETag…), not the gateway's (request id, rate limit).
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(res.getHeaders()))
+      if (!before.has(name) && value !== undefined) headers[name] = String(value);
+    await settle(held, { status: res.statusCode, body, headers });
+  });
+  next();
+}
+
+/** The request of a key already held: its replay, or 422, 409, or outcome_unknown once its lease ran out. */
+async function answerFromKey(
+  ctx: AppContext,
+  held: Held,
+  found: { row: IdempotencyRow; now: Date; replay: (answer: StoredAnswer) => Promise<StoredAnswer> },
+): Promise<StoredAnswer | undefined> {
+  const { keys, accountId, key, hash } = held;
+  const { row, now } = found;
+  if (row.request_hash !== hash) throw reused();
+  if (row.state === 'done') {
+    const stored: StoredAnswer = {
+      status: row.response_status ?? 500,
+      body: row.response_body ?? null,
+      headers: storedHeaders(row.response_headers),
+    };
+    return stored.status < 400 ? found.replay(stored) : stored;
+  }
+  if (Date.parse(row.locked_until) > now.getTime()) throw inProgress();
+  // The lease ran out with no answer: the first request's process stopped. From now on the key answers so.
+  const stopped = stoppedAnswer();
+  if (await keys.guarded(keys.store.markStopped(accountId, key, hash, now.toISOString(), stopped))) return stopped;
+  return undefined;
+}
+
+/** `replayers`: the replayers of the route table, by operation (app.ts passes them). */
+export function idempotency(ctx: AppContext, replayers: Replayers): RequestHandler {
+  const keys = keyStoreOf(ctx);
+
+  /** Claims the key, or answers from it; a few turns at most: the row can change between the claim and the look. */
+  async function decide(req: Request, res: Response, next: NextFunction, operation: Operation, caller: Caller) {
+    const key = req.get('Idempotency-Key');
+    // Missing on a route that requires it: the validator has already answered 400.
+    if (key === undefined) return next();
+    const held: Held = {
+      keys,
+      accountId: caller.account.id,
+      key,
+      hash: requestHash(operation.id, res.locals.params ?? {}, req),
+    };
+    const replayer = replayerOf(replayers, operation.id);
+    const rewrite = async (stored: StoredAnswer) => (replayer ? replayer(stored, { app: ctx, caller }) : stored);
+    for (let turn = 0; turn < 3; turn++) {
+      const now = ctx.clock.now();
+      keys.prune(now);
+      const claim = {
+        operationId: operation.id,
+        requestHash: held.hash,
+        now: now.toISOString(),
+        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+        lockedUntil: new Date(now.getTime() + keys.leaseMs).toISOString(),
+      };
+      const claimed = await keys.guarded(keys.store.claim(held.accountId, key, claim), (won) =>
+        won ? keys.store.release(held.accountId, key, held.hash) : Promise.resolve(),
+      );
+      if (claimed) return proceed(ctx, held, res, next);
+      const row = await keys.guarded(keys.store.find(held.accountId, key));
+      if (!row || Date.parse(row.expires_at) <= now.getTime()) continue;
+      const answer = await answerFromKey(ctx, held, { row, now, replay: rewrite });
+      if (answer) return replay(res, answer);
+    }
+    // The key changed under every look (released, expired, taken again): a bounded loop, logged when it ends.
+    ctx.logger.error({ key, operation: operation.id }, 'idempotency key kept changing: answered in progress');
+    throw inProgress();
   }
 
   return (req, res, next) => {
-    const { operation, caller, params } = res.locals as {
-      operation?: OperationInfo & { id: OperationId };
-      caller?: Caller;
-      params?: Record<string, string>;
-    };
+    const { operation, caller } = res.locals;
     if (!operation || !caller || operation.idempotency === 'none') return next();
-    // Missing on a route that requires it: the validator has already answered 400.
-    const key = req.get('Idempotency-Key');
-    if (key === undefined) return next();
-    const accountId = caller.account.id;
-    const hash = requestHash(operation.id, params ?? {}, req);
-
-    const decide = async (): Promise<void> => {
-      // A few turns at most: the row can be released or expire between the claim and the look.
-      for (let turn = 0; turn < 3; turn++) {
-        const now = ctx.clock.now();
-        prune(now);
-        const claim = {
-          operationId: operation.id,
-          requestHash: hash,
-          now: now.toISOString(),
-          expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
-          lockedUntil: new Date(now.getTime() + leaseMs).toISOString(),
-        };
-        const claimed = await guarded(store.claim(accountId, key, claim), (won) =>
-          won ? store.release(accountId, key, hash) : Promise.resolve(),
-        );
-        if (claimed) return proceed(res, accountId, key, hash, next);
-
-        const row = await guarded(store.find(accountId, key));
-        if (!row || Date.parse(row.expires_at) <= now.getTime()) continue;
-        if (row.request_hash !== hash) throw reused();
-        if (row.state === 'done') {
-          const stored: StoredAnswer = {
-            status: row.response_status ?? 500,
-            body: row.response_body ?? null,
-            headers: (row.response_headers ?? {}) as Record<string, string>,
-          };
-          const replayer = stored.status < 400 ? replayerOf(replayers, operation.id) : undefined;
-          return replay(res, replayer ? await replayer(stored, { app: ctx, caller }) : stored);
-        }
-        if (Date.parse(row.locked_until) > now.getTime()) throw inProgress();
-        // The lease ran out with no answer: the first request's process stopped. From now on the key answers so.
-        const stopped = stoppedAnswer();
-        if (await guarded(store.markStopped(accountId, key, hash, now.toISOString(), stopped)))
-          return replay(res, stopped);
-      }
-      // The key changed under every look (released, expired, taken again): a bounded loop, logged when it ends.
-      ctx.logger.error({ key, operation: operation.id }, 'idempotency key kept changing: answered in progress');
-      throw inProgress();
-    };
-    decide().catch(next);
+    decide(req, res, next, operation, caller).catch(next);
   };
 }

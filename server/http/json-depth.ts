@@ -15,10 +15,11 @@ const CLOSE = new Set([0x5d, 0x7d]);
 export function nestsDeeperThan(bytes: Uint8Array, max = MAX_JSON_DEPTH): boolean {
   let depth = 0;
   let inString = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!;
+  let escaped = false;
+  for (const byte of bytes) {
     if (inString) {
-      if (byte === BACKSLASH) i++;
+      if (escaped) escaped = false;
+      else if (byte === BACKSLASH) escaped = true;
       else if (byte === QUOTE) inString = false;
     } else if (byte === QUOTE) inString = true;
     else if (OPEN.has(byte)) {

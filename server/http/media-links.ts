@@ -4,12 +4,12 @@
 // are a small `{message}`. They are mounted before the API pipeline (app.ts).
 import express, { type Request, type Response, type Router } from 'express';
 import { followLink, recordUpload, type LinkKind, type LinkRefusal } from '../media/links.js';
-import { mediaKey, mediaStorage } from '../media/storage.js';
+import { mediaKey } from '../media/storage.js';
 import type { AppContext } from './context.js';
 
-/** The route label of the request log and metrics (observability.ts reads `res.locals.operation.path`). */
+/** The route label of the request log and metrics (observability.ts reads `res.locals.route`). */
 const label = (res: Response, path: string) => {
-  (res.locals as { operation?: { path: string } }).operation = { path };
+  res.locals.route = path;
 };
 
 function refuse(res: Response, status: number, message: string, headers: Record<string, string> = {}): void {
@@ -45,7 +45,7 @@ function refuseLink(res: Response, kind: LinkKind, refusal: LinkRefusal): void {
 }
 
 /** The media type of a Content-Type header without its parameters, lower case (MIME types ignore case). */
-const essence = (value: string | null | undefined): string => (value ?? '').split(';')[0]!.trim().toLowerCase();
+const essence = (value: string | null | undefined): string => (value ?? '').replace(/;.*$/s, '').trim().toLowerCase();
 
 /** `attachment` with the file name: an ASCII fallback and the exact name in RFC 5987 form. */
 export function contentDisposition(filename: string): string {
@@ -60,28 +60,41 @@ export function contentDisposition(filename: string): string {
 /** PUT /media-upload/:token and GET /media-download/:token, before the API pipeline. */
 export function mediaTransferRouter(ctx: AppContext): Router {
   const router = express.Router();
-  const storage = mediaStorage(ctx);
-  const db = ctx.database.db;
+  router.put('/media-upload/:token', upload(ctx));
+  router.all('/media-upload/:token', (_req, res) => {
+    label(res, '/media-upload/{token}');
+    refuse(res, 405, 'Upload the file with PUT.', { Allow: 'PUT' });
+  });
+  // GET, and HEAD (Express routes it here; Node sends no body for it).
+  router.get('/media-download/:token', download(ctx));
+  router.all('/media-download/:token', (_req, res) => {
+    label(res, '/media-download/{token}');
+    refuse(res, 405, 'Download the file with GET.', { Allow: 'GET, HEAD' });
+  });
+  return router;
+}
 
-  /** The media a link of `kind` leads to; otherwise the refusal is sent and undefined returned. */
-  async function followed(req: Request, res: Response, kind: LinkKind) {
-    const link = await followLink(db, ctx.clock, kind, req.params.token);
-    if ('refusal' in link) {
-      refuseLink(res, kind, link.refusal);
-      return undefined;
-    }
-    return link.media;
+/** The media a link of `kind` leads to; otherwise the refusal is sent and undefined returned. */
+async function followed(ctx: AppContext, req: Request, res: Response, kind: LinkKind) {
+  const link = await followLink(ctx.database.db, ctx.clock, kind, req.params.token);
+  if ('refusal' in link) {
+    refuseLink(res, kind, link.refusal);
+    return undefined;
   }
+  return link.media;
+}
 
-  const failed = (res: Response, error: unknown, what: string) => {
-    ctx.logger.error({ err: error, requestId: res.locals.requestId as unknown }, `media ${what} failed`);
-    storageDown(res);
-  };
+function failed(ctx: AppContext, res: Response, error: unknown, what: string): void {
+  ctx.logger.error({ err: error, requestId: res.locals.requestId }, `media ${what} failed`);
+  storageDown(res);
+}
 
-  router.put('/media-upload/:token', async (req, res) => {
+/** PUT /media-upload/:token: the bytes of a media waiting for its file, of the type it was created with. */
+function upload(ctx: AppContext) {
+  return async (req: Request, res: Response) => {
     label(res, '/media-upload/{token}');
     try {
-      const media = await followed(req, res, 'upload');
+      const media = await followed(ctx, req, res, 'upload');
       if (!media) return;
       const expected = media.content_type ?? '';
       if (essence(req.get('content-type')) !== essence(expected)) {
@@ -90,7 +103,7 @@ export function mediaTransferRouter(ctx: AppContext): Router {
       }
       let size: number;
       try {
-        ({ size } = await storage.put(mediaKey(media.account_id, media.id), req));
+        ({ size } = await ctx.storage.put(mediaKey(media.account_id, media.id), req));
       } catch (error) {
         // The client hung up mid-upload (or the storage failed mid-body, which cuts the connection): the
         // partial file is gone and there is no one left to answer.
@@ -98,32 +111,30 @@ export function mediaTransferRouter(ctx: AppContext): Router {
           res.destroy();
           return;
         }
-        failed(res, error, 'upload');
+        failed(ctx, res, error, 'upload');
         return;
       }
-      await recordUpload(db, ctx.clock, media, size);
+      await recordUpload(ctx.database.db, ctx.clock, media, size);
       res.setHeader('Cache-Control', 'no-store');
       res.status(204).end();
     } catch (error) {
-      failed(res, error, 'upload');
+      failed(ctx, res, error, 'upload');
     }
-  });
-  router.all('/media-upload/:token', (_req, res) => {
-    label(res, '/media-upload/{token}');
-    refuse(res, 405, 'Upload the file with PUT.', { Allow: 'PUT' });
-  });
+  };
+}
 
-  // GET, and HEAD (Express routes it here; Node sends no body for it).
-  router.get('/media-download/:token', async (req, res) => {
+/** GET (or HEAD) /media-download/:token: the file, streamed, never sniffed. */
+function download(ctx: AppContext) {
+  return async (req: Request, res: Response) => {
     label(res, '/media-download/{token}');
     try {
-      const media = await followed(req, res, 'download');
+      const media = await followed(ctx, req, res, 'download');
       if (!media) return;
       let file;
       try {
-        file = await storage.open(mediaKey(media.account_id, media.id));
+        file = await ctx.storage.open(mediaKey(media.account_id, media.id));
       } catch (error) {
-        failed(res, error, 'download');
+        failed(ctx, res, error, 'download');
         return;
       }
       if (!file) {
@@ -150,13 +161,7 @@ export function mediaTransferRouter(ctx: AppContext): Router {
       file.stream.pipe(res);
       res.on('close', () => file.stream.destroy());
     } catch (error) {
-      failed(res, error, 'download');
+      failed(ctx, res, error, 'download');
     }
-  });
-  router.all('/media-download/:token', (_req, res) => {
-    label(res, '/media-download/{token}');
-    refuse(res, 405, 'Download the file with GET.', { Allow: 'GET, HEAD' });
-  });
-
-  return router;
+  };
 }

@@ -8,13 +8,6 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
-/** What the pipeline (app.ts) leaves in `res.locals` that the log line reads. */
-interface PipelineLocals {
-  requestId?: string;
-  operation?: { path: string };
-  caller?: { account: { id: string } };
-}
-
 /** Route label of a request no operation matched (404): one series, whatever the path. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -60,8 +53,9 @@ export function createObservability(logger: Logger): Observability {
       if (done) return;
       done = true;
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const locals = res.locals as PipelineLocals;
-      const route = locals.operation?.path ?? UNMATCHED_ROUTE;
+      // What the pipeline (app.ts, context.ts `Locals`) has left in res.locals by now.
+      const locals = res.locals;
+      const route = locals.route ?? locals.operation?.path ?? UNMATCHED_ROUTE;
       // A client that hung up before the answer: logged with the status the answer would have had.
       const aborted = !res.writableFinished;
       const labels = { method: req.method, route, status: String(res.statusCode) };

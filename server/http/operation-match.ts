@@ -30,17 +30,29 @@ const decode = (value: string): string => {
   }
 };
 
+/** The operations of a generated table (`operations`, `adminOperations`), each with its id. */
+export function operationList<Table extends Readonly<Record<string, object>>>(
+  table: Table,
+): (Table[keyof Table] & { id: keyof Table & string })[] {
+  const isId = (key: string): key is keyof Table & string => key in table;
+  return Object.keys(table)
+    .filter(isId)
+    .map((id) => ({ ...table[id], id }));
+}
+
 export function operationMatcher<O extends Routable>(
   operations: readonly O[],
 ): (method: string, path: string) => OperationMatch<O> | undefined {
   const parameterCount = (o: O) => o.path.match(/\{/g)?.length ?? 0;
   const literal = new Map<string, O>();
-  const templated: { operation: O; match: MatchFunction<Partial<Record<string, string>>> }[] = [];
+  const templated: { operation: O; match: MatchFunction<Record<string, string>> }[] = [];
   for (const operation of [...operations].sort((a, b) => parameterCount(a) - parameterCount(b))) {
     if (parameterCount(operation) === 0) {
       const key = `${operation.method} ${operation.expressPath.toLowerCase()}`;
       if (!literal.has(key)) literal.set(key, operation);
-    } else templated.push({ operation, match: match(operation.expressPath, { decode }) });
+    } else
+      // The templates' parameters are plain `:name` segments (no optional or wildcard ones): each is a string.
+      templated.push({ operation, match: match<Record<string, string>>(operation.expressPath, { decode }) });
   }
   return (method, path) => {
     const verb = method === 'HEAD' ? 'get' : method.toLowerCase();
@@ -50,7 +62,7 @@ export function operationMatcher<O extends Routable>(
     for (const candidate of templated) {
       if (candidate.operation.method !== verb) continue;
       const matched = candidate.match(path);
-      if (matched) return { operation: candidate.operation, params: matched.params as Record<string, string> };
+      if (matched) return { operation: candidate.operation, params: matched.params };
     }
     return undefined;
   };

@@ -45,6 +45,9 @@ export function rateWindow(now: Date): { start: number; resetSeconds: number } {
   return { start, resetSeconds: Math.ceil((start + RATE_WINDOW_MS - now.getTime()) / 1000) };
 }
 
+const isRateKind = (value: string | undefined): value is RateKind =>
+  value !== undefined && Object.hasOwn(RATE_LIMITS, value);
+
 function decide(kind: RateKind, count: number, resetSeconds: number): RateDecision {
   const limit = RATE_LIMITS[kind];
   return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
@@ -207,7 +210,9 @@ export class EmbeddedRateLimiter extends MemoryRateLimiter {
   private async load(now: Date): Promise<void> {
     const { start } = rateWindow(now);
     for (const saved of await readAccountCounts(this.db, start)) {
-      const [, accountId, kind] = saved.bucket.split(':') as [string, string, RateKind];
+      const [, accountId, kind] = saved.bucket.split(':');
+      // Every saved bucket is `account:<id>:<kind>` (accountBucket); anything else is not this limiter's.
+      if (accountId === undefined || !isRateKind(kind)) continue;
       const id = `${accountId}:${kind}`;
       const w = this.windows.get(id);
       if (!w || w.start < saved.windowStart)

@@ -11,19 +11,21 @@ type PathToRegexp = (path: string, options?: object) => unknown;
 const MAX_PATTERNS = 1000;
 
 const validatorRequire = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
-const pathToRegexpModule = validatorRequire('path-to-regexp') as { pathToRegexp: PathToRegexp };
+// The validator's own copy of path-to-regexp, loaded by require: untyped (any), so its one export is named here.
+const pathToRegexpModule: { pathToRegexp: PathToRegexp } = validatorRequire('path-to-regexp');
 
 export function memoiseRoutePatterns(): void {
-  const compile = pathToRegexpModule.pathToRegexp as PathToRegexp & { memoised?: true };
-  if (compile.memoised) return;
+  const compile = pathToRegexpModule.pathToRegexp;
+  // Marked on the function itself: every app of the process (and every copy of this module) sees it.
+  if ('memoised' in compile) return;
   // Per template: the options it was compiled with (the four that path-to-regexp 8's pathToRegexp reads; it
   // ignores any other) and the result. Compared field by field: cheaper than building a key per call.
   const patterns = new Map<string, { flags: unknown[]; pattern: unknown }>();
   const flagsOf = (options: object | undefined) => {
-    const o = (options ?? {}) as Record<string, unknown>;
+    const o: Record<string, unknown> = { ...options };
     return [o.sensitive, o.end, o.trailing, o.delimiter];
   };
-  const memoised: PathToRegexp & { memoised?: true } = (path, options) => {
+  const memoised: PathToRegexp = (path, options) => {
     if (typeof path !== 'string') return compile(path, options);
     const flags = flagsOf(options);
     const known = patterns.get(path);
@@ -33,8 +35,7 @@ export function memoiseRoutePatterns(): void {
     patterns.set(path, { flags, pattern });
     return pattern;
   };
-  memoised.memoised = true;
-  pathToRegexpModule.pathToRegexp = memoised;
+  pathToRegexpModule.pathToRegexp = Object.assign(memoised, { memoised: true });
 }
 
 /** The compiler the validator calls (tests check it is the memoised one). */

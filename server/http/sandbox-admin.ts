@@ -1,11 +1,12 @@
 // The sandbox routes of the admin API (`/admin/v1/sandbox/…`): thin handlers over domain/sandbox. Each
 // addresses its resource by id alone, as the admin API does, and answers 404 while the sandbox is off.
 import type { AdminOperationId } from '../../generated/operations.js';
-import { isAdvanceable, OffsetClock } from '../clock.js';
-import { contactNotFound } from '../domain/contacts/contacts.js';
+import { isAdvanceable } from '../clock.js';
+import { connectionById } from '../domain/console/connections.js';
+import { accountOfContact, getContact } from '../domain/contacts/contacts.js';
 import { contactViewOf } from '../domain/contacts/view.js';
-import { conversationNotFound, conversationViewOf, messageNotFound } from '../domain/messaging/conversations.js';
-import type { InboundInput } from '../domain/messaging/inbound.js';
+import { accountOfMessage, conversationById, conversationViewOf } from '../domain/messaging/conversations.js';
+import type { InboundInput, InboundResult } from '../domain/messaging/inbound.js';
 import { storeReceivedMedia } from '../domain/messaging/media.js';
 import { messageView } from '../domain/messaging/views.js';
 import {
@@ -19,19 +20,12 @@ import {
   contactTapsButton,
   contactWrites,
   makeSamePerson,
+  sandboxClockView,
   sandboxDisabled,
 } from '../domain/sandbox/actions.js';
 import { arrangeSendOutcome, clearSendOutcomes } from '../domain/sandbox/outcomes.js';
-import { notFound } from '../errors.js';
-import { mediaStorage } from '../media/storage.js';
-import { findConnectionById } from '../store/console.js';
-import { findContact, findContactAccountById } from '../store/contacts.js';
-import { findConversationById, findMessageAccountById, type ConversationRow } from '../store/messaging.js';
-import { apiTimestamp } from '../store/timestamps.js';
-import type { AdminHandler, AdminHandlerInput } from './admin.js';
 import { publicBaseUrl } from './base-url.js';
-import type { AppContext } from './context.js';
-import type { InboundResult } from '../domain/messaging/inbound.js';
+import type { AdminHandler, AdminHandlerInput } from './context.js';
 
 type SandboxOperationId = Extract<AdminOperationId, `${string}Sandbox${string}`>;
 
@@ -42,30 +36,6 @@ const sandbox =
     if (!input.app.config.sandboxEnabled) throw sandboxDisabled();
     return handler(input);
   };
-
-async function accountOfMessage(app: AppContext, messageId: string): Promise<string> {
-  const accountId = await findMessageAccountById(app.database.db, messageId);
-  if (!accountId) throw messageNotFound();
-  return accountId;
-}
-
-async function connectionOf(app: AppContext, connectionId: string) {
-  const connection = await findConnectionById(app.database.db, connectionId);
-  if (!connection) throw notFound('No such connection.');
-  return connection;
-}
-
-async function conversationById(app: AppContext, conversationId: string): Promise<ConversationRow> {
-  const conversation = await findConversationById(app.database.db, conversationId);
-  if (!conversation) throw conversationNotFound();
-  return conversation;
-}
-
-async function contactView(app: AppContext, accountId: string, contactId: string) {
-  const row = await findContact(app.database.db, accountId, contactId);
-  if (!row) throw contactNotFound();
-  return contactViewOf(app.database.db, accountId, row);
-}
 
 async function inboundView(
   input: Pick<AdminHandlerInput<'sendSandboxInbound'>, 'app' | 'req'>,
@@ -82,30 +52,17 @@ async function inboundView(
   };
 }
 
-/** The sandbox clock: the service clock, which an OffsetClock (or a test's ManualClock) lets advance. */
-function clockView(app: AppContext) {
-  const now = app.clock.now();
-  return {
-    now: apiTimestamp(now),
-    // The clock only moves forward; a test's ManualClock stands still while real time passes (never negative).
-    offset_seconds:
-      app.clock instanceof OffsetClock
-        ? Math.round(app.clock.offsetSeconds())
-        : Math.max(0, Math.round((now.getTime() - Date.now()) / 1000)),
-  };
-}
-
 export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id> } = {
   sendSandboxInbound: sandbox(async (input) => {
     const { app, params } = input;
     const b = input.body;
-    const connection = await connectionOf(app, params.connectionId);
+    const connection = await connectionById(app.database.db, params.connectionId);
     const attachment = b.attachment;
     // The sandbox makes a file of the size given: what a real channel would hand over. Stored only once the
     // message passes the checks.
     const storeAttachment = attachment
       ? async () => {
-          const media = await storeReceivedMedia(app.database.db, mediaStorage(app), app.clock, connection.account_id, {
+          const media = await storeReceivedMedia(app.database.db, app.storage, app.clock, connection.account_id, {
             content_type: attachment.content_type,
             filename: attachment.filename ?? null,
             bytes: Buffer.alloc(attachment.size, 0x2a),
@@ -137,7 +94,7 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
   }),
   sendSandboxButtonTap: sandbox(async (input) => {
     const { app, params } = input;
-    const accountId = await accountOfMessage(app, params.messageId);
+    const accountId = await accountOfMessage(app.database.db, params.messageId);
     const { button_id } = input.body;
     const result = await contactTapsButton(
       app.database.db,
@@ -151,7 +108,7 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
   }),
   updateSandboxReaction: sandbox(async (input) => {
     const { app, params } = input;
-    const accountId = await accountOfMessage(app, params.messageId);
+    const accountId = await accountOfMessage(app.database.db, params.messageId);
     const { emoji } = input.body;
     const base = publicBaseUrl(app, input.req);
     const row = await contactReacts(app.database.db, app.clock, accountId, params.messageId, emoji, base);
@@ -159,14 +116,14 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
   }),
   deleteSandboxReaction: sandbox(async (input) => {
     const { app, params } = input;
-    const accountId = await accountOfMessage(app, params.messageId);
+    const accountId = await accountOfMessage(app.database.db, params.messageId);
     const base = publicBaseUrl(app, input.req);
     const row = await contactReacts(app.database.db, app.clock, accountId, params.messageId, null, base);
     return { status: 200, body: messageView(row, base) };
   }),
   updateSandboxMessage: sandbox(async (input) => {
     const { app, params } = input;
-    const accountId = await accountOfMessage(app, params.messageId);
+    const accountId = await accountOfMessage(app.database.db, params.messageId);
     const { text } = input.body;
     const base = publicBaseUrl(app, input.req);
     const row = await contactEdits(app.database.db, app.clock, accountId, params.messageId, text, base);
@@ -174,14 +131,14 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
   }),
   deleteSandboxMessage: sandbox(async (input) => {
     const { app, params } = input;
-    const accountId = await accountOfMessage(app, params.messageId);
+    const accountId = await accountOfMessage(app.database.db, params.messageId);
     const base = publicBaseUrl(app, input.req);
     const row = await contactDeletes(app.database.db, app.clock, accountId, params.messageId, base);
     return { status: 200, body: messageView(row, base) };
   }),
   createSandboxFailure: sandbox(async (input) => {
     const { app, params } = input;
-    const accountId = await accountOfMessage(app, params.messageId);
+    const accountId = await accountOfMessage(app.database.db, params.messageId);
     const b = input.body ?? {};
     const base = publicBaseUrl(app, input.req);
     const failure = { provider_code: b.provider_code ?? null, provider_message: b.provider_message ?? null };
@@ -189,40 +146,38 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
     return { status: 200, body: messageView(row, base) };
   }),
   addSandboxSendOutcome: sandbox(async ({ app, params, body }) => {
-    const connection = await connectionOf(app, params.connectionId);
+    const connection = await connectionById(app.database.db, params.connectionId);
     const arranged = await arrangeSendOutcome(app.database.db, app.clock, connection, body);
     return { status: 201, body: arranged };
   }),
   clearSandboxSendOutcomes: sandbox(async ({ app, params }) => {
-    const connection = await connectionOf(app, params.connectionId);
+    const connection = await connectionById(app.database.db, params.connectionId);
     await clearSendOutcomes(app.database.db, connection);
     return { status: 200, body: { queued: 0 } };
   }),
   updateSandboxContact: sandbox(async ({ app, params, body }) => {
-    const accountId = await findContactAccountById(app.database.db, params.contactId);
-    if (!accountId) throw contactNotFound();
+    const accountId = await accountOfContact(app.database.db, params.contactId);
     const { blocked_from_automations } = body;
     await blockContact(app.database.db, accountId, params.contactId, blocked_from_automations);
-    return { status: 200, body: await contactView(app, accountId, params.contactId) };
+    return { status: 200, body: await getContact(app.database.db, accountId, params.contactId) };
   }),
   addSandboxSamePerson: sandbox(async ({ app, params, body }) => {
-    const accountId = await findContactAccountById(app.database.db, params.contactId);
-    if (!accountId) throw contactNotFound();
+    const accountId = await accountOfContact(app.database.db, params.contactId);
     const { contact_id } = body;
     await makeSamePerson(app.database.db, accountId, params.contactId, contact_id);
     const contacts = [
-      await contactView(app, accountId, params.contactId),
-      await contactView(app, accountId, contact_id),
+      await getContact(app.database.db, accountId, params.contactId),
+      await getContact(app.database.db, accountId, contact_id),
     ];
     return { status: 200, body: { contacts } };
   }),
   updateSandboxConversation: sandbox(async ({ app, params, body }) => {
-    const conversation = await conversationById(app, params.conversationId);
+    const conversation = await conversationById(app.database.db, params.conversationId);
     await changeConversation(app.database.db, app.clock, conversation.account_id, conversation.id, {
       ...(body.read !== undefined ? { read: body.read } : {}),
       ...(body.unread !== undefined ? { unread: body.unread } : {}),
     });
-    const fresh = await conversationById(app, conversation.id);
+    const fresh = await conversationById(app.database.db, conversation.id);
     return {
       status: 200,
       body: await conversationViewOf(app.database.db, app.clock, conversation.account_id, fresh),
@@ -230,7 +185,7 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
   }),
   createSandboxNativeMessage: sandbox(async (input) => {
     const { app, params } = input;
-    const conversation = await conversationById(app, params.conversationId);
+    const conversation = await conversationById(app.database.db, params.conversationId);
     const { text } = input.body;
     const base = publicBaseUrl(app, input.req);
     const row = await accountWritesInApp(
@@ -243,11 +198,11 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
     );
     return { status: 201, body: messageView(row, base) };
   }),
-  getSandboxClock: sandbox(async ({ app }) => ({ status: 200, body: clockView(app) })),
+  getSandboxClock: sandbox(async ({ app }) => ({ status: 200, body: sandboxClockView(app.clock) })),
   updateSandboxClock: sandbox(async ({ app, body }) => {
     // main.ts gives the service an OffsetClock and tests a ManualClock: both advance.
     if (!isAdvanceable(app.clock)) throw new Error('the service clock cannot be advanced');
     app.clock.advance(body.advance_seconds * 1000);
-    return { status: 200, body: clockView(app) };
+    return { status: 200, body: sandboxClockView(app.clock) };
   }),
 };

@@ -10,6 +10,18 @@ type Node = Record<string, unknown>;
 
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null;
 
+/** The bundled spec as a JSON document, a new copy per call. */
+export function specDocument(): Node {
+  const doc: unknown = JSON.parse(readFileSync(bundledSpecPath, 'utf8'));
+  if (!isNode(doc)) throw new Error(`${bundledSpecPath} is not a JSON object`);
+  return doc;
+}
+
+/** The top of an OpenAPI document as the validator's type asks for it; the rest is the validator's to read. */
+function isApiSpec(doc: Node): doc is Node & ApiSpec {
+  return typeof doc.openapi === 'string' && isNode(doc.info) && isNode(doc.paths);
+}
+
 /**
  * The bundled spec as the request validators read it: every query parameter `allowReserved`.
  *
@@ -20,9 +32,6 @@ const isNode = (value: unknown): value is Node => typeof value === 'object' && v
  * what the handlers get. The published spec keeps the default, so clients are still told to encode.
  * A new copy per call: the validator bundles the document it is given in place.
  */
-/** The bundled spec as a JSON document, a new copy per call. */
-export const specDocument = (): Node => JSON.parse(readFileSync(bundledSpecPath, 'utf8')) as Node;
-
 export function validatorSpec(): ApiSpec {
   const doc = specDocument();
   const parameters: unknown[] = [];
@@ -31,8 +40,9 @@ export function validatorSpec(): ApiSpec {
   for (const item of Object.values(isNode(doc.paths) ? doc.paths : {})) {
     if (!isNode(item)) continue;
     for (const holder of [item, ...Object.values(item)])
-      if (isNode(holder) && Array.isArray(holder.parameters)) parameters.push(...(holder.parameters as unknown[]));
+      if (isNode(holder) && Array.isArray(holder.parameters)) parameters.push(...holder.parameters);
   }
   for (const parameter of parameters) if (isNode(parameter) && parameter.in === 'query') parameter.allowReserved = true;
-  return doc as unknown as ApiSpec;
+  if (!isApiSpec(doc)) throw new Error(`${bundledSpecPath} is not an OpenAPI document`);
+  return doc;
 }

@@ -12,23 +12,22 @@ import {
   PRUNE_JOB,
   STOP_RUNS_JOB,
 } from '../job-kinds.js';
-import { targetPolicy, type TargetPolicy } from '../webhooks/targets.js';
+import type { TargetPolicy } from '../webhooks/targets.js';
 import { JobRegistry } from './registry.js';
 import { JOB_RETRY_SCHEDULES } from '../retries.js';
 import type { ChannelProvider } from '../channels/provider.js';
-import { SandboxProvider } from '../channels/sandbox.js';
 import { runAdvanceJob, runStopRunsJob } from '../engine/runs.js';
 import { runInboundJob } from '../engine/triggers.js';
 
 export interface JobDeps {
   /** The webhook settings (dev targets, in-flight limit, pacing): their defaults live in config.ts only. */
   config: Pick<Config, 'webhookDevTargets' | 'webhookMaxInFlight' | 'webhookPacePerMinute' | 'runsPerContactPerHour'>;
-  /** The channel layer automations send through; the sandbox when absent. */
-  provider?: ChannelProvider;
-  /** The URL rules at send; default `targetPolicy(config)`. Tests pass a resolver or a CA. */
-  webhookTargets?: TargetPolicy;
+  /** The channel layer automations send through (server/services.ts). */
+  provider: ChannelProvider;
+  /** The URL rules at send (server/services.ts). Tests pass a resolver or a CA. */
+  webhookTargets: TargetPolicy;
   /** The service's public base URL, for the attachment URLs of message events. */
-  baseUrl?: string;
+  baseUrl: string;
   /** The webhook answer deadline; default 10 s. */
   webhookTimeoutMs?: number;
 }
@@ -36,15 +35,15 @@ export interface JobDeps {
 export function createJobRegistry(deps: JobDeps): JobRegistry {
   const config = deps.config;
   const delivery: DeliveryDeps = {
-    targets: deps.webhookTargets ?? targetPolicy(config),
-    baseUrl: deps.baseUrl ?? 'http://127.0.0.1',
+    targets: deps.webhookTargets,
+    baseUrl: deps.baseUrl,
     maxInFlight: config.webhookMaxInFlight,
     pacePerMinute: config.webhookPacePerMinute,
     ...(deps.webhookTimeoutMs !== undefined ? { timeoutMs: deps.webhookTimeoutMs } : {}),
   };
   const engine = {
-    provider: deps.provider ?? new SandboxProvider(),
-    baseUrl: deps.baseUrl ?? 'http://127.0.0.1',
+    provider: deps.provider,
+    baseUrl: deps.baseUrl,
     runsPerContactPerHour: config.runsPerContactPerHour,
   };
   return (

@@ -101,19 +101,3 @@ export class LocalDiskStorage implements MediaStorage {
 function isMissing(error: unknown): boolean {
   return typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT';
 }
-
-const defaults = new WeakMap<object, MediaStorage>();
-
-/**
- * The storage of an app: the one it was given, else `LocalDiskStorage` on `DATA_DIR/media` (one instance
- * per app, shared by the routes and the transfer links).
- */
-export function mediaStorage(ctx: { storage?: MediaStorage | undefined; config: { dataDir: string } }): MediaStorage {
-  if (ctx.storage) return ctx.storage;
-  let storage = defaults.get(ctx);
-  if (!storage) {
-    storage = new LocalDiskStorage(join(ctx.config.dataDir, 'media'));
-    defaults.set(ctx, storage);
-  }
-  return storage;
-}

@@ -51,7 +51,7 @@ export function engineHarness(engine: Parameters<typeof startTestApp>[0], env: R
     h.worker = new JobWorker({
       db: h.t.database.db,
       clock: h.t.clock,
-      registry: createJobRegistry({ config: h.t.config }),
+      registry: createJobRegistry({ config: h.t.config, baseUrl: h.t.baseUrl, ...h.t.services }),
       pollIntervalMs: 5,
     });
   });

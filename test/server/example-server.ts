@@ -31,7 +31,7 @@ export function exampleServer(engine: Engine, adminToken: string, name: string):
     x.worker = new JobWorker({
       db: x.t.database.db,
       clock: x.t.clock,
-      registry: createJobRegistry({ config: x.t.config, baseUrl: x.t.baseUrl }),
+      registry: createJobRegistry({ config: x.t.config, baseUrl: x.t.baseUrl, ...x.t.services }),
       pollIntervalMs: 5,
     });
     x.worker.start();

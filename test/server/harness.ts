@@ -13,12 +13,12 @@ import { ManualClock } from '../../server/clock.js';
 import { loadConfig, type Config } from '../../server/config.js';
 import { createAccount } from '../../server/domain/accounts/accounts.js';
 import { createApiKey, SCOPES, type Scope, type ValidityDays } from '../../server/domain/accounts/keys.js';
-import { createApp } from '../../server/http/app.js';
-import type { AdminHandlers } from '../../server/http/admin.js';
-import type { Handlers } from '../../server/http/context.js';
-import type { IdempotencyOptions } from '../../server/http/idempotency.js';
+import { adminHandlers as allAdminHandlers } from '../../server/http/admin.js';
+import { createApp, type AppRoutes } from '../../server/http/app.js';
+import type { AdminHandlers, Handlers, IdempotencyOptions } from '../../server/http/context.js';
 import { rateLimiterFor, type RateLimiter } from '../../server/http/rate-limit.js';
-import { handlers as allHandlers } from '../../server/http/routes/index.js';
+import { handlers as allHandlers, replayers } from '../../server/http/routes/index.js';
+import { createServices, type Services } from '../../server/services.js';
 import { migratedPGliteTemplate, openDatabase, type Database, type Engine } from '../../server/store/database.js';
 
 /** The engines this run tests on. */
@@ -86,6 +86,8 @@ export interface TestApp {
   database: Database;
   clock: ManualClock;
   config: Config;
+  /** The services the app was built with, for the job workers a test runs beside it (as main.ts shares them). */
+  services: Services;
   /** Set on PostgreSQL: the test database's URL. */
   databaseUrl?: string;
   /** A new account with a key holding `scopes` (default: every scope). */
@@ -105,6 +107,13 @@ export interface TestCaller {
   ): Promise<Response>;
 }
 
+/** The routes of the app: the real ones, or the handlers a test gives. */
+export const appRoutes = (handlers: Handlers = allHandlers): AppRoutes => ({
+  handlers,
+  replayers,
+  adminHandlers: allAdminHandlers,
+});
+
 export async function startTestApp(
   engine: Engine,
   options: {
@@ -113,6 +122,8 @@ export async function startTestApp(
     adminHandlers?: AdminHandlers;
     rateLimiter?: RateLimiter;
     idempotency?: IdempotencyOptions;
+    /** Services to use instead of the real ones (a broken storage, a stub resolver). */
+    services?: Partial<Services>;
     env?: NodeJS.ProcessEnv;
     /** Another app on the same database and clock, like a second server process (its own pool on PostgreSQL). */
     sameDatabaseAs?: TestApp;
@@ -134,6 +145,8 @@ export async function startTestApp(
   });
   // As main.ts: shared counts on PostgreSQL, one in-memory count per embedded database (and its second apps).
   const rateLimiter = options.rateLimiter ?? rateLimiterFor(database);
+  // As main.ts: the services built once, shared by the app and the workers a test starts (`services`).
+  const services = createServices(config, options.services);
   const app = createApp(
     {
       config,
@@ -141,10 +154,10 @@ export async function startTestApp(
       clock,
       logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
       rateLimiter,
+      ...services,
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
     },
-    options.handlers ?? allHandlers,
-    options.adminHandlers,
+    { ...appRoutes(options.handlers), ...(options.adminHandlers ? { adminHandlers: options.adminHandlers } : {}) },
   );
   const server: Server = await new Promise((ok) => {
     const s = app.listen(0, '127.0.0.1', () => ok(s));
@@ -156,6 +169,7 @@ export async function startTestApp(
     database,
     clock,
     config,
+    services,
     ...(url ? { databaseUrl: url } : {}),
     async account({ scopes = SCOPES, validityDays = 90 } = {}) {
       n += 1;

@@ -18,9 +18,8 @@ import { createApiKey } from '../../server/domain/accounts/keys.js';
 import { findMediaInfo, mediaContentLink, storeReceivedMedia } from '../../server/domain/messaging/media.js';
 import { createApp } from '../../server/http/app.js';
 import { StoreRateLimiter } from '../../server/http/rate-limit.js';
-import { handlers } from '../../server/http/routes/index.js';
 import { LocalDiskStorage, mediaKey, type MediaStorage } from '../../server/media/storage.js';
-import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import { appRoutes, call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import type { ErrorBody } from './http-helpers.js';
 
 interface Media {
@@ -403,9 +402,10 @@ describe.each(engines)('media on %s', (engine) => {
         clock: t.clock,
         logger: pino({ level: 'silent' }),
         rateLimiter: new StoreRateLimiter(t.database.db),
+        ...t.services,
         storage: new BrokenStorage(),
       },
-      handlers,
+      appRoutes(),
     );
     const server: Server = await new Promise((ok) => {
       const s = app.listen(0, '127.0.0.1', () => ok(s));

@@ -13,7 +13,8 @@ import { answersWithin } from '../../server/http/health.js';
 import { MemoryRateLimiter } from '../../server/http/rate-limit.js';
 import { handlers } from '../../server/http/routes/index.js';
 import { createLogger } from '../../server/logger.js';
-import { call, engines, openTestDatabase, type TestDatabase } from './harness.js';
+import { createServices } from '../../server/services.js';
+import { appRoutes, call, engines, openTestDatabase, type TestDatabase } from './harness.js';
 
 const conversationId = '0b6e1d2c-5f7a-4c1e-9a53-2f1d8f4b7c10';
 const messageText = 'Private words 7f3a: my card ends in 4242';
@@ -37,15 +38,17 @@ async function startLoggedApp(engine: (typeof engines)[number]) {
       throw Object.assign(new Error('insert failed'), { text: (body as { text: string }).text });
     },
   };
+  const config = loadConfig({ APP_ENV: 'test', KEY_CACHE_SECONDS: '0' });
   const app = createApp(
     {
-      config: loadConfig({ APP_ENV: 'test', KEY_CACHE_SECONDS: '0' }),
+      config,
       database: testDb.database,
       clock,
       logger,
       rateLimiter: new MemoryRateLimiter(),
+      ...createServices(config),
     },
-    failing,
+    appRoutes(failing),
   );
   const server: Server = await new Promise((ok) => {
     const s = app.listen(0, '127.0.0.1', () => ok(s));
@@ -193,15 +196,17 @@ describe.each(engines)('observability on %s', (engine) => {
 describe.each(engines)('readiness on %s', (engine) => {
   it('GET /readyz answers 503 when the database does not answer, /healthz still 200', async () => {
     const testDb = await openTestDatabase(engine);
+    const config = loadConfig({ APP_ENV: 'test' });
     const app = createApp(
       {
-        config: loadConfig({ APP_ENV: 'test' }),
+        config,
         database: testDb.database,
         clock: new ManualClock(),
         logger: createLogger('silent'),
         rateLimiter: new MemoryRateLimiter(),
+        ...createServices(config),
       },
-      handlers,
+      appRoutes(),
     );
     const server: Server = await new Promise((ok) => {
       const s = app.listen(0, '127.0.0.1', () => ok(s));

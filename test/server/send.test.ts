@@ -102,7 +102,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
     worker = new JobWorker({
       db: t.database.db,
       clock: t.clock,
-      registry: createJobRegistry({ config: t.config }),
+      registry: createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services }),
       pollIntervalMs: 5,
     });
   });

@@ -77,7 +77,7 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
   function countingWorker(pollIntervalMs: number) {
     const statements = new StatementCounter();
     const attempts = { count: 0 };
-    const real = createJobRegistry({ config: t.config, baseUrl: t.baseUrl });
+    const real = createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services });
     const registry = new JobRegistry().register(DELIVER_JOB, {
       run: (job, ctx) => {
         attempts.count++;

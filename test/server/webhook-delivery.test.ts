@@ -99,7 +99,7 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
   const deliverJobs = () => db.selectFrom('jobs').selectAll().where('kind', '=', DELIVER_JOB).execute();
 
   function worker(options: { deps?: Partial<JobDeps>; concurrency?: number; leaseMs?: number } = {}) {
-    const registry = createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...options.deps });
+    const registry = createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services, ...options.deps });
     return new JobWorker({
       db,
       clock: t.clock,

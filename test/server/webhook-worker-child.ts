@@ -4,15 +4,19 @@ import { ManualClock } from '../../server/clock.js';
 import { loadConfig } from '../../server/config.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/worker.js';
+import { createServices } from '../../server/services.js';
 import { openDatabase } from '../../server/store/database.js';
 
+// The service's settings, as main.ts reads them, with what the test needs.
+const config = loadConfig({ WEBHOOK_DEV_TARGETS: 'true', WEBHOOK_PACE_PER_MINUTE: '0' });
 const database = await openDatabase({ engine: 'postgres', url: process.env.CHILD_DATABASE_URL!, poolSize: 6 });
 const worker = new JobWorker({
   db: database.db,
   clock: new ManualClock(process.env.CHILD_NOW!),
   registry: createJobRegistry({
-    // The service's settings, as main.ts reads them, with what the test needs.
-    config: loadConfig({ WEBHOOK_DEV_TARGETS: 'true', WEBHOOK_PACE_PER_MINUTE: '0' }),
+    config,
+    ...createServices(config),
+    baseUrl: 'http://127.0.0.1',
     webhookTimeoutMs: 120_000,
   }),
   concurrency: 5,

@@ -188,6 +188,13 @@ export async function changeConnection(
   });
 }
 
+/** A connection named by id alone (the admin API), of whichever account; 404 when there is none. */
+export async function connectionById(db: Kysely<DB>, connectionId: string): Promise<ConnectionRow> {
+  const connection = await findConnectionById(db, connectionId);
+  if (!connection) throw notFound('No such connection.');
+  return connection;
+}
+
 /** A connection as `GET /v1/connections` lists it (the public Connection schema). */
 export function connectionView(row: ConnectionRow) {
   return {

@@ -14,6 +14,7 @@ import {
   dropContactData,
   findActiveTagsByIds,
   findContact,
+  findContactAccountById,
   insertContact,
   insertContactUnlessPhoneKnown,
   selectContactsPage,
@@ -77,6 +78,13 @@ export async function getContact(db: Kysely<DB>, accountId: string, contactId: s
   const row = await findContact(db, accountId, contactId);
   if (!row) throw contactNotFound();
   return contactViewOf(db, accountId, row);
+}
+
+/** The account of a contact named by id alone (the admin API), deleted contacts included; 404 when there is none. */
+export async function accountOfContact(db: Kysely<DB>, contactId: string): Promise<string> {
+  const accountId = await findContactAccountById(db, contactId);
+  if (!accountId) throw contactNotFound();
+  return accountId;
 }
 
 // ------------------------------------------------------------------------------------- POST /v1/contacts

@@ -9,8 +9,10 @@ import {
   conversationsWithUnread,
   ensureConversation,
   findConversation,
+  findConversationById,
   findConversationOfContact,
   findMessage,
+  findMessageAccountById,
   selectConversationsPage,
   selectMessagesPage,
   type ConversationRow,
@@ -46,6 +48,20 @@ export function openConversation(
 
 export const conversationNotFound = () => notFound('No such conversation.');
 export const messageNotFound = () => notFound('No such message.');
+
+/** A conversation named by id alone (the admin API), of whichever account; 404 when there is none. */
+export async function conversationById(db: Kysely<DB>, conversationId: string): Promise<ConversationRow> {
+  const conversation = await findConversationById(db, conversationId);
+  if (!conversation) throw conversationNotFound();
+  return conversation;
+}
+
+/** The account of a message named by id alone (the admin API); 404 when there is none. */
+export async function accountOfMessage(db: Kysely<DB>, messageId: string): Promise<string> {
+  const accountId = await findMessageAccountById(db, messageId);
+  if (!accountId) throw messageNotFound();
+  return accountId;
+}
 
 /** The view of one conversation (conversationViews answers one view per row). */
 export async function conversationViewOf(

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { INBOUND_MESSAGE_JOB } from '../../job-kinds.js';
 import { enqueue } from '../../store/jobs.js';
 import type { Kysely } from 'kysely';
-import type { Clock } from '../../clock.js';
+import { OffsetClock, type Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { findConnection, type ConnectionRow } from '../../store/console.js';
 import { findContact, updateContact, type ContactRow } from '../../store/contacts.js';
@@ -391,3 +391,16 @@ export async function accountWritesInApp(
 }
 
 export const sandboxDisabled = () => new ApiError(404, 'not_found', 'The sandbox is off on this service.');
+
+/** The sandbox clock: the service clock, which an OffsetClock (or a test's ManualClock) lets advance. */
+export function sandboxClockView(clock: Clock) {
+  const now = clock.now();
+  return {
+    now: apiTimestamp(now),
+    // The clock only moves forward; a test's ManualClock stands still while real time passes (never negative).
+    offset_seconds:
+      clock instanceof OffsetClock
+        ? Math.round(clock.offsetSeconds())
+        : Math.max(0, Math.round((now.getTime() - Date.now()) / 1000)),
+  };
+}

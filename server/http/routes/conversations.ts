@@ -6,7 +6,6 @@ import {
   listMessages,
   type ConversationListQuery,
 } from '../../domain/messaging/conversations.js';
-import { SandboxProvider } from '../../channels/sandbox.js';
 import { sendMessage } from '../../domain/messaging/send.js';
 import { publicBaseUrl } from '../base-url.js';
 import type { Handlers } from '../context.js';
@@ -56,8 +55,6 @@ export const conversationHandlers: Handlers = {
   }),
 };
 
-const sandbox = new SandboxProvider();
-
 export const sendHandlers: Handlers = {
   sendMessage: async ({ req, app, caller, params, body }) => ({
     status: 201,
@@ -65,7 +62,7 @@ export const sendHandlers: Handlers = {
       {
         db: app.database.db,
         clock: app.clock,
-        provider: app.provider ?? sandbox,
+        provider: app.provider,
         baseUrl: publicBaseUrl(app, req),
         logger: app.logger,
       },

@@ -1,7 +1,6 @@
 // Every handler of the public API, by operationId. An operation without a handler answers 501. And the
 // replayers of the operations whose Idempotency-Key replay shows the resource as it is now (../idempotency.ts).
-import type { Handlers } from '../context.js';
-import type { Replayers } from '../idempotency.js';
+import type { Handlers, Replayers } from '../context.js';
 import { accountHandlers } from './account.js';
 import { connectionHandlers } from './connections.js';
 import { contactHandlers } from './contacts.js';

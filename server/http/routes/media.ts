@@ -2,7 +2,6 @@
 // GET /v1/media/{mediaId}/content (302 to a pre-signed download link). The rules live in
 // domain/messaging/media.ts; the upload and download links themselves are served by ../media-links.ts.
 import { createMedia, mediaContentLink } from '../../domain/messaging/media.js';
-import { mediaStorage } from '../../media/storage.js';
 import { publicBaseUrl } from '../base-url.js';
 import type { Handlers } from '../context.js';
 
@@ -25,7 +24,7 @@ export const mediaHandlers: Handlers = {
     headers: {
       Location: await mediaContentLink(
         app.database.db,
-        mediaStorage(app),
+        app.storage,
         app.clock,
         caller.account.id,
         params.mediaId,

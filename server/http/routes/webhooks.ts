@@ -19,15 +19,13 @@ import {
   type WebhookDeps,
 } from '../../domain/webhooks/endpoints.js';
 import { sendTestEvent } from '../../domain/webhooks/test-event.js';
-import { targetPolicy } from '../../webhooks/targets.js';
-import type { AppContext, Caller, Handlers } from '../context.js';
-import type { Replayers } from '../idempotency.js';
+import type { AppContext, Caller, Handlers, Replayers } from '../context.js';
 import { pageRequest, stringParam } from '../page.js';
 
 const deps = (app: AppContext): WebhookDeps => ({
   db: app.database.db,
   clock: app.clock,
-  targets: app.webhookTargets ?? targetPolicy(app.config),
+  targets: app.webhookTargets,
 });
 
 const keyOf = (caller: Caller): WebhookCaller => ({

@@ -1,0 +1,30 @@
+// The services a server process shares between its API and its job workers, built in one place: main.ts builds
+// them once per process (and the test harness once per app), then hands them to the app and to the job registry.
+// Routes and job handlers receive them; none of them picks a default of its own.
+import { join } from 'node:path';
+import type { ChannelProvider } from './channels/provider.js';
+import { SandboxProvider } from './channels/sandbox.js';
+import type { Config } from './config.js';
+import { LocalDiskStorage, type MediaStorage } from './media/storage.js';
+import { targetPolicy, type TargetPolicy } from './webhooks/targets.js';
+
+export interface Services {
+  /** The channel layer messages go out through: the sandbox, which acts like instagram and whatsapp. */
+  provider: ChannelProvider;
+  /** Where media bytes live: a directory, `DATA_DIR/media`. */
+  storage: MediaStorage;
+  /** The webhook URL rules at registration and at send (config.webhookDevTargets). */
+  webhookTargets: TargetPolicy;
+}
+
+/** The services of `config`; `replace` swaps some of them (tests: a broken storage, a stub resolver, a CA). */
+export function createServices(
+  config: Pick<Config, 'dataDir' | 'webhookDevTargets'>,
+  replace: Partial<Services> = {},
+): Services {
+  return {
+    provider: replace.provider ?? new SandboxProvider(),
+    storage: replace.storage ?? new LocalDiskStorage(join(config.dataDir, 'media')),
+    webhookTargets: replace.webhookTargets ?? targetPolicy(config),
+  };
+}
