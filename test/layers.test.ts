@@ -1,107 +1,137 @@
-// The arrows between the server's rooms point one way (server/README.md, "Rules of the house"): every import of
-// every .ts file under server/ is read with the TypeScript parser (type-only imports, re-exports and dynamic
-// import() included) and checked against the rules below.
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
+// The rules of the house (server/README.md, "Rules of the house"), on one reading of the server's source
+// (scripts/lib/house.ts: every import of every .ts file under server/, type-only imports, re-exports, `import()`
+// types and dynamic imports included). Each rule fails with the offending imports, file and line.
+//
+//   main → http → domain → store          the HTTP edge calls use cases; use cases call the store
+//   main → jobs → engine → domain         jobs run the engine; the engine changes other resources through domain
+//   server/blocks/<type>/                 a block kind: its definition (pure, domain reads it), its executor (engine)
+//   nothing imports http but main; store imports no domain; no import cycle; few casts, short functions.
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from './helpers.js';
+import {
+  HOUSE_LIMITS,
+  castsIn,
+  exportedFunctions,
+  importsOf,
+  longFunctionsIn,
+  nonNullsIn,
+  readHouse,
+  type Import,
+} from '../scripts/lib/house.js';
 
-interface Import {
-  /** The importing file, relative to the repository root (`server/…`). */
-  from: string;
-  /** The imported file relative to the repository root, or the package name of a bare specifier. */
-  to: string;
-  /** The names it imports or re-exports (`default`, `*` for a namespace or a dynamic import). */
-  names: string[];
-}
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return tsFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
-/** `./x.js` from server/a/b.ts → server/a/x.ts (the NodeNext spelling of a TypeScript file). */
-function target(file: string, specifier: string): string {
-  if (!specifier.startsWith('.')) return specifier;
-  return relative(repoRoot, resolve(dirname(file), specifier)).replace(/\.js$/, '.ts');
-}
-
-function bindingNames(clause: ts.ImportClause | undefined): string[] {
-  if (!clause) return []; // import './side-effect.js'
-  const names = clause.name ? ['default'] : [];
-  const bindings = clause.namedBindings;
-  if (bindings && ts.isNamespaceImport(bindings)) names.push('*');
-  if (bindings && ts.isNamedImports(bindings))
-    for (const element of bindings.elements) names.push((element.propertyName ?? element.name).text);
-  return names;
-}
-
-function importsOf(file: string): Import[] {
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-  const from = relative(repoRoot, file);
-  const found: Import[] = [];
-  const visit = (node: ts.Node): void => {
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier))
-      found.push({ from, to: target(file, node.moduleSpecifier.text), names: bindingNames(node.importClause) });
-    else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-      const clause = node.exportClause;
-      const names =
-        clause && ts.isNamedExports(clause) ? clause.elements.map((e) => (e.propertyName ?? e.name).text) : ['*'];
-      found.push({ from, to: target(file, node.moduleSpecifier.text), names });
-    } else if (
-      ts.isCallExpression(node) &&
-      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
-      node.arguments[0] &&
-      ts.isStringLiteralLike(node.arguments[0])
-    )
-      found.push({ from, to: target(file, node.arguments[0].text), names: ['*'] });
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return found;
-}
-
-const imports = tsFiles(join(repoRoot, 'server')).flatMap(importsOf);
-
+const house = readHouse();
 const under = (path: string, dir: string) => path.startsWith(`${dir}/`);
-const edge = (i: Import) => `${i.from} → ${i.to}`;
+const at = (i: Import) => `${i.from}:${i.line} → ${i.to} {${i.names.join(', ')}}`;
+const offending = (rule: (i: Import) => boolean) => house.imports.filter(rule).map(at);
 
-describe('the import arrows of server/', () => {
-  it('reads the imports (a parser that found none would pass every rule)', () => {
-    expect(imports.map(edge)).toEqual(
+/** The rooms of the server, and the rooms each may not import. */
+const FORBIDDEN: Record<string, string[]> = {
+  'server/store': ['server/domain', 'server/engine', 'server/jobs', 'server/http', 'server/channels'],
+  'server/domain': ['server/engine', 'server/jobs', 'server/http'],
+  'server/engine': ['server/jobs', 'server/http'],
+  'server/jobs': ['server/http'],
+  'server/channels': ['server/domain', 'server/engine', 'server/jobs', 'server/http'],
+  'server/media': ['server/domain', 'server/engine', 'server/jobs', 'server/http'],
+  'server/webhooks': ['server/domain', 'server/engine', 'server/jobs', 'server/http'],
+};
+
+/** The HTTP handlers: they speak HTTP and call use cases, never the store (the middleware may: auth, rate, idempotency). */
+const isHandler = (path: string) =>
+  under(path, 'server/http/routes') || path === 'server/http/admin.ts' || path === 'server/http/sandbox-admin.ts';
+
+/** What the engine may take from the store besides its own tables: reads and types, never another resource's write. */
+const ENGINE_OWN_TABLES = new Set(['server/store/workflow-runs.ts', 'server/store/jobs.ts', 'server/store/schema.ts']);
+const isReadOrType = (name: string) => /^[A-Z]/.test(name) || /^(find|select|read|count|tagsOf|valuesOf)/.test(name);
+
+describe('the rules of the house', () => {
+  it('reads the source (a parser that found nothing would pass every rule)', () => {
+    expect(house.files.length).toBeGreaterThan(100);
+    expect(house.imports.map((i) => `${i.from} → ${i.to}`)).toEqual(
       expect.arrayContaining([
-        'server/http/app.ts → server/http/idempotency.ts',
         'server/main.ts → server/http/app.ts',
         'server/domain/webhooks/endpoints.ts → server/errors.ts',
+        'server/domain/tags/tags.ts → server/store/tags.ts',
       ]),
     );
+    expect(exportedFunctions('server/store/tags.ts')).toContain('selectTagsPage');
+    // The reader finds what it counts, on a sample that holds one of each.
+    const sample = 'test/fixtures/house-sample.ts';
+    expect(importsOf(sample).map((i) => i.to)).toEqual(['server/clock.ts']); // a type-only import counts
+    expect(castsIn(sample).map((c) => [c.line, c.explained])).toEqual([[8, true]]);
+    expect(nonNullsIn(sample).map((c) => [c.line, c.explained])).toEqual([[6, false]]);
+    expect(longFunctionsIn(sample, 4).map((f) => [f.name, f.lines])).toEqual([['sample', 5]]);
   });
 
-  it('only server/http/ imports from server/http/ (and the process entry, which assembles the app)', () => {
-    const wrong = imports.filter(
-      (i) => under(i.to, 'server/http') && !under(i.from, 'server/http') && i.from !== 'server/main.ts',
-    );
-    expect(wrong.map(edge)).toEqual([]);
+  it('nothing imports server/http but the process entry (server/main.ts), which assembles the app', () => {
+    expect(
+      offending((i) => under(i.to, 'server/http') && !under(i.from, 'server/http') && i.from !== 'server/main.ts'),
+    ).toEqual([]);
   });
 
-  it('server/store/ never imports from server/domain/', () => {
-    const wrong = imports.filter((i) => under(i.from, 'server/store') && under(i.to, 'server/domain'));
-    expect(wrong.map(edge)).toEqual([]);
+  for (const [room, forbidden] of Object.entries(FORBIDDEN))
+    it(`${room}/ imports nothing from ${forbidden.join(', ')}`, () => {
+      expect(offending((i) => under(i.from, room) && forbidden.some((f) => under(i.to, f)))).toEqual([]);
+    });
+
+  it("a block kind's definition (server/blocks/<type>/definition.ts) is pure: validation reads it, so it imports no engine, store or job", () => {
+    const definition = (path: string) => /^server\/blocks\/([^/]+\/)?definition\.ts$/.test(path);
+    const impure = ['server/engine', 'server/store', 'server/jobs', 'server/http', 'server/channels'];
+    expect(offending((i) => definition(i.from) && impure.some((room) => under(i.to, room)))).toEqual([]);
+    expect(house.files.filter(definition).length).toBeGreaterThan(10);
+  });
+
+  it('HTTP handlers (routes, admin, sandbox admin) call domain services, never server/store/', () => {
+    expect(offending((i) => isHandler(i.from) && under(i.to, 'server/store'))).toEqual([]);
+  });
+
+  it('no middleware imports from server/http/routes/: app.ts hands it what it needs', () => {
+    const middleware = (path: string) =>
+      under(path, 'server/http') && !under(path, 'server/http/routes') && path !== 'server/http/app.ts';
+    expect(offending((i) => middleware(i.from) && under(i.to, 'server/http/routes'))).toEqual([]);
+  });
+
+  it('the engine changes other resources only through their domain services (from the store: reads and types)', () => {
+    expect(
+      offending(
+        (i) =>
+          under(i.from, 'server/engine') &&
+          under(i.to, 'server/store') &&
+          !ENGINE_OWN_TABLES.has(i.to) &&
+          !i.names.every(isReadOrType),
+      ),
+    ).toEqual([]);
   });
 
   it('server/domain/ never imports GatewayError: the domain throws ApiError', () => {
-    const wrong = imports.filter((i) => under(i.from, 'server/domain') && i.names.includes('GatewayError'));
-    expect(wrong.map(edge)).toEqual([]);
+    expect(offending((i) => under(i.from, 'server/domain') && i.names.includes('GatewayError'))).toEqual([]);
   });
 
-  it('no middleware imports from server/http/routes/: app.ts hands it what it needs (idempotency.ts, the replayers)', () => {
-    const middleware = (path: string) =>
-      under(path, 'server/http') && !under(path, 'server/http/routes') && path !== 'server/http/app.ts';
-    const wrong = imports.filter((i) => middleware(i.from) && under(i.to, 'server/http/routes'));
-    expect(wrong.map(edge)).toEqual([]);
+  it('no exported function name is both a store and a domain function (an import says which one it gets)', () => {
+    const byName = (dir: string) => {
+      const names = new Map<string, string>();
+      for (const file of house.files.filter((f) => under(f, dir)))
+        for (const name of exportedFunctions(file)) names.set(name, file);
+      return names;
+    };
+    const store = byName('server/store');
+    const domain = byName('server/domain');
+    expect(store.size).toBeGreaterThan(0);
+    expect([...store].filter(([name]) => domain.has(name)).map(([n, f]) => `${n}: ${f} and ${domain.get(n)}`)).toEqual(
+      [],
+    );
+  });
+
+  it('no import cycle in server/, type imports included', () => {
+    expect(house.cycles.map((cycle) => cycle.join(' ↔ '))).toEqual([]);
+  });
+
+  it(`no function in server/ over ${HOUSE_LIMITS.functionLines} lines`, () => {
+    expect(house.longFunctions.map((f) => `${f.file}:${f.line} ${f.name} (${f.lines} lines)`)).toEqual([]);
+  });
+
+  it(`server/engine and server/http hold at most ${HOUSE_LIMITS.casts} casts and ${HOUSE_LIMITS.nonNulls} non-null assertions, each saying why`, () => {
+    const where = (f: { file: string; line: number; text: string }) => `${f.file}:${f.line} ${f.text}`;
+    expect(house.casts.length, house.casts.map(where).join('\n')).toBeLessThanOrEqual(HOUSE_LIMITS.casts);
+    expect(house.nonNulls.length, house.nonNulls.map(where).join('\n')).toBeLessThanOrEqual(HOUSE_LIMITS.nonNulls);
+    expect([...house.casts, ...house.nonNulls].filter((f) => !f.explained).map(where)).toEqual([]);
   });
 });

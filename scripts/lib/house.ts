@@ -211,7 +211,9 @@ export function importCycles(imports: Import[]): string[][] {
 /** Every figure of the house, read from the files as they are now. */
 export function readHouse() {
   const server = sourceFiles('server');
-  const edgeFiles = server.filter((f) => f.startsWith('server/engine/') || f.startsWith('server/http/'));
+  const edgeFiles = server.filter(
+    (f) => f.startsWith('server/engine/') || f.startsWith('server/http/') || f.startsWith('server/blocks/'),
+  );
   const imports = server.flatMap(importsOf);
   return {
     files: server,

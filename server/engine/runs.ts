@@ -446,8 +446,8 @@ async function waitFor(stretch: Stretch, step: Step, result: Waits, messageId: s
   const status = contactWait ? 'waiting' : 'running';
   await recordStep(stretch, step, { status, output: null, messageId, error: null, endedAt: null });
   const until = result.until.toISOString();
-  // The run's last step: the block's own, unless its send left a public reply after it.
-  const waitStep = stretch.stepCount;
+  // The block's own step, not the run's last: a first send of a comment-started run records its public reply after it.
+  const waitStep = step.seq;
   if (result.thenOutput !== undefined) {
     stretch.pendingTap = { step: waitStep, nodeId: step.nodeId, messageId, until };
     await scheduleAdvance(tx, deps, stretch.run, { kind: 'expire', step: waitStep }, result.until);

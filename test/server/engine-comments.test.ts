@@ -169,6 +169,52 @@ describe.each(engines)('comment-started runs and the window on %s', (engine) => 
     );
   });
 
+  it('a question sent as the private reply waits on its own step: the public reply recorded after it does not take its place', async () => {
+    const { me, connection, writes, trigger } = await instagram();
+    const workflowId = await publish(
+      me,
+      connection.id,
+      {
+        nodes: {
+          root: { type: 'root', data: { next: ['ask'] } },
+          ask: {
+            type: 'question',
+            data: { text: 'Qual tamanho?', answer_type: 'any', answer_field: '', next: ['thanks'] },
+          },
+          thanks: say('Anotado!'),
+        },
+      },
+      { ...trigger, events: ['comment'] },
+      'Pergunta',
+      'instagram',
+    );
+    await writes('Quero', { type: 'comment', post: { id: '1790006', type: 'feed' } });
+    const waiting = await onlyRun(me, workflowId);
+    expect(waiting.status).toBe('waiting');
+    expect(waiting.steps.map((s) => [s.node_id, s.type, s.status])).toEqual([
+      ['root', 'root', 'completed'],
+      ['ask', 'question', 'waiting'],
+      [null, 'public_reply', 'completed'],
+    ]);
+    await writes('M');
+    await drain();
+    const run = await onlyRun(me, workflowId);
+    expect(run.status).toBe('completed');
+    expect(run.steps.map((s) => [s.node_id, s.type, s.status, s.output])).toEqual([
+      ['root', 'root', 'completed', 0],
+      ['ask', 'question', 'completed', 0],
+      [null, 'public_reply', 'completed', waiting.steps[2]!.output],
+      ['thanks', 'message', 'completed', 0],
+    ]);
+    expect(await sent(me)).toEqual(
+      expect.arrayContaining([
+        ['comment_dm_reply', 'Qual tamanho?'],
+        ['comment_reply', 'Veja o direct!'],
+        ['message', 'Anotado!'],
+      ]),
+    );
+  });
+
   it('a message after a sleep goes while the window is still open', async () => {
     const { me, connection, writes } = await instagram();
     const workflowId = await publish(
