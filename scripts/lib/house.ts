@@ -225,7 +225,7 @@ export function readHouse() {
   };
 }
 
-/** The limits issue 21 set: casts and non-null assertions in server/engine and server/http together. */
+/** The limits issue 21 set: casts and non-null assertions in server/engine (with the block kinds it runs, server/blocks) and server/http together. */
 export const HOUSE_LIMITS = { casts: 10, nonNulls: 5, functionLines: 80 } as const;
 
 /** The exported functions of `file`: function declarations and consts holding a function. */
