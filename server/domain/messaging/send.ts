@@ -8,7 +8,7 @@
 // stores the message too (it went out), so the conversation shows it when the partner checks.
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
-import type { ChannelProvider, DeliveryResult } from '../../channels/provider.js';
+import type { ChannelProvider, DeliveryResult, OutboundContent } from '../../channels/provider.js';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { ApiKeyRow } from '../../store/accounts.js';
@@ -19,7 +19,7 @@ import { findConversation, type ConversationRow, type MessageRow } from '../../s
 import type { DB } from '../../store/schema.js';
 import { conversationNotFound } from './conversations.js';
 import { findMediaInfo } from './media.js';
-import { checkSend, type OutboundContent } from './send-rules.js';
+import { checkSend } from './send-rules.js';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
 import { recordOutbound, type OutboundMessage } from './outbound.js';
 import { messageView, replyWindow, type MessageView } from './views.js';
