@@ -368,9 +368,9 @@ export async function ensurePruneJob(db: Kysely<DB>, clock: Clock): Promise<void
 }
 
 /**
- * Deletes deliveries older than 7 days, the outbox events no delivery refers to any more, and stale pacing
- * counters, then enqueues the next run an hour later,
- * leaving exactly one waiting (a second one, from two processes starting at once, is removed).
+ * Deletes deliveries older than 7 days, the outbox events no delivery refers to any more, stale pacing counters
+ * and automation runs ended over 90 days ago, then enqueues the next run an hour later, leaving exactly one
+ * waiting (a second one, from two processes starting at once, is removed).
  */
 export async function runPruneJob(ctx: AttemptContext): Promise<{ deliveries: number }> {
   const now = ctx.clock.now();

@@ -366,7 +366,7 @@ async function accountFacts(
   return { tags, fields, uploads, connections, listExists, targets, published, sameChannel: channelComparer(lookups) };
 }
 
-/** Whether two channels are the same; the connected instagram account is asked once, and only if a comparison needs it. */
+/** Whether two channels are the same; the connected instagram account asked once, only if a comparison needs it. */
 function channelComparer(lookups: AccountLookups): AccountFacts['sameChannel'] {
   let connectedInstagram: Promise<string | null> | undefined;
   const effectiveConnection = async (c: ChannelToCheck): Promise<string | null> =>
