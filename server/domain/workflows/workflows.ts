@@ -1,5 +1,6 @@
 // Automations as data (Part B): create, read, list, update with revisions, the console editor's save, delete to
-// the trash, and the two validate routes. Publishing is ./publishing.ts; the checks are ./validation.ts.
+// the trash, and the two validate routes. Publishing is ./publishing.ts; the checks are ./validation.ts; the
+// sequence every change of a stored automation follows (lock, revision, write, references, audit) is ./mutation.ts.
 //
 // Revisions: `revision` counts changes to the draft (API updates, editor saves, folder moves). An API update
 // needs `If-Match` with the current revision (428 without, 412 when stale), checked under the row's lock, so
