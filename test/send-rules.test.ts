@@ -25,10 +25,10 @@ import {
   withSignature,
   type Channel,
   type MediaInfo,
-  type OutboundContent,
   type SendRulesContext,
   type TemplateInfo,
 } from '../server/domain/messaging/send-rules.js';
+import type { OutboundContent } from '../server/channels/provider.js';
 import { attachmentsView } from '../server/domain/messaging/views.js';
 import { deref, type JsonObject } from '../scripts/lib/openapi.js';
 import { bundledSpec } from './helpers.js';

@@ -4,8 +4,15 @@
 import type { Kysely } from 'kysely';
 import type { ConnectionRow } from '../store/console.js';
 import type { ContactRow } from '../store/contacts.js';
-import type { DB } from '../store/schema.js';
-import type { OutboundContent } from '../domain/messaging/send-rules.js';
+import type { DB, StoredAttachment } from '../store/schema.js';
+
+/** What will be delivered and stored: the message content in its read-back form (domain/messaging/send-rules). */
+export interface OutboundContent {
+  text: string | null;
+  attachments: StoredAttachment[];
+  template: { name: string; language: string } | null;
+  form: 'text' | 'text_buttons' | 'media' | 'cards' | 'template';
+}
 
 export interface Delivery {
   accountId: string;

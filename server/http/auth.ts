@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import { GatewayError, noApiAccess } from '../errors.js';
 import type { Clock } from '../clock.js';
-import { hashKey, KEY_PATTERN } from '../domain/accounts/keys.js';
+import { hashKey, isKeyActive, KEY_PATTERN } from '../domain/accounts/keys.js';
 import { findKeyByHash } from '../store/accounts.js';
 import type { DB } from '../store/schema.js';
 import type { Caller } from './context.js';
@@ -24,9 +24,7 @@ export class KeyResolver {
     if (secret === undefined) throw new GatewayError(401, 'Missing API key: send Authorization: Bearer <API_KEY>.');
     if (!KEY_PATTERN.test(secret)) throw new GatewayError(401, 'Invalid API key.');
     const caller = await this.lookup(hashKey(secret));
-    const now = this.clock.now().toISOString();
-    if (!caller || caller.key.revoked_at !== null || caller.key.expires_at <= now)
-      throw new GatewayError(401, 'Invalid API key.');
+    if (!caller || !isKeyActive(caller.key, this.clock.now())) throw new GatewayError(401, 'Invalid API key.');
     if (caller.account.suspended || !caller.account.api_enabled) throw noApiAccess();
     return caller;
   }

@@ -255,10 +255,10 @@ type JsonColumn<T> = ColumnType<T, string, string>;
 
 /** A card image as messages.attachments holds it: the API's without its `url` (the service base may change). */
 export type StoredCardImage = Omit<Schemas['MessageCardImage'], 'url'>;
+/** A card as messages.attachments holds it: its image without the `url`. */
+export type StoredCard = Omit<Schemas['MessageCard'], 'image'> & { image: StoredCardImage | null };
 /** An attachment as messages.attachments holds it: the API's read-back shape without the `url` fields. */
-export type StoredAttachment =
-  | Omit<Schemas['MediaAttachment'], 'url'>
-  | { type: 'cards'; cards: (Omit<Schemas['MessageCard'], 'image'> & { image: StoredCardImage | null })[] };
+export type StoredAttachment = Omit<Schemas['MediaAttachment'], 'url'> | { type: 'cards'; cards: StoredCard[] };
 
 export interface MessagesTable {
   id: string;

@@ -97,14 +97,16 @@ function checkedLookup(addresses: readonly TargetAddress[]): LookupFunction {
   };
 }
 
-/** Sends one attempt. Never throws for the endpoint's faults: every outcome is an AttemptResult. */
-export async function postEvent(input: {
+interface AttemptInput {
   url: string;
   body: string;
   headers: Record<string, string>;
   policy: TargetPolicy;
   timeoutMs?: number;
-}): Promise<AttemptResult> {
+}
+
+/** Sends one attempt. Never throws for the endpoint's faults: every outcome is an AttemptResult. */
+export async function postEvent(input: AttemptInput): Promise<AttemptResult> {
   const started = performance.now();
   const timeoutMs = input.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const elapsed = () => Math.max(0, Math.round(performance.now() - started));
@@ -117,9 +119,18 @@ export async function postEvent(input: {
   if (!target.ok) return { delivered: false, responseStatus: null, error: target.error, durationMs: elapsed() };
 
   const remaining = Math.max(1, timeoutMs - (performance.now() - started));
-  const { url, hostname, addresses } = target;
-  const secure = url.protocol === 'https:';
   const body = Buffer.from(input.body, 'utf8');
+  const secure = target.url.protocol === 'https:';
+  return request(secure ? https : http, requestOptions(input, target, body), body, remaining, elapsed);
+}
+
+/** The request to the addresses just checked, with the delivery's headers and, for https, the test CA if any. */
+function requestOptions(
+  input: AttemptInput,
+  { url, hostname, addresses }: { url: URL; hostname: string; addresses: readonly TargetAddress[] },
+  body: Buffer,
+): https.RequestOptions {
+  const secure = url.protocol === 'https:';
   const options: https.RequestOptions = {
     method: 'POST',
     host: hostname,
@@ -133,7 +144,17 @@ export async function postEvent(input: {
     options.rejectUnauthorized = true;
     if (input.policy.ca !== undefined) options.ca = [...tls.rootCertificates, input.policy.ca];
   }
+  return options;
+}
 
+/** Sends the request and reads the answer until it ends, breaks, passes the cap or the deadline (`remaining` ms). */
+function request(
+  transport: typeof http | typeof https,
+  options: https.RequestOptions,
+  body: Buffer,
+  remaining: number,
+  elapsed: () => number,
+): Promise<AttemptResult> {
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
     let status: number | null = null;
@@ -150,7 +171,7 @@ export async function postEvent(input: {
       req.destroy();
     };
 
-    const req = (secure ? https : http).request(options, (res) => {
+    const req = transport.request(options, (res) => {
       const code =
         res.statusCode !== undefined && res.statusCode >= 100 && res.statusCode <= 599 ? res.statusCode : null;
       status = code;

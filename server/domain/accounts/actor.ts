@@ -10,6 +10,19 @@ export interface Actor {
   id: string | null;
 }
 
+/** A key as the actor of a change: the audit log records its id; a contact's history shows its name too. */
+export interface KeyActor {
+  type: 'api_key';
+  id: string;
+  name: string;
+}
+
+export const keyActor = (key: { id: string; name: string }): KeyActor => ({
+  type: 'api_key',
+  id: key.id,
+  name: key.name,
+});
+
 export const ADMIN_API: Actor = { type: 'admin', id: 'admin-api' };
 export const CONSOLE_CLI: Actor = { type: 'admin', id: 'console-cli' };
 

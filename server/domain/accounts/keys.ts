@@ -135,9 +135,21 @@ export async function listApiKeys(db: Kysely<DB>, accountId: string): Promise<Ap
   return listKeys(db, accountId);
 }
 
+/** What a key is at `now`: revoked (for good), expired (from `expires_at` on), else active. */
+export function keyStatus(
+  key: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>,
+  now: Date,
+): components['schemas']['AdminApiKey']['status'] {
+  return key.revoked_at !== null ? 'revoked' : key.expires_at <= now.toISOString() ? 'expired' : 'active';
+}
+
+/** Whether a key opens the API at `now` (the gateway's check, and the admin API's `status`). */
+export const isKeyActive = (key: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>, now: Date): boolean =>
+  keyStatus(key, now) === 'active';
+
 /** A key record as the admin API shows it: never the key, only its first characters. */
 export function keyView(row: ApiKeyRow, now: Date): components['schemas']['AdminApiKey'] {
-  const status = row.revoked_at !== null ? 'revoked' : row.expires_at <= now.toISOString() ? 'expired' : 'active';
+  const status = keyStatus(row, now);
   return {
     id: row.id,
     account_id: row.account_id,

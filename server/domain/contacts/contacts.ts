@@ -25,6 +25,7 @@ import {
   upsertFieldValues,
   valuesOfContacts,
   type ContactRow,
+  type HeldValue,
 } from '../../store/contacts.js';
 import { cursorCodec } from '../../store/cursor.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
@@ -34,7 +35,7 @@ import { openConversation } from '../messaging/conversations.js';
 import { historyEntry, recordHistory, type ContactActor } from './history.js';
 import { parsePhone } from './phone.js';
 import { checkValues, type CheckedValue, type ValueInput } from './values.js';
-import { contactViewOf, contactViews, tagSummary, type ContactView } from './view.js';
+import { contactViewOf, contactViews, tagSummary, type ContactView, type TagSummary } from './view.js';
 
 export const contactNotFound = () => notFound('No such contact.');
 
@@ -113,6 +114,40 @@ async function requireTags(db: Kysely<DB>, accountId: string, tagIds: readonly s
   return ids.map((id) => found.get(id)!);
 }
 
+/** The connection a POST /v1/contacts names: a connected whatsapp number of the account (422 otherwise). */
+async function requireWhatsappConnection(db: Kysely<DB>, accountId: string, connectionId: string) {
+  const connection = await findConnection(db, accountId, connectionId);
+  if (!connection || connection.channel !== 'whatsapp' || connection.status !== 'connected')
+    throw new ApiError(422, 'invalid_connection', 'connection_id is not a connected whatsapp number of the account.');
+  return connection;
+}
+
+/** The row of a whatsapp contact new to the account, with a person of its own. */
+const freshWhatsappContact = (
+  accountId: string,
+  connectionId: string,
+  name: string,
+  phone: { e164: string; key: string },
+  now: string,
+): ContactRow => ({
+  id: randomUUID(),
+  account_id: accountId,
+  person_id: randomUUID(),
+  channel: 'whatsapp',
+  connection_id: connectionId,
+  name,
+  phone: phone.e164,
+  phone_key: phone.key,
+  instagram_id: null,
+  instagram_username: null,
+  last_interaction_at: now,
+  created_at: now,
+  updated_at: now,
+  deleted_at: null,
+  blocked_from_automations: false,
+  automations_paused_until: null,
+});
+
 /**
  * Creates the whatsapp contact of `input.phone`, or updates the account's contact with that phone (either form
  * of a Brazilian mobile). Tags and values sent are added, others left alone; the name is overwritten. 201 for a
@@ -131,32 +166,15 @@ export async function createOrUpdateWhatsappContact(
   const phone = parsePhone(input.phone);
 
   return db.transaction().execute(async (tx) => {
-    const connection = await findConnection(tx, accountId, input.connection_id);
-    if (!connection || connection.channel !== 'whatsapp' || connection.status !== 'connected')
-      throw new ApiError(422, 'invalid_connection', 'connection_id is not a connected whatsapp number of the account.');
+    const connection = await requireWhatsappConnection(tx, accountId, input.connection_id);
     const tags = await requireTags(tx, accountId, input.tag_ids ?? []);
     const values = await checkValues(tx, accountId, input.custom_fields ?? []);
     const now = clock.now().toISOString();
 
-    const fresh: ContactRow = {
-      id: randomUUID(),
-      account_id: accountId,
-      person_id: randomUUID(),
-      channel: 'whatsapp',
-      connection_id: connection.id,
-      name,
-      phone: phone.e164,
-      phone_key: phone.key,
-      instagram_id: null,
-      instagram_username: null,
-      last_interaction_at: now,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-      blocked_from_automations: false,
-      automations_paused_until: null,
-    };
-    const inserted = await insertContactUnlessPhoneKnown(tx, fresh);
+    const inserted = await insertContactUnlessPhoneKnown(
+      tx,
+      freshWhatsappContact(accountId, connection.id, name, phone, now),
+    );
     const created = inserted !== undefined;
     const contact = inserted ?? (await lockContactByPhoneKey(tx, accountId, phone.key));
     if (!contact) throw new Error('a contact with this phone key vanished inside its transaction');
@@ -167,39 +185,32 @@ export async function createOrUpdateWhatsappContact(
     // Neither the name nor the return moves updated_at: API changes never do (sync rule 4).
     if (!created) await updateContact(tx, accountId, contact.id, { name, deleted_at: null });
 
-    const added = new Set(
-      await addContactTags(
-        tx,
-        accountId,
-        contact.id,
-        tags.map((t) => t.id),
-        now,
-      ),
-    );
+    const tagIds = tags.map((t) => t.id);
+    const added = new Set(await addContactTags(tx, accountId, contact.id, tagIds, now));
     const changed = await writeValues(tx, accountId, contact.id, values, now);
-    await recordHistory(tx, [
-      historyEntry(
-        accountId,
-        contact.id,
-        'contact.imported',
-        actor,
-        { consent: true, connection_id: connection.id },
-        now,
-      ),
-    ]);
+    const imported = { consent: true, connection_id: connection.id };
+    await recordHistory(tx, [historyEntry(accountId, contact.id, 'contact.imported', actor, imported, now)]);
 
     const view = await contactViewOf(tx, accountId, { ...contact, name, deleted_at: null });
-    const events: OutboxEvent[] = [];
-    if (created) events.push(contactEvent('contact.created', view));
-    else {
-      const tagged = tags.filter((t) => added.has(t.id)).map(tagSummary);
-      if (tagged.length > 0) events.push(contactEvent('contact.tagged', view, { contact: view, tags: tagged }));
-      if (changed.length > 0)
-        events.push(contactEvent('contact.custom_fields_updated', view, { contact: view, custom_fields: changed }));
-    }
-    await recordEvents(tx, accountId, now, events);
+    const tagged = tags.filter((t) => added.has(t.id)).map(tagSummary);
+    await recordEvents(tx, accountId, now, importEvents(view, created, tagged, changed));
     return { status: created || returning ? 201 : 200, contact: view };
   });
+}
+
+/** A new contact is `contact.created`; an existing one tells what the import added to it. */
+function importEvents(
+  view: ContactView,
+  created: boolean,
+  tagged: readonly TagSummary[],
+  changed: readonly HeldValue[],
+): OutboxEvent[] {
+  if (created) return [contactEvent('contact.created', view)];
+  const events: OutboxEvent[] = [];
+  if (tagged.length > 0) events.push(contactEvent('contact.tagged', view, { contact: view, tags: tagged }));
+  if (changed.length > 0)
+    events.push(contactEvent('contact.custom_fields_updated', view, { contact: view, custom_fields: changed }));
+  return events;
 }
 
 /**

@@ -3,7 +3,6 @@
 // `contact.imported`. Written in the change's own transaction. Read by the admin API (the console's view).
 import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/api.js';
-import type { ApiKeyRow } from '../../store/accounts.js';
 import { insertHistory, listHistory, type ContactHistoryRow, type HistoryEntry } from '../../store/contacts.js';
 import type { DB } from '../../store/schema.js';
 
@@ -14,12 +13,6 @@ export interface ContactActor {
   /** The key's name, as the history shows it. */
   name: string | null;
 }
-
-export const keyActor = (key: Pick<ApiKeyRow, 'id' | 'name'>): ContactActor => ({
-  type: 'api_key',
-  id: key.id,
-  name: key.name,
-});
 
 export const CONSOLE: ContactActor = { type: 'console', id: null, name: 'Console' };
 

@@ -21,13 +21,13 @@ import {
 import { findCustomFieldsByIds } from '../../store/contacts.js';
 import { inTransaction } from '../../store/database.js';
 import type { DB } from '../../store/schema.js';
-import { findActiveTag } from '../../store/tags.js';
+import { findActiveTag, type TagRow } from '../../store/tags.js';
 import { notFound } from '../../errors.js';
-import { recordEvents } from '../events/outbox.js';
+import { recordEvents, type OutboxEvent } from '../events/outbox.js';
 import { contactEvent, contactNotFound, writeValues } from './contacts.js';
-import { historyEntry, recordHistory, type ContactActor } from './history.js';
+import { historyEntry, recordHistory, type ContactActor, type HistoryKind } from './history.js';
 import { checkValues, type ValueInput } from './values.js';
-import { contactViews, tagSummary, type TagSummary } from './view.js';
+import { contactViews, tagSummary, type ContactView, type TagSummary } from './view.js';
 import type { HeldValue } from '../../store/contacts.js';
 
 export interface ContactTags {
@@ -43,10 +43,10 @@ export interface ContactValues {
 const tagNotFound = () => notFound('No such tag.');
 const fieldNotFound = () => notFound('No such custom field.');
 
-async function lockContact(db: Kysely<DB>, accountId: string, contactId: string): Promise<ContactRow> {
+async function lockContact(db: Kysely<DB>, accountId: string, contactId: string): Promise<ContactRow[]> {
   const contact = await findContact(db, accountId, contactId, { forUpdate: true });
   if (!contact) throw contactNotFound();
-  return contact;
+  return [contact];
 }
 
 /** How many times the person is read again when it changed under the lock; each change is a concurrent link. */
@@ -80,10 +80,60 @@ async function ownValues(db: Kysely<DB>, accountId: string, contactId: string): 
   };
 }
 
+async function requireTag(db: Kysely<DB>, accountId: string, tagId: string): Promise<TagRow> {
+  const tag = await findActiveTag(db, accountId, tagId);
+  if (!tag) throw tagNotFound();
+  return tag;
+}
+
+/** What a change did: the contacts it changed, and what each one's history and event say. */
+interface HoldingChange {
+  changed: readonly ContactRow[];
+  history: (contact: ContactRow) => { kind: HistoryKind; details: Record<string, unknown> }[];
+  event: (view: ContactView) => OutboxEvent;
+}
+
+interface Holding<Answer> {
+  accountId: string;
+  contactId: string;
+  actor: ContactActor;
+  /** Putting on locks the contact alone (it acts on it only); taking off locks every contact of its person. */
+  locks: 'contact' | 'person';
+  /** Under the lock: finds what the change is about (404), writes, and says which contacts changed. */
+  change(tx: Kysely<DB>, locked: ContactRow[], now: string): Promise<HoldingChange>;
+  /** The answer, read after the change. */
+  answer(tx: Kysely<DB>): Promise<Answer>;
+}
+
 /**
- * PUT /v1/contacts/{contactId}/tags/{tagId}: puts the tag on; a contact that has it changes nothing. These four
- * run in the caller's transaction when given one (an automation's stretch), else in their own.
+ * The sequence of every change of what contacts hold, in the caller's transaction when given one (an
+ * automation's stretch), else in its own: lock, change, then for the contacts that changed (only them) the
+ * history entries and one event each, with their views as of after the change.
  */
+async function changeHolding<Answer>(db: Kysely<DB>, clock: Clock, holding: Holding<Answer>): Promise<Answer> {
+  const { accountId, contactId, actor } = holding;
+  return inTransaction(db, async (tx) => {
+    const locked =
+      holding.locks === 'contact'
+        ? await lockContact(tx, accountId, contactId)
+        : await lockPerson(tx, accountId, contactId);
+    const now = clock.now().toISOString();
+    const { changed, history, event } = await holding.change(tx, locked, now);
+    if (changed.length > 0) {
+      await recordHistory(
+        tx,
+        changed.flatMap((contact) =>
+          history(contact).map(({ kind, details }) => historyEntry(accountId, contact.id, kind, actor, details, now)),
+        ),
+      );
+      const views = await contactViews(tx, accountId, changed);
+      await recordEvents(tx, accountId, now, views.map(event));
+    }
+    return holding.answer(tx);
+  });
+}
+
+/** PUT /v1/contacts/{contactId}/tags/{tagId}: puts the tag on; a contact that has it changes nothing. */
 export async function putTag(
   db: Kysely<DB>,
   clock: Clock,
@@ -92,22 +142,21 @@ export async function putTag(
   tagId: string,
   actor: ContactActor,
 ): Promise<ContactTags> {
-  return inTransaction(db, async (tx) => {
-    const contact = await lockContact(tx, accountId, contactId);
-    const tag = await findActiveTag(tx, accountId, tagId);
-    if (!tag) throw tagNotFound();
-    const now = clock.now().toISOString();
-    const added = await addContactTags(tx, accountId, contactId, [tagId], now);
-    if (added.length > 0) {
-      await recordHistory(tx, [
-        historyEntry(accountId, contactId, 'tag.added', actor, { tag_id: tag.id, tag_name: tag.name }, now),
-      ]);
-      const [view] = await contactViews(tx, accountId, [contact]);
-      await recordEvents(tx, accountId, now, [
-        contactEvent('contact.tagged', view!, { contact: view, tags: [tagSummary(tag)] }),
-      ]);
-    }
-    return ownTags(tx, accountId, contactId);
+  return changeHolding(db, clock, {
+    accountId,
+    contactId,
+    actor,
+    locks: 'contact',
+    change: async (tx, locked, now) => {
+      const tag = await requireTag(tx, accountId, tagId);
+      const added = await addContactTags(tx, accountId, contactId, [tagId], now);
+      return {
+        changed: added.length > 0 ? locked : [],
+        history: () => [{ kind: 'tag.added', details: { tag_id: tag.id, tag_name: tag.name } }],
+        event: (view) => contactEvent('contact.tagged', view, { contact: view, tags: [tagSummary(tag)] }),
+      };
+    },
+    answer: (tx) => ownTags(tx, accountId, contactId),
   });
 }
 
@@ -120,36 +169,22 @@ export async function removeTag(
   tagId: string,
   actor: ContactActor,
 ): Promise<ContactTags> {
-  return inTransaction(db, async (tx) => {
-    const person = await lockPerson(tx, accountId, contactId);
-    const tag = await findActiveTag(tx, accountId, tagId);
-    if (!tag) throw tagNotFound();
-    const removedFrom = new Set(
-      await removeContactTag(
-        tx,
-        accountId,
-        person.map((c) => c.id),
-        tagId,
-      ),
-    );
-    const changed = person.filter((c) => removedFrom.has(c.id));
-    if (changed.length > 0) {
-      const now = clock.now().toISOString();
-      await recordHistory(
-        tx,
-        changed.map((c) =>
-          historyEntry(accountId, c.id, 'tag.removed', actor, { tag_id: tag.id, tag_name: tag.name }, now),
-        ),
-      );
-      const views = await contactViews(tx, accountId, changed);
-      await recordEvents(
-        tx,
-        accountId,
-        now,
-        views.map((view) => contactEvent('contact.untagged', view, { contact: view, tags: [tagSummary(tag)] })),
-      );
-    }
-    return ownTags(tx, accountId, contactId);
+  return changeHolding(db, clock, {
+    accountId,
+    contactId,
+    actor,
+    locks: 'person',
+    change: async (tx, person) => {
+      const tag = await requireTag(tx, accountId, tagId);
+      const ids = person.map((c) => c.id);
+      const removedFrom = new Set(await removeContactTag(tx, accountId, ids, tagId));
+      return {
+        changed: person.filter((c) => removedFrom.has(c.id)),
+        history: () => [{ kind: 'tag.removed', details: { tag_id: tag.id, tag_name: tag.name } }],
+        event: (view) => contactEvent('contact.untagged', view, { contact: view, tags: [tagSummary(tag)] }),
+      };
+    },
+    answer: (tx) => ownTags(tx, accountId, contactId),
   });
 }
 
@@ -162,31 +197,25 @@ export async function setValues(
   entries: readonly ValueInput[],
   actor: ContactActor,
 ): Promise<ContactValues> {
-  return inTransaction(db, async (tx) => {
-    const contact = await lockContact(tx, accountId, contactId);
-    const values = await checkValues(tx, accountId, entries);
-    const now = clock.now().toISOString();
-    const changed = await writeValues(tx, accountId, contactId, values, now);
-    if (changed.length > 0) {
-      await recordHistory(
-        tx,
-        changed.map((v) =>
-          historyEntry(
-            accountId,
-            contactId,
-            'custom_field.set',
-            actor,
-            { field_id: v.field_id, name: v.name, value: v.value },
-            now,
-          ),
-        ),
-      );
-      const [view] = await contactViews(tx, accountId, [contact]);
-      await recordEvents(tx, accountId, now, [
-        contactEvent('contact.custom_fields_updated', view!, { contact: view, custom_fields: changed }),
-      ]);
-    }
-    return ownValues(tx, accountId, contactId);
+  return changeHolding(db, clock, {
+    accountId,
+    contactId,
+    actor,
+    locks: 'contact',
+    change: async (tx, locked, now) => {
+      const values = await checkValues(tx, accountId, entries);
+      const written = await writeValues(tx, accountId, contactId, values, now);
+      return {
+        changed: written.length > 0 ? locked : [],
+        history: () =>
+          written.map((v) => ({
+            kind: 'custom_field.set',
+            details: { field_id: v.field_id, name: v.name, value: v.value },
+          })),
+        event: (view) => contactEvent('contact.custom_fields_updated', view, { contact: view, custom_fields: written }),
+      };
+    },
+    answer: (tx) => ownValues(tx, accountId, contactId),
   });
 }
 
@@ -199,38 +228,24 @@ export async function clearValue(
   fieldId: string,
   actor: ContactActor,
 ): Promise<ContactValues> {
-  return inTransaction(db, async (tx) => {
-    const person = await lockPerson(tx, accountId, contactId);
-    const [field] = await findCustomFieldsByIds(tx, accountId, [fieldId]);
-    if (!field) throw fieldNotFound();
-    const clearedOn = new Set(
-      await clearFieldValue(
-        tx,
-        accountId,
-        person.map((c) => c.id),
-        fieldId,
-      ),
-    );
-    const changed = person.filter((c) => clearedOn.has(c.id));
-    if (changed.length > 0) {
-      const now = clock.now().toISOString();
-      await recordHistory(
-        tx,
-        changed.map((c) =>
-          historyEntry(accountId, c.id, 'custom_field.cleared', actor, { field_id: field.id, name: field.name }, now),
-        ),
-      );
+  return changeHolding(db, clock, {
+    accountId,
+    contactId,
+    actor,
+    locks: 'person',
+    change: async (tx, person) => {
+      const [field] = await findCustomFieldsByIds(tx, accountId, [fieldId]);
+      if (!field) throw fieldNotFound();
+      const ids = person.map((c) => c.id);
+      const clearedOn = new Set(await clearFieldValue(tx, accountId, ids, fieldId));
       const cleared = { field_id: field.id, name: field.name, type: field.type, value: null };
-      const views = await contactViews(tx, accountId, changed);
-      await recordEvents(
-        tx,
-        accountId,
-        now,
-        views.map((view) =>
+      return {
+        changed: person.filter((c) => clearedOn.has(c.id)),
+        history: () => [{ kind: 'custom_field.cleared', details: { field_id: field.id, name: field.name } }],
+        event: (view) =>
           contactEvent('contact.custom_fields_updated', view, { contact: view, custom_fields: [cleared] }),
-        ),
-      );
-    }
-    return ownValues(tx, accountId, contactId);
+      };
+    },
+    answer: (tx) => ownValues(tx, accountId, contactId),
   });
 }

@@ -1,5 +1,5 @@
-// Reading conversations and messages (Part A). One conversation per contact; the list shows the inbox (a
-// contact who only commented has none there), GET by id reads any.
+// Conversations and their messages (Part A): opening a contact's one conversation, reading them. The list shows
+// the inbox (a contact who only commented has none there), GET by id reads any.
 import type { Kysely } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
@@ -162,8 +162,7 @@ export async function getConversation(
 ): Promise<ConversationView> {
   const row = await findConversation(db, accountId, conversationId);
   if (!row) throw conversationNotFound();
-  const [view] = await conversationViews(db, clock, accountId, [row]);
-  return view!;
+  return conversationViewOf(db, clock, accountId, row);
 }
 
 export async function listMessages(

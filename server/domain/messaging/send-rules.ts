@@ -64,7 +64,9 @@
 // - template: the body with `{{n}}` filled by `body_variables[n-1]` in `text`, `template: {name, language}`.
 // Buttons read back as `{type: 'postback', id, title, url: null}` (reply) or
 // `{type: 'open_url', id: null, title, url}` (link).
+import type { OutboundContent } from '../../channels/provider.js';
 import type { TemplateRow } from '../../store/console.js';
+import type { StoredCard } from '../../store/schema.js';
 import { TEMPLATE_FEATURES } from '../console/templates.js';
 import type {
   SchemaSendButton,
@@ -111,41 +113,6 @@ export interface SendRulesContext {
    * instead of refused, and the signature trims the text to fit instead of being left out.
    */
   fitText?: boolean;
-}
-
-export interface StoredMediaAttachment {
-  type: 'image' | 'video' | 'audio' | 'file' | 'sticker';
-  media_id: string;
-  content_type: string | null;
-  size: number | null;
-  filename: string | null;
-  expires_at: string | null;
-}
-export interface StoredCardButton {
-  type: 'postback' | 'open_url';
-  id: string | null;
-  title: string;
-  url: string | null;
-}
-export interface StoredCard {
-  title: string;
-  subtitle: string | null;
-  image: { media_id: string; content_type: string | null } | null;
-  buttons: StoredCardButton[];
-}
-export interface StoredCardsAttachment {
-  type: 'cards';
-  cards: StoredCard[];
-}
-/** An attachment as stored in messages.attachments: the API's read-back shape without the `url` fields. */
-export type StoredAttachment = StoredMediaAttachment | StoredCardsAttachment;
-
-/** What will be delivered and stored: the message content in its read-back form. */
-export interface OutboundContent {
-  text: string | null;
-  attachments: StoredAttachment[];
-  template: { name: string; language: string } | null;
-  form: 'text' | 'text_buttons' | 'media' | 'cards' | 'template';
 }
 
 /**
@@ -514,7 +481,7 @@ async function checkTemplate(
   return template;
 }
 
-const readButton = (button: SchemaSendButton): StoredCardButton =>
+const readButton = (button: SchemaSendButton): StoredCard['buttons'][number] =>
   button.type === 'reply'
     ? { type: 'postback', id: button.id, title: button.title, url: null }
     : { type: 'open_url', id: null, title: button.title, url: button.url };

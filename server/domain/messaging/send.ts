@@ -8,19 +8,19 @@
 // stores the message too (it went out), so the conversation shows it when the partner checks.
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
-import type { ChannelProvider } from '../../channels/provider.js';
+import type { ChannelProvider, DeliveryResult, OutboundContent } from '../../channels/provider.js';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { ApiKeyRow } from '../../store/accounts.js';
-import { findConnection, findTemplate } from '../../store/console.js';
-import { findContact } from '../../store/contacts.js';
+import { findConnection, findTemplate, type ConnectionRow } from '../../store/console.js';
+import { findContact, type ContactRow } from '../../store/contacts.js';
 import { FAIL_LATER_JOB } from '../../job-kinds.js';
 import { enqueue } from '../../store/jobs.js';
 import { findConversation, type ConversationRow, type MessageRow } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
 import { conversationNotFound } from './conversations.js';
 import { findMediaInfo } from './media.js';
-import { checkSend, type OutboundContent } from './send-rules.js';
+import { checkSend } from './send-rules.js';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
 import { recordOutbound, type OutboundMessage } from './outbound.js';
 import { messageView, replyWindow, type MessageView } from './views.js';
@@ -47,6 +47,43 @@ export async function sendMessage(
 ): Promise<MessageView> {
   const { db, clock } = deps;
   const accountId = account.id;
+  const { conversation, connection, contact } = await sendableConversation(db, accountId, conversationId);
+  const content = await checkSend(body, {
+    channel: connection.channel,
+    findMedia: (mediaId) => findMediaInfo(db, clock, accountId, mediaId),
+    findTemplate: (name, language) => findTemplate(db, accountId, connection.id, name, language),
+    platformSignature: account.platform_signature,
+  });
+  const now = clock.now();
+  if (content.form !== 'template') requireOpenWindow(connection.channel, conversation, now);
+
+  const result = await deps.provider.deliver(db, { accountId, connection, contact, content }, now);
+  const record = (providerMessageId: string | null, failsLater: FailsLater | undefined) =>
+    recordAccepted(deps, conversation, key, content, providerMessageId, failsLater);
+  switch (result.outcome) {
+    case 'accepted':
+      return messageView(await record(result.providerMessageId, result.failsLater), deps.baseUrl);
+    case 'outcome_unknown':
+      if (result.providerAccepted) await record(result.providerMessageId, undefined);
+      throw new ApiError(
+        502,
+        'outcome_unknown',
+        'The channel did not confirm the send; the message may have gone out.',
+        {
+          provider_accepted: result.providerAccepted,
+        },
+      );
+    default:
+      throw refusal(connection.channel, result);
+  }
+}
+
+/** The conversation (404), its connection (channel_disconnected) and its contact (contact_blocked), checked. */
+async function sendableConversation(
+  db: Kysely<DB>,
+  accountId: string,
+  conversationId: string,
+): Promise<{ conversation: ConversationRow; connection: ConnectionRow; contact: ContactRow }> {
   const conversation = await findConversation(db, accountId, conversationId);
   if (!conversation) throw conversationNotFound();
   const connection = await findConnection(db, accountId, conversation.connection_id);
@@ -61,88 +98,89 @@ export async function sendMessage(
     });
   if (contact.blocked_from_automations)
     throw new ApiError(422, 'contact_blocked', 'The account blocked this contact from automations.');
+  return { conversation, connection, contact };
+}
 
-  const content = await checkSend(body, {
-    channel,
-    findMedia: (mediaId) => findMediaInfo(db, clock, accountId, mediaId),
-    findTemplate: (name, language) => findTemplate(db, accountId, connection.id, name, language),
-    platformSignature: account.platform_signature,
-  });
+/** The 24-hour window: a message other than a template needs the contact to have written in the last 24 hours. */
+function requireOpenWindow(channel: ConnectionRow['channel'], conversation: ConversationRow, now: Date): void {
+  const last = conversation.last_inbound_at;
+  // The same window the conversation shows, to the microsecond.
+  if (replyWindow(last, now).state !== 'closed') return;
+  const code = channel === 'whatsapp' ? 'template_required' : 'messaging_window_closed';
+  throw new ApiError(
+    422,
+    code,
+    channel === 'whatsapp'
+      ? 'The contact has not written in the last 24 hours: only a template reaches them.'
+      : 'The contact has not written in the last 24 hours: the messaging window is closed.',
+    { channel, last_inbound_at: last },
+  );
+}
 
-  const now = clock.now();
-  if (content.form !== 'template') {
-    const last = conversation.last_inbound_at;
-    // The same window the conversation shows, to the microsecond.
-    if (replyWindow(last, now).state === 'closed') {
-      const code = channel === 'whatsapp' ? 'template_required' : 'messaging_window_closed';
-      throw new ApiError(
-        422,
-        code,
-        channel === 'whatsapp'
-          ? 'The contact has not written in the last 24 hours: only a template reaches them.'
-          : 'The contact has not written in the last 24 hours: the messaging window is closed.',
-        { channel, last_inbound_at: last },
-      );
-    }
-  }
-
-  const result = await deps.provider.deliver(db, { accountId, connection, contact, content }, now);
-  // The channel took the message: from here a failure to record it must not release the key (a retry would
-  // send it twice), so it answers outcome_unknown with provider_accepted true, which keeps the key.
-  const record = async (providerMessageId: string | null, failsLater: FailsLater | undefined) => {
-    try {
-      return await storeSent(deps, conversation, key, content, providerMessageId, failsLater);
-    } catch (error) {
-      deps.logger?.error(
-        { err: error, account_id: accountId, conversation_id: conversation.id, provider_message_id: providerMessageId },
-        'a send the channel accepted could not be recorded',
-      );
-      throw new ApiError(
-        502,
-        'outcome_unknown',
-        'The channel accepted the message but the service could not record it.',
-        {
-          provider_accepted: true,
-        },
-      );
-    }
-  };
+/** How a channel's refusal of the send is answered. */
+function refusal(
+  channel: ConnectionRow['channel'],
+  result: Exclude<DeliveryResult, { outcome: 'accepted' | 'outcome_unknown' }>,
+): ApiError {
   switch (result.outcome) {
-    case 'accepted':
-      return messageView(await record(result.providerMessageId, result.failsLater), deps.baseUrl);
-    case 'outcome_unknown':
-      if (result.providerAccepted) await record(result.providerMessageId, undefined);
-      throw new ApiError(
-        502,
-        'outcome_unknown',
-        'The channel did not confirm the send; the message may have gone out.',
-        {
-          provider_accepted: result.providerAccepted,
-        },
-      );
     case 'provider_rejected':
-      throw new ApiError(422, 'provider_rejected', 'The channel refused the message.', {
+      return new ApiError(422, 'provider_rejected', 'The channel refused the message.', {
         channel,
         provider_message: result.providerMessage,
       });
     case 'provider_throttled':
-      throw new ApiError(429, 'provider_throttled', `${channel} is holding the account's sends. Retry later.`, {
+      return new ApiError(429, 'provider_throttled', `${channel} is holding the account's sends. Retry later.`, {
         channel,
       });
     case 'provider_unavailable':
-      throw new ApiError(503, 'provider_unavailable', `${channel} failed without sending. Retry.`, { channel });
+      return new ApiError(503, 'provider_unavailable', `${channel} failed without sending. Retry.`, { channel });
     case 'recipient_unavailable':
-      throw new ApiError(
+      return new ApiError(
         422,
         'recipient_unavailable',
         'The conversation or the contact no longer exists on the channel.',
       );
     case 'conversation_not_owned':
-      throw new ApiError(
+      return new ApiError(
         422,
         'conversation_not_owned',
         'Another app controls this instagram conversation for now; it returns by itself.',
       );
+  }
+}
+
+/**
+ * The channel took the message: from here a failure to record it must not release the key (a retry would
+ * send it twice), so it answers outcome_unknown with provider_accepted true, which keeps the key.
+ */
+async function recordAccepted(
+  deps: SendDeps,
+  conversation: ConversationRow,
+  key: Pick<ApiKeyRow, 'id' | 'name'>,
+  content: OutboundContent,
+  providerMessageId: string | null,
+  failsLater: FailsLater | undefined,
+): Promise<MessageRow> {
+  try {
+    return await storeSent(deps, conversation, key, content, providerMessageId, failsLater);
+  } catch (error) {
+    deps.logger?.error(
+      {
+        err: error,
+        account_id: conversation.account_id,
+        conversation_id: conversation.id,
+        provider_message_id: providerMessageId,
+      },
+      'a send the channel accepted could not be recorded',
+    );
+    throw new ApiError(
+      502,
+      'outcome_unknown',
+      'The channel accepted the message but the service could not record it.',
+      {
+        provider_accepted: true,
+      },
+    );
   }
 }
 

@@ -45,6 +45,7 @@ import {
   prunePacingCounters,
   updateDelivery,
   updateDeliveryEndpoint,
+  type DeliveryEndpointRow,
   type DeliveryRow,
 } from '../../store/webhook-deliveries.js';
 import { signatureHeader } from '../../webhooks/signing.js';
@@ -238,13 +239,16 @@ async function begin(
   };
 }
 
+/** What finishing an attempt disabled: the endpoint failing since then, and the owner's notification. */
+type Disabled = { failing_since: string; notification_id: string };
+
 /** Records the outcome, schedules the next attempt, completes the job; returns what was disabled, if anything. */
 async function finish(
   trx: Transaction<DB>,
   ctx: AttemptContext,
   a: Attempt,
   result: AttemptResult,
-): Promise<{ failing_since: string; notification_id: string } | null> {
+): Promise<Disabled | null> {
   // First: if this run's lease was taken over, everything below rolls back and the other run counts.
   await ctx.complete(trx);
   const now = ctx.clock.now();
@@ -252,35 +256,7 @@ async function finish(
   const delivery = await findDelivery(trx, a.delivery.id, { forUpdate: true });
   if (!delivery) return null; // deleted with its endpoint meanwhile
 
-  const attempts = delivery.attempts + 1;
-  const common = {
-    attempts,
-    last_attempt_at: iso(a.attemptAt),
-    last_response_status: result.responseStatus,
-    in_flight_until: null,
-  };
-  let next: Date | null = null;
-  if (result.delivered) {
-    await updateDelivery(trx, delivery.id, {
-      ...common,
-      status: 'succeeded',
-      last_error: null,
-      next_attempt_at: null,
-      delivered_at: iso(now),
-    });
-  } else if (delivery.status === 'pending') {
-    const delay = webhookRetryDelayMs(attempts);
-    next = delay === null ? null : new Date(a.attemptAt.getTime() + delay);
-    await updateDelivery(trx, delivery.id, {
-      ...common,
-      status: next ? 'pending' : 'failed',
-      last_error: result.error,
-      next_attempt_at: next ? iso(next) : null,
-    });
-  } else {
-    // Failed meanwhile (its endpoint was disabled during the attempt): that reason stays.
-    await updateDelivery(trx, delivery.id, common);
-  }
+  const next = await recordOutcome(trx, delivery, a, result, now);
   if (next) await scheduleAttempt(trx, delivery, next, now);
   // The slot is free: the oldest job waiting for one may run.
   await wakeJobs(trx, slotKey(delivery.webhook_id), 1);
@@ -297,8 +273,58 @@ async function finish(
     return null;
   }
   if (a.attemptAt.getTime() - Date.parse(endpoint.failing_since) < FAILING_DISABLE_MS) return null;
+  return disableFailingEndpoint(trx, endpoint, endpoint.failing_since, result, now);
+}
 
-  // Failing for 3 days: disabled, its pending deliveries (this one included) dropped, the owner told.
+/** The attempt's outcome on the delivery (counted, answered, retried or failed); the next attempt's time, if any. */
+async function recordOutcome(
+  trx: Transaction<DB>,
+  delivery: DeliveryRow,
+  a: Attempt,
+  result: AttemptResult,
+  now: Date,
+): Promise<Date | null> {
+  const attempts = delivery.attempts + 1;
+  const common = {
+    attempts,
+    last_attempt_at: iso(a.attemptAt),
+    last_response_status: result.responseStatus,
+    in_flight_until: null,
+  };
+  if (result.delivered) {
+    await updateDelivery(trx, delivery.id, {
+      ...common,
+      status: 'succeeded',
+      last_error: null,
+      next_attempt_at: null,
+      delivered_at: iso(now),
+    });
+    return null;
+  }
+  if (delivery.status === 'pending') {
+    const delay = webhookRetryDelayMs(attempts);
+    const next = delay === null ? null : new Date(a.attemptAt.getTime() + delay);
+    await updateDelivery(trx, delivery.id, {
+      ...common,
+      status: next ? 'pending' : 'failed',
+      last_error: result.error,
+      next_attempt_at: next ? iso(next) : null,
+    });
+    return next;
+  }
+  // Failed meanwhile (its endpoint was disabled during the attempt): that reason stays.
+  await updateDelivery(trx, delivery.id, common);
+  return null;
+}
+
+/** Failing for 3 days: disabled, its pending deliveries (this one included) dropped, the owner told. */
+async function disableFailingEndpoint(
+  trx: Transaction<DB>,
+  endpoint: DeliveryEndpointRow,
+  failingSince: string,
+  result: Extract<AttemptResult, { delivered: false }>,
+  now: Date,
+): Promise<Disabled> {
   await updateDeliveryEndpoint(trx, endpoint.account_id, endpoint.id, {
     status: 'disabled',
     disabled_reason: 'failing',
@@ -316,14 +342,14 @@ async function finish(
     details: {
       reason: 'failing',
       url: endpoint.url,
-      failing_since: endpoint.failing_since,
+      failing_since: failingSince,
       last_error: result.error,
       last_response_status: result.responseStatus,
       dropped_deliveries: dropped,
     },
     at: iso(now),
   });
-  return { failing_since: endpoint.failing_since, notification_id: notificationId };
+  return { failing_since: failingSince, notification_id: notificationId };
 }
 
 // ------------------------------------------------------------------------------------------------ retention
@@ -341,9 +367,9 @@ export async function ensurePruneJob(db: Kysely<DB>, clock: Clock): Promise<void
 }
 
 /**
- * Deletes deliveries older than 7 days, the outbox events no delivery refers to any more, and stale pacing
- * counters, then enqueues the next run an hour later,
- * leaving exactly one waiting (a second one, from two processes starting at once, is removed).
+ * Deletes deliveries older than 7 days, the outbox events no delivery refers to any more, stale pacing counters
+ * and automation runs ended over 90 days ago, then enqueues the next run an hour later, leaving exactly one
+ * waiting (a second one, from two processes starting at once, is removed).
  */
 export async function runPruneJob(ctx: AttemptContext): Promise<{ deliveries: number }> {
   const now = ctx.clock.now();

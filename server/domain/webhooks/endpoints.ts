@@ -33,7 +33,7 @@ import {
 } from '../../store/webhook-endpoints.js';
 import { newWebhookSecret } from '../../webhooks/signing.js';
 import { checkWebhookUrl, type TargetPolicy } from '../../webhooks/targets.js';
-import { audit, type Actor } from '../accounts/actor.js';
+import { audit, keyActor } from '../accounts/actor.js';
 import { deleteEndpointDeliveries, dropPendingDeliveries } from './slots.js';
 
 export const MAX_ENDPOINTS = 10;
@@ -48,10 +48,10 @@ export interface WebhookDeps {
   targets: TargetPolicy;
 }
 
-/** The key making the call: its account, its id (the audit log's actor) and its scopes. */
+/** The key making the call: its account, the key (the audit log's actor) and its scopes. */
 export interface WebhookCaller {
   accountId: string;
-  keyId: string;
+  key: { id: string; name: string };
   scopes: readonly string[];
 }
 
@@ -99,7 +99,6 @@ export function signingSecrets(
 }
 
 const endpointNotFound = () => notFound('No such webhook endpoint.');
-const keyActor = (caller: WebhookCaller): Actor => ({ type: 'api_key', id: caller.keyId });
 
 /** Repeats folded, in alphabetical order (by code unit: the same order on every machine). */
 export function normaliseEventTypes<Type extends string>(types: readonly Type[]): Type[] {
@@ -192,7 +191,7 @@ export async function createWebhook(
     });
     await audit(
       tx,
-      keyActor(caller),
+      keyActor(caller.key),
       {
         accountId: caller.accountId,
         action: 'webhook.created',
@@ -294,7 +293,7 @@ export async function updateWebhook(
     if (disabling) await dropPendingDeliveries(tx, caller.accountId, webhookId, 'endpoint_disabled');
     await audit(
       tx,
-      keyActor(caller),
+      keyActor(caller.key),
       {
         accountId: caller.accountId,
         action: 'webhook.updated',
@@ -318,7 +317,7 @@ export async function deleteWebhook(deps: Pick<WebhookDeps, 'db' | 'clock'>, cal
     await deleteEndpointDeliveries(tx, caller.accountId, webhookId);
     await audit(
       tx,
-      keyActor(caller),
+      keyActor(caller.key),
       {
         accountId: caller.accountId,
         action: 'webhook.deleted',
@@ -356,7 +355,7 @@ export async function rotateWebhookSecret(
     if (!row) throw endpointNotFound();
     await audit(
       tx,
-      keyActor(caller),
+      keyActor(caller.key),
       {
         accountId: caller.accountId,
         action: 'webhook.secret_rotated',

@@ -9,7 +9,6 @@ import { cursorCodec } from '../../store/cursor.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
 import {
-  findActiveWorkflow,
   findVersionById,
   insertWorkflowVersion,
   nextVersionNumber,
@@ -18,12 +17,12 @@ import {
   type WorkflowRow,
   type WorkflowVersionRow,
 } from '../../store/workflows.js';
-import { audit, type Actor } from '../accounts/actor.js';
+import type { Actor } from '../accounts/actor.js';
 import { outputCount } from './blocks.js';
 import { accountLookups } from './lookups.js';
-import { recordReferences } from './references.js';
+import { changeWorkflow, requireRevision } from './mutation.js';
 import { validateDefinition } from './validation.js';
-import { draftToCheck, getWorkflow, requireRevision } from './workflows.js';
+import { draftToCheck, getWorkflow } from './workflows.js';
 
 /** Publishing without If-Match validates and stores the draft; this many tries while it keeps changing. */
 const PUBLISH_ATTEMPTS = 3;
@@ -74,49 +73,44 @@ export async function publishWorkflow(
       throw new ApiError(422, 'workflow_not_publishable', 'The automation engine refused the compiled automation.', {
         details: refusals.join(' '),
       });
-    const published = await db.transaction().execute(async (tx) => {
-      const row = await findActiveWorkflow(tx, accountId, workflowId, { forUpdate: true });
-      if (!row) throw notFound('No such automation.');
-      requireRevision(row, expectedRevision);
-      // Validated a revision that is no longer the draft: publish nothing that was not checked.
-      if (row.revision !== draft.revision) return undefined;
-      const now = clock.now().toISOString();
-      const version = await insertWorkflowVersion(tx, {
-        id: randomUUID(),
-        account_id: accountId,
-        workflow_id: workflowId,
-        number: await nextVersionNumber(tx, accountId, workflowId),
-        revision: row.revision,
-        title: row.title,
-        description: row.description,
-        channel_type: row.channel_type,
-        connection_id: row.connection_id,
-        trigger: row.trigger,
-        graph: row.graph,
-        definition_digest: row.definition_digest,
-        published_at: now,
-      });
-      const saved = await updateWorkflowRow(
-        tx,
-        accountId,
-        workflowId,
-        {
-          status: 'published',
-          published_version_id: version.id,
-          published_at: version.published_at,
-          published_digest: version.definition_digest,
-        },
-        now,
-        { bumpRevision: false },
-      );
-      await recordReferences(tx, accountId, workflowId, 'live', version);
-      await audit(
-        tx,
-        actor,
-        { accountId, action: 'workflow.published', targetType: 'workflow', targetId: workflowId },
-        now,
-      );
-      return saved;
+    const published = await changeWorkflow(db, clock, actor, {
+      accountId,
+      workflowId,
+      basedOn: expectedRevision,
+      action: 'workflow.published',
+      write: async (tx, row, now) => {
+        // Validated a revision that is no longer the draft: publish nothing that was not checked.
+        if (row.revision !== draft.revision) return { unchanged: undefined };
+        const version = await insertWorkflowVersion(tx, {
+          id: randomUUID(),
+          account_id: accountId,
+          workflow_id: workflowId,
+          number: await nextVersionNumber(tx, accountId, workflowId),
+          revision: row.revision,
+          title: row.title,
+          description: row.description,
+          channel_type: row.channel_type,
+          connection_id: row.connection_id,
+          trigger: row.trigger,
+          graph: row.graph,
+          definition_digest: row.definition_digest,
+          published_at: now,
+        });
+        const saved = await updateWorkflowRow(
+          tx,
+          accountId,
+          workflowId,
+          {
+            status: 'published',
+            published_version_id: version.id,
+            published_at: version.published_at,
+            published_digest: version.definition_digest,
+          },
+          now,
+          { bumpRevision: false },
+        );
+        return { saved, references: { holder: 'live', definition: version } };
+      },
     });
     if (published) return published;
     if (attempt >= PUBLISH_ATTEMPTS)
@@ -133,28 +127,23 @@ export async function unpublishWorkflow(
   workflowId: string,
   expectedRevision: number | undefined,
 ): Promise<WorkflowRow> {
-  return db.transaction().execute(async (tx) => {
-    const row = await findActiveWorkflow(tx, accountId, workflowId, { forUpdate: true });
-    if (!row) throw notFound('No such automation.');
-    requireRevision(row, expectedRevision);
-    if (row.status !== 'published') return row;
-    const now = clock.now().toISOString();
-    const saved = await updateWorkflowRow(
-      tx,
-      accountId,
-      workflowId,
-      { status: 'draft', published_version_id: null, published_at: null, published_digest: null },
-      now,
-      { bumpRevision: false },
-    );
-    await recordReferences(tx, accountId, workflowId, 'live', null);
-    await audit(
-      tx,
-      actor,
-      { accountId, action: 'workflow.unpublished', targetType: 'workflow', targetId: workflowId },
-      now,
-    );
-    return saved;
+  return changeWorkflow<WorkflowRow, WorkflowRow>(db, clock, actor, {
+    accountId,
+    workflowId,
+    basedOn: expectedRevision,
+    action: 'workflow.unpublished',
+    write: async (tx, row, now) => {
+      if (row.status !== 'published') return { unchanged: row };
+      const saved = await updateWorkflowRow(
+        tx,
+        accountId,
+        workflowId,
+        { status: 'draft', published_version_id: null, published_at: null, published_digest: null },
+        now,
+        { bumpRevision: false },
+      );
+      return { saved, references: { holder: 'live', definition: null } };
+    },
   });
 }
 

@@ -301,64 +301,91 @@ function keywordOverlap(mine: TriggerInput, other: TriggerInput): string[] | nul
   return common.length > 0 ? common : null;
 }
 
-async function examine(def: DefinitionToCheck, lookups: AccountLookups, mode: Mode): Promise<Findings> {
-  const nodes: unknown = def.nodes;
-  const order = new Map<string, number>(isObject(nodes) ? Object.keys(nodes).map((id, i) => [id, i]) : []);
-  const { shape, later } = shapeStage(nodes);
-  const graphOk = shape.length === 0 && isObject(nodes);
-  const graph = graphOk ? nodes : {};
-  const publishMayRun = graphOk && !mode.write;
+/** A block's reference to an account resource, with the block that makes it. */
+interface PlacedReference {
+  id: string;
+  ref: BlockReference;
+}
 
-  // The references of every block, in graph order.
-  const references: { id: string; ref: BlockReference }[] = [];
-  if (graphOk) {
-    for (const [id, node] of Object.entries(graph)) {
-      for (const ref of blockReferences(node)) references.push({ id, ref });
-    }
+type Connections = Map<string, { channel: ChannelToCheck['type']; connected: boolean }>;
+
+/** What the account holds of what the definition names: each lookup asked at most once, in one batch. */
+interface AccountFacts {
+  tags: Set<string>;
+  fields: Set<string>;
+  uploads: Set<string>;
+  connections: Connections;
+  listExists: boolean | null;
+  targets: Map<string, OtherWorkflow>;
+  published: OtherWorkflow[];
+  /** Whether two channels are the same (the connected instagram account asked once, only if needed). */
+  sameChannel(a: ChannelToCheck, b: ChannelToCheck): Promise<boolean>;
+}
+
+/** The references of every block, in graph order. */
+function placedReferences(graph: Json): PlacedReference[] {
+  const references: PlacedReference[] = [];
+  for (const [id, node] of Object.entries(graph)) {
+    for (const ref of blockReferences(node)) references.push({ id, ref });
   }
-  const valuesOf = (kind: BlockReference['kind']) =>
-    unique(references.filter((r) => r.ref.kind === kind).map((r) => r.ref.value));
+  return references;
+}
 
-  const channel = def.channel;
-  const trigger = def.trigger;
+const valuesOf = (references: readonly PlacedReference[], kind: BlockReference['kind']) =>
+  unique(references.filter((r) => r.ref.kind === kind).map((r) => r.ref.value));
+
+/** Asks the account, in one batch, for everything the stages will compare with. */
+async function accountFacts(
+  def: DefinitionToCheck,
+  lookups: AccountLookups,
+  mode: Mode,
+  references: readonly PlacedReference[],
+  publishMayRun: boolean,
+): Promise<AccountFacts> {
+  const { channel, trigger } = def;
   const instagram = channel.type === 'instagram';
   const channelId = channel.connection_id ?? null;
-  const handoffIds = publishMayRun && instagram ? valuesOf('whatsapp_connection') : [];
+  const handoffIds = publishMayRun && instagram ? valuesOf(references, 'whatsapp_connection') : [];
   const connectionIds = unique([...(channelId !== null ? [channelId] : []), ...handoffIds]);
-  const startIds = publishMayRun ? valuesOf('workflow').filter((id) => id !== mode.workflowId) : [];
+  const startIds = publishMayRun ? valuesOf(references, 'workflow').filter((id) => id !== mode.workflowId) : [];
   const listId = trigger.replies_list_id ?? null;
-  const tagNames = valuesOf('tag');
-  const fieldKeys = valuesOf('custom_field');
-  const uploadIds = valuesOf('upload');
-  const collisionsMayRun = publishMayRun && firingEvents(channel, trigger).size > 0;
+  const tagNames = valuesOf(references, 'tag');
+  const fieldKeys = valuesOf(references, 'custom_field');
+  const uploadIds = valuesOf(references, 'upload');
 
   const none = <T>(value: T) => Promise.resolve(value);
   const [tags, fields, uploads, connections, listExists, targets, published] = await Promise.all([
     tagNames.length > 0 ? lookups.existingTagNames(tagNames) : none(new Set<string>()),
     fieldKeys.length > 0 ? lookups.existingCustomFieldKeys(fieldKeys) : none(new Set<string>()),
     uploadIds.length > 0 ? lookups.existingUploadIds(uploadIds) : none(new Set<string>()),
-    connectionIds.length > 0
-      ? lookups.connections(connectionIds)
-      : none(new Map<string, { channel: ChannelToCheck['type']; connected: boolean }>()),
+    connectionIds.length > 0 ? lookups.connections(connectionIds) : none<Connections>(new Map()),
     listId !== null && instagram ? lookups.repliesListExists(listId) : none(null),
     startIds.length > 0 ? lookups.workflows(startIds) : none(new Map<string, OtherWorkflow>()),
-    collisionsMayRun ? lookups.publishedWorkflows(mode.workflowId) : none([] as OtherWorkflow[]),
+    collisionsMayRun(def, publishMayRun) ? lookups.publishedWorkflows(mode.workflowId) : none<OtherWorkflow[]>([]),
   ]);
+  return { tags, fields, uploads, connections, listExists, targets, published, sameChannel: channelComparer(lookups) };
+}
 
-  // The connected instagram account, asked once and only if a comparison needs it.
+/** Whether two channels are the same; the connected instagram account asked once, only if a comparison needs it. */
+function channelComparer(lookups: AccountLookups): AccountFacts['sameChannel'] {
   let connectedInstagram: Promise<string | null> | undefined;
   const effectiveConnection = async (c: ChannelToCheck): Promise<string | null> =>
     c.connection_id ?? (c.type === 'instagram' ? await (connectedInstagram ??= lookups.connectedInstagram()) : null);
-  const sameChannel = async (a: ChannelToCheck, b: ChannelToCheck): Promise<boolean> => {
+  return async (a, b) => {
     if (a.type !== b.type) return false;
     if (a.connection_id && b.connection_id) return a.connection_id === b.connection_id;
     return (await effectiveConnection(a)) === (await effectiveConnection(b));
   };
+}
 
-  // Stages 2 and 3.
-  const outputs = graphOk ? outputsStage(graph, mode) : { errors: [], warnings: [] };
+/** The keyword-collision check runs on the publish stage of an automation that some event can start. */
+const collisionsMayRun = (def: DefinitionToCheck, publishMayRun: boolean) =>
+  publishMayRun && firingEvents(def.channel, def.trigger).size > 0;
+
+/** Stage 3: every tag, custom field and upload a block names is the account's. */
+function resourcesStage(references: readonly PlacedReference[], facts: AccountFacts): ValidationIssue[] {
   const resources: ValidationIssue[] = [];
-  const found = { tag: tags, custom_field: fields, upload: uploads };
+  const found = { tag: facts.tags, custom_field: facts.fields, upload: facts.uploads };
   for (const { id, ref } of references) {
     if (ref.kind !== 'tag' && ref.kind !== 'custom_field' && ref.kind !== 'upload') continue;
     if (found[ref.kind].has(ref.value)) continue;
@@ -371,172 +398,222 @@ async function examine(def: DefinitionToCheck, lookups: AccountLookups, mode: Mo
       ),
     );
   }
+  return resources;
+}
 
-  // Stage 4.
-  const channelIssues = channelStage(channel, connections);
-  const triggerIssues = triggerStage(channel, trigger, listExists);
+/** What the publish stage reads: the definition, its checked graph, its references and the account's facts. */
+interface PublishInput {
+  def: DefinitionToCheck;
+  graph: Json;
+  mode: Mode;
+  references: readonly PlacedReference[];
+  later: readonly CatalogIssue[];
+  facts: AccountFacts;
+}
 
-  // Stage 5.
-  const publish: ValidationIssue[] = [];
-  const warnings: ValidationIssue[] = [...outputs.warnings];
-  const publishRuns = publishMayRun && !(mode.route === 'unsaved' && channelIssues.length > 0);
-  if (publishRuns) {
-    for (const issue of later) {
-      if (issue.code === 'link_button_url_empty') {
-        publish.push({ ...issue, message: `${issue.path} is empty: a link button needs an http or https address.` });
-      }
-    }
-    for (const { id, ref } of references) {
-      const path = `nodes.${id}.${ref.path}`;
-      if (ref.kind === 'whatsapp_connection' && instagram) {
-        const c = connections.get(ref.value);
-        if (!c || c.channel !== 'whatsapp' || !c.connected) {
-          publish.push(
-            item(
-              'handoff_number_disconnected',
-              'The button leads to a whatsapp number that is not connected.',
-              id,
-              path,
-              {
-                connection_id: ref.value,
-              },
-            ),
-          );
-        }
-      }
-      if (ref.kind === 'workflow' && ref.value !== mode.workflowId) {
-        const target = targets.get(ref.value);
-        const named = { workflow_ids: [ref.value] };
-        const withTitle = target ? { ...named, workflows: [{ id: target.id, title: target.title }] } : named;
-        if (!target) {
-          warnings.push(item('start_workflow_not_found', 'The account has no such automation.', id, path, named));
-        } else if (target.deleted) {
-          warnings.push(item('start_workflow_deleted', 'The automation is in the trash.', id, path, withTitle));
-        } else if (!target.live) {
-          warnings.push(item('start_workflow_unpublished', 'The automation is not published.', id, path, withTitle));
-        } else if (!(await sameChannel(channel, target.live.channel))) {
-          warnings.push(
-            item(
-              'start_workflow_other_channel',
-              'The automation is published on another channel.',
-              id,
-              path,
-              withTitle,
-            ),
-          );
-        }
-      }
-    }
-    for (const [id, node] of Object.entries(graph)) {
-      if (isObject(node) && node.type === 'question' && isObject(node.data) && node.data.answer_type === 'number') {
-        warnings.push(
-          item(
-            'answer_type_deprecated',
-            'answer_type `number` is obsolete: it runs as `any`, with no number check.',
-            id,
-            `nodes.${id}.data.answer_type`,
-          ),
-        );
-      }
-    }
-    if (channel.type === 'whatsapp') {
-      (trigger.events ?? []).forEach((event, i) => {
-        if (event !== 'message') {
-          warnings.push(
-            item(
-              'trigger_event_not_supported',
-              `On whatsapp only \`message\` starts an automation; \`${event}\` never fires.`,
-              null,
-              `trigger.events[${i}]`,
-            ),
-          );
-        }
-      });
-    }
-    if (
-      trigger.match !== 'any' &&
-      (trigger.keywords ?? []).length === 0 &&
-      (trigger.events ?? []).some((e) => TEXT_EVENTS.has(e))
-    ) {
-      warnings.push(
+/** Stage 5: the publish rules (errors) and every warning but the editor's next_arity_invalid, in this order. */
+async function publishStage(input: PublishInput): Promise<{ publish: ValidationIssue[]; warnings: ValidationIssue[] }> {
+  const { def, graph } = input;
+  return {
+    publish: [...linkButtonIssues(input.later), ...handoffIssues(input)],
+    warnings: [
+      ...(await startWorkflowWarnings(input)),
+      ...answerTypeWarnings(graph),
+      ...whatsappEventWarnings(def),
+      ...noKeywordsWarnings(def.trigger),
+      ...(await collisionWarnings(input)),
+    ],
+  };
+}
+
+function linkButtonIssues(later: readonly CatalogIssue[]): ValidationIssue[] {
+  return later
+    .filter((issue) => issue.code === 'link_button_url_empty')
+    .map((issue) => ({ ...issue, message: `${issue.path} is empty: a link button needs an http or https address.` }));
+}
+
+/** An instagram automation's hand-off buttons lead to a connected whatsapp number of the account. */
+function handoffIssues({ def, references, facts }: PublishInput): ValidationIssue[] {
+  if (def.channel.type !== 'instagram') return [];
+  const issues: ValidationIssue[] = [];
+  for (const { id, ref } of references) {
+    if (ref.kind !== 'whatsapp_connection') continue;
+    const c = facts.connections.get(ref.value);
+    if (!c || c.channel !== 'whatsapp' || !c.connected) {
+      issues.push(
         item(
-          'trigger_has_no_keywords',
-          `match \`${trigger.match}\` with no keywords: text events never fire.`,
-          null,
-          'trigger.keywords',
+          'handoff_number_disconnected',
+          'The button leads to a whatsapp number that is not connected.',
+          id,
+          `nodes.${id}.${ref.path}`,
+          {
+            connection_id: ref.value,
+          },
         ),
       );
     }
-    if (collisionsMayRun) {
-      const mine = firingEvents(channel, trigger);
-      const ids: string[] = [];
-      const keywords: string[] = [];
-      const others = [...published].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      for (const other of others) {
-        if (other.id === mode.workflowId || other.deleted || !other.live) continue;
-        const theirs = firingEvents(other.live.channel, other.live.trigger);
-        const common = [...mine].filter((e) => theirs.has(e));
-        if (common.length === 0) continue;
-        const overlap = common.some((e) => TEXT_EVENTS.has(e)) ? keywordOverlap(trigger, other.live.trigger) : null;
-        if (overlap === null && !common.includes('story_mention')) continue;
-        if (!(await sameChannel(channel, other.live.channel))) continue;
-        ids.push(other.id);
-        keywords.push(...(overlap ?? []));
-      }
-      if (ids.length > 0) {
-        const kw = unique(keywords);
-        warnings.push(
-          item(
-            'keyword_collision',
-            'Another published automation on this channel answers the same trigger.',
-            null,
-            kw.length > 0 ? 'trigger.keywords' : 'trigger.events',
-            { workflow_ids: ids, keywords: kw },
-          ),
-        );
-      }
+  }
+  return issues;
+}
+
+/** A `start` block names another automation of the account, live on the same channel. */
+async function startWorkflowWarnings({ def, mode, references, facts }: PublishInput): Promise<ValidationIssue[]> {
+  const warnings: ValidationIssue[] = [];
+  for (const { id, ref } of references) {
+    if (ref.kind !== 'workflow' || ref.value === mode.workflowId) continue;
+    const path = `nodes.${id}.${ref.path}`;
+    const target = facts.targets.get(ref.value);
+    const named = { workflow_ids: [ref.value] };
+    const withTitle = target ? { ...named, workflows: [{ id: target.id, title: target.title }] } : named;
+    if (!target) {
+      warnings.push(item('start_workflow_not_found', 'The account has no such automation.', id, path, named));
+    } else if (target.deleted) {
+      warnings.push(item('start_workflow_deleted', 'The automation is in the trash.', id, path, withTitle));
+    } else if (!target.live) {
+      warnings.push(item('start_workflow_unpublished', 'The automation is not published.', id, path, withTitle));
+    } else if (!(await facts.sameChannel(def.channel, target.live.channel))) {
+      warnings.push(
+        item('start_workflow_other_channel', 'The automation is published on another channel.', id, path, withTitle),
+      );
     }
   }
+  return warnings;
+}
 
-  // Stage 6: only with no other error at all; one item, from the first faulty block reachable from root.
-  let compiler: ValidationIssue | null = null;
-  const otherErrors =
-    shape.length +
-    outputs.errors.length +
-    resources.length +
-    channelIssues.length +
-    triggerIssues.length +
-    publish.length;
-  if (!mode.write && graphOk && otherErrors === 0) {
-    const fromCatalog = new Map<string, CatalogIssue>();
-    for (const issue of later) {
-      if (COMPILER_CODES.has(issue.code) && issue.node_id !== null && !fromCatalog.has(issue.node_id)) {
-        fromCatalog.set(issue.node_id, issue);
-      }
-    }
-    for (const id of reachableFromRoot(graph).keys()) {
-      const p = compileProblem(graph[id]);
-      if (p) {
-        compiler = item(p.code, p.message, id, `nodes.${id}.${p.path}`);
-        break;
-      }
-      const c = fromCatalog.get(id);
-      if (c) {
-        compiler = c;
-        break;
-      }
+function answerTypeWarnings(graph: Json): ValidationIssue[] {
+  const warnings: ValidationIssue[] = [];
+  for (const [id, node] of Object.entries(graph)) {
+    if (isObject(node) && node.type === 'question' && isObject(node.data) && node.data.answer_type === 'number') {
+      warnings.push(
+        item(
+          'answer_type_deprecated',
+          'answer_type `number` is obsolete: it runs as `any`, with no number check.',
+          id,
+          `nodes.${id}.data.answer_type`,
+        ),
+      );
     }
   }
+  return warnings;
+}
 
+function whatsappEventWarnings({ channel, trigger }: DefinitionToCheck): ValidationIssue[] {
+  if (channel.type !== 'whatsapp') return [];
+  const warnings: ValidationIssue[] = [];
+  (trigger.events ?? []).forEach((event, i) => {
+    if (event !== 'message') {
+      warnings.push(
+        item(
+          'trigger_event_not_supported',
+          `On whatsapp only \`message\` starts an automation; \`${event}\` never fires.`,
+          null,
+          `trigger.events[${i}]`,
+        ),
+      );
+    }
+  });
+  return warnings;
+}
+
+function noKeywordsWarnings(trigger: TriggerInput): ValidationIssue[] {
+  if (
+    trigger.match !== 'any' &&
+    (trigger.keywords ?? []).length === 0 &&
+    (trigger.events ?? []).some((e) => TEXT_EVENTS.has(e))
+  ) {
+    return [
+      item(
+        'trigger_has_no_keywords',
+        `match \`${trigger.match}\` with no keywords: text events never fire.`,
+        null,
+        'trigger.keywords',
+      ),
+    ];
+  }
+  return [];
+}
+
+/** Another published automation on the same channel answers the same trigger: one warning naming them all. */
+async function collisionWarnings({ def, mode, facts }: PublishInput): Promise<ValidationIssue[]> {
+  const { channel, trigger } = def;
+  if (!collisionsMayRun(def, true)) return [];
+  const mine = firingEvents(channel, trigger);
+  const ids: string[] = [];
+  const keywords: string[] = [];
+  const others = [...facts.published].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const other of others) {
+    if (other.id === mode.workflowId || other.deleted || !other.live) continue;
+    const theirs = firingEvents(other.live.channel, other.live.trigger);
+    const common = [...mine].filter((e) => theirs.has(e));
+    if (common.length === 0) continue;
+    const overlap = common.some((e) => TEXT_EVENTS.has(e)) ? keywordOverlap(trigger, other.live.trigger) : null;
+    if (overlap === null && !common.includes('story_mention')) continue;
+    if (!(await facts.sameChannel(channel, other.live.channel))) continue;
+    ids.push(other.id);
+    keywords.push(...(overlap ?? []));
+  }
+  if (ids.length === 0) return [];
+  const kw = unique(keywords);
+  return [
+    item(
+      'keyword_collision',
+      'Another published automation on this channel answers the same trigger.',
+      null,
+      kw.length > 0 ? 'trigger.keywords' : 'trigger.events',
+      { workflow_ids: ids, keywords: kw },
+    ),
+  ];
+}
+
+/** Stage 6: one item, from the first faulty block reachable from root (breadth-first in `next` order). */
+function compilerStage(graph: Json, later: readonly CatalogIssue[]): ValidationIssue | null {
+  const fromCatalog = new Map<string, CatalogIssue>();
+  for (const issue of later) {
+    if (COMPILER_CODES.has(issue.code) && issue.node_id !== null && !fromCatalog.has(issue.node_id)) {
+      fromCatalog.set(issue.node_id, issue);
+    }
+  }
+  for (const id of reachableFromRoot(graph).keys()) {
+    const p = compileProblem(graph[id]);
+    if (p) return item(p.code, p.message, id, `nodes.${id}.${p.path}`);
+    const c = fromCatalog.get(id);
+    if (c) return c;
+  }
+  return null;
+}
+
+/** Runs the stages in order (see the top of this file); each stage's findings kept apart for the two callers. */
+async function examine(def: DefinitionToCheck, lookups: AccountLookups, mode: Mode): Promise<Findings> {
+  const nodes: unknown = def.nodes;
+  const order = new Map<string, number>(isObject(nodes) ? Object.keys(nodes).map((id, i) => [id, i]) : []);
+  const { shape, later } = shapeStage(nodes);
+  // A shape problem hides the stages that read the graph.
+  const graph = shape.length === 0 && isObject(nodes) ? nodes : null;
+  const publishMayRun = graph !== null && !mode.write;
+  const references = graph ? placedReferences(graph) : [];
+  const facts = await accountFacts(def, lookups, mode, references, publishMayRun);
+
+  const outputs = graph ? outputsStage(graph, mode) : { errors: [], warnings: [] };
+  const resources = resourcesStage(references, facts);
+  const channel = channelStage(def.channel, facts.connections);
+  const trigger = triggerStage(def.channel, def.trigger, facts.listExists);
+  // On the unsaved route a channel error hides the publish rules too.
+  const publishRuns = graph !== null && publishMayRun && !(mode.route === 'unsaved' && channel.length > 0);
+  const rules = publishRuns
+    ? await publishStage({ def, graph, mode, references, later, facts })
+    : { publish: [], warnings: [] };
+
+  const otherErrors = [shape, outputs.errors, resources, channel, trigger, rules.publish].some((s) => s.length > 0);
+  const compiler = !mode.write && graph !== null && !otherErrors ? compilerStage(graph, later) : null;
   return {
     order,
     shape,
     outputs: outputs.errors,
     resources,
-    channel: channelIssues,
-    trigger: triggerIssues,
-    publish,
-    warnings,
+    channel,
+    trigger,
+    publish: rules.publish,
+    warnings: [...outputs.warnings, ...rules.warnings],
     compiler,
   };
 }

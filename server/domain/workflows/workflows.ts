@@ -1,5 +1,6 @@
 // Automations as data (Part B): create, read, list, update with revisions, the console editor's save, delete to
-// the trash, and the two validate routes. Publishing is ./publishing.ts; the checks are ./validation.ts.
+// the trash, and the two validate routes. Publishing is ./publishing.ts; the checks are ./validation.ts; the
+// sequence every change of a stored automation follows (lock, revision, write, references, audit) is ./mutation.ts.
 //
 // Revisions: `revision` counts changes to the draft (API updates, editor saves, folder moves). An API update
 // needs `If-Match` with the current revision (428 without, 412 when stale), checked under the row's lock, so
@@ -10,7 +11,7 @@ import stableStringify from 'fast-json-stable-stringify';
 import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/api.js';
 import type { Clock } from '../../clock.js';
-import { ApiError, notFound } from '../../errors.js';
+import { ApiError } from '../../errors.js';
 import { cursorCodec } from '../../store/cursor.js';
 import { STOP_RUNS_JOB } from '../../job-kinds.js';
 import { enqueue } from '../../store/jobs.js';
@@ -20,7 +21,6 @@ import { isForeignKeyViolation } from '../../store/folders.js';
 import { findRepliesList } from '../../store/replies-lists.js';
 import { selectConnectedInstagram } from '../../store/workflow-lookups.js';
 import {
-  deleteWorkflowReferences,
   findActiveWorkflow,
   findActiveWorkflowAccount,
   insertWorkflow,
@@ -35,6 +35,7 @@ import { withPositions } from './graph.js';
 import { graphIdPlaces } from './catalog.js';
 import { canonicalizeAt } from '../../ids.js';
 import { accountLookups } from './lookups.js';
+import { changeWorkflow, requireRevision, workflowNotFound } from './mutation.js';
 import { recordReferences } from './references.js';
 import { validateDefinition, writeProblem } from './validation.js';
 import type { DefinitionToCheck, ValidationResult } from './validation-types.js';
@@ -97,25 +98,8 @@ export const draftToCheck = (row: WorkflowRow): DefinitionToCheck => ({
   nodes: row.graph.nodes,
 });
 
-const workflowNotFound = () => notFound('No such automation.');
-
 export const preconditionRequired = () =>
   new ApiError(428, 'precondition_required', 'This change needs an If-Match header with the revision it is based on.');
-
-export const versionConflict = (current: number) =>
-  new ApiError(
-    412,
-    'version_conflict',
-    'The automation changed since that revision: read it again and redo the change.',
-    {
-      current_revision: current,
-    },
-  );
-
-/** Throws 412 when `expected` is given and is not the row's revision. */
-export function requireRevision(row: WorkflowRow, expected: number | undefined): void {
-  if (expected !== undefined && expected !== row.revision) throw versionConflict(row.revision);
-}
 
 const description = (value: string | null | undefined): string | null => (value ? value : null);
 
@@ -247,26 +231,21 @@ export async function updateWorkflow(
   requireRevision(before, expectedRevision);
   const changes = await draftChanges(db, accountId, before, body);
   return folderGoneIsNotFound(() =>
-    db.transaction().execute(async (tx) => {
-      const row = await findActiveWorkflow(tx, accountId, workflowId, { forUpdate: true });
-      if (!row) throw workflowNotFound();
-      requireRevision(row, expectedRevision);
-      if (changes.trigger) await holdRepliesList(tx, accountId, changes.trigger);
-      const now = clock.now().toISOString();
-      // A graph sent through the API is checked whole (extras refused): it is no longer the editor's.
-      const editor = body.graph !== undefined ? { saved_by_editor: false } : {};
-      const saved = await updateWorkflowRow(tx, accountId, workflowId, { ...changes, ...editor }, now, {
-        bumpRevision: true,
-      });
-      if (body.graph !== undefined || body.trigger !== undefined)
-        await recordReferences(tx, accountId, workflowId, 'draft', saved);
-      await audit(
-        tx,
-        actor,
-        { accountId, action: 'workflow.updated', targetType: 'workflow', targetId: workflowId },
-        now,
-      );
-      return saved;
+    changeWorkflow(db, clock, actor, {
+      accountId,
+      workflowId,
+      basedOn: expectedRevision,
+      action: 'workflow.updated',
+      write: async (tx, _row, now) => {
+        if (changes.trigger) await holdRepliesList(tx, accountId, changes.trigger);
+        // A graph sent through the API is checked whole (extras refused): it is no longer the editor's.
+        const editor = body.graph !== undefined ? { saved_by_editor: false } : {};
+        const saved = await updateWorkflowRow(tx, accountId, workflowId, { ...changes, ...editor }, now, {
+          bumpRevision: true,
+        });
+        const definitionSent = body.graph !== undefined || body.trigger !== undefined;
+        return { saved, references: definitionSent ? { holder: 'draft', definition: saved } : 'kept' };
+      },
     }),
   );
 }
@@ -321,34 +300,30 @@ export async function saveDraftFromEditor(
 ): Promise<WorkflowRow> {
   const accountId = await findActiveWorkflowAccount(db, workflowId);
   if (!accountId) throw workflowNotFound();
-  return db.transaction().execute(async (tx) => {
-    const row = await findActiveWorkflow(tx, accountId, workflowId, { forUpdate: true });
-    if (!row) throw workflowNotFound();
-    const draft = {
-      title: body.title ?? row.title,
-      description: body.description !== undefined ? description(body.description) : row.description,
-      channel_type: row.channel_type,
-      connection_id: row.connection_id,
-      trigger: body.trigger ? triggerWithDefaults(body.trigger) : row.trigger,
-      graph: body.graph ? graphToStore(body.graph) : row.graph,
-    };
-    const now = clock.now().toISOString();
-    const saved = await updateWorkflowRow(
-      tx,
-      accountId,
-      workflowId,
-      { ...draft, definition_digest: definitionDigest(draft), saved_by_editor: true },
-      now,
-      { bumpRevision: true },
-    );
-    await recordReferences(tx, accountId, workflowId, 'draft', saved);
-    await audit(
-      tx,
-      actor,
-      { accountId, action: 'workflow.updated', targetType: 'workflow', targetId: workflowId },
-      now,
-    );
-    return saved;
+  return changeWorkflow(db, clock, actor, {
+    accountId,
+    workflowId,
+    basedOn: undefined,
+    action: 'workflow.updated',
+    write: async (tx, row, now) => {
+      const draft = {
+        title: body.title ?? row.title,
+        description: body.description !== undefined ? description(body.description) : row.description,
+        channel_type: row.channel_type,
+        connection_id: row.connection_id,
+        trigger: body.trigger ? triggerWithDefaults(body.trigger) : row.trigger,
+        graph: body.graph ? graphToStore(body.graph) : row.graph,
+      };
+      const saved = await updateWorkflowRow(
+        tx,
+        accountId,
+        workflowId,
+        { ...draft, definition_digest: definitionDigest(draft), saved_by_editor: true },
+        now,
+        { bumpRevision: true },
+      );
+      return { saved, references: { holder: 'draft', definition: saved } };
+    },
   });
 }
 
@@ -364,37 +339,35 @@ export async function deleteWorkflow(
   workflowId: string,
   options: { expectedRevision: number | undefined; mayUnpublish: boolean },
 ): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    const row = await findActiveWorkflow(tx, accountId, workflowId, { forUpdate: true });
-    if (!row) throw workflowNotFound();
-    requireRevision(row, options.expectedRevision);
-    if (row.status === 'published' && !options.mayUnpublish)
-      throw new ApiError(
-        403,
-        'insufficient_scope',
-        'Deleting a published automation needs the scope workflows:publish.',
-        {
-          required_scope: 'workflows:publish',
-        },
+  await changeWorkflow(db, clock, actor, {
+    accountId,
+    workflowId,
+    basedOn: options.expectedRevision,
+    action: 'workflow.deleted',
+    write: async (tx, row, now) => {
+      if (row.status === 'published' && !options.mayUnpublish)
+        throw new ApiError(
+          403,
+          'insufficient_scope',
+          'Deleting a published automation needs the scope workflows:publish.',
+          {
+            required_scope: 'workflows:publish',
+          },
+        );
+      await updateWorkflowRow(
+        tx,
+        accountId,
+        workflowId,
+        { deleted_at: now, status: 'draft', published_version_id: null, published_at: null, published_digest: null },
+        now,
+        { bumpRevision: false },
       );
-    const now = clock.now().toISOString();
-    await updateWorkflowRow(
-      tx,
-      accountId,
-      workflowId,
-      { deleted_at: now, status: 'draft', published_version_id: null, published_at: null, published_digest: null },
-      now,
-      { bumpRevision: false },
-    );
-    await deleteWorkflowReferences(tx, accountId, workflowId);
-    // Its runs in progress stop; the engine does it (this domain never imports the engine).
-    await enqueue(tx, clock, { kind: STOP_RUNS_JOB, accountId, payload: { workflow_id: workflowId } });
-    await audit(
-      tx,
-      actor,
-      { accountId, action: 'workflow.deleted', targetType: 'workflow', targetId: workflowId },
-      now,
-    );
+      return { saved: undefined, references: 'dropped' };
+    },
+    then: async (tx) => {
+      // Its runs in progress stop; the engine does it (this domain never imports the engine).
+      await enqueue(tx, clock, { kind: STOP_RUNS_JOB, accountId, payload: { workflow_id: workflowId } });
+    },
   });
 }
 

@@ -6,7 +6,7 @@ import {
   listContacts,
   type ContactListQuery,
 } from '../../domain/contacts/contacts.js';
-import { keyActor } from '../../domain/contacts/history.js';
+import { keyActor } from '../../domain/accounts/actor.js';
 import { clearValue, putTag, removeTag, setValues } from '../../domain/contacts/holdings.js';
 import { listTagHolders } from '../../domain/contacts/tag-holders.js';
 import type { Handlers } from '../context.js';

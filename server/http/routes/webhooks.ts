@@ -30,7 +30,7 @@ const deps = (app: AppContext): WebhookDeps => ({
 
 const keyOf = (caller: Caller): WebhookCaller => ({
   accountId: caller.account.id,
-  keyId: caller.key.id,
+  key: caller.key,
   scopes: caller.key.scopes,
 });
 

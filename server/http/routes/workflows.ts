@@ -1,7 +1,7 @@
 // The /v1/workflows routes (Part B, definition side and run reads); the rules live in domain/workflows.
 // Every answer carrying one automation has `ETag: "<revision>"`.
 import type { Request } from 'express';
-import type { Actor } from '../../domain/accounts/actor.js';
+import { keyActor } from '../../domain/accounts/actor.js';
 import { catalogDocument, catalogVersion } from '../../domain/workflows/catalog.js';
 import { startRunFromApi } from '../../engine/api-start.js';
 import { getWorkflowRun, listWorkflowRuns } from '../../domain/workflows/runs.js';
@@ -29,10 +29,9 @@ import {
   validateSaved,
   validateUnsaved,
 } from '../../domain/workflows/workflows.js';
-import type { Caller, Handlers } from '../context.js';
+import type { Handlers } from '../context.js';
 import { pageRequest, stringParam } from '../page.js';
 
-const keyActor = (caller: Caller): Actor => ({ type: 'api_key', id: caller.key.id });
 /**
  * The revision an `If-Match` header carries (`"3"` or `3`), or undefined when absent. The request validator
  * refuses other shapes; with request validation off the same 400 comes from here, in the validator's form.
@@ -70,7 +69,7 @@ export const workflowHandlers: Handlers = {
     return { status: 200, body: { data: page.data.map(workflowSummaryView), next_cursor: page.next_cursor } };
   },
   createWorkflow: async ({ app, caller, body }) => {
-    const row = await createWorkflow(app.database.db, app.clock, keyActor(caller), caller.account.id, body);
+    const row = await createWorkflow(app.database.db, app.clock, keyActor(caller.key), caller.account.id, body);
     return { status: 201, body: workflowView(row), headers: etagOf(row) };
   },
   validateWorkflowDefinition: async ({ app, caller, body }) => {
@@ -85,7 +84,7 @@ export const workflowHandlers: Handlers = {
     const row = await updateWorkflow(
       app.database.db,
       app.clock,
-      keyActor(caller),
+      keyActor(caller.key),
       caller.account.id,
       params.workflowId,
       body,
@@ -94,7 +93,7 @@ export const workflowHandlers: Handlers = {
     return { status: 200, body: workflowView(row), headers: etagOf(row) };
   },
   deleteWorkflow: async ({ app, caller, params, req }) => {
-    await deleteWorkflow(app.database.db, app.clock, keyActor(caller), caller.account.id, params.workflowId, {
+    await deleteWorkflow(app.database.db, app.clock, keyActor(caller.key), caller.account.id, params.workflowId, {
       expectedRevision: ifMatch(req),
       mayUnpublish: caller.key.scopes.includes('workflows:publish'),
     });
@@ -108,7 +107,7 @@ export const workflowHandlers: Handlers = {
     const row = await publishWorkflow(
       app.database.db,
       app.clock,
-      keyActor(caller),
+      keyActor(caller.key),
       caller.account.id,
       params.workflowId,
       ifMatch(req),
@@ -119,7 +118,7 @@ export const workflowHandlers: Handlers = {
     const row = await unpublishWorkflow(
       app.database.db,
       app.clock,
-      keyActor(caller),
+      keyActor(caller.key),
       caller.account.id,
       params.workflowId,
       ifMatch(req),
