@@ -12,7 +12,7 @@
 // deadline passes (`wakeOverdueJobs`, a worker's periodic sweep: the holder died without freeing it).
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { AccountOf, PayloadOf } from '../job-kinds.js';
+import type { AccountOf, JobKind, PayloadOf } from '../job-kinds.js';
 import type { DB, JobsTable } from './schema.js';
 
 /** A job to add, of kind `K`: a kind of the service carries that kind's payload (server/job-kinds.ts). */
@@ -75,9 +75,10 @@ function newJobRow(job: NewJob<string>, now: Date) {
 /**
  * Adds a job in `trx`, the transaction of the write that causes it: the job exists only if that write commits.
  * `runAt` defaults to now. Returns its id. Every producer enqueues through it, so a service kind's payload is
- * checked against its kind where the job is made.
+ * checked against its kind where the job is made, and a kind the map does not have is a compile error (the
+ * queue's own tests insert kinds of their own with `enqueueJob`).
  */
-export function enqueue<K extends string>(trx: Transaction<DB>, clock: Clock, job: NewJob<K>): Promise<string> {
+export function enqueue<K extends JobKind>(trx: Transaction<DB>, clock: Clock, job: NewJob<K>): Promise<string> {
   return enqueueJob(trx, job, clock.now());
 }
 

@@ -4,7 +4,8 @@
 // later wake nothing; on PostgreSQL a dropped listening connection comes back on its own.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/clock.js';
-import { enqueue, JobRegistry, JobWorker } from '../../server/jobs/index.js';
+import { JobRegistry, JobWorker } from '../../server/jobs/index.js';
+import { enqueueJob } from '../../server/store/jobs.js';
 import { wakeOnJobsReady } from '../../server/jobs/worker.js';
 import { openDatabase, type Database } from '../../server/store/database.js';
 import { sql } from 'kysely';
@@ -84,7 +85,7 @@ describe.each(engines)('job wake-ups on %s', (engine) => {
   const write = (runAt?: Date) =>
     writer.db
       .transaction()
-      .execute((trx) => enqueue(trx, clock, { kind: 'k', accountId: null, payload: {}, ...(runAt ? { runAt } : {}) }));
+      .execute((trx) => enqueueJob(trx, { kind: 'k', accountId: null, payload: {}, ...(runAt ? { runAt } : {}) }, clock.now()));
 
   it('runs a job committed by another transaction at once, not at the next poll', async () => {
     for (let i = 0; i < 3; i++) {
@@ -101,7 +102,7 @@ describe.each(engines)('job wake-ups on %s', (engine) => {
   it('wakes nothing and runs nothing when the transaction rolls back', async () => {
     await expect(
       writer.db.transaction().execute(async (trx) => {
-        await enqueue(trx, clock, { kind: 'k', accountId: null, payload: {} });
+        await enqueueJob(trx, { kind: 'k', accountId: null, payload: {} }, clock.now());
         throw new Error('the write failed');
       }),
     ).rejects.toThrow('the write failed');

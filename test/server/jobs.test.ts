@@ -1,9 +1,10 @@
 // Durable jobs (server/store/jobs.ts, server/jobs/) on every engine of the run: enqueue in the caller's
 // transaction, claim under a lease, run_at, retries, graceful stop; on PostgreSQL, two workers on one database
 // never run a job twice and lose none.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/clock.js';
+import { ADVANCE_RUN_JOB, PRUNE_JOB } from '../../server/job-kinds.js';
 import {
   enqueue,
   JobRegistry,
@@ -42,6 +43,23 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
+describe('the job kinds map (server/job-kinds.ts)', () => {
+  it('makes enqueue refuse, at compile time, a kind the map does not have and a payload or account its kind does not take', () => {
+    // npm test typechecks this file: each @ts-expect-error fails the run if its call stops being an error.
+    const clock = new ManualClock(new Date('2026-01-01T00:00:00Z'));
+    const calls = (trx: Transaction<DB>) => [
+      // @ts-expect-error a kind the map does not have (a misspelling)
+      enqueue(trx, clock, { kind: 'workflow.advanse', accountId: 'a', payload: {} }),
+      // @ts-expect-error the advance payload is { run_id, wake }
+      enqueue(trx, clock, { kind: ADVANCE_RUN_JOB, accountId: 'a', payload: { workflow_id: 'w' } }),
+      // @ts-expect-error the prune job works for the whole service: no account
+      enqueue(trx, clock, { kind: PRUNE_JOB, accountId: 'a', payload: {} }),
+      enqueue(trx, clock, { kind: ADVANCE_RUN_JOB, accountId: 'a', payload: { run_id: 'r', wake: { kind: 'start' } } }),
+    ];
+    expect(calls).toBeTypeOf('function');
+  });
+});
+
 describe.each(engines)('durable jobs on %s', (engine) => {
   let t: TestDatabase;
   let db: Kysely<DB>;
@@ -61,7 +79,7 @@ describe.each(engines)('durable jobs on %s', (engine) => {
   const add = (kind: string, payload: unknown = {}, runAt?: Date | string) =>
     db
       .transaction()
-      .execute((trx) => enqueue(trx, clock, { kind, accountId: null, payload, ...(runAt ? { runAt } : {}) }));
+      .execute((trx) => enqueueJob(trx, { kind, accountId: null, payload, ...(runAt ? { runAt } : {}) }, clock.now()));
 
   const claim = (workerId: string, kinds = ['k'], leaseMs = MINUTE) =>
     claimJobs(db, { workerId, kinds, limit: 10, now: clock.now(), leaseMs });
@@ -78,7 +96,7 @@ describe.each(engines)('durable jobs on %s', (engine) => {
   it('enqueues in the caller’s transaction: a rolled-back write leaves no job', async () => {
     await expect(
       db.transaction().execute(async (trx) => {
-        await enqueue(trx, clock, { kind: 'k', accountId: null, payload: { n: 1 } });
+        await enqueueJob(trx, { kind: 'k', accountId: null, payload: { n: 1 } }, clock.now());
         throw new Error('the write failed');
       }),
     ).rejects.toThrow('the write failed');
