@@ -4,6 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { catalogVersion, type Block, type BlockData, type BlockType, type GraphNodes } from '../client/index.js';
 import catalog from '../generated/block-catalog.schema.json' with { type: 'json' };
+import type { BlockExecutor } from '../server/engine/context.js';
+import { passThrough } from '../server/engine/blocks/pass-through.js';
 
 describe('block types of the typed client', () => {
   it('types every block of the catalog, and a graph built with them compiles', () => {
@@ -47,5 +49,16 @@ describe('block types of the typed client', () => {
       next: [null],
     };
     expect([twoNext, wrongOperation, extra, missing, unquoted]).toHaveLength(5);
+  });
+
+  it('types the engine by the catalog: an executor reading a field its block does not have, or a table missing a type, does not compile', () => {
+    // @ts-expect-error a math block has no `operand_c`
+    const reads: BlockExecutor<'math'> = async (ctx) => ({ next: ctx.data.operand_c ? 0 : 1 });
+    // A math block's operator is the catalog's enum: comparing it with a value it cannot hold is an error too.
+    // @ts-expect-error 'modulo' is not one of the catalog's operators
+    const compares: BlockExecutor<'math'> = async (ctx) => ({ next: ctx.data.operator === 'modulo' ? 0 : 1 });
+    // @ts-expect-error the table of executors names every type of the catalog
+    const table: { [T in BlockType]: BlockExecutor<T> } = { root: passThrough };
+    expect([reads, compares, table]).toHaveLength(3);
   });
 });
