@@ -5,15 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from '../../server/domain/console/connections.js';
 import { createCustomField } from '../../server/domain/console/custom-fields.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import type { SchemaContact, SchemaContactList } from '../../generated/api.js';
 
 const TOKEN = 'admin-token-for-contact-tests-0123456789';
-
-interface Contact {
-  id: string;
-  name: string;
-  updated_at: string;
-  tags: { id: string; name: string }[];
-}
 
 describe.each(engines)('admin contact routes on %s', (engine) => {
   let t: TestApp;
@@ -37,11 +31,11 @@ describe.each(engines)('admin contact routes on %s', (engine) => {
       body: { phone: '+5511987654321', name: 'Ana', connection_id: connection.id, consent: true },
     });
     expect(created.status).toBe(201);
-    return { connection, field, tag, contact: (await created.json()) as Contact };
+    return { connection, field, tag, contact: (await created.json()) as SchemaContact };
   }
 
   const listIds = async (me: TestCaller) =>
-    ((await (await me.call('GET', '/v1/contacts')).json()) as { data: Contact[] }).data.map((c) => c.id);
+    ((await (await me.call('GET', '/v1/contacts')).json()) as SchemaContactList).data.map((c) => c.id);
 
   it('a console edit changes the name and moves updated_at, so the contact goes to the end of the sync order', async () => {
     const me = await t.account();
@@ -51,13 +45,13 @@ describe.each(engines)('admin contact routes on %s', (engine) => {
       await me.call('POST', '/v1/contacts', {
         body: { phone: '+5521998765432', name: 'Bruno', connection_id: connection.id, consent: true },
       })
-    ).json()) as Contact;
+    ).json()) as SchemaContact;
     expect(await listIds(me)).toEqual([contact.id, other.id]);
 
     t.clock.advance(60_000);
     const res = await admin('PATCH', `/contacts/${contact.id}`, { name: 'Ana Souza' });
     expect(res.status).toBe(200);
-    const edited = (await res.json()) as Contact;
+    const edited = (await res.json()) as SchemaContact;
     expect(edited.name).toBe('Ana Souza');
     expect(edited.updated_at > contact.updated_at).toBe(true);
     expect(edited.updated_at).toBe(t.clock.now().toISOString().replace('Z', '000Z'));
@@ -102,7 +96,7 @@ describe.each(engines)('admin contact routes on %s', (engine) => {
       },
     });
     expect(back.status).toBe(201);
-    const returned = (await back.json()) as Contact;
+    const returned = (await back.json()) as SchemaContact;
     expect(returned.id).toBe(contact.id);
     // It lost its tags when deleted: the tag sent is put on again, as a change, not a creation.
     expect(returned.tags).toEqual([{ id: tag.id, name: 'VIP' }]);

@@ -6,21 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX } from '../../generated/operations.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 import { json as ok } from './http-helpers.js';
+import type { SchemaAdminAuditLog, SchemaAdminAuditLogEntry } from '../../generated/api.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
-
-interface Entry {
-  actor_type: string;
-  api_key_id: string | null;
-  action: string;
-  resource_type: string;
-  resource_id: string;
-  created_at: string;
-}
-interface Page {
-  data: Entry[];
-  next_cursor: string | null;
-}
 
 describe.each(engines)('the account audit log on %s', (engine) => {
   let t: TestApp;
@@ -82,7 +70,7 @@ describe.each(engines)('the account audit log on %s', (engine) => {
     const { accountId, secrets, newestFirst } = await history();
     const res = await log(accountId);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const page = await ok<Page>(res);
+    const page = await ok<SchemaAdminAuditLog>(res);
     expect(page.next_cursor).toBeNull();
     expect(page.data).toEqual(newestFirst.map((e) => ({ ...e, created_at: expect.any(String) })));
     const times = page.data.map((e) => e.created_at);
@@ -94,11 +82,11 @@ describe.each(engines)('the account audit log on %s', (engine) => {
   it('pages with a cursor bound to the account, and shows only the account’s own entries', async () => {
     const { accountId, newestFirst } = await history();
     const other = await history();
-    const read: Entry[] = [];
+    const read: SchemaAdminAuditLogEntry[] = [];
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: Page = await ok<Page>(
+      const page: SchemaAdminAuditLog = await ok<SchemaAdminAuditLog>(
         await log(accountId, `?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
       );
       read.push(...page.data);
@@ -111,7 +99,7 @@ describe.each(engines)('the account audit log on %s', (engine) => {
     );
 
     // A cursor of another account's log, or a changed one, is not this list's.
-    const first = await ok<Page>(await log(other.accountId, '?limit=1'));
+    const first = await ok<SchemaAdminAuditLog>(await log(other.accountId, '?limit=1'));
     for (const bad of [first.next_cursor!, `${first.next_cursor!.slice(0, -2)}AA`]) {
       const refused = await log(accountId, `?cursor=${encodeURIComponent(bad)}`);
       expect(refused.status).toBe(400);
