@@ -1,6 +1,6 @@
 // The component tests' checks of an HTTP answer: its status and parsed body, and the error envelope.
 import { expect } from 'vitest';
-import type { components } from '../../generated/api.js';
+import type { components, SchemaCardsAttachment, SchemaMediaAttachment, SchemaMessage } from '../../generated/api.js';
 
 type Schemas = components['schemas'];
 /** Every error answer the spec names: the schemas whose `type` is `error`. */
@@ -28,4 +28,20 @@ export async function expectError(res: Response, status: number, context: Record
   expect(body).toEqual({ type: 'error', message: expect.any(String), context });
   expect(body.message).not.toBe('');
   return body;
+}
+
+/** The message's first attachment, which must be media (its url, media_id, expires_at): otherwise the test fails. */
+export function firstMedia(message: SchemaMessage): SchemaMediaAttachment {
+  const [attachment] = message.attachments;
+  if (attachment === undefined || attachment.type === 'cards')
+    throw new Error(`the first attachment is not media: ${JSON.stringify(message.attachments)}`);
+  return attachment;
+}
+
+/** The message's first attachment, which must be cards: otherwise the test fails. */
+export function firstCards(message: SchemaMessage): SchemaCardsAttachment {
+  const [attachment] = message.attachments;
+  if (attachment?.type !== 'cards')
+    throw new Error(`the first attachment is not cards: ${JSON.stringify(message.attachments)}`);
+  return attachment;
 }

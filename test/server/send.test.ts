@@ -17,7 +17,7 @@ import { FAIL_LATER_DELAY_MS } from '../../server/domain/messaging/send.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/index.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
-import { expectError, json as ok, type ErrorBody } from './http-helpers.js';
+import { expectError, firstCards, firstMedia, json as ok, type ErrorBody } from './http-helpers.js';
 import type { NewEvent } from '../../server/store/events.js';
 import type {
   SchemaAdminTemplate,
@@ -28,7 +28,6 @@ import type {
   SchemaConversationList,
   SchemaMe,
   SchemaMedia,
-  SchemaMediaAttachment,
   SchemaMessage,
   SchemaMessageList,
   SchemaSandboxInboundRequest,
@@ -62,19 +61,6 @@ interface Thread {
   from: From;
   /** The contact's first message. */
   inbound: SchemaMessage;
-}
-
-/** The message's first attachment, which must be a media one (its url, media_id, expires_at). */
-function firstMedia(message: SchemaMessage): SchemaMediaAttachment {
-  const [attachment] = message.attachments;
-  if (attachment === undefined || attachment.type === 'cards') throw new Error('the first attachment is not media');
-  return attachment;
-}
-/** The title of the first card of the message's first attachment, which must be cards. */
-function firstCardTitle(message: SchemaMessage): string | undefined {
-  const [attachment] = message.attachments;
-  if (attachment?.type !== 'cards') throw new Error('the first attachment is not cards');
-  return attachment.cards[0]?.title;
 }
 
 /** A moment as the database gives it back: ISO 8601 with microseconds. */
@@ -866,7 +852,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
       const buttons = [{ type: 'reply', id: 'sim', title: 'Sim' }];
       const above = await sent(ig, { text: 'Separo para você?', buttons });
       expect(above.text).toBeNull();
-      expect(firstCardTitle(above)).toBe(signed('Separo para você?'));
+      expect(firstCards(above).cards[0]?.title).toBe(signed('Separo para você?'));
 
       // Within the channel limit: what fits exactly is signed, one character more is sent without it.
       const room = (limit: number) => limit - `\n\n${SIGNATURE}`.length;
@@ -875,8 +861,8 @@ describe.each(engines)('sending a message on %s', (engine) => {
       expect((await sent(ig, { text: `${fits}b` })).text).toBe(`${fits}b`);
       expect((await sent(ig, { text: 'c'.repeat(1000) })).text).toBe('c'.repeat(1000));
       const fitsAbove = 'd'.repeat(room(640));
-      expect(firstCardTitle(await sent(ig, { text: fitsAbove, buttons }))).toBe(signed(fitsAbove));
-      expect(firstCardTitle(await sent(ig, { text: `${fitsAbove}e`, buttons }))).toBe(`${fitsAbove}e`);
+      expect(firstCards(await sent(ig, { text: fitsAbove, buttons })).cards[0]?.title).toBe(signed(fitsAbove));
+      expect(firstCards(await sent(ig, { text: `${fitsAbove}e`, buttons })).cards[0]?.title).toBe(`${fitsAbove}e`);
 
       // Never on cards.
       const cards = await sent(ig, {
@@ -884,7 +870,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
           { type: 'cards', cards: [{ title: 'Runner 38', buttons: [{ type: 'reply', id: 'r', title: 'Quero' }] }] },
         ],
       });
-      expect(firstCardTitle(cards)).toBe('Runner 38');
+      expect(firstCards(cards).cards[0]?.title).toBe('Runner 38');
       expect(cards.text).toBeNull();
 
       // The event carries what was delivered.
@@ -902,7 +888,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
       expect((await sent(wa, { text: waFits })).text).toBe(signed(waFits));
       expect((await sent(wa, { text: `${waFits}g` })).text).toBe(`${waFits}g`);
       const waAbove = 'h'.repeat(room(1024));
-      expect(firstCardTitle(await sent(wa, { text: waAbove, buttons }))).toBe(signed(waAbove));
+      expect(firstCards(await sent(wa, { text: waAbove, buttons })).cards[0]?.title).toBe(signed(waAbove));
       const mediaId = await upload(wa.me, 'image/png', PNG);
       const caption = await sent(wa, { text: 'A foto', attachments: [{ type: 'image', media_id: mediaId }] });
       expect(caption.text).toBe('A foto');
