@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from '../../server/domain/console/connections.js';
 import { createCustomField } from '../../server/domain/console/custom-fields.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
-import type { SchemaContact, SchemaContactList } from '../../generated/api.js';
+import type { SchemaAdminContactHistory, SchemaContact, SchemaContactList, SchemaTag } from '../../generated/api.js';
+import type { ErrorBody } from './http-helpers.js';
 
 const TOKEN = 'admin-token-for-contact-tests-0123456789';
 
@@ -26,7 +27,7 @@ describe.each(engines)('admin contact routes on %s', (engine) => {
       phone: '+5511930001234',
     });
     const field = await createCustomField(t.database.db, t.clock, me.accountId, { label: 'Cidade', type: 'text' });
-    const tag = (await (await me.call('POST', '/v1/tags', { body: { name: 'VIP' } })).json()) as { id: string };
+    const tag = (await (await me.call('POST', '/v1/tags', { body: { name: 'VIP' } })).json()) as SchemaTag;
     const created = await me.call('POST', '/v1/contacts', {
       body: { phone: '+5511987654321', name: 'Ana', connection_id: connection.id, consent: true },
     });
@@ -63,7 +64,7 @@ describe.each(engines)('admin contact routes on %s', (engine) => {
     const { contact } = await world(me);
     const blank = await admin('PATCH', `/contacts/${contact.id}`, { name: '  ' });
     expect(blank.status).toBe(422);
-    expect(((await blank.json()) as { context: unknown }).context).toEqual({ code: 'invalid_name' });
+    expect(((await blank.json()) as ErrorBody).context).toEqual({ code: 'invalid_name' });
     const missing = await admin('PATCH', '/contacts/00000000-0000-4000-8000-000000000000', { name: 'X' });
     expect(missing.status).toBe(404);
     expect((await admin('GET', '/contacts/00000000-0000-4000-8000-000000000000/history')).status).toBe(404);
@@ -122,10 +123,7 @@ describe.each(engines)('admin contact routes on %s', (engine) => {
 
     const res = await admin('GET', `/contacts/${contact.id}/history`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as {
-      data: { kind: string; actor: unknown; details: unknown }[];
-      next_cursor: null;
-    };
+    const body = (await res.json()) as SchemaAdminContactHistory;
     expect(body.next_cursor).toBeNull();
     const key = { type: 'api_key', id: me.keyId, name: expect.stringMatching(/^test key/) as unknown };
     expect(body.data.map(({ kind, actor, details }) => ({ kind, actor, details }))).toEqual([

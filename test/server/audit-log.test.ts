@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX } from '../../generated/operations.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 import { json as ok } from './http-helpers.js';
-import type { SchemaAdminAuditLog, SchemaAdminAuditLogEntry } from '../../generated/api.js';
+import type {
+  SchemaAdminAccount,
+  SchemaAdminApiKeyCreated,
+  SchemaAdminAuditLog,
+  SchemaAdminAuditLogEntry,
+  SchemaWebhookEndpointWithSecret,
+} from '../../generated/api.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 
@@ -24,12 +30,12 @@ describe.each(engines)('the account audit log on %s', (engine) => {
 
   /** An account with a console key and a webhook endpoint that key registered and changed; what happened, in order. */
   async function history() {
-    const account = await ok<{ id: string }>(
+    const account = await ok<SchemaAdminAccount>(
       await admin('POST', '/accounts', { name: 'Loja', alias: `loja-${randomUUID().slice(0, 8)}` }),
       201,
     );
     t.clock.advance(1000);
-    const created = await ok<{ secret: string; api_key: { id: string } }>(
+    const created = await ok<SchemaAdminApiKeyCreated>(
       await admin('POST', `/accounts/${account.id}/keys`, {
         name: 'Integração',
         scopes: ['contacts:read', 'webhooks:read', 'webhooks:write'],
@@ -39,7 +45,7 @@ describe.each(engines)('the account audit log on %s', (engine) => {
     );
     const key = created.api_key.id;
     t.clock.advance(1000);
-    const hook = await ok<{ id: string; secret: string }>(
+    const hook = await ok<SchemaWebhookEndpointWithSecret>(
       await call(t.baseUrl, created.secret, 'POST', '/v1/webhooks', {
         body: { url: 'http://127.0.0.1:9/hooks', event_types: ['contact.created'] },
       }),

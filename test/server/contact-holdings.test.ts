@@ -24,6 +24,7 @@ import type {
   SchemaContactCustomFields,
   SchemaContactTags,
   SchemaCustomFieldValue,
+  SchemaMe,
   SchemaTag,
   SchemaTagSummary,
   SchemaTaggedContactList,
@@ -121,7 +122,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       name: 'Loja IG',
       username: 'loja.oficial',
     });
-    const me = await json<{ api_key: { id: string; name: string } }>(await c.call('GET', '/v1/me'), 200);
+    const me = await json<SchemaMe>(await c.call('GET', '/v1/me'), 200);
     expect(me.api_key.id).toBe(c.keyId);
     return { c, whatsapp: wa.id, instagram: ig.id, keyName: me.api_key.name };
   }

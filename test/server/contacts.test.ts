@@ -16,7 +16,13 @@ import {
 import { CONSOLE } from '../../server/domain/contacts/history.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import type { ErrorBody } from './http-helpers.js';
-import type { SchemaContact, SchemaContactList, SchemaTag } from '../../generated/api.js';
+import type {
+  SchemaContact,
+  SchemaContactList,
+  SchemaTag,
+  SchemaTagList,
+  SchemaValidationError,
+} from '../../generated/api.js';
 
 interface EventRow {
   type: string;
@@ -396,7 +402,7 @@ describe.each(engines)('contacts on %s', (engine) => {
       for (const since of ['2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-11-20T13:00:00+23:00']) {
         const res = await me.call('GET', `/v1/contacts?updated_since=${encodeURIComponent(since)}`);
         expect(res.status, since).toBe(400);
-        const body = (await res.json()) as { context: { details: { path: string }[] } };
+        const body = (await res.json()) as SchemaValidationError;
         expect(body.context.details[0]!.path).toContain('updated_since');
       }
     });
@@ -584,7 +590,7 @@ describe.each(engines)('contacts on %s', (engine) => {
       const me = await t.account();
       const w = await world(me);
       await contactsOverTime(me, w, 2);
-      const tags = (await (await me.call('GET', '/v1/tags?limit=1')).json()) as { next_cursor: string | null };
+      const tags = (await (await me.call('GET', '/v1/tags?limit=1')).json()) as SchemaTagList;
       expect(tags.next_cursor).not.toBeNull();
       const res = await list(me, { limit: '1', cursor: tags.next_cursor! });
       expect(res.status).toBe(400);

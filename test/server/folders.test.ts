@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireWorkflowFolder } from '../../server/domain/workflows/folders.js';
 import { ApiError } from '../../server/errors.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
-import { expectError, json } from './http-helpers.js';
-import type { SchemaFolder, SchemaFolderList } from '../../generated/api.js';
+import { expectError, json, type ErrorBody } from './http-helpers.js';
+import type { SchemaDeletedFolder, SchemaFolder, SchemaFolderList } from '../../generated/api.js';
 
 const create = (c: TestCaller, body: unknown, headers: Record<string, string> = {}) =>
   c.call('POST', '/v1/folders', { body, headers });
@@ -364,10 +364,7 @@ describe.each(engines)('folders on %s', (engine) => {
       await new Promise((ok) => setTimeout(ok, 300));
       release();
       await save;
-      expect((await json<{ deleted_folder_ids: string[] }>(await deletion)).deleted_folder_ids).toEqual([
-        top.id,
-        sub.id,
-      ]);
+      expect((await json<SchemaDeletedFolder>(await deletion)).deleted_folder_ids).toEqual([top.id, sub.id]);
       expect(await workflowRow(automation)).toMatchObject({ folder_id: null, revision: 6 });
     },
   );
@@ -397,7 +394,7 @@ describe.each(engines)('folders on %s', (engine) => {
     const stranger = await t.account();
     const res = await stranger.call('GET', `/v1/folders?limit=2&cursor=${page1.next_cursor}`);
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { context: { code: string } }).context.code).toBe('invalid_cursor');
+    expect(((await res.json()) as ErrorBody).context.code).toBe('invalid_cursor');
   });
 
   it('requireWorkflowFolder answers a folder of the account, or throws 422 folder_not_found with the field', async () => {

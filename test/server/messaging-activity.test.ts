@@ -5,7 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from '../../server/domain/console/connections.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
-import type { SchemaContact, SchemaContactList } from '../../generated/api.js';
+import type {
+  SchemaContact,
+  SchemaContactList,
+  SchemaMessage,
+  SchemaSandboxInboundResult,
+} from '../../generated/api.js';
 
 const TOKEN = 'messaging-activity-admin-token-0123456789';
 const MINUTE = 60_000;
@@ -53,11 +58,7 @@ describe.each(engines)('messages as contact activity on %s', (engine) => {
       text: 'Oi!',
     });
     expect(wrote.status).toBe(201);
-    const inbound = (await wrote.json()) as {
-      contact: SchemaContact;
-      conversation: { id: string };
-      message: { id: string };
-    };
+    const inbound = (await wrote.json()) as SchemaSandboxInboundResult;
     const contactId = inbound.contact.id;
     expect(await activity(me, contactId)).toEqual(both(t0));
 
@@ -114,11 +115,7 @@ describe.each(engines)('messages as contact activity on %s', (engine) => {
       text: 'Oi',
     });
     expect(wrote.status).toBe(201);
-    const inbound = (await wrote.json()) as {
-      contact: SchemaContact;
-      contact_created: boolean;
-      conversation: { id: string; reply_window: { state: string } };
-    };
+    const inbound = (await wrote.json()) as SchemaSandboxInboundResult;
     expect(inbound.contact_created).toBe(false);
     expect(inbound.contact.id).toBe(contact.id);
     expect(inbound.conversation.reply_window.state).toBe('open');
@@ -126,7 +123,7 @@ describe.each(engines)('messages as contact activity on %s', (engine) => {
     t.clock.advance(MINUTE);
     const sent = await send(me, inbound.conversation.id, { text: 'Oi, Caio' });
     expect(sent.status).toBe(201);
-    const message = (await sent.json()) as { id: string };
+    const message = (await sent.json()) as SchemaMessage;
     const afterSend = await activity(me, contact.id);
 
     t.clock.advance(MINUTE);

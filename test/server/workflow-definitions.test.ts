@@ -12,10 +12,13 @@ import { createUpload } from '../../server/domain/console/uploads.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json } from './http-helpers.js';
 import type {
+  SchemaFolder,
   SchemaInvalidGraphError,
+  SchemaRepliesList,
   SchemaValidationIssue,
   SchemaValidationResult,
   SchemaWorkflow,
+  SchemaWorkflowGraphSchema,
   SchemaWorkflowInvalidError,
   SchemaWorkflowList,
   SchemaWorkflowValidationResult,
@@ -55,9 +58,7 @@ describe.each(engines)('automation definitions on %s', (engine) => {
 
   it('serves the block catalog and its version (GET /v1/workflow-graph-schema)', async () => {
     const me = await t.account({ scopes: ['workflows:read'] });
-    const body = await json<{ schema: unknown; catalog_version: string }>(
-      await me.call('GET', '/v1/workflow-graph-schema'),
-    );
+    const body = await json<SchemaWorkflowGraphSchema>(await me.call('GET', '/v1/workflow-graph-schema'));
     expect(body).toEqual({ schema: catalog, catalog_version: catalogVersion });
   });
 
@@ -169,7 +170,7 @@ describe.each(engines)('automation definitions on %s', (engine) => {
       name: 'WA',
       phone: '+5511930002002',
     });
-    const list = await json<{ id: string }>(
+    const list = await json<SchemaRepliesList>(
       await me.call('POST', '/v1/replies-lists', { body: { name: 'Respostas', replies: ['Te chamei no direct!'] } }),
       201,
     );
@@ -336,11 +337,8 @@ describe.each(engines)('automation definitions on %s', (engine) => {
 
   it('files automations in folders: folder_not_found with field, direct children only, moves change the revision', async () => {
     const me = await t.account();
-    const top = await json<{ id: string }>(
-      await me.call('POST', '/v1/folders', { body: { name: 'Black Friday' } }),
-      201,
-    );
-    const sub = await json<{ id: string }>(
+    const top = await json<SchemaFolder>(await me.call('POST', '/v1/folders', { body: { name: 'Black Friday' } }), 201);
+    const sub = await json<SchemaFolder>(
       await me.call('POST', '/v1/folders', { body: { name: 'Comentários', parent_id: top.id } }),
       201,
     );
@@ -379,7 +377,7 @@ describe.each(engines)('automation definitions on %s', (engine) => {
 
   it('a reply list used by a draft or a live version cannot be deleted (409 replies_list_in_use)', async () => {
     const me = await t.account();
-    const list = await json<{ id: string }>(
+    const list = await json<SchemaRepliesList>(
       await me.call('POST', '/v1/replies-lists', { body: { name: 'Respostas', replies: ['Te chamei no direct!'] } }),
       201,
     );

@@ -12,8 +12,14 @@ import { cursorCodec } from '../../server/store/cursor.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json } from './http-helpers.js';
 import type {
+  SchemaInvalidGraphError,
+  SchemaTag,
+  SchemaTagInUseError,
+  SchemaValidationError,
   SchemaWorkflow,
   SchemaWorkflowList,
+  SchemaWorkflowNotPublishableError,
+  SchemaWorkflowValidationResult,
   SchemaWorkflowVersion,
   SchemaWorkflowVersionList,
 } from '../../generated/api.js';
@@ -122,11 +128,8 @@ describe.each(engines)('workflows on %s', (engine) => {
     });
     // A weak or list-shaped If-Match is not a revision: 400 in the format check's envelope, nothing changed.
     for (const shape of ['W/"0"', '"0", "1"', '*']) {
-      const bad = await json<{ context: { code?: string; details?: Array<{ location: string }> } }>(
-        await patch(me, workflow.id, { title: 'New' }, shape),
-        400,
-      );
-      expect(bad.context.details?.[0]?.location, shape).toBe('header');
+      const bad = await json<SchemaValidationError>(await patch(me, workflow.id, { title: 'New' }, shape), 400);
+      expect(bad.context.details[0]?.location, shape).toBe('header');
     }
     const res = await patch(me, workflow.id, { title: 'New' }, '"0"');
     expect(res.headers.get('etag')).toBe('"1"');
@@ -197,28 +200,22 @@ describe.each(engines)('workflows on %s', (engine) => {
     const extra = { nodes: { root: { type: 'root', data: { next: [null, null] } } } };
     const saved = await json<SchemaWorkflow>(await admin('PUT', `/workflows/${workflow.id}/draft`, { graph: extra }));
     expect(saved.graph.nodes.root?.data.next).toEqual([null, null]);
-    const entries = await json<{
-      valid: boolean;
-      errors: unknown[];
-      warnings: Array<{ code: string }>;
-      revision: number;
-    }>(await me.call('POST', `/v1/workflows/${workflow.id}/validate`));
+    const entries = await json<SchemaWorkflowValidationResult>(
+      await me.call('POST', `/v1/workflows/${workflow.id}/validate`),
+    );
     expect(entries).toMatchObject({ valid: true, errors: [], revision: 1 });
     expect(entries.warnings.map((w) => w.code)).toContain('next_arity_invalid');
-    const refused = await json<{ context: { code: string; details: string } }>(await publish(me, workflow.id), 422);
+    const refused = await json<SchemaWorkflowNotPublishableError>(await publish(me, workflow.id), 422);
     expect(refused.context.code).toBe('workflow_not_publishable');
     expect(refused.context.details).toContain('root');
     // A rename through the API keeps the editor's graph, and its extras stay a warning.
     await json(await patch(me, workflow.id, { title: 'Renamed' }, '"1"'));
-    const again = await json<{ valid: boolean; warnings: Array<{ code: string }> }>(
+    const again = await json<SchemaWorkflowValidationResult>(
       await me.call('POST', `/v1/workflows/${workflow.id}/validate`),
     );
     expect(again.valid).toBe(true);
     expect(again.warnings.map((w) => w.code)).toContain('next_arity_invalid');
-    const patched = await json<{ context: { code: string; errors: Array<{ code: string; path: string }> } }>(
-      await patch(me, workflow.id, { graph: extra }, '"2"'),
-      422,
-    );
+    const patched = await json<SchemaInvalidGraphError>(await patch(me, workflow.id, { graph: extra }, '"2"'), 422);
     expect(patched.context.code).toBe('invalid_graph');
     expect(patched.context.errors).toContainEqual(
       expect.objectContaining({ code: 'next_arity_invalid', path: 'nodes.root.data.next' }),
@@ -466,7 +463,7 @@ describe.each(engines)('workflows on %s', (engine) => {
 
   it('refuses to rename or delete a tag that a draft or the live version names (409 tag_in_use), until neither does', async () => {
     const me = await t.account();
-    const tag = await json<{ id: string }>(await me.call('POST', '/v1/tags', { body: { name: 'VIP' } }), 201);
+    const tag = await json<SchemaTag>(await me.call('POST', '/v1/tags', { body: { name: 'VIP' } }), 201);
     const workflow = await created(me, definition({ graph: tagsGraph('VIP') }));
     const inUse = { code: 'tag_in_use', workflow_ids: [workflow.id], workflow_count: 1 };
     await expectError(await me.call('PATCH', `/v1/tags/${tag.id}`, { body: { name: 'vip' } }), 409, inUse);
@@ -483,11 +480,11 @@ describe.each(engines)('workflows on %s', (engine) => {
 
   it('counts every automation naming the tag and lists at most 50 ids; the trash does not count', async () => {
     const me = await t.account();
-    const tag = await json<{ id: string }>(await me.call('POST', '/v1/tags', { body: { name: 'Lead' } }), 201);
+    const tag = await json<SchemaTag>(await me.call('POST', '/v1/tags', { body: { name: 'Lead' } }), 201);
     const ids: string[] = [];
     for (let i = 0; i < 52; i += 1) ids.push((await created(me, definition({ graph: tagsGraph('Lead') }))).id);
     const res = await me.call('DELETE', `/v1/tags/${tag.id}`);
-    const body = await json<{ context: Record<string, unknown> }>(res, 409);
+    const body = await json<SchemaTagInUseError>(res, 409);
     expect(body.context).toEqual({ code: 'tag_in_use', workflow_ids: ids.slice(0, 50), workflow_count: 52 });
     t.clock.advance(60_000); // a new minute of writes (60 per minute)
     for (const id of ids) await json(await me.call('DELETE', `/v1/workflows/${id}`));
@@ -536,8 +533,8 @@ describe('If-Match with request validation off (benchmarks only)', () => {
         body: { title: 'x' },
         headers: { 'If-Match': 'W/"0"' },
       });
-      const body = await json<{ context: { details?: Array<{ location: string }> } }>(res, 400);
-      expect(body.context.details?.[0]?.location).toBe('header');
+      const body = await json<SchemaValidationError>(res, 400);
+      expect(body.context.details[0]?.location).toBe('header');
     } finally {
       await t.close();
     }
