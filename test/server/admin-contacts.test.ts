@@ -5,15 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from '../../server/domain/console/connections.js';
 import { createCustomField } from '../../server/domain/console/custom-fields.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import type { SchemaAdminContactHistory, SchemaContact, SchemaContactList, SchemaTag } from '../../generated/api.js';
+import type { ErrorBody } from './http-helpers.js';
 
 const TOKEN = 'admin-token-for-contact-tests-0123456789';
-
-interface Contact {
-  id: string;
-  name: string;
-  updated_at: string;
-  tags: { id: string; name: string }[];
-}
 
 describe.each(engines)('admin contact routes on %s', (engine) => {
   let t: TestApp;
@@ -32,16 +27,16 @@ describe.each(engines)('admin contact routes on %s', (engine) => {
       phone: '+5511930001234',
     });
     const field = await createCustomField(t.database.db, t.clock, me.accountId, { label: 'Cidade', type: 'text' });
-    const tag = (await (await me.call('POST', '/v1/tags', { body: { name: 'VIP' } })).json()) as { id: string };
+    const tag = (await (await me.call('POST', '/v1/tags', { body: { name: 'VIP' } })).json()) as SchemaTag;
     const created = await me.call('POST', '/v1/contacts', {
       body: { phone: '+5511987654321', name: 'Ana', connection_id: connection.id, consent: true },
     });
     expect(created.status).toBe(201);
-    return { connection, field, tag, contact: (await created.json()) as Contact };
+    return { connection, field, tag, contact: (await created.json()) as SchemaContact };
   }
 
   const listIds = async (me: TestCaller) =>
-    ((await (await me.call('GET', '/v1/contacts')).json()) as { data: Contact[] }).data.map((c) => c.id);
+    ((await (await me.call('GET', '/v1/contacts')).json()) as SchemaContactList).data.map((c) => c.id);
 
   it('a console edit changes the name and moves updated_at, so the contact goes to the end of the sync order', async () => {
     const me = await t.account();
@@ -51,13 +46,13 @@ describe.each(engines)('admin contact routes on %s', (engine) => {
       await me.call('POST', '/v1/contacts', {
         body: { phone: '+5521998765432', name: 'Bruno', connection_id: connection.id, consent: true },
       })
-    ).json()) as Contact;
+    ).json()) as SchemaContact;
     expect(await listIds(me)).toEqual([contact.id, other.id]);
 
     t.clock.advance(60_000);
     const res = await admin('PATCH', `/contacts/${contact.id}`, { name: 'Ana Souza' });
     expect(res.status).toBe(200);
-    const edited = (await res.json()) as Contact;
+    const edited = (await res.json()) as SchemaContact;
     expect(edited.name).toBe('Ana Souza');
     expect(edited.updated_at > contact.updated_at).toBe(true);
     expect(edited.updated_at).toBe(t.clock.now().toISOString().replace('Z', '000Z'));
@@ -69,7 +64,7 @@ describe.each(engines)('admin contact routes on %s', (engine) => {
     const { contact } = await world(me);
     const blank = await admin('PATCH', `/contacts/${contact.id}`, { name: '  ' });
     expect(blank.status).toBe(422);
-    expect(((await blank.json()) as { context: unknown }).context).toEqual({ code: 'invalid_name' });
+    expect(((await blank.json()) as ErrorBody).context).toEqual({ code: 'invalid_name' });
     const missing = await admin('PATCH', '/contacts/00000000-0000-4000-8000-000000000000', { name: 'X' });
     expect(missing.status).toBe(404);
     expect((await admin('GET', '/contacts/00000000-0000-4000-8000-000000000000/history')).status).toBe(404);
@@ -102,7 +97,7 @@ describe.each(engines)('admin contact routes on %s', (engine) => {
       },
     });
     expect(back.status).toBe(201);
-    const returned = (await back.json()) as Contact;
+    const returned = (await back.json()) as SchemaContact;
     expect(returned.id).toBe(contact.id);
     // It lost its tags when deleted: the tag sent is put on again, as a change, not a creation.
     expect(returned.tags).toEqual([{ id: tag.id, name: 'VIP' }]);
@@ -128,10 +123,7 @@ describe.each(engines)('admin contact routes on %s', (engine) => {
 
     const res = await admin('GET', `/contacts/${contact.id}/history`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as {
-      data: { kind: string; actor: unknown; details: unknown }[];
-      next_cursor: null;
-    };
+    const body = (await res.json()) as SchemaAdminContactHistory;
     expect(body.next_cursor).toBeNull();
     const key = { type: 'api_key', id: me.keyId, name: expect.stringMatching(/^test key/) as unknown };
     expect(body.data.map(({ kind, actor, details }) => ({ kind, actor, details }))).toEqual([

@@ -16,6 +16,12 @@ import { adminTokenCheck } from '../../server/http/admin.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 import { expectError as expectErrorEnvelope } from './http-helpers.js';
 import { repoRoot } from '../helpers.js';
+import type {
+  SchemaAdminAccount,
+  SchemaAdminApiKeyCreated,
+  SchemaAdminApiKeyList,
+  SchemaCustomField,
+} from '../../generated/api.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const uuid = '0b6e1d2c-5f7a-4c1e-9a53-2f1d8f4b7c10';
@@ -88,7 +94,7 @@ describe.each(engines)('admin API on %s', (engine) => {
     n += 1;
     const res = await admin('POST', '/accounts', { name: `Conta ${n}`, alias: `conta-${n}-${engine}`, ...extra });
     expect(res.status).toBe(201);
-    return (await res.json()) as { id: string; alias: string; time_zone: string };
+    return (await res.json()) as SchemaAdminAccount;
   };
   /** The error envelope with `status` and this code, or (no code) a 400 of the format check with its details. */
   const expectError = (res: Response, status: number, code?: string) =>
@@ -187,7 +193,7 @@ describe.each(engines)('admin API on %s', (engine) => {
       validity_days: 90,
     });
     expect(res.status).toBe(201);
-    const created = (await res.json()) as { secret: string; api_key: { id: string; hint: string; status: string } };
+    const created = (await res.json()) as SchemaAdminApiKeyCreated;
     expect(created.secret).toMatch(KEY_PATTERN);
     expect(created.api_key).toMatchObject({
       account_id: account.id,
@@ -247,9 +253,7 @@ describe.each(engines)('admin API on %s', (engine) => {
       for (let i = 0; i < 25; i++) expect((await make(365)).status).toBe(201);
       const limit = await expectError(await make(365), 409, 'key_limit_reached');
       expect(limit.context?.limit).toBe(25);
-      const list = (await (await admin('GET', `/accounts/${account.id}/keys`)).json()) as {
-        data: { status: string }[];
-      };
+      const list = (await (await admin('GET', `/accounts/${account.id}/keys`)).json()) as SchemaAdminApiKeyList;
       expect(list.data.map((k) => k.status)).toEqual(['expired', ...Array<string>(25).fill('active')]);
     } finally {
       t.clock.advance(-31 * 86_400_000);
@@ -279,7 +283,7 @@ describe.each(engines)('admin API on %s', (engine) => {
         scopes: ['contacts:read'],
         validity_days: 30,
       })
-    ).json()) as { secret: string; api_key: { id: string } };
+    ).json()) as SchemaAdminApiKeyCreated;
     await admin('DELETE', `/keys/${created.api_key.id}`);
     await admin('DELETE', `/keys/${created.api_key.id}`);
     const rows = await t.database.db
@@ -419,7 +423,7 @@ describe.each(engines)('admin API on %s', (engine) => {
     const create = async (body: Record<string, unknown>, id = account.id) => {
       const res = await admin('POST', `/accounts/${id}/custom-fields`, body);
       expect(res.status).toBe(201);
-      return (await res.json()) as { id: string; name: string; label: string; type: string; options: unknown };
+      return (await res.json()) as SchemaCustomField;
     };
     expect(await create({ label: 'Data de nascimento', type: 'text' })).toMatchObject({
       name: 'data-de-nascimento',
@@ -515,7 +519,7 @@ describe.each(engines)('admin API on %s', (engine) => {
       ),
     );
     expect(answers.map((r) => r.status)).toEqual(Array<number>(6).fill(201));
-    const names = await Promise.all(answers.map(async (r) => ((await r.json()) as { name: string }).name));
+    const names = await Promise.all(answers.map(async (r) => ((await r.json()) as SchemaCustomField).name));
     expect(names.sort()).toEqual(['cidade', 'cidade-2', 'cidade-3', 'cidade-4', 'cidade-5', 'cidade-6']);
   });
 

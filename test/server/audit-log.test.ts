@@ -6,21 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX } from '../../generated/operations.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 import { json as ok } from './http-helpers.js';
+import type {
+  SchemaAdminAccount,
+  SchemaAdminApiKeyCreated,
+  SchemaAdminAuditLog,
+  SchemaAdminAuditLogEntry,
+  SchemaWebhookEndpointWithSecret,
+} from '../../generated/api.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
-
-interface Entry {
-  actor_type: string;
-  api_key_id: string | null;
-  action: string;
-  resource_type: string;
-  resource_id: string;
-  created_at: string;
-}
-interface Page {
-  data: Entry[];
-  next_cursor: string | null;
-}
 
 describe.each(engines)('the account audit log on %s', (engine) => {
   let t: TestApp;
@@ -36,12 +30,12 @@ describe.each(engines)('the account audit log on %s', (engine) => {
 
   /** An account with a console key and a webhook endpoint that key registered and changed; what happened, in order. */
   async function history() {
-    const account = await ok<{ id: string }>(
+    const account = await ok<SchemaAdminAccount>(
       await admin('POST', '/accounts', { name: 'Loja', alias: `loja-${randomUUID().slice(0, 8)}` }),
       201,
     );
     t.clock.advance(1000);
-    const created = await ok<{ secret: string; api_key: { id: string } }>(
+    const created = await ok<SchemaAdminApiKeyCreated>(
       await admin('POST', `/accounts/${account.id}/keys`, {
         name: 'Integração',
         scopes: ['contacts:read', 'webhooks:read', 'webhooks:write'],
@@ -51,7 +45,7 @@ describe.each(engines)('the account audit log on %s', (engine) => {
     );
     const key = created.api_key.id;
     t.clock.advance(1000);
-    const hook = await ok<{ id: string; secret: string }>(
+    const hook = await ok<SchemaWebhookEndpointWithSecret>(
       await call(t.baseUrl, created.secret, 'POST', '/v1/webhooks', {
         body: { url: 'http://127.0.0.1:9/hooks', event_types: ['contact.created'] },
       }),
@@ -82,7 +76,7 @@ describe.each(engines)('the account audit log on %s', (engine) => {
     const { accountId, secrets, newestFirst } = await history();
     const res = await log(accountId);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const page = await ok<Page>(res);
+    const page = await ok<SchemaAdminAuditLog>(res);
     expect(page.next_cursor).toBeNull();
     expect(page.data).toEqual(newestFirst.map((e) => ({ ...e, created_at: expect.any(String) })));
     const times = page.data.map((e) => e.created_at);
@@ -94,11 +88,11 @@ describe.each(engines)('the account audit log on %s', (engine) => {
   it('pages with a cursor bound to the account, and shows only the account’s own entries', async () => {
     const { accountId, newestFirst } = await history();
     const other = await history();
-    const read: Entry[] = [];
+    const read: SchemaAdminAuditLogEntry[] = [];
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: Page = await ok<Page>(
+      const page: SchemaAdminAuditLog = await ok<SchemaAdminAuditLog>(
         await log(accountId, `?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
       );
       read.push(...page.data);
@@ -111,7 +105,7 @@ describe.each(engines)('the account audit log on %s', (engine) => {
     );
 
     // A cursor of another account's log, or a changed one, is not this list's.
-    const first = await ok<Page>(await log(other.accountId, '?limit=1'));
+    const first = await ok<SchemaAdminAuditLog>(await log(other.accountId, '?limit=1'));
     for (const bad of [first.next_cursor!, `${first.next_cursor!.slice(0, -2)}AA`]) {
       const refused = await log(accountId, `?cursor=${encodeURIComponent(bad)}`);
       expect(refused.status).toBe(400);

@@ -19,49 +19,21 @@ import {
 import { bundledSpec } from '../helpers.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json } from './http-helpers.js';
+import type {
+  SchemaContact,
+  SchemaContactCustomFields,
+  SchemaContactTags,
+  SchemaCustomFieldValue,
+  SchemaMe,
+  SchemaTag,
+  SchemaTagSummary,
+  SchemaTaggedContactList,
+  SchemaValidationError,
+} from '../../generated/api.js';
 
 // ajv-formats is CommonJS (`module.exports = plugin`): under NodeNext its default import is the plugin itself.
 const addFormats = addFormatsPlugin as unknown as FormatsPlugin;
 
-interface Tag {
-  id: string;
-  name: string;
-}
-interface Value {
-  field_id: string;
-  name: string;
-  type: FieldType;
-  value: number | string | null;
-}
-interface Contact {
-  id: string;
-  channel: { type: string; connection_id: string };
-  instagram: { id: string; username: string } | null;
-  whatsapp: { phone: string } | null;
-  name: string;
-  person_id: string;
-  tags: Tag[];
-  custom_fields: Value[];
-  last_interaction_at: string;
-  created_at: string;
-  updated_at: string;
-}
-interface ContactTags {
-  contact_id: string;
-  tags: Tag[];
-}
-interface ContactValues {
-  contact_id: string;
-  custom_fields: Value[];
-}
-interface Holder {
-  tagged_at: string;
-  contact: Contact;
-}
-interface HolderPage {
-  data: Holder[];
-  next_cursor: string | null;
-}
 interface EventRow {
   id: string;
   sequence: string;
@@ -111,7 +83,7 @@ const envelope = (row: EventRow) => ({
 
 /** A 400 of the format check: no code, `context.details` only, each naming `path` (a JSON pointer) in the body. */
 async function expectBadBody(res: Response, path: string): Promise<void> {
-  const body = await json<{ type: string; message: string; context: { details: unknown[] } }>(res, 400);
+  const body = await json<SchemaValidationError>(res, 400);
   expect(body).toEqual({ type: 'error', message: expect.any(String), context: { details: expect.any(Array) } });
   expect(body.context.details.length).toBeGreaterThan(0);
   for (const detail of body.context.details)
@@ -150,39 +122,38 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       name: 'Loja IG',
       username: 'loja.oficial',
     });
-    const me = await json<{ api_key: { id: string; name: string } }>(await c.call('GET', '/v1/me'), 200);
+    const me = await json<SchemaMe>(await c.call('GET', '/v1/me'), 200);
     expect(me.api_key.id).toBe(c.keyId);
     return { c, whatsapp: wa.id, instagram: ig.id, keyName: me.api_key.name };
   }
 
-  async function waContact(w: World, name = 'Ana Souza'): Promise<Contact> {
+  async function waContact(w: World, name = 'Ana Souza'): Promise<SchemaContact> {
     const res = await w.c.call('POST', '/v1/contacts', {
       body: { phone: nextPhone(), name, connection_id: w.whatsapp, consent: true },
     });
-    return json<Contact>(res, 201);
+    return json<SchemaContact>(res, 201);
   }
 
-  async function igContact(w: World, name = 'Ana IG'): Promise<Contact> {
+  async function igContact(w: World, name = 'Ana IG'): Promise<SchemaContact> {
     const n = randomUUID().slice(0, 8);
-    const view = await createInstagramContact(t.database.db, t.clock, w.c.accountId, {
+    return createInstagramContact(t.database.db, t.clock, w.c.accountId, {
       connectionId: w.instagram,
       instagramId: `1784${n}`,
       username: `ana.${n}`,
       name,
     });
-    return view as Contact;
   }
 
   /** A whatsapp contact and an instagram contact of one person. */
-  async function person(w: World): Promise<[Contact, Contact]> {
+  async function person(w: World): Promise<[SchemaContact, SchemaContact]> {
     const a = await waContact(w);
     const b = await igContact(w);
     await linkSamePerson(t.database.db, w.c.accountId, b.id, a.id);
     return [await getContact(w.c, a.id), await getContact(w.c, b.id)];
   }
 
-  async function makeTag(c: TestCaller, name: string): Promise<Tag> {
-    const tag = await json<Tag & { created_at: string }>(await c.call('POST', '/v1/tags', { body: { name } }), 201);
+  async function makeTag(c: TestCaller, name: string): Promise<SchemaTagSummary> {
+    const tag = await json<SchemaTag>(await c.call('POST', '/v1/tags', { body: { name } }), 201);
     return { id: tag.id, name: tag.name };
   }
 
@@ -200,7 +171,8 @@ describe.each(engines)('contact holdings on %s', (engine) => {
     return { id: row.id, name: row.name, type: row.type as FieldType };
   }
 
-  const getContact = async (c: TestCaller, id: string) => json<Contact>(await c.call('GET', `/v1/contacts/${id}`), 200);
+  const getContact = async (c: TestCaller, id: string) =>
+    json<SchemaContact>(await c.call('GET', `/v1/contacts/${id}`), 200);
   const putTag = (c: TestCaller, contactId: string, tagId: string, headers: Record<string, string> = {}) =>
     c.call('PUT', `/v1/contacts/${contactId}/tags/${tagId}`, { headers });
   const deleteTag = (c: TestCaller, contactId: string, tagId: string) =>
@@ -210,7 +182,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
   const clearValue = (c: TestCaller, contactId: string, fieldId: string) =>
     c.call('DELETE', `/v1/contacts/${contactId}/custom-fields/${fieldId}`);
   const holders = async (c: TestCaller, tagId: string, query = '') =>
-    json<HolderPage>(await c.call('GET', `/v1/tags/${tagId}/contacts${query}`), 200);
+    json<SchemaTaggedContactList>(await c.call('GET', `/v1/tags/${tagId}/contacts${query}`), 200);
 
   async function events(accountId: string): Promise<EventRow[]> {
     const rows = await t.database.db
@@ -254,7 +226,10 @@ describe.each(engines)('contact holdings on %s', (engine) => {
         t.clock.advance(1000);
         const res = await putTag(w.c, contact.id, order[i]!.id);
         expect(res.headers.get('cache-control')).toBe('no-store');
-        expect(await json<ContactTags>(res, 200)).toEqual({ contact_id: contact.id, tags: order.slice(0, i + 1) });
+        expect(await json<SchemaContactTags>(res, 200)).toEqual({
+          contact_id: contact.id,
+          tags: order.slice(0, i + 1),
+        });
       }
       expect((await getContact(w.c, contact.id)).tags).toEqual(order);
     });
@@ -265,13 +240,13 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       const b = await waContact(w, 'Bruno');
       const tag = await makeTag(w.c, 'VIP');
       t.clock.advance(1000);
-      const first = await json<ContactTags>(await putTag(w.c, a.id, tag.id), 200);
+      const first = await json<SchemaContactTags>(await putTag(w.c, a.id, tag.id), 200);
       t.clock.advance(1000);
-      await json<ContactTags>(await putTag(w.c, b.id, tag.id), 200);
+      await json<SchemaContactTags>(await putTag(w.c, b.id, tag.id), 200);
       const listed = await holders(w.c, tag.id);
       t.clock.advance(1000);
       const written = await eventsOf(w.c.accountId, async () => {
-        expect(await json<ContactTags>(await putTag(w.c, a.id, tag.id), 200)).toEqual(first);
+        expect(await json<SchemaContactTags>(await putTag(w.c, a.id, tag.id), 200)).toEqual(first);
       });
       expect(written).toEqual([]);
       expect(await historyKinds(w.c.accountId, a.id)).toEqual(['contact.imported', 'tag.added']);
@@ -306,7 +281,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       const w = await world();
       const [a, b] = await person(w);
       const tag = await makeTag(w.c, 'VIP');
-      await json<ContactTags>(await putTag(w.c, a.id, tag.id), 200);
+      await json<SchemaContactTags>(await putTag(w.c, a.id, tag.id), 200);
       expect((await getContact(w.c, a.id)).tags).toEqual([tag]);
       expect((await getContact(w.c, b.id)).tags).toEqual([]);
       expect((await holders(w.c, tag.id)).data.map((h) => h.contact.id)).toEqual([a.id]);
@@ -317,7 +292,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       const contact = await waContact(w);
       const tag = await makeTag(w.c, 'VIP');
       t.clock.advance(1000);
-      await json<ContactTags>(await putTag(w.c, contact.id, tag.id), 200);
+      await json<SchemaContactTags>(await putTag(w.c, contact.id, tag.id), 200);
       const entries = (await history(w.c.accountId, contact.id)).filter((h) => h.kind !== 'contact.imported');
       expect(entries).toEqual([
         {
@@ -335,7 +310,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       const w = await world();
       const contact = await waContact(w);
       const held = await makeTag(w.c, 'Held');
-      await json<ContactTags>(await putTag(w.c, contact.id, held.id), 200);
+      await json<SchemaContactTags>(await putTag(w.c, contact.id, held.id), 200);
       const tag = await makeTag(w.c, 'VIP');
       t.clock.advance(1000);
       const written = await eventsOf(w.c.accountId, () => putTag(w.c, contact.id, tag.id));
@@ -359,7 +334,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       const contact = await waContact(w);
       const tag = await makeTag(w.c, 'VIP');
       t.clock.advance(60_000);
-      await json<ContactTags>(await putTag(w.c, contact.id, tag.id), 200);
+      await json<SchemaContactTags>(await putTag(w.c, contact.id, tag.id), 200);
       const after = await getContact(w.c, contact.id);
       expect(after.updated_at).toBe(contact.updated_at);
       expect(after.last_interaction_at).toBe(contact.last_interaction_at);
@@ -375,7 +350,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       const tag = await makeTag(w.c, 'VIP');
       await json(await putTag(w.c, a.id, tag.id), 200);
       await json(await putTag(w.c, b.id, tag.id), 200);
-      await json<ContactTags>(await deleteTag(w.c, a.id, tag.id), 200);
+      await json<SchemaContactTags>(await deleteTag(w.c, a.id, tag.id), 200);
       expect((await getContact(w.c, a.id)).tags).toEqual([]);
       expect((await getContact(w.c, b.id)).tags).toEqual([]);
       expect(await holders(w.c, tag.id)).toEqual({ data: [], next_cursor: null });
@@ -410,7 +385,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       const tag = await makeTag(w.c, 'VIP');
       await json(await putTag(w.c, b.id, tag.id), 200);
       const written = await eventsOf(w.c.accountId, async () => {
-        expect(await json<ContactTags>(await deleteTag(w.c, a.id, tag.id), 200)).toEqual({
+        expect(await json<SchemaContactTags>(await deleteTag(w.c, a.id, tag.id), 200)).toEqual({
           contact_id: a.id,
           tags: [],
         });
@@ -471,7 +446,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       await json(await putTag(w.c, b.id, tag.id), 200);
       const res = await deleteTag(w.c, a.id, tag.id);
       expect(res.headers.get('cache-control')).toBe('no-store');
-      expect(await json<ContactTags>(res, 200)).toEqual({ contact_id: a.id, tags: [mine] });
+      expect(await json<SchemaContactTags>(res, 200)).toEqual({ contact_id: a.id, tags: [mine] });
       expect((await getContact(w.c, b.id)).tags).toEqual([theirs]);
     });
 
@@ -511,7 +486,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       for (const value of [12, 49.9]) {
         const res = await patchValues(w.c, contact.id, [{ field_id: f.id, value }]);
         expect(res.headers.get('cache-control')).toBe('no-store');
-        expect(await json<ContactValues>(res, 200)).toEqual({
+        expect(await json<SchemaContactCustomFields>(res, 200)).toEqual({
           contact_id: contact.id,
           custom_fields: [{ field_id: f.id, name: 'pontos', type: 'number', value }],
         });
@@ -559,7 +534,10 @@ describe.each(engines)('contact holdings on %s', (engine) => {
         const expected = [{ field_id: f.id, name: 'plano', type: 'dropdown', value: stored }];
         const written = await eventsOf(w.c.accountId, async () => {
           expect(
-            await json<ContactValues>(await patchValues(w.c, contact.id, [{ field_id: f.id, value: sent }]), 200),
+            await json<SchemaContactCustomFields>(
+              await patchValues(w.c, contact.id, [{ field_id: f.id, value: sent }]),
+              200,
+            ),
           ).toEqual({ contact_id: contact.id, custom_fields: expected });
         });
         expect((await getContact(w.c, contact.id)).custom_fields).toEqual(expected);
@@ -572,7 +550,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
         expect(row.value).toBe(stored);
         // The label of the option already held is no change.
         if (sent === 'Básico') expect(written).toEqual([]);
-        else expect((written[0]!.data as { custom_fields: Value[] }).custom_fields).toEqual(expected);
+        else expect((written[0]!.data as { custom_fields: SchemaCustomFieldValue[] }).custom_fields).toEqual(expected);
       }
     });
 
@@ -709,7 +687,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
         '/custom_fields/0/value',
       );
       expect((await getContact(w.c, contact.id)).custom_fields).toEqual([]);
-      const ok = await json<ContactValues>(
+      const ok = await json<SchemaContactCustomFields>(
         await patchValues(w.c, contact.id, [{ field_id: f.id, value: 'x'.repeat(1000) }]),
         200,
       );
@@ -721,7 +699,10 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       const contact = await waContact(w);
       const f = await makeField(w.c, 'Notas', 'text');
       const value = '😀'.repeat(1000);
-      const ok = await json<ContactValues>(await patchValues(w.c, contact.id, [{ field_id: f.id, value }]), 200);
+      const ok = await json<SchemaContactCustomFields>(
+        await patchValues(w.c, contact.id, [{ field_id: f.id, value }]),
+        200,
+      );
       expect(ok.custom_fields).toEqual([{ field_id: f.id, name: 'notas', type: 'text', value }]);
     });
 
@@ -754,7 +735,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       const m = { field_id: middle.id, name: 'middle', type: 'text', value: 'm' };
       const z = { field_id: zeta.id, name: 'zeta', type: 'text', value: 'z' };
       expect(
-        await json<ContactValues>(
+        await json<SchemaContactCustomFields>(
           await patchValues(w.c, contact.id, [
             { field_id: zeta.id, value: 'z' },
             { field_id: alpha.id, value: 1 },
@@ -763,7 +744,10 @@ describe.each(engines)('contact holdings on %s', (engine) => {
         ),
       ).toEqual({ contact_id: contact.id, custom_fields: [a, z] });
       expect(
-        await json<ContactValues>(await patchValues(w.c, contact.id, [{ field_id: middle.id, value: 'm' }]), 200),
+        await json<SchemaContactCustomFields>(
+          await patchValues(w.c, contact.id, [{ field_id: middle.id, value: 'm' }]),
+          200,
+        ),
       ).toEqual({ contact_id: contact.id, custom_fields: [a, m, z] });
       expect((await getContact(w.c, contact.id)).custom_fields).toEqual([a, m, z]);
     });
@@ -777,11 +761,11 @@ describe.each(engines)('contact holdings on %s', (engine) => {
         { field_id: city.id, value: 'Recife' },
         { field_id: points.id, value: 49.9 },
       ];
-      const first = await json<ContactValues>(await patchValues(w.c, contact.id, body), 200);
+      const first = await json<SchemaContactCustomFields>(await patchValues(w.c, contact.id, body), 200);
       const historyBefore = await history(w.c.accountId, contact.id);
       t.clock.advance(1000);
       const written = await eventsOf(w.c.accountId, async () => {
-        expect(await json<ContactValues>(await patchValues(w.c, contact.id, body), 200)).toEqual(first);
+        expect(await json<SchemaContactCustomFields>(await patchValues(w.c, contact.id, body), 200)).toEqual(first);
       });
       expect(written).toEqual([]);
       expect(await history(w.c.accountId, contact.id)).toEqual(historyBefore);
@@ -928,7 +912,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       const city = await makeField(w.c, 'Cidade', 'text');
       await json(await patchValues(w.c, b.id, [{ field_id: city.id, value: 'Recife' }]), 200);
       const written = await eventsOf(w.c.accountId, async () => {
-        expect(await json<ContactValues>(await clearValue(w.c, a.id, city.id), 200)).toEqual({
+        expect(await json<SchemaContactCustomFields>(await clearValue(w.c, a.id, city.id), 200)).toEqual({
           contact_id: a.id,
           custom_fields: [],
         });
@@ -942,7 +926,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       const [a] = await person(w);
       const city = await makeField(w.c, 'Cidade', 'text');
       const written = await eventsOf(w.c.accountId, async () => {
-        expect(await json<ContactValues>(await clearValue(w.c, a.id, city.id), 200)).toEqual({
+        expect(await json<SchemaContactCustomFields>(await clearValue(w.c, a.id, city.id), 200)).toEqual({
           contact_id: a.id,
           custom_fields: [],
         });
@@ -968,7 +952,7 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       await json(await patchValues(w.c, b.id, [{ field_id: other.id, value: 'b' }]), 200);
       const res = await clearValue(w.c, a.id, city.id);
       expect(res.headers.get('cache-control')).toBe('no-store');
-      expect(await json<ContactValues>(res, 200)).toEqual({
+      expect(await json<SchemaContactCustomFields>(res, 200)).toEqual({
         contact_id: a.id,
         custom_fields: [
           { field_id: alpha.id, name: 'alpha', type: 'text', value: 'a' },
@@ -1302,12 +1286,12 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       const b = await makeTag(w.c, 'B');
       const key = { 'Idempotency-Key': `put-${randomUUID()}` };
       t.clock.advance(1000);
-      const first = await json<ContactTags>(await putTag(w.c, contact.id, a.id, key), 200);
+      const first = await json<SchemaContactTags>(await putTag(w.c, contact.id, a.id, key), 200);
       expect(first).toEqual({ contact_id: contact.id, tags: [a] });
       t.clock.advance(1000);
       await json(await putTag(w.c, contact.id, b.id), 200);
       const written = await eventsOf(w.c.accountId, async () => {
-        expect(await json<ContactTags>(await putTag(w.c, contact.id, a.id, key), 200)).toEqual(first);
+        expect(await json<SchemaContactTags>(await putTag(w.c, contact.id, a.id, key), 200)).toEqual(first);
       });
       expect(written).toEqual([]);
     });
@@ -1370,14 +1354,14 @@ describe.each(engines)('contact holdings on %s', (engine) => {
       const tag = await makeTag(w.c, 'VIP');
       const city = await makeField(w.c, 'Cidade', 'text');
       const plan = await makeField(w.c, 'Plano', 'dropdown', [{ value: 'pro', label: 'Plano Pro' }]);
-      const steps: { step: string; written: EventRow[]; read: Map<string, Contact> }[] = [];
+      const steps: { step: string; written: EventRow[]; read: Map<string, SchemaContact> }[] = [];
       const step = async (name: string, action: () => Promise<Response>, read: string[]) => {
         t.clock.advance(1000);
         const written = await eventsOf(w.c.accountId, async () => {
           const res = await action();
           expect(res.status, name).toBe(200);
         });
-        const contacts = new Map<string, Contact>();
+        const contacts = new Map<string, SchemaContact>();
         for (const id of read) contacts.set(id, await getContact(w.c, id));
         steps.push({ step: name, written, read: contacts });
       };

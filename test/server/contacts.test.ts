@@ -16,34 +16,14 @@ import {
 import { CONSOLE } from '../../server/domain/contacts/history.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import type { ErrorBody } from './http-helpers.js';
+import type {
+  SchemaContact,
+  SchemaContactList,
+  SchemaTag,
+  SchemaTagList,
+  SchemaValidationError,
+} from '../../generated/api.js';
 
-interface TagSummary {
-  id: string;
-  name: string;
-}
-interface FieldValue {
-  field_id: string;
-  name: string;
-  type: string;
-  value: string | number;
-}
-interface Contact {
-  id: string;
-  channel: { type: string; connection_id: string };
-  instagram: { id: string; username: string } | null;
-  whatsapp: { phone: string } | null;
-  name: string;
-  person_id: string;
-  tags: TagSummary[];
-  custom_fields: FieldValue[];
-  last_interaction_at: string;
-  created_at: string;
-  updated_at: string;
-}
-interface Page {
-  data: Contact[];
-  next_cursor: string | null;
-}
 interface EventRow {
   type: string;
   resource_type: string;
@@ -81,7 +61,7 @@ describe.each(engines)('contacts on %s', (engine) => {
     const tag = async (name: string) => {
       const res = await me.call('POST', '/v1/tags', { body: { name } });
       expect(res.status).toBe(201);
-      const { id } = (await res.json()) as TagSummary;
+      const { id } = (await res.json()) as SchemaTag;
       return { id, name };
     };
     const vip = await tag('VIP');
@@ -118,7 +98,7 @@ describe.each(engines)('contacts on %s', (engine) => {
   async function created(me: TestCaller, w: World, phone: string, name: string, extra: Record<string, unknown> = {}) {
     const res = await post(me, contactBody(w, phone, name, extra));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body as Contact;
+    return res.body as SchemaContact;
   }
 
   /**
@@ -134,21 +114,21 @@ describe.each(engines)('contacts on %s', (engine) => {
     return me.call('GET', `/v1/contacts${qs ? `?${qs}` : ''}`);
   };
 
-  async function listOk(me: TestCaller, query: Record<string, string> = {}): Promise<Page> {
+  async function listOk(me: TestCaller, query: Record<string, string> = {}): Promise<SchemaContactList> {
     const res = await list(me, query);
     expect(res.status, JSON.stringify(query)).toBe(200);
-    return (await res.json()) as Page;
+    return (await res.json()) as SchemaContactList;
   }
 
-  async function getContact(me: TestCaller, id: string): Promise<Contact> {
+  async function getContact(me: TestCaller, id: string): Promise<SchemaContact> {
     const res = await me.call('GET', `/v1/contacts/${id}`);
     expect(res.status).toBe(200);
-    return (await res.json()) as Contact;
+    return (await res.json()) as SchemaContact;
   }
 
   /** Pages to the end with `limit`, returning every contact in the order read. */
   async function readAll(me: TestCaller, query: Record<string, string>, limit: number) {
-    const pages: Contact[][] = [];
+    const pages: SchemaContact[][] = [];
     let cursor: string | null = null;
     do {
       const page = await listOk(me, { ...query, limit: String(limit), ...(cursor ? { cursor } : {}) });
@@ -235,8 +215,8 @@ describe.each(engines)('contacts on %s', (engine) => {
   }
 
   /** Creates contacts one second apart (distinct `updated_at`), on phones +55 21 98765-10xx. */
-  async function contactsOverTime(me: TestCaller, w: World, n: number): Promise<Contact[]> {
-    const out: Contact[] = [];
+  async function contactsOverTime(me: TestCaller, w: World, n: number): Promise<SchemaContact[]> {
+    const out: SchemaContact[] = [];
     for (let i = 0; i < n; i++) {
       out.push(await created(me, w, `+55219876510${String(i).padStart(2, '0')}`, `Contact ${i}`));
       t.clock.advance(1000);
@@ -359,7 +339,7 @@ describe.each(engines)('contacts on %s', (engine) => {
     });
 
     /** Two contacts a second apart, then an hour passes; `change` is applied to the first. */
-    async function apiChangeKeepsOrder(change: (me: TestCaller, w: World, c: Contact) => Promise<void>) {
+    async function apiChangeKeepsOrder(change: (me: TestCaller, w: World, c: SchemaContact) => Promise<void>) {
       const me = await t.account();
       const w = await world(me);
       const [c0, c1] = await contactsOverTime(me, w, 2);
@@ -422,7 +402,7 @@ describe.each(engines)('contacts on %s', (engine) => {
       for (const since of ['2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-11-20T13:00:00+23:00']) {
         const res = await me.call('GET', `/v1/contacts?updated_since=${encodeURIComponent(since)}`);
         expect(res.status, since).toBe(400);
-        const body = (await res.json()) as { context: { details: { path: string }[] } };
+        const body = (await res.json()) as SchemaValidationError;
         expect(body.context.details[0]!.path).toContain('updated_since');
       }
     });
@@ -442,11 +422,11 @@ describe.each(engines)('contacts on %s', (engine) => {
 
   describe('GET /v1/contacts filters', () => {
     let me: TestCaller;
-    let ana: Contact; // whatsapp, stored with the ninth digit
-    let old: Contact; // whatsapp, created with the 8-digit form
-    let us: Contact; // whatsapp, a US number
-    let igAna: Contact; // instagram ana.souza
-    let igBia: Contact; // instagram Bia.Lima (stored as given)
+    let ana: SchemaContact; // whatsapp, stored with the ninth digit
+    let old: SchemaContact; // whatsapp, created with the 8-digit form
+    let us: SchemaContact; // whatsapp, a US number
+    let igAna: SchemaContact; // instagram ana.souza
+    let igBia: SchemaContact; // instagram Bia.Lima (stored as given)
 
     beforeAll(async () => {
       me = await t.account();
@@ -467,14 +447,14 @@ describe.each(engines)('contacts on %s', (engine) => {
         instagramId: '17841400000000001',
         username: 'ana.souza',
         name: 'Ana IG',
-      })) as Contact;
+      })) as SchemaContact;
       t.clock.advance(1000);
       igBia = (await createInstagramContact(t.database.db, t.clock, me.accountId, {
         connectionId: ig.id,
         instagramId: '17841400000000002',
         username: 'Bia.Lima',
         name: 'Bia IG',
-      })) as Contact;
+      })) as SchemaContact;
     });
 
     const found = async (query: Record<string, string>) => ids((await listOk(me, query)).data);
@@ -506,7 +486,7 @@ describe.each(engines)('contacts on %s', (engine) => {
 
     it('a foreign number without its + is not that number: never the US contact', async () => {
       const res = await list(me, { phone: US_PHONE.slice(1) });
-      const body = (await res.json()) as Page | ErrorBody;
+      const body = (await res.json()) as SchemaContactList | ErrorBody;
       // Read as Brazilian: those digits form no Brazilian phone, so 422 invalid_phone (a match would be a bug).
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(body).toEqual(errorBody({ code: 'invalid_phone' }));
@@ -610,7 +590,7 @@ describe.each(engines)('contacts on %s', (engine) => {
       const me = await t.account();
       const w = await world(me);
       await contactsOverTime(me, w, 2);
-      const tags = (await (await me.call('GET', '/v1/tags?limit=1')).json()) as { next_cursor: string | null };
+      const tags = (await (await me.call('GET', '/v1/tags?limit=1')).json()) as SchemaTagList;
       expect(tags.next_cursor).not.toBeNull();
       const res = await list(me, { limit: '1', cursor: tags.next_cursor! });
       expect(res.status).toBe(400);
@@ -648,7 +628,7 @@ describe.each(engines)('contacts on %s', (engine) => {
       });
       expect(res.status).toBe(201);
       expect(res.headers.get('cache-control')).toBe('no-store');
-      const contact = (await res.json()) as Contact;
+      const contact = (await res.json()) as SchemaContact;
       const now = stamp(t.clock.now());
       expect(Object.keys(contact).sort()).toEqual(
         [
@@ -707,8 +687,8 @@ describe.each(engines)('contacts on %s', (engine) => {
       expect(first.whatsapp).toEqual({ phone: '+551187654321' });
       const again = await post(me, contactBody(w, '+5511987654321', 'Ana'));
       expect(again.status).toBe(200);
-      expect((again.body as Contact).id).toBe(first.id);
-      expect((again.body as Contact).whatsapp).toEqual({ phone: '+551187654321' });
+      expect((again.body as SchemaContact).id).toBe(first.id);
+      expect((again.body as SchemaContact).whatsapp).toEqual({ phone: '+551187654321' });
     });
 
     it('one contact for both forms also where libphonenumber still lists the 8-digit form as a mobile', async () => {
@@ -717,7 +697,7 @@ describe.each(engines)('contacts on %s', (engine) => {
       const salvador = await created(me, w, '+5571979680885', 'Caio');
       const again = await post(me, contactBody(w, '+557179680885', 'Caio'));
       expect(again.status).toBe(200);
-      expect((again.body as Contact).id).toBe(salvador.id);
+      expect((again.body as SchemaContact).id).toBe(salvador.id);
       const curitiba = await created(me, w, '+5541978550025', 'Dora');
       expect(ids((await listOk(me, { phone: '+554178550025' })).data)).toEqual([curitiba.id]);
       // Created in the 8-digit form: kept as given, found by the 9-digit form.
@@ -733,7 +713,7 @@ describe.each(engines)('contacts on %s', (engine) => {
       const first = await created(me, w, '+5511987654321', 'Ana');
       const again = await post(me, contactBody(w, '+5511987654321', 'Ana Souza'));
       expect(again.status).toBe(200);
-      expect((again.body as Contact).name).toBe('Ana Souza');
+      expect((again.body as SchemaContact).name).toBe('Ana Souza');
       expect((await getContact(me, first.id)).name).toBe('Ana Souza');
     });
 
@@ -759,7 +739,7 @@ describe.each(engines)('contacts on %s', (engine) => {
         }),
       );
       expect(again.status).toBe(200);
-      const contact = again.body as Contact;
+      const contact = again.body as SchemaContact;
       expect(contact.tags).toEqual([w.vip, w.lead]);
       expect(contact.custom_fields).toEqual([
         { field_id: w.cidade.id, name: 'cidade', type: 'text', value: 'Recife' },
@@ -780,7 +760,7 @@ describe.each(engines)('contacts on %s', (engine) => {
       });
       const again = await post(me, { ...contactBody(w, '+5511987654321', 'Ana'), connection_id: other.id });
       expect(again.status).toBe(200);
-      expect((again.body as Contact).channel).toEqual({ type: 'whatsapp', connection_id: w.connection.id });
+      expect((again.body as SchemaContact).channel).toEqual({ type: 'whatsapp', connection_id: w.connection.id });
       expect(first.channel.connection_id).toBe(w.connection.id);
     });
 
@@ -865,11 +845,11 @@ describe.each(engines)('contacts on %s', (engine) => {
       const me = await t.account();
       const w = await world(me);
       const stranger = await t.account();
-      const gone = (await (await me.call('POST', '/v1/tags', { body: { name: 'Gone' } })).json()) as TagSummary;
+      const gone = (await (await me.call('POST', '/v1/tags', { body: { name: 'Gone' } })).json()) as SchemaTag;
       expect((await me.call('DELETE', `/v1/tags/${gone.id}`)).status).toBe(204);
       const theirs = (await (
         await stranger.call('POST', '/v1/tags', { body: { name: 'Theirs' } })
-      ).json()) as TagSummary;
+      ).json()) as SchemaTag;
       const unknown = randomUUID();
       const res = await post(
         me,
@@ -1116,7 +1096,7 @@ describe.each(engines)('contacts on %s', (engine) => {
         }),
       );
       expect(again.status).toBe(200);
-      const updated = again.body as Contact;
+      const updated = again.body as SchemaContact;
       const events = await eventsOf(me.accountId);
       expect(events.map((e) => e.type)).toEqual(['contact.created', 'contact.tagged', 'contact.custom_fields_updated']);
       expect(events[1]).toEqual({
@@ -1154,7 +1134,7 @@ describe.each(engines)('contacts on %s', (engine) => {
       const again = await post(me, body);
       expect(again.status).toBe(200);
       expect(again.body).toEqual(first.body);
-      expect(await getContact(me, (first.body as Contact).id)).toEqual(first.body);
+      expect(await getContact(me, (first.body as SchemaContact).id)).toEqual(first.body);
       expect(await eventsOf(me.accountId)).toEqual(events);
     });
 
@@ -1174,7 +1154,7 @@ describe.each(engines)('contacts on %s', (engine) => {
         }),
       );
       expect(back.status).toBe(201);
-      const returned = back.body as Contact;
+      const returned = back.body as SchemaContact;
       expect(returned.id).toBe(contact.id);
       expect(returned.name).toBe('Ana de volta');
       // The deletion dropped the tags and values it had.
@@ -1204,7 +1184,7 @@ describe.each(engines)('contacts on %s', (engine) => {
       const reused = await post(me, { ...body, name: 'Someone else' }, key);
       expect(reused.status).toBe(422);
       expect(reused.body).toEqual(errorBody({ code: 'idempotency_key_reused' }));
-      expect((await getContact(me, (first.body as Contact).id)).name).toBe('Ana');
+      expect((await getContact(me, (first.body as SchemaContact).id)).name).toBe('Ana');
       expect((await eventsOf(me.accountId)).map((e) => e.type)).toEqual(['contact.created']);
       expect((await footprint(me.accountId)).contacts).toBe(1);
     });
@@ -1217,7 +1197,7 @@ describe.each(engines)('contacts on %s', (engine) => {
         post(me, contactBody(w, '+551187654321', 'Ana')),
       ]);
       expect([a.status, b.status].sort()).toEqual([200, 201]);
-      expect((a.body as Contact).id).toBe((b.body as Contact).id);
+      expect((a.body as SchemaContact).id).toBe((b.body as SchemaContact).id);
       expect((await footprint(me.accountId)).contacts).toBe(1);
       expect((await eventsOf(me.accountId)).map((e) => e.type)).toEqual(['contact.created']);
     });

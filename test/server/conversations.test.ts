@@ -17,7 +17,19 @@ import { ADMIN_PREFIX } from '../../generated/operations.js';
 import { createApiKey, SCOPES } from '../../server/domain/accounts/keys.js';
 import { bundledSpec } from '../helpers.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
-import { expectError, type ErrorBody } from './http-helpers.js';
+import { expectError, firstMedia, type ErrorBody } from './http-helpers.js';
+import type {
+  SchemaConnection,
+  SchemaContact,
+  SchemaConversation,
+  SchemaConversationList,
+  SchemaMessage,
+  SchemaMessageList,
+  SchemaNextCursor,
+  SchemaSandboxInboundRequest,
+  SchemaSandboxButtonTapResult,
+  SchemaSandboxInboundResult,
+} from '../../generated/api.js';
 
 // ajv-formats is CommonJS (`module.exports = plugin`): under NodeNext its default import is the plugin itself.
 const addFormats = addFormatsPlugin as unknown as FormatsPlugin;
@@ -43,79 +55,19 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-interface Conversation {
-  id: string;
-  contact: { id: string; name: string };
-  person_id: string;
-  channel: { type: 'instagram' | 'whatsapp'; connection_id: string };
-  last_message_at: string | null;
-  unread: boolean;
-  reply_window: { state: 'open' | 'closed'; closes_at: string | null };
-  created_at: string;
-}
-interface CardButton {
-  type: string;
-  id: string | null;
-  title: string;
-  url: string | null;
-}
-interface Attachment {
-  type: string;
-  media_id?: string;
-  url?: string;
-  cards?: { title: string; subtitle: string | null; image: unknown; buttons: CardButton[] }[];
-}
-interface Message {
-  id: string;
-  conversation_id: string;
-  contact_id: string;
-  channel: { type: string; connection_id: string };
-  type: string;
-  direction: 'inbound' | 'outbound';
-  sender: {
-    type: string;
-    user_id: string | null;
-    name: string | null;
-    workflow_id: string | null;
-    api_key_id: string | null;
-  };
-  text: string | null;
-  attachments: Attachment[];
-  template: { name: string; language: string } | null;
-  reply_to_message_id: string | null;
-  button: { id: string | null; title: string; source: string } | null;
-  post: { id: string; type: string; url: string | null } | null;
-  status: string;
-  failure: unknown;
-  is_unsupported: boolean;
-  is_removed: boolean;
-  is_edited: boolean;
-  reactions: { emoji: string; by: string; created_at: string }[];
-  read_at: string | null;
-  created_at: string;
-}
+/** A page of any list (the conversations' or a conversation's messages), as `all` follows it. */
 interface Page<T> {
   data: T[];
-  next_cursor: string | null;
+  next_cursor: SchemaNextCursor;
 }
-interface InboundResult {
-  contact: { id: string; person_id: string; name: string };
-  conversation: Conversation;
-  message: Message;
-  contact_created: boolean;
-}
-interface Sender {
-  instagram_id?: string;
-  username?: string;
-  phone?: string;
-  name: string;
-}
+/** Who writes to the sandbox: an instagram user or a whatsapp number. */
+type Sender = SchemaSandboxInboundRequest['from'];
 
 /** The whole error envelope of a 4xx with a code. */
 const errorBody = (context: Record<string, unknown>) => ({ type: 'error', message: expect.any(String), context });
 const ids = (items: readonly { id: string }[]) => items.map((i) => i.id);
 /** Conversations in the list's order: by `last_message_at`, then id. */
-const sortedAsc = (items: readonly Conversation[]) =>
+const sortedAsc = (items: readonly SchemaConversation[]) =>
   [...items].sort((a, b) => {
     // Every timestamp has one format (microseconds, Z): the strings sort as the moments do.
     const [x, y] = [a.last_message_at!, b.last_message_at!];
@@ -160,7 +112,7 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
     n += 1;
     const me = caller ?? (await t.account());
     const connection = (body: Record<string, unknown>) =>
-      admin<{ id: string }>('POST', `/accounts/${me.accountId}/connections`, body, 201);
+      admin<SchemaConnection>('POST', `/accounts/${me.accountId}/connections`, body, 201);
     const ig = await connection({ channel: 'instagram', name: 'Loja IG', username: `loja.ig.${n}` });
     const wa = await connection({ channel: 'whatsapp', name: 'Loja WA', phone: `+55119${String(n).padStart(8, '0')}` });
     return { me, ig: ig.id, wa: wa.id };
@@ -178,7 +130,7 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
 
   /** The contact `from` writes to the connection (a direct message unless `extra` says otherwise). */
   const writes = (connectionId: string, from: Sender, extra: Record<string, unknown> = {}) =>
-    admin<InboundResult>(
+    admin<SchemaSandboxInboundResult>(
       'POST',
       `/sandbox/connections/${connectionId}/inbound`,
       { from, text: 'Oi! Vocês têm o Runner no 38?', ...extra },
@@ -190,15 +142,15 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
 
   /** Reads (`read: true`) or marks (`unread`) the conversation as the console does; the conversation after. */
   const consoleChanges = (conversationId: string, change: { read?: true; unread?: boolean }) =>
-    admin<Conversation>('PATCH', `/sandbox/conversations/${conversationId}`, change, 200);
+    admin<SchemaConversation>('PATCH', `/sandbox/conversations/${conversationId}`, change, 200);
 
   /** Sends with the public route (201); the sent message. */
-  async function send(me: TestCaller, conversationId: string, body: unknown): Promise<Message> {
+  async function send(me: TestCaller, conversationId: string, body: unknown): Promise<SchemaMessage> {
     const res = await me.call('POST', `/v1/conversations/${conversationId}/messages`, {
       body,
       headers: { 'Idempotency-Key': randomUUID() },
     });
-    const json = (await res.json()) as Message;
+    const json = (await res.json()) as SchemaMessage;
     expect(res.status, JSON.stringify(json)).toBe(201);
     return json;
   }
@@ -209,12 +161,12 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
     expect(res.status, `${path}: ${JSON.stringify(json)}`).toBe(200);
     return json;
   }
-  const conversation = (me: TestCaller, id: string) => getOk<Conversation>(me, `/v1/conversations/${id}`);
-  const message = (me: TestCaller, id: string) => getOk<Message>(me, `/v1/messages/${id}`);
+  const conversation = (me: TestCaller, id: string) => getOk<SchemaConversation>(me, `/v1/conversations/${id}`);
+  const message = (me: TestCaller, id: string) => getOk<SchemaMessage>(me, `/v1/messages/${id}`);
   const list = (me: TestCaller, query: Record<string, string | number | boolean> = {}) =>
-    getOk<Page<Conversation>>(me, `/v1/conversations${qs(query)}`);
+    getOk<SchemaConversationList>(me, `/v1/conversations${qs(query)}`);
   const messages = (me: TestCaller, id: string, query: Record<string, string | number | boolean> = {}) =>
-    getOk<Page<Message>>(me, `/v1/conversations/${id}/messages${qs(query)}`);
+    getOk<SchemaMessageList>(me, `/v1/conversations/${id}/messages${qs(query)}`);
 
   /** Every page of a list, following next_cursor with the same query. */
   async function all<T>(read: (query: Record<string, string | number | boolean>) => Promise<Page<T>>, query = {}) {
@@ -333,7 +285,7 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
         body: { phone: '+5511988887777', name: 'Elisa', connection_id: wa, consent: true },
       });
       expect(res.status).toBe(201);
-      const contact = (await res.json()) as { id: string; person_id: string };
+      const contact = (await res.json()) as SchemaContact;
       const found = await list(me, { contact_id: contact.id });
       expect(found.next_cursor).toBeNull();
       expect(found.data).toHaveLength(1);
@@ -366,7 +318,7 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
         body: { phone: '+5511977776666', name: 'Fabio', connection_id: wa, consent: true },
       });
       expect(created.status).toBe(201);
-      const contact = (await created.json()) as { id: string };
+      const contact = (await created.json()) as SchemaContact;
       const row = (await list(me, { contact_id: contact.id })).data[0]!;
       await admin(
         'POST',
@@ -408,7 +360,7 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
         `/v1/conversations${qs({ contact_id: comment.contact.id, cursor: plain.next_cursor ?? 'AAAA' })}`,
       );
       expect(withCursor.status).toBe(400);
-      expect(((await withCursor.json()) as { context: { code: string } }).context.code).toBe('invalid_cursor');
+      expect(((await withCursor.json()) as ErrorBody).context.code).toBe('invalid_cursor');
       // Not a uuid: the format check.
       expect((await me.call('GET', '/v1/conversations?contact_id=nope')).status).toBe(400);
     });
@@ -500,7 +452,7 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
       const waNew = await writes(wa, waUser());
 
       const got = async (query: Record<string, string | boolean>) => ids((await list(me, query)).data).sort();
-      const sorted = (...rs: InboundResult[]) => rs.map((r) => r.conversation.id).sort();
+      const sorted = (...rs: SchemaSandboxInboundResult[]) => rs.map((r) => r.conversation.id).sort();
 
       expect(await got({ channel: 'instagram' })).toEqual(sorted(igOld, igNew, igNewRead));
       expect(await got({ channel: 'whatsapp' })).toEqual(sorted(waOld, waNew));
@@ -612,7 +564,7 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
     it('sync: a conversation that receives a message while a client pages goes to the end and is read once', async () => {
       const { me, ig } = await world();
       const people = [igUser('A'), igUser('B'), igUser('C')];
-      const made: InboundResult[] = [];
+      const made: SchemaSandboxInboundResult[] = [];
       for (const p of people) {
         made.push(await writes(ig, p));
         tick();
@@ -814,7 +766,7 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
         ],
       });
       tick(20 * HOUR);
-      const tap = await admin<{ message: Message }>(
+      const tap = await admin<SchemaSandboxButtonTapResult>(
         'POST',
         `/sandbox/messages/${sent.id}/button-taps`,
         { button_id: 'size_39' },
@@ -834,7 +786,7 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
     it('lists every type, each with `type`: desc by default, asc on request, created_after strict', async () => {
       const { me, ig } = await world();
       const ana = igUser('Ana Souza');
-      const made: Message[] = [];
+      const made: SchemaMessage[] = [];
       made.push((await comments(ig, ana)).message);
       tick();
       made.push((await writes(ig, ana, { type: 'live_comment', post: { id: '1809', type: 'live' } })).message);
@@ -853,7 +805,7 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
       tick();
       made.push(
         (
-          await admin<{ message: Message }>(
+          await admin<SchemaSandboxButtonTapResult>(
             'POST',
             `/sandbox/messages/${out.id}/button-taps`,
             { button_id: 'color_blue' },
@@ -909,7 +861,7 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
     it('messages sharing created_at are ordered by id', async () => {
       const { me, ig } = await world();
       const ana = igUser();
-      const made: Message[] = [];
+      const made: SchemaMessage[] = [];
       for (let i = 0; i < 4; i++) made.push((await writes(ig, ana, { text: `m${i}` })).message);
       expect(new Set(made.map((m) => m.created_at)).size).toBe(1);
       const byId = ids(made).sort();
@@ -999,9 +951,9 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
         is_unsupported: false,
         reactions: [],
       });
-      const [image] = photo.message.attachments;
+      const image = firstMedia(photo.message);
       expect(image).toMatchObject({ type: 'image', content_type: 'image/jpeg', size: 2048, filename: 'foto.jpg' });
-      expect(image!.url).toBe(`${t.baseUrl}/v1/media/${image!.media_id}/content`);
+      expect(image.url).toBe(`${t.baseUrl}/v1/media/${image.media_id}/content`);
       expect(await message(me, photo.message.id)).toEqual(photo.message);
 
       // Text with reply and link buttons: one card whose title is the text, text null.
@@ -1048,7 +1000,7 @@ describe.each(engines)('conversations and messages on %s', (engine) => {
 
       // The tap: a contact message whose text is the button title.
       tick();
-      const tap = await admin<{ message: Message }>(
+      const tap = await admin<SchemaSandboxButtonTapResult>(
         'POST',
         `/sandbox/messages/${buttons.id}/button-taps`,
         { button_id: 'color_blue' },

@@ -20,6 +20,7 @@ import {
 import type { DB } from '../../server/store/schema.js';
 import { serviceSecret } from '../../server/store/secrets.js';
 import { engines, openTestDatabase, startTestApp, type TestApp, type TestDatabase } from './harness.js';
+import type { SchemaTagList } from '../../generated/api.js';
 
 interface ItemsTable {
   account_id: string;
@@ -423,11 +424,11 @@ describe.each(engines)('a paginated route on %s', (engine) => {
 
     const first = await me.call('GET', '/v1/tags');
     expect(first.status).toBe(200);
-    const body = (await first.json()) as { data: { id: string }[]; next_cursor: string | null };
+    const body = (await first.json()) as SchemaTagList;
     expect(body.data).toHaveLength(50);
     const second = await me.call('GET', `/v1/tags?limit=10&cursor=${body.next_cursor}`);
     expect(second.status).toBe(200);
-    const rest = (await second.json()) as { data: { id: string }[]; next_cursor: string | null };
+    const rest = (await second.json()) as SchemaTagList;
     expect(rest.next_cursor).toBeNull();
     expect([...body.data, ...rest.data].map((r) => r.id)).toEqual(rows.map((r) => r.id));
 

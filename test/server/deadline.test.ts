@@ -13,6 +13,7 @@ import type { Handlers } from '../../server/http/context.js';
 import { handlers as allHandlers } from '../../server/http/routes/index.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json } from './http-helpers.js';
+import type { SchemaContact, SchemaTag, SchemaTagList } from '../../generated/api.js';
 
 const DEADLINE_MS = 600;
 
@@ -80,8 +81,7 @@ describe.each(engines)('the request deadline and Idempotency-Key on %s', (engine
   });
   afterAll(async () => t?.close());
 
-  const names = async () =>
-    (await json<{ data: { name: string }[] }>(await c.call('GET', '/v1/tags'))).data.map((tag) => tag.name);
+  const names = async () => (await json<SchemaTagList>(await c.call('GET', '/v1/tags'))).data.map((tag) => tag.name);
 
   it('a request stopped before its commit released its key: the retry runs, once', async () => {
     const key = randomUUID();
@@ -257,13 +257,13 @@ describe.runIf(engines.includes('postgres'))('the request deadline on PostgreSQL
       name: 'Loja',
       phone: '+5511930001234',
     });
-    const contact = await json<{ id: string }>(
+    const contact = await json<SchemaContact>(
       await c.call('POST', '/v1/contacts', {
         body: { phone: '+5511987650001', name: 'Ana', connection_id: whatsapp.id, consent: true },
       }),
       201,
     );
-    const tag = await json<{ id: string }>(await c.call('POST', '/v1/tags', { body: { name: randomUUID() } }), 201);
+    const tag = await json<SchemaTag>(await c.call('POST', '/v1/tags', { body: { name: randomUUID() } }), 201);
     // Another session holds the contact's row: putting a tag on waits for it.
     await outside.query('begin');
     await outside.query('select id from contacts where id = $1 for update', [contact.id]);
@@ -283,7 +283,7 @@ describe.runIf(engines.includes('postgres'))('the request deadline on PostgreSQL
       await outside.query('rollback');
     }
     // Nothing was written: the tag is not on the contact.
-    const read = await json<{ tags: unknown[] }>(await c.call('GET', `/v1/contacts/${contact.id}`));
+    const read = await json<SchemaContact>(await c.call('GET', `/v1/contacts/${contact.id}`));
     expect(read.tags).toEqual([]);
   });
 

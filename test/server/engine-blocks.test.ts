@@ -9,6 +9,7 @@ import { triggerMatches } from '../../server/engine/triggers.js';
 import { ANY, DAY, engineHarness, keyword, MINUTE } from './engine-harness.js';
 import { engines, type TestCaller } from './harness.js';
 import { expectError, json } from './http-helpers.js';
+import type { SchemaCustomField, SchemaTag, SchemaTagList } from '../../generated/api.js';
 
 describe.each(engines)('the automation engine blocks on %s', (engine) => {
   const {
@@ -100,11 +101,11 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
 
   it('a graph of plain messages still reads a field by its key and contact.tags (written by the API before)', async () => {
     const { me, connection, writes } = await setUp();
-    const created = await json<{ id: string }>(
+    const created = await json<SchemaCustomField>(
       await admin('POST', `/accounts/${me.accountId}/custom-fields`, { label: 'cidade', type: 'text' }),
       201,
     );
-    const tag = await json<{ id: string }>(await me.call('POST', '/v1/tags', { body: { name: 'VIP' } }), 201);
+    const tag = await json<SchemaTag>(await me.call('POST', '/v1/tags', { body: { name: 'VIP' } }), 201);
     const { contact } = await writes('primeira mensagem');
     await json(
       await me.call('PATCH', `/v1/contacts/${contact.id}/custom-fields`, {
@@ -279,7 +280,7 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
    * the rename is written in the database: the block then holds another spelling of the account's tag.
    */
   async function tagRenamedLater(me: TestCaller, created: string) {
-    const tag = await json<{ id: string }>(await me.call('POST', '/v1/tags', { body: { name: created } }), 201);
+    const tag = await json<SchemaTag>(await me.call('POST', '/v1/tags', { body: { name: created } }), 201);
     return async (renamed: string) => {
       await h.t.database.db.updateTable('tags').set({ name: renamed }).where('id', '=', tag.id).execute();
     };
@@ -311,10 +312,10 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
     const rename = await tagRenamedLater(me, 'promo verão');
     await publish(me, connection.id, chain([['t', 'tags', { operation: 'add', tags: ['promo verão'] }]]), ANY);
     await rename('Promo Verão');
-    const before = await json<{ data: Array<{ name: string }> }>(await me.call('GET', '/v1/tags'));
+    const before = await json<SchemaTagList>(await me.call('GET', '/v1/tags'));
     expect(before.data.map((t) => t.name)).toEqual(['Promo Verão']);
     const { contact } = await writes('oi');
-    const tags = await json<{ data: Array<{ name: string }> }>(await me.call('GET', '/v1/tags'));
+    const tags = await json<SchemaTagList>(await me.call('GET', '/v1/tags'));
     expect(tags.data.map((t) => t.name)).toEqual(['promo verão']);
     expect((await contactOf(me, contact.id)).tags.map((t) => t.name)).toEqual(['promo verão']);
   });

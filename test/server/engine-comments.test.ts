@@ -1,9 +1,10 @@
 // Comment-started runs and the 24-hour window around waits (Part B), on every engine of the run: a sandbox
 // instagram contact comments on a post or a live, the sandbox channel answers as arranged, the clock moves.
 import { describe, expect, it } from 'vitest';
-import { engineHarness, HOUR, MINUTE, type Run } from './engine-harness.js';
+import { engineHarness, HOUR, MINUTE } from './engine-harness.js';
 import { engines, type TestCaller } from './harness.js';
 import { json } from './http-helpers.js';
+import type { SchemaRepliesList, SchemaWorkflowRun } from '../../generated/api.js';
 
 const COMMENT = { events: ['comment', 'live_comment'], match: 'any', replies_list_id: '' };
 
@@ -12,17 +13,15 @@ describe.each(engines)('comment-started runs and the window on %s', (engine) => 
 
   async function instagram() {
     const { me, connection, writes } = await setUp('instagram');
-    const list = await json<{ id: string }>(
+    const list = await json<SchemaRepliesList>(
       await me.call('POST', '/v1/replies-lists', { body: { name: 'Respostas', replies: ['Veja o direct!'] } }),
       201,
     );
     return { me, connection, writes, trigger: { ...COMMENT, replies_list_id: list.id } };
   }
   const sent = async (me: TestCaller) =>
-    (await messagesOf(me))
-      .filter((m) => m.sender.type === 'workflow')
-      .map((m) => [(m as unknown as { type: string }).type, m.text]);
-  const onlyRun = async (me: TestCaller, workflowId: string): Promise<Run> => {
+    (await messagesOf(me)).filter((m) => m.sender.type === 'workflow').map((m) => [m.type, m.text]);
+  const onlyRun = async (me: TestCaller, workflowId: string): Promise<SchemaWorkflowRun> => {
     const runs = await runsOf(me, workflowId);
     expect(runs).toHaveLength(1);
     return runOf(me, workflowId, runs[0]!.id);

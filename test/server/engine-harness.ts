@@ -7,41 +7,23 @@ import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/index.js';
 import { call, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { json } from './http-helpers.js';
-
-type Channel = 'whatsapp' | 'instagram';
+import type {
+  SchemaChannelType,
+  SchemaConnection,
+  SchemaContact,
+  SchemaConversationList,
+  SchemaMessage,
+  SchemaMessageList,
+  SchemaSandboxInboundResult,
+  SchemaWorkflow,
+  SchemaWorkflowRun,
+  SchemaWorkflowRunList,
+} from '../../generated/api.js';
 
 export const TOKEN = 'admin-token-for-tests-0123456789';
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
-
-export interface Run {
-  id: string;
-  status: string;
-  source: string;
-  version_id: string;
-  created_at: string;
-  steps_truncated?: boolean;
-  steps: Array<{
-    node_id: string | null;
-    type: string;
-    status: string;
-    output: number | null;
-    message_id: string | null;
-    error: { code: string } | null;
-  }>;
-}
-export interface Message {
-  id: string;
-  text: string | null;
-  type: string;
-  sender: { type: string; workflow_id: string | null };
-}
-export interface Contact {
-  id: string;
-  tags: Array<{ name: string }>;
-  custom_fields: Array<{ name: string; value: unknown }>;
-}
 
 /** One app with its worker and the helpers every test uses. */
 export function engineHarness(engine: Parameters<typeof startTestApp>[0], env: Record<string, string> = {}) {
@@ -64,8 +46,8 @@ export function engineHarness(engine: Parameters<typeof startTestApp>[0], env: R
     for (let i = 0; i < 50; i += 1) if ((await h.worker.runOnce(50)) === 0) return;
     throw new Error('jobs kept coming');
   }
-  async function connect(me: TestCaller, channel: Channel = 'whatsapp') {
-    return json<{ id: string }>(
+  async function connect(me: TestCaller, channel: SchemaChannelType = 'whatsapp') {
+    return json<SchemaConnection>(
       await admin(
         'POST',
         `/accounts/${me.accountId}/connections`,
@@ -77,7 +59,7 @@ export function engineHarness(engine: Parameters<typeof startTestApp>[0], env: R
     );
   }
   /** A contact of the connection: what it writes is delivered and the jobs run. */
-  function contactOn(connectionId: string, channel: Channel = 'whatsapp') {
+  function contactOn(connectionId: string, channel: SchemaChannelType = 'whatsapp') {
     const from =
       channel === 'whatsapp'
         ? { phone: `+55119${randomInt(10_000_000, 99_999_999)}`, name: 'Ana Souza' }
@@ -87,7 +69,7 @@ export function engineHarness(engine: Parameters<typeof startTestApp>[0], env: R
             name: 'Ana Souza',
           };
     return async (text: string | null, extra: Record<string, unknown> = {}) => {
-      const res = await json<{ contact: { id: string }; message: Message }>(
+      const res = await json<SchemaSandboxInboundResult>(
         await admin('POST', `/sandbox/connections/${connectionId}/inbound`, {
           from,
           ...(text === null ? {} : { text }),
@@ -99,7 +81,7 @@ export function engineHarness(engine: Parameters<typeof startTestApp>[0], env: R
       return res;
     };
   }
-  async function setUp(channel: Channel = 'whatsapp') {
+  async function setUp(channel: SchemaChannelType = 'whatsapp') {
     const me = await h.t.account();
     const connection = await connect(me, channel);
     return { me, connection, writes: contactOn(connection.id, channel) };
@@ -111,9 +93,9 @@ export function engineHarness(engine: Parameters<typeof startTestApp>[0], env: R
     graph: unknown,
     trigger: unknown,
     title = 'Promo',
-    channel: Channel = 'whatsapp',
+    channel: SchemaChannelType = 'whatsapp',
   ) {
-    const created = await json<{ id: string }>(
+    const created = await json<SchemaWorkflow>(
       await me.call('POST', '/v1/workflows', {
         body: { title, channel: { type: channel, connection_id: connectionId }, trigger, graph },
       }),
@@ -131,28 +113,29 @@ export function engineHarness(engine: Parameters<typeof startTestApp>[0], env: R
     graph: unknown,
     trigger: unknown,
     title?: string,
-    channel: Channel = 'whatsapp',
+    channel: SchemaChannelType = 'whatsapp',
   ) {
     const id = await create(me, connectionId, graph, trigger, title, channel);
     await publishById(me, id);
     return id;
   }
   const runsOf = async (me: TestCaller, workflowId: string) =>
-    (await json<{ data: Run[] }>(await me.call('GET', `/v1/workflows/${workflowId}/runs`))).data;
+    (await json<SchemaWorkflowRunList>(await me.call('GET', `/v1/workflows/${workflowId}/runs`))).data;
   const runOf = async (me: TestCaller, workflowId: string, runId: string) =>
-    json<Run>(await me.call('GET', `/v1/workflows/${workflowId}/runs/${runId}`));
-  async function messagesOf(me: TestCaller): Promise<Message[]> {
-    const conversations = await json<{ data: Array<{ id: string }> }>(await me.call('GET', '/v1/conversations'));
-    const all: Message[] = [];
+    json<SchemaWorkflowRun>(await me.call('GET', `/v1/workflows/${workflowId}/runs/${runId}`));
+  async function messagesOf(me: TestCaller): Promise<SchemaMessage[]> {
+    const conversations = await json<SchemaConversationList>(await me.call('GET', '/v1/conversations'));
+    const all: SchemaMessage[] = [];
     for (const c of conversations.data)
-      all.push(...(await json<{ data: Message[] }>(await me.call('GET', `/v1/conversations/${c.id}/messages`))).data);
+      all.push(...(await json<SchemaMessageList>(await me.call('GET', `/v1/conversations/${c.id}/messages`))).data);
     return all;
   }
   const sentTexts = async (me: TestCaller) =>
     (await messagesOf(me)).filter((m) => m.sender.type === 'workflow').map((m) => m.text);
   const contactOf = async (me: TestCaller, contactId: string) =>
-    json<Contact>(await me.call('GET', `/v1/contacts/${contactId}`));
-  const fieldOf = (contact: Contact, key: string) => contact.custom_fields.find((f) => f.name === key)?.value ?? null;
+    json<SchemaContact>(await me.call('GET', `/v1/contacts/${contactId}`));
+  const fieldOf = (contact: SchemaContact, key: string) =>
+    contact.custom_fields.find((f) => f.name === key)?.value ?? null;
   async function field(me: TestCaller, label: string) {
     await json(await admin('POST', `/accounts/${me.accountId}/custom-fields`, { label, type: 'text' }), 201);
   }

@@ -3,43 +3,19 @@
 import { describe, expect, it } from 'vitest';
 import { ANY, DAY, engineHarness, MINUTE } from './engine-harness.js';
 import { engines, type TestCaller } from './harness.js';
-import { json } from './http-helpers.js';
-
-interface MediaAttachment {
-  type: string;
-  media_id: string;
-  url: string;
-  content_type: string | null;
-  size: number | null;
-  filename: string | null;
-}
-interface CardsAttachment {
-  type: 'cards';
-  cards: Array<{
-    title: string;
-    subtitle: string | null;
-    image: { media_id: string } | null;
-    buttons: Array<{ type: string; id: string | null; title: string }>;
-  }>;
-}
-interface SentMessage {
-  id: string;
-  text: string | null;
-  sender: { type: string };
-  attachments: Array<MediaAttachment | CardsAttachment>;
-}
+import { firstCards, firstMedia, json } from './http-helpers.js';
+import type { SchemaAdminUpload } from '../../generated/api.js';
 
 describe.each(engines)('media, cards and resumed runs on %s', (engine) => {
   const { h, admin, drain, connect, contactOn, setUp, publish, runsOf, runOf, messagesOf } = engineHarness(engine);
 
   async function upload(me: TestCaller, name: string, content_type: string, size = 200_000) {
-    return json<{ id: string }>(
+    return json<SchemaAdminUpload>(
       await admin('POST', `/accounts/${me.accountId}/uploads`, { name, content_type, size }),
       201,
     );
   }
-  const sentByWorkflow = async (me: TestCaller) =>
-    ((await messagesOf(me)) as unknown as SentMessage[]).filter((m) => m.sender.type === 'workflow');
+  const sentByWorkflow = async (me: TestCaller) => (await messagesOf(me)).filter((m) => m.sender.type === 'workflow');
   const tap = async (messageId: string, buttonId: string) => {
     await json(await admin('POST', `/sandbox/messages/${messageId}/button-taps`, { button_id: buttonId }), 201);
     await drain();
@@ -135,7 +111,7 @@ describe.each(engines)('media, cards and resumed runs on %s', (engine) => {
     const [run] = await runsOf(me, workflowId);
     expect((await runOf(me, workflowId, run!.id)).status).toBe('completed');
     const sent = await sentByWorkflow(me);
-    const attachments = sent.map((m) => m.attachments[0] as MediaAttachment);
+    const attachments = sent.map(firstMedia);
     expect(attachments).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ type: 'image', content_type: 'image/png', size: null, filename: 'Ana.png' }),
@@ -221,7 +197,7 @@ describe.each(engines)('media, cards and resumed runs on %s', (engine) => {
     expect(run!.status).toBe('waiting');
     const [carousel] = await sentByWorkflow(me);
     expect(carousel!.text).toBe('Ofertas para Ana');
-    const cards = (carousel!.attachments[0] as CardsAttachment).cards;
+    const cards = firstCards(carousel!).cards;
     expect(cards.map((c) => [c.title, c.subtitle, c.image?.media_id])).toEqual([
       ['Tênis', 'R$ 199', shoe.id],
       ['Bolsa', null, bag.id],
@@ -307,7 +283,7 @@ describe.each(engines)('media, cards and resumed runs on %s', (engine) => {
     const text = sent.find((m) => m.text !== null);
     const menu = sent.find((m) => m.attachments.length > 0);
     expect(text!.text).toBe('a'.repeat(1000));
-    expect((menu!.attachments[0] as CardsAttachment).cards[0]!.title).toBe('a'.repeat(1000));
+    expect(firstCards(menu!).cards[0]!.title).toBe('a'.repeat(1000));
 
     const wa = await setUp();
     const waWorkflow = await publish(

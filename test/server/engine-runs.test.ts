@@ -2,15 +2,16 @@
 // the run list's filters and order, a run's most recent steps, answers that are not answers, a message while
 // buttons wait, and a run whose contact is gone.
 import { describe, expect, it } from 'vitest';
-import { ANY, engineHarness, keyword, MINUTE, type Run } from './engine-harness.js';
+import { ANY, engineHarness, keyword, MINUTE } from './engine-harness.js';
 import { engines, type TestCaller } from './harness.js';
 import { json } from './http-helpers.js';
+import type { SchemaWorkflowRunList, SchemaWorkflowRunSummary } from '../../generated/api.js';
 
 describe.each(engines)('runs read back, and messages that do not answer, on %s', (engine) => {
   const { h, admin, drain, connect, contactOn, setUp, publish, runsOf, runOf, sentTexts, chain, say } =
     engineHarness(engine);
   const list = async (me: TestCaller, workflowId: string, query: string) =>
-    (await json<{ data: Run[] }>(await me.call('GET', `/v1/workflows/${workflowId}/runs?${query}`))).data;
+    (await json<SchemaWorkflowRunList>(await me.call('GET', `/v1/workflows/${workflowId}/runs?${query}`))).data;
   const ask = (text: string, answerType = 'any') => ({
     type: 'question',
     data: { text, answer_type: answerType, answer_field: '' },
@@ -31,7 +32,7 @@ describe.each(engines)('runs read back, and messages that do not answer, on %s',
     const third = h.t.clock.now().toISOString();
     await ana('três');
 
-    const at = (runs: Run[]) => runs.map((r) => new Date(r.created_at).toISOString());
+    const at = (runs: SchemaWorkflowRunSummary[]) => runs.map((r) => new Date(r.created_at).toISOString());
     const all = await list(me, workflowId, '');
     expect(at(all)).toEqual([third, second, first]);
     const anas = await list(me, workflowId, `contact_id=${contact.id}`);

@@ -5,6 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { engineHarness } from './engine-harness.js';
 import { engines } from './harness.js';
 import { expectError, json } from './http-helpers.js';
+import type {
+  SchemaContact,
+  SchemaConversationList,
+  SchemaRepliesList,
+  SchemaWorkflow,
+  SchemaWorkflowRunStarted,
+} from '../../generated/api.js';
 
 describe.each(engines)('the automation engine on %s', (engine) => {
   const { h, admin, drain, setUp, publish: publishOn, runsOf, runOf, messagesOf } = engineHarness(engine);
@@ -75,10 +82,7 @@ describe.each(engines)('the automation engine on %s', (engine) => {
     const texts = (await messagesOf(me)).filter((m) => m.sender.type === 'workflow').map((m) => m.text);
     expect(texts).toContain('Obrigado! Anotei ana@example.com.');
     const contactId = (await writes('tchau')).contact.id;
-    const contact = await json<{
-      tags: Array<{ name: string }>;
-      custom_fields: Array<{ name: string; value: unknown }>;
-    }>(await me.call('GET', `/v1/contacts/${contactId}`));
+    const contact = await json<SchemaContact>(await me.call('GET', `/v1/contacts/${contactId}`));
     expect(contact.tags.map((tag) => tag.name)).toEqual(['Lead']);
     expect(contact.custom_fields).toContainEqual(expect.objectContaining({ name: 'email', value: 'ana@example.com' }));
     const events = await h.t.database.db
@@ -204,7 +208,7 @@ describe.each(engines)('the automation engine on %s', (engine) => {
 
   it('a comment starts a run: the first message is a private reply, a public reply from the list goes under the comment, a second message before the contact answers is refused', async () => {
     const { me, writes } = await setUp('instagram');
-    const list = await json<{ id: string }>(
+    const list = await json<SchemaRepliesList>(
       await me.call('POST', '/v1/replies-lists', {
         body: { name: 'Respostas', replies: ['Te chamei no direct, {contact.first_name}!'] },
       }),
@@ -329,7 +333,7 @@ describe.each(engines)('the automation engine on %s', (engine) => {
       'instagram',
     );
     const written = await writes('oi');
-    const conversations = await json<{ data: Array<{ id: string }> }>(await me.call('GET', '/v1/conversations'));
+    const conversations = await json<SchemaConversationList>(await me.call('GET', '/v1/conversations'));
     await json(
       await admin('POST', `/sandbox/conversations/${conversations.data[0]!.id}/native-messages`, {
         text: 'Vou te mandar um cupom',
@@ -373,7 +377,7 @@ describe.each(engines)('the automation engine on %s', (engine) => {
         ask: { type: 'question', data: { text: 'Tudo certo?', answer_type: 'any', answer_field: '', next: [null] } },
       },
     };
-    const draft = await json<{ id: string }>(
+    const draft = await json<SchemaWorkflow>(
       await me.call('POST', '/v1/workflows', {
         body: {
           title: 'API',
@@ -395,7 +399,7 @@ describe.each(engines)('the automation engine on %s', (engine) => {
     const response = await start('k2');
     // Part B: starting a run counts as a send (20 per minute).
     expect(response.headers.get('ratelimit-limit')).toBe('20');
-    const started = await json<{ id: string; status: string; workflow_id: string; contact_id: string }>(response, 202);
+    const started = await json<SchemaWorkflowRunStarted>(response, 202);
     expect(started).toMatchObject({ status: 'queued', workflow_id: draft.id, contact_id: contactId });
     await drain();
     expect((await runOf(me, draft.id, started.id)).status).toBe('waiting');

@@ -6,20 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireWorkflowFolder } from '../../server/domain/workflows/folders.js';
 import { ApiError } from '../../server/errors.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
-import { expectError, json } from './http-helpers.js';
-
-interface Folder {
-  id: string;
-  type: string;
-  name: string;
-  parent_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
-interface FolderPage {
-  data: Folder[];
-  next_cursor: string | null;
-}
+import { expectError, json, type ErrorBody } from './http-helpers.js';
+import type { SchemaDeletedFolder, SchemaFolder, SchemaFolderList } from '../../generated/api.js';
 
 const create = (c: TestCaller, body: unknown, headers: Record<string, string> = {}) =>
   c.call('POST', '/v1/folders', { body, headers });
@@ -37,8 +25,8 @@ describe.each(engines)('folders on %s', (engine) => {
   afterAll(async () => t?.close());
 
   /** Creates a folder (201) and moves the clock on, so creation order is the created_at order. */
-  async function made(c: TestCaller, name: string, parentId?: string | null): Promise<Folder> {
-    const folder = await json<Folder>(
+  async function made(c: TestCaller, name: string, parentId?: string | null): Promise<SchemaFolder> {
+    const folder = await json<SchemaFolder>(
       await create(c, parentId === undefined ? { name } : { name, parent_id: parentId }),
       201,
     );
@@ -46,8 +34,8 @@ describe.each(engines)('folders on %s', (engine) => {
     return folder;
   }
 
-  async function list(c: TestCaller, query = ''): Promise<FolderPage> {
-    return json<FolderPage>(await c.call('GET', `/v1/folders${query}`));
+  async function list(c: TestCaller, query = ''): Promise<SchemaFolderList> {
+    return json<SchemaFolderList>(await c.call('GET', `/v1/folders${query}`));
   }
 
   /** An automation row of the account, written directly (the workflows routes are another issue's). */
@@ -90,7 +78,7 @@ describe.each(engines)('folders on %s', (engine) => {
     const me = await t.account();
     const res = await create(me, { name: '  Black Friday \t' });
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const folder = await json<Folder>(res, 201);
+    const folder = await json<SchemaFolder>(res, 201);
     expect(folder).toEqual({
       id: expect.any(String),
       type: 'workflow',
@@ -211,7 +199,7 @@ describe.each(engines)('folders on %s', (engine) => {
     const me = await t.account();
     const top = await made(me, 'Top');
     const folder = await made(me, 'Old', top.id);
-    const renamed = await json<Folder>(await update(me, folder.id, { name: ' New name ' }));
+    const renamed = await json<SchemaFolder>(await update(me, folder.id, { name: ' New name ' }));
     expect(renamed).toEqual({ ...folder, name: 'New name', updated_at: stored(t.clock.now()) });
     expect(renamed.updated_at).not.toBe(folder.updated_at);
     expect((await list(me)).data).toEqual([top, renamed]);
@@ -222,12 +210,12 @@ describe.each(engines)('folders on %s', (engine) => {
     const a = await made(me, 'A');
     const b = await made(me, 'B');
     const sub = await made(me, 'Sub', a.id);
-    const moved = await json<Folder>(await update(me, a.id, { parent_id: b.id }));
+    const moved = await json<SchemaFolder>(await update(me, a.id, { parent_id: b.id }));
     expect(moved.parent_id).toBe(b.id);
     // The subfolder moved along: still inside A.
     const page = await list(me);
     expect(page.data.find((f) => f.id === sub.id)).toEqual(sub);
-    const both = await json<Folder>(await update(me, a.id, { name: 'A2', parent_id: null }));
+    const both = await json<SchemaFolder>(await update(me, a.id, { name: 'A2', parent_id: null }));
     expect(both).toEqual({ ...a, name: 'A2', parent_id: null, updated_at: stored(t.clock.now()) });
   });
 
@@ -245,8 +233,8 @@ describe.each(engines)('folders on %s', (engine) => {
     });
     expect(await list(me)).toEqual(before);
     // A move up, or sideways into a sibling's subtree, is fine.
-    expect((await json<Folder>(await update(me, grandchild.id, { parent_id: top.id }))).parent_id).toBe(top.id);
-    expect((await json<Folder>(await update(me, child.id, { parent_id: grandchild.id }))).parent_id).toBe(
+    expect((await json<SchemaFolder>(await update(me, grandchild.id, { parent_id: top.id }))).parent_id).toBe(top.id);
+    expect((await json<SchemaFolder>(await update(me, child.id, { parent_id: grandchild.id }))).parent_id).toBe(
       grandchild.id,
     );
   });
@@ -267,7 +255,7 @@ describe.each(engines)('folders on %s', (engine) => {
     const me = await t.account();
     const top = await made(me, 'Top');
     const folder = await made(me, 'Same', top.id);
-    expect(await json<Folder>(await update(me, folder.id, { name: 'Same', parent_id: top.id }))).toEqual(folder);
+    expect(await json<SchemaFolder>(await update(me, folder.id, { name: 'Same', parent_id: top.id }))).toEqual(folder);
   });
 
   it('refuses an update body without fields, with unknown fields or of the wrong types with 400', async () => {
@@ -290,7 +278,7 @@ describe.each(engines)('folders on %s', (engine) => {
     const inSub = await workflowIn(me, sub.id);
     const before = [await workflowRow(inA), await workflowRow(inSub)];
     t.clock.advance(60_000);
-    await json<Folder>(await update(me, a.id, { parent_id: b.id, name: 'A moved' }));
+    await json<SchemaFolder>(await update(me, a.id, { parent_id: b.id, name: 'A moved' }));
     expect([await workflowRow(inA), await workflowRow(inSub)]).toEqual(before);
   });
 
@@ -376,17 +364,14 @@ describe.each(engines)('folders on %s', (engine) => {
       await new Promise((ok) => setTimeout(ok, 300));
       release();
       await save;
-      expect((await json<{ deleted_folder_ids: string[] }>(await deletion)).deleted_folder_ids).toEqual([
-        top.id,
-        sub.id,
-      ]);
+      expect((await json<SchemaDeletedFolder>(await deletion)).deleted_folder_ids).toEqual([top.id, sub.id]);
       expect(await workflowRow(automation)).toMatchObject({ folder_id: null, revision: 6 });
     },
   );
 
   it('lists oldest first with cursor pagination; a folder created while paging lands at the end', async () => {
     const me = await t.account();
-    const folders: Folder[] = [];
+    const folders: SchemaFolder[] = [];
     for (const name of ['f1', 'f2', 'f3', 'f4']) folders.push(await made(me, name, folders[0]?.id));
     const page1 = await list(me, '?limit=2');
     expect(page1.data).toEqual(folders.slice(0, 2));
@@ -409,7 +394,7 @@ describe.each(engines)('folders on %s', (engine) => {
     const stranger = await t.account();
     const res = await stranger.call('GET', `/v1/folders?limit=2&cursor=${page1.next_cursor}`);
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { context: { code: string } }).context.code).toBe('invalid_cursor');
+    expect(((await res.json()) as ErrorBody).context.code).toBe('invalid_cursor');
   });
 
   it('requireWorkflowFolder answers a folder of the account, or throws 422 folder_not_found with the field', async () => {

@@ -12,6 +12,7 @@ import { revokeKey } from '../../server/store/accounts.js';
 import { DataDirLockedError, lockDataDir } from '../../server/store/database.js';
 import { handlers } from '../../server/http/routes/index.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
+import type { SchemaMe } from '../../generated/api.js';
 
 const uuid = '0b6e1d2c-5f7a-4c1e-9a53-2f1d8f4b7c10';
 const concretePath = (op: OperationInfo) => op.path.replace(/\{[^}]+\}/g, uuid);
@@ -31,7 +32,7 @@ describe.each(engines)('foundation on %s', (engine) => {
     expect(res.headers.get('ratelimit-limit')).toBe('120');
     expect(Number(res.headers.get('ratelimit-remaining'))).toBe(119);
     expect(Number(res.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(0);
-    const body = (await res.json()) as { account: { id: string }; api_key: { id: string; scopes: string[] } };
+    const body = (await res.json()) as SchemaMe;
     expect(body.account.id).toBe(me.accountId);
     expect(body.api_key).toMatchObject({ id: me.keyId, scopes: ['contacts:read'] });
   });

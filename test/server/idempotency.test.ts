@@ -8,6 +8,8 @@ import { ApiError } from '../../server/errors.js';
 import type { Handlers, UntypedHandlerInput } from '../../server/http/context.js';
 import { SqlIdempotencyStore, type IdempotencyStore } from '../../server/store/idempotency.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import type { SchemaTag } from '../../generated/api.js';
+import type { ErrorBody } from './http-helpers.js';
 
 /**
  * The seed's 24 hours a key is kept (Part A, Limits: "kept 24 hours per account"), written here rather than
@@ -288,17 +290,17 @@ describe.each(engines)('idempotency on %s', (engine) => {
   it('keeps a key 24 hours: replays until then, and runs anew after', async () => {
     const me = await t.account();
     const first = await createTag(me, 'k9', 'Day');
-    const firstBody = (await first.json()) as { id: string };
+    const firstBody = (await first.json()) as SchemaTag;
     t.clock.advance(DAY_MS - 1_000); // 23:59:59 after the first request: still kept
     const replay = await createTag(me, 'k9', 'Day');
-    expect(((await replay.json()) as { id: string }).id).toBe(firstBody.id);
+    expect(((await replay.json()) as SchemaTag).id).toBe(firstBody.id);
     t.clock.advance(2_000); // 24:00:01
     // Expired: another request may take the key, and the same one runs again.
     expect((await createTag(me, 'k9', 'Night')).status).toBe(201);
     t.clock.advance(DAY_MS + 1_000);
     const fresh = await createTag(me, 'k9', 'Day');
     expect(fresh.status).toBe(201);
-    expect(((await fresh.json()) as { id: string }).id).not.toBe(firstBody.id);
+    expect(((await fresh.json()) as SchemaTag).id).not.toBe(firstBody.id);
     expect(await effects(t, me.accountId)).toBe(3);
   });
 
@@ -309,7 +311,7 @@ describe.each(engines)('idempotency on %s', (engine) => {
     for (const path of [conversation, run]) {
       const res = await me.call('POST', path, { body: {} });
       expect(res.status, path).toBe(400);
-      const json = (await res.json()) as { context: { code?: string; details: { location: string; path: string }[] } };
+      const json = (await res.json()) as ErrorBody;
       expect(json.context.code).toBeUndefined();
       expect(json.context.details).toContainEqual(
         expect.objectContaining({ location: 'header', path: expect.stringMatching(/idempotency-key/i) }),

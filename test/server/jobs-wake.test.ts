@@ -85,7 +85,9 @@ describe.each(engines)('job wake-ups on %s', (engine) => {
   const write = (runAt?: Date) =>
     writer.db
       .transaction()
-      .execute((trx) => enqueueJob(trx, { kind: 'k', accountId: null, payload: {}, ...(runAt ? { runAt } : {}) }, clock.now()));
+      .execute((trx) =>
+        enqueueJob(trx, { kind: 'k', accountId: null, payload: {}, ...(runAt ? { runAt } : {}) }, clock.now()),
+      );
 
   it('runs a job committed by another transaction at once, not at the next poll', async () => {
     for (let i = 0; i < 3; i++) {

@@ -5,11 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeConnection, createConnection } from '../../server/domain/console/connections.js';
 import { createCustomField, removeCustomField } from '../../server/domain/console/custom-fields.js';
+import type { SchemaNextCursor } from '../../generated/api.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 
+/** A page of connections or custom fields, its rows read as plain records (the test pages through both). */
 interface ListPage {
   data: Record<string, unknown>[];
-  next_cursor: string | null;
+  next_cursor: SchemaNextCursor;
 }
 
 async function page(caller: TestCaller, path: string): Promise<ListPage> {

@@ -10,6 +10,7 @@ import { updateContact } from '../../server/store/contacts.js';
 import { findConversationOfContact } from '../../server/store/messaging.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 import { json } from './http-helpers.js';
+import type { SchemaConnection, SchemaSandboxInboundResult } from '../../generated/api.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const pause = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
@@ -25,7 +26,7 @@ describe.runIf(engines.includes('postgres'))('lock order of sends and inbound me
     const me = await t.account();
     const admin = (method: string, path: string, body: unknown) =>
       call(t.baseUrl, TOKEN, method, `${ADMIN_PREFIX}${path}`, { body });
-    const connection = await json<{ id: string }>(
+    const connection = await json<SchemaConnection>(
       await admin('POST', `/accounts/${me.accountId}/connections`, {
         channel: 'whatsapp',
         name: 'Loja',
@@ -33,7 +34,7 @@ describe.runIf(engines.includes('postgres'))('lock order of sends and inbound me
       }),
       201,
     );
-    const { contact } = await json<{ contact: { id: string } }>(
+    const { contact } = await json<SchemaSandboxInboundResult>(
       await admin('POST', `/sandbox/connections/${connection.id}/inbound`, {
         from: { phone: `+55119${randomInt(10_000_000, 99_999_999)}`, name: 'Ana' },
         text: 'Oi',

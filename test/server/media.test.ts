@@ -21,15 +21,7 @@ import { StoreRateLimiter } from '../../server/http/rate-limit.js';
 import { LocalDiskStorage, mediaKey, type MediaStorage } from '../../server/media/storage.js';
 import { appRoutes, call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import type { ErrorBody } from './http-helpers.js';
-
-interface Media {
-  id: string;
-  content_type: string;
-  filename: string | null;
-  upload_url: string;
-  upload_expires_at: string;
-  created_at: string;
-}
+import type { SchemaMedia } from '../../generated/api.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -70,10 +62,10 @@ describe.each(engines)('media on %s', (engine) => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  async function created(c: TestCaller, body: Record<string, unknown>): Promise<Media> {
+  async function created(c: TestCaller, body: Record<string, unknown>): Promise<SchemaMedia> {
     const res = await c.call('POST', '/v1/media', { body });
     expect(res.status).toBe(201);
-    return (await res.json()) as Media;
+    return (await res.json()) as SchemaMedia;
   }
 
   /** The answer of the download link the content route redirects to (no key sent to it). */
@@ -96,7 +88,7 @@ describe.each(engines)('media on %s', (engine) => {
     const res = await me.call('POST', '/v1/media', { body: { content_type: 'image/png' } });
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const media = (await res.json()) as Media;
+    const media = (await res.json()) as SchemaMedia;
     expect(Object.keys(media).sort()).toEqual([
       'content_type',
       'created_at',
@@ -508,7 +500,7 @@ describe.each(engines)('media on %s', (engine) => {
     const b = await me.call('POST', '/v1/media', { body: { content_type: 'video/mp4' }, headers });
     expect(a.status).toBe(201);
     expect(b.status).toBe(201);
-    expect(((await b.json()) as Media).id).toBe(((await a.json()) as Media).id);
+    expect(((await b.json()) as SchemaMedia).id).toBe(((await a.json()) as SchemaMedia).id);
   });
 });
 

@@ -5,15 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from '../../server/domain/console/connections.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import type {
+  SchemaContact,
+  SchemaContactList,
+  SchemaMessage,
+  SchemaSandboxInboundResult,
+} from '../../generated/api.js';
 
 const TOKEN = 'messaging-activity-admin-token-0123456789';
 const MINUTE = 60_000;
-
-interface Contact {
-  id: string;
-  updated_at: string;
-  last_interaction_at: string;
-}
 
 describe.each(engines)('messages as contact activity on %s', (engine) => {
   let t: TestApp;
@@ -28,14 +28,14 @@ describe.each(engines)('messages as contact activity on %s', (engine) => {
 
   /** The contact's activity times in milliseconds (the API writes microseconds). */
   const activity = async (me: TestCaller, id: string) => {
-    const contact = (await (await me.call('GET', `/v1/contacts/${id}`)).json()) as Contact;
+    const contact = (await (await me.call('GET', `/v1/contacts/${id}`)).json()) as SchemaContact;
     return { updated_at: Date.parse(contact.updated_at), last_interaction_at: Date.parse(contact.last_interaction_at) };
   };
   const both = (at: string) => ({ updated_at: Date.parse(at), last_interaction_at: Date.parse(at) });
   const since = async (me: TestCaller, at: string) => {
     const res = await me.call('GET', `/v1/contacts?updated_since=${encodeURIComponent(at)}`);
     expect(res.status).toBe(200);
-    return ((await res.json()) as { data: Contact[] }).data.map((c) => c.id);
+    return ((await res.json()) as SchemaContactList).data.map((c) => c.id);
   };
   const send = (me: TestCaller, conversationId: string, body: unknown) =>
     me.call('POST', `/v1/conversations/${conversationId}/messages`, {
@@ -58,7 +58,7 @@ describe.each(engines)('messages as contact activity on %s', (engine) => {
       text: 'Oi!',
     });
     expect(wrote.status).toBe(201);
-    const inbound = (await wrote.json()) as { contact: Contact; conversation: { id: string }; message: { id: string } };
+    const inbound = (await wrote.json()) as SchemaSandboxInboundResult;
     const contactId = inbound.contact.id;
     expect(await activity(me, contactId)).toEqual(both(t0));
 
@@ -106,7 +106,7 @@ describe.each(engines)('messages as contact activity on %s', (engine) => {
       body: { phone: '+5511987650000', name: 'Caio', connection_id: whatsapp.id, consent: true },
     });
     expect(created.status).toBe(201);
-    const contact = (await created.json()) as Contact;
+    const contact = (await created.json()) as SchemaContact;
 
     // The contact writes (found by its phone, not created again): the window opens.
     t.clock.advance(MINUTE);
@@ -115,11 +115,7 @@ describe.each(engines)('messages as contact activity on %s', (engine) => {
       text: 'Oi',
     });
     expect(wrote.status).toBe(201);
-    const inbound = (await wrote.json()) as {
-      contact: Contact;
-      contact_created: boolean;
-      conversation: { id: string; reply_window: { state: string } };
-    };
+    const inbound = (await wrote.json()) as SchemaSandboxInboundResult;
     expect(inbound.contact_created).toBe(false);
     expect(inbound.contact.id).toBe(contact.id);
     expect(inbound.conversation.reply_window.state).toBe('open');
@@ -127,7 +123,7 @@ describe.each(engines)('messages as contact activity on %s', (engine) => {
     t.clock.advance(MINUTE);
     const sent = await send(me, inbound.conversation.id, { text: 'Oi, Caio' });
     expect(sent.status).toBe(201);
-    const message = (await sent.json()) as { id: string };
+    const message = (await sent.json()) as SchemaMessage;
     const afterSend = await activity(me, contact.id);
 
     t.clock.advance(MINUTE);

@@ -15,6 +15,7 @@ import { handlers } from '../../server/http/routes/index.js';
 import { createLogger } from '../../server/logger.js';
 import { createServices } from '../../server/services.js';
 import { appRoutes, call, engines, openTestDatabase, type TestDatabase } from './harness.js';
+import type { SchemaInternalError } from '../../generated/api.js';
 
 const conversationId = '0b6e1d2c-5f7a-4c1e-9a53-2f1d8f4b7c10';
 const messageText = 'Private words 7f3a: my card ends in 4242';
@@ -136,7 +137,7 @@ describe.each(engines)('observability on %s', (engine) => {
       headers: { 'Idempotency-Key': 'observability-1' },
     });
     expect(res.status).toBe(500);
-    const body = (await res.json()) as { context: { code: string; request_id: string } };
+    const body = (await res.json()) as SchemaInternalError;
     expect(body.context.code).toBe('internal_error');
     const requestId = res.headers.get('x-request-id');
     expect(body.context.request_id).toBe(requestId);

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../server/domain/accounts/keys.js';
+import type { SchemaConnectionList, SchemaContact, SchemaMe, SchemaTag } from '../../generated/api.js';
 
 const root = resolve(import.meta.dirname, '../..');
 // `node --import tsx server/main.ts`: one process, so a SIGTERM reaches the server itself. (The tsx CLI runs
@@ -139,7 +140,7 @@ describe('the server process, embedded', () => {
 
     const res = await fetch(`${baseUrl}/v1/me`, { headers: { Authorization: `Bearer ${apiKey}` } });
     expect(res.status).toBe(200);
-    const me = (await res.json()) as { api_key: { scopes: string[] } };
+    const me = (await res.json()) as SchemaMe;
     expect([...me.api_key.scopes].sort()).toEqual([...SCOPES].sort());
     expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
   });
@@ -303,9 +304,7 @@ describe.runIf(process.env.DATABASE_URL)('the server process, on PostgreSQL', ()
           headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
           ...(body ? { body: JSON.stringify(body) } : {}),
         });
-      const connections = (await (await api('GET', '/v1/connections')).json()) as {
-        data: { id: string; channel: string }[];
-      };
+      const connections = (await (await api('GET', '/v1/connections')).json()) as SchemaConnectionList;
       const whatsapp = connections.data.find((connection) => connection.channel === 'whatsapp')!;
       const contact = (await (
         await api('POST', '/v1/contacts', {
@@ -314,8 +313,8 @@ describe.runIf(process.env.DATABASE_URL)('the server process, on PostgreSQL', ()
           connection_id: whatsapp.id,
           consent: true,
         })
-      ).json()) as { id: string };
-      const tag = (await (await api('POST', '/v1/tags', { name: 'Stuck' })).json()) as { id: string };
+      ).json()) as SchemaContact;
+      const tag = (await (await api('POST', '/v1/tags', { name: 'Stuck' })).json()) as SchemaTag;
       // Another session holds the contact's row for the whole test: the request below waits on it.
       const outside = new pg.Client({ connectionString: url });
       await outside.connect();

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX } from '../../generated/operations.js';
 import { loadConfig } from '../../server/config.js';
 import { engines, startTestApp, type TestApp } from './harness.js';
+import type { SchemaConnection, SchemaMedia, SchemaMessage, SchemaSandboxInboundResult } from '../../generated/api.js';
+import { firstMedia } from './http-helpers.js';
 
 const TOKEN = 'admin-token-for-base-url-tests-0123456789';
 const PUBLIC = 'https://api.example.com';
@@ -74,7 +76,7 @@ describe.each(engines)('links in production on %s, whatever the Host header', (e
 
     const media = await send(t.baseUrl, 'POST', '/v1/media', asKey, { content_type: 'image/png' });
     expect(media.status).toBe(201);
-    expect((media.body as { upload_url: string }).upload_url).toMatch(new RegExp(`^${PUBLIC}/media-upload/`));
+    expect((media.body as SchemaMedia).upload_url).toMatch(new RegExp(`^${PUBLIC}/media-upload/`));
 
     const connection = await send(t.baseUrl, 'POST', `${ADMIN_PREFIX}/accounts/${me.accountId}/connections`, asAdmin, {
       channel: 'instagram',
@@ -82,7 +84,7 @@ describe.each(engines)('links in production on %s, whatever the Host header', (e
       username: 'loja.base.url',
     });
     expect(connection.status).toBe(201);
-    const { id: connectionId } = connection.body as { id: string };
+    const { id: connectionId } = connection.body as SchemaConnection;
     const inbound = await send(
       t.baseUrl,
       'POST',
@@ -94,13 +96,12 @@ describe.each(engines)('links in production on %s, whatever the Host header', (e
       },
     );
     expect(inbound.status).toBe(201);
-    const message = (inbound.body as { message: { id: string; attachments: { media_id: string; url: string }[] } })
-      .message;
-    const url = `${PUBLIC}/v1/media/${message.attachments[0]!.media_id}/content`;
-    expect(message.attachments[0]!.url).toBe(url);
+    const { message } = inbound.body as SchemaSandboxInboundResult;
+    const url = `${PUBLIC}/v1/media/${firstMedia(message).media_id}/content`;
+    expect(firstMedia(message).url).toBe(url);
 
     const read = await send(t.baseUrl, 'GET', `/v1/messages/${message.id}`, asKey);
-    expect((read.body as typeof message).attachments[0]!.url).toBe(url);
+    expect(firstMedia(read.body as SchemaMessage).url).toBe(url);
 
     const event = await t.database.db
       .selectFrom('events')

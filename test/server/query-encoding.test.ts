@@ -15,6 +15,7 @@ import { handlers as realHandlers } from '../../server/http/routes/index.js';
 import { deref, isObject, listOperations, operationParameters, type JsonObject } from '../../scripts/lib/openapi.js';
 import { bundledSpec } from '../helpers.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import type { SchemaContactList } from '../../generated/api.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const doc = bundledSpec();
@@ -206,7 +207,7 @@ describe.each(engines)('a formatted phone in the contact list filter, on %s', (e
     expect(typed.data!.data.map((c) => c.id)).toEqual([id]);
 
     const form = await me.call('GET', `/v1/contacts?${new URLSearchParams({ phone }).toString()}`);
-    const page = (await form.json()) as { data: { id: string }[] };
+    const page = (await form.json()) as SchemaContactList;
     expect(form.status, JSON.stringify(page)).toBe(200);
     expect(page.data.map((c) => c.id)).toEqual([id]);
 

@@ -9,6 +9,7 @@ import type { Handlers } from '../../server/http/context.js';
 import { EmbeddedRateLimiter, StoreRateLimiter } from '../../server/http/rate-limit.js';
 import { handlers as allHandlers } from '../../server/http/routes/index.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import type { ErrorBody } from './http-helpers.js';
 
 // getMe is the read; createTag (a stand-in answering a valid tag) the write; sendMessage has no handler here
 // and answers 501, which still counts as a send.
@@ -84,7 +85,7 @@ describe.each(engines)('rate limits on %s', (engine) => {
     expect(rateHeaders(writes[59]!)).toEqual({ limit: '60', remaining: '0', reset: '60' });
     const extraWrite = await write(me);
     expect(extraWrite.status).toBe(429);
-    expect(((await extraWrite.json()) as { context: unknown }).context).toEqual({
+    expect(((await extraWrite.json()) as ErrorBody).context).toEqual({
       code: 'rate_limited',
       kind: 'write',
       limit: 60,
@@ -96,7 +97,7 @@ describe.each(engines)('rate limits on %s', (engine) => {
     expect(rateHeaders(sends[0]!)).toMatchObject({ limit: '20', remaining: '19' });
     const extraSend = await send(me);
     expect(extraSend.status).toBe(429);
-    expect(((await extraSend.json()) as { context: unknown }).context).toMatchObject({ kind: 'send', limit: 20 });
+    expect(((await extraSend.json()) as ErrorBody).context).toMatchObject({ kind: 'send', limit: 20 });
 
     const stillReads = await read(me);
     expect(stillReads.status).toBe(200);

@@ -7,25 +7,7 @@ import { workflowsUsingRepliesList } from '../../server/domain/workflows/replies
 import type * as RepliesListsStore from '../../server/store/replies-lists.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json } from './http-helpers.js';
-
-interface RepliesList {
-  id: string;
-  name: string;
-  replies: string[];
-  created_at: string;
-  updated_at: string;
-}
-interface Summary {
-  id: string;
-  name: string;
-  reply_count: number;
-  created_at: string;
-  updated_at: string;
-}
-interface SummaryPage {
-  data: Summary[];
-  next_cursor: string | null;
-}
+import type { SchemaRepliesList, SchemaRepliesListPage, SchemaRepliesListSummary } from '../../generated/api.js';
 
 /** Set to make the next name lookup of the store miss, as if a concurrent creation had not committed yet. */
 const race = vi.hoisted(() => ({ missNextLookup: false }));
@@ -48,7 +30,10 @@ const get = (c: TestCaller, id: string) => c.call('GET', `/v1/replies-lists/${id
 const remove = (c: TestCaller, id: string) => c.call('DELETE', `/v1/replies-lists/${id}`);
 
 const stored = (at: Date) => at.toISOString().replace('Z', '000Z');
-const summaryOf = ({ replies, ...rest }: RepliesList): Summary => ({ ...rest, reply_count: replies.length });
+const summaryOf = ({ replies, ...rest }: SchemaRepliesList): SchemaRepliesListSummary => ({
+  ...rest,
+  reply_count: replies.length,
+});
 
 describe.each(engines)('reply lists on %s', (engine) => {
   let t: TestApp;
@@ -62,14 +47,14 @@ describe.each(engines)('reply lists on %s', (engine) => {
     c: TestCaller,
     name: string,
     replies: string[] = ['Thanks! Check your DMs'],
-  ): Promise<RepliesList> {
-    const list = await json<RepliesList>(await create(c, { name, replies }), 201);
+  ): Promise<SchemaRepliesList> {
+    const list = await json<SchemaRepliesList>(await create(c, { name, replies }), 201);
     t.clock.advance(1000);
     return list;
   }
 
   const listPage = async (c: TestCaller, query = '') =>
-    json<SummaryPage>(await c.call('GET', `/v1/replies-lists${query}`));
+    json<SchemaRepliesListPage>(await c.call('GET', `/v1/replies-lists${query}`));
 
   /** An automation of the account, written directly, whose draft and/or live version uses `listId`. */
   async function workflowUsing(
@@ -114,7 +99,7 @@ describe.each(engines)('reply lists on %s', (engine) => {
     const replies = ['  Thanks, {contact.first_name}! ', 'Check your DMs 📩', 'multi\nline'];
     const res = await create(me, { name: '  Black Friday  ', replies });
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const list = await json<RepliesList>(res, 201);
+    const list = await json<SchemaRepliesList>(res, 201);
     expect(list).toEqual({
       id: expect.any(String),
       name: 'Black Friday',
@@ -198,7 +183,7 @@ describe.each(engines)('reply lists on %s', (engine) => {
 
   it('lists summaries (reply_count instead of replies) oldest first, with cursor pagination', async () => {
     const me = await t.account();
-    const lists: RepliesList[] = [];
+    const lists: SchemaRepliesList[] = [];
     for (const [i, name] of ['l1', 'l2', 'l3', 'l4', 'l5'].entries())
       lists.push(
         await made(
@@ -243,13 +228,13 @@ describe.each(engines)('reply lists on %s', (engine) => {
   it('updates the name, the replies (all replaced) or both; only what is sent changes', async () => {
     const me = await t.account();
     const list = await made(me, 'Original', ['a', 'b', 'c']);
-    const renamed = await json<RepliesList>(await update(me, list.id, { name: ' Renamed ' }));
+    const renamed = await json<SchemaRepliesList>(await update(me, list.id, { name: ' Renamed ' }));
     expect(renamed).toEqual({ ...list, name: 'Renamed', updated_at: stored(t.clock.now()) });
     t.clock.advance(1000);
-    const replaced = await json<RepliesList>(await update(me, list.id, { replies: [' only one '] }));
+    const replaced = await json<SchemaRepliesList>(await update(me, list.id, { replies: [' only one '] }));
     expect(replaced).toEqual({ ...renamed, replies: [' only one '], updated_at: stored(t.clock.now()) });
     t.clock.advance(1000);
-    const both = await json<RepliesList>(await update(me, list.id, { name: 'Both', replies: ['x', 'y'] }));
+    const both = await json<SchemaRepliesList>(await update(me, list.id, { name: 'Both', replies: ['x', 'y'] }));
     expect(both).toEqual({ ...list, name: 'Both', replies: ['x', 'y'], updated_at: stored(t.clock.now()) });
     expect(await json(await get(me, list.id))).toEqual(both);
     expect((await listPage(me)).data).toEqual([summaryOf(both)]);
@@ -264,13 +249,15 @@ describe.each(engines)('reply lists on %s', (engine) => {
     const me = await t.account();
     const lead = await made(me, 'black friday');
     const other = await made(me, 'Other');
-    expect((await json<RepliesList>(await update(me, lead.id, { name: 'Black Friday' }))).name).toBe('Black Friday');
+    expect((await json<SchemaRepliesList>(await update(me, lead.id, { name: 'Black Friday' }))).name).toBe(
+      'Black Friday',
+    );
     for (const name of ['Black Friday', 'BLACK FRIDAY', ' black friday'])
       await expectError(await update(me, other.id, { name }), 409, {
         code: 'replies_list_already_exists',
         replies_list_id: lead.id,
       });
-    expect((await json<RepliesList>(await get(me, other.id))).name).toBe('Other');
+    expect((await json<SchemaRepliesList>(await get(me, other.id))).name).toBe('Other');
   });
 
   it('deletes a list: 200 with {id, deleted: true}, then 404, and its name is free again', async () => {
@@ -346,7 +333,7 @@ describe.each(engines)('reply lists on %s', (engine) => {
     const answers = await Promise.all(names.map((name) => create(me, { name, replies: ['x'] })));
     expect(answers.map((res) => res.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
     const bodies = await Promise.all(
-      answers.map((res) => res.json() as Promise<RepliesList & { type?: string; context?: unknown }>),
+      answers.map((res) => res.json() as Promise<SchemaRepliesList & { type?: string; context?: unknown }>),
     );
     const winner = bodies[answers.findIndex((res) => res.status === 201)]!;
     for (const body of bodies.filter((b) => b.type === 'error'))

@@ -15,6 +15,15 @@ import { createCustomField } from '../../server/domain/console/custom-fields.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../server/http/json-depth.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json } from './http-helpers.js';
+import type {
+  SchemaContact,
+  SchemaContactCustomFields,
+  SchemaContactTags,
+  SchemaConversationList,
+  SchemaTag,
+  SchemaValidationError,
+  SchemaWorkflow,
+} from '../../generated/api.js';
 
 interface Spec {
   paths: Record<string, Record<string, { operationId?: string; parameters?: unknown[]; requestBody?: unknown }>>;
@@ -49,12 +58,6 @@ const mixed = (id: string) => [...id].map((c, i) => (i % 2 ? c.toUpperCase() : c
 /** `{"name": [[[…]]]}` with the array nested so the whole body is `depth` levels deep. */
 const nestedBody = (depth: number) => `{"name":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
 
-interface Contact {
-  id: string;
-  channel: { connection_id: string };
-  tags: { id: string }[];
-}
-
 describe.each(engines)('request entry on %s', (engine) => {
   let t: TestApp;
   let c: TestCaller;
@@ -77,14 +80,14 @@ describe.each(engines)('request entry on %s', (engine) => {
   beforeEach(() => t.clock.advance(60_000));
 
   const newContact = async () =>
-    json<Contact>(
+    json<SchemaContact>(
       await c.call('POST', '/v1/contacts', {
         body: { phone: `+55${(phone += 1)}`, name: 'Ana', connection_id: whatsapp, consent: true },
       }),
       201,
     );
   const newTag = async () =>
-    json<{ id: string }>(await c.call('POST', '/v1/tags', { body: { name: `tag ${randomUUID()}` } }), 201);
+    json<SchemaTag>(await c.call('POST', '/v1/tags', { body: { name: `tag ${randomUUID()}` } }), 201);
 
   /** Fails when the server stops answering its liveness probe. */
   const alive = async () =>
@@ -96,7 +99,7 @@ describe.each(engines)('request entry on %s', (engine) => {
       const tag = await newTag();
       await json(await c.call('PUT', `/v1/contacts/${upper(contact.id)}/tags/${upper(tag.id)}`), 200);
       const started = Date.now();
-      const removed = await json<{ contact_id: string; tags: unknown[] }>(
+      const removed = await json<SchemaContactTags>(
         await c.call('DELETE', `/v1/contacts/${upper(contact.id)}/tags/${tag.id}`),
         200,
       );
@@ -119,7 +122,7 @@ describe.each(engines)('request entry on %s', (engine) => {
         200,
       );
       const started = Date.now();
-      const cleared = await json<{ contact_id: string; custom_fields: unknown[] }>(
+      const cleared = await json<SchemaContactCustomFields>(
         await c.call('DELETE', `/v1/contacts/${upper(contact.id)}/custom-fields/${upper(field.id)}`),
         200,
       );
@@ -130,7 +133,7 @@ describe.each(engines)('request entry on %s', (engine) => {
     });
 
     it('publish and delivery retry find the resource under an upper-case id, as every read does', async () => {
-      const workflow = await json<{ id: string; revision: number }>(
+      const workflow = await json<SchemaWorkflow>(
         await c.call('POST', '/v1/workflows', {
           body: { title: 'Ids', channel: { type: 'whatsapp', connection_id: upper(whatsapp) }, trigger },
         }),
@@ -138,7 +141,7 @@ describe.each(engines)('request entry on %s', (engine) => {
       );
       const read = await c.call('GET', `/v1/workflows/${upper(workflow.id)}`);
       const etag = read.headers.get('etag')!;
-      expect((await json<{ id: string }>(read)).id).toBe(workflow.id);
+      expect((await json<SchemaWorkflow>(read)).id).toBe(workflow.id);
       const published = await c.call('POST', `/v1/workflows/${upper(workflow.id)}/publish`, {
         headers: { 'If-Match': etag },
       });
@@ -152,21 +155,21 @@ describe.each(engines)('request entry on %s', (engine) => {
     });
 
     it('ids in a body and in the query are read in lower case', async () => {
-      const created = await json<Contact>(
+      const created = await json<SchemaContact>(
         await c.call('POST', '/v1/contacts', {
           body: { phone: `+55${(phone += 1)}`, name: 'Bia', connection_id: upper(whatsapp), consent: true },
         }),
         201,
       );
       expect(created.channel.connection_id).toBe(whatsapp);
-      const page = await json<{ data: { contact: { id: string } }[] }>(
+      const page = await json<SchemaConversationList>(
         await c.call('GET', `/v1/conversations?contact_id=${upper(created.id)}`),
       );
       expect(page.data.map((conversation) => conversation.contact.id)).toEqual([created.id]);
     });
 
     it('ids in an automation graph are stored in lower case', async () => {
-      const target = await json<{ id: string }>(
+      const target = await json<SchemaWorkflow>(
         await c.call('POST', '/v1/workflows', {
           body: { title: 'Target', channel: { type: 'whatsapp', connection_id: whatsapp }, trigger },
         }),
@@ -211,7 +214,7 @@ describe.each(engines)('request entry on %s', (engine) => {
     ])('another spelling of an id (%s) is the 400 envelope naming the parameter', async (_name, spell) => {
       const contact = await newContact();
       const res = await c.call('GET', `/v1/contacts/${spell(contact.id)}`);
-      const body = await json<{ type: string; context: { details: { location: string; path: string }[] } }>(res, 400);
+      const body = await json<SchemaValidationError>(res, 400);
       expect(body.type).toBe('error');
       expect(body.context.details).toEqual([expect.objectContaining({ location: 'path', path: 'contactId' })]);
     });
@@ -236,7 +239,7 @@ describe.each(engines)('request entry on %s', (engine) => {
       expect(limitLists.length).toBeGreaterThan(5);
       for (const { path } of limitLists) {
         const res = await c.call('GET', `${path}?limit=${form}`);
-        const body = await json<{ context: { details: { location: string; path: string }[] } }>(res, 400);
+        const body = await json<SchemaValidationError>(res, 400);
         expect(body.context.details, path).toEqual([expect.objectContaining({ location: 'query', path: 'limit' })]);
       }
     });
@@ -258,7 +261,7 @@ describe.each(engines)('request entry on %s', (engine) => {
         for (const { method, path } of bodyOperations) {
           const url = path.replace(/\{[^}]+\}/g, randomUUID());
           const res = await c.call(method, url, { body });
-          const answer = await json<{ context: { details: { location: string; message: string }[] } }>(res, 400);
+          const answer = await json<SchemaValidationError>(res, 400);
           expect(answer.context.details, `${method} ${path}`).toEqual([
             { location: 'body', path: null, message: `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.` },
           ]);
@@ -268,7 +271,7 @@ describe.each(engines)('request entry on %s', (engine) => {
 
     it(`a body nested ${MAX_JSON_DEPTH} levels reaches the format check`, async () => {
       const res = await c.call('POST', '/v1/tags', { body: nestedBody(MAX_JSON_DEPTH) });
-      const answer = await json<{ context: { details: { location: string; path: string | null }[] } }>(res, 400);
+      const answer = await json<SchemaValidationError>(res, 400);
       expect(answer.context.details[0]).toEqual(expect.objectContaining({ location: 'body', path: '/name' }));
     });
 

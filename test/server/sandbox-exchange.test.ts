@@ -8,6 +8,7 @@ import { createClient } from '../../client/index.js';
 import { ensureDemoAccount } from '../../server/console/demo.js';
 import { createAdminClient, sandboxExchange } from '../../examples/sandbox-exchange.js';
 import { engines, startTestApp, type TestApp } from './harness.js';
+import { firstCards, firstMedia } from './http-helpers.js';
 
 const ADMIN_TOKEN = 'sandbox-exchange-admin-token-0123456789';
 
@@ -38,7 +39,7 @@ describe.each(engines)('the sandbox exchange on %s', (engine) => {
     // Text with buttons reads back as one card titled with the text; reply buttons are postbacks with their id.
     expect(buttons!.text).toBeNull();
     expect(buttons!.attachments).toHaveLength(1);
-    const card = buttons!.attachments[0] as { type: string; cards: { title: string; buttons: unknown[] }[] };
+    const card = firstCards(buttons!);
     expect(card.type).toBe('cards');
     expect(card.cards[0]!.title).toBe('Qual cor você prefere?');
     expect(card.cards[0]!.buttons).toEqual([
@@ -47,8 +48,8 @@ describe.each(engines)('the sandbox exchange on %s', (engine) => {
     ]);
     expect(image!.text).toBe('Runner, azul');
     expect(image!.attachments[0]).toMatchObject({ type: 'image', content_type: 'image/png' });
-    expect((image!.attachments[0] as { url: string }).url).toMatch(/\/v1\/media\/[0-9a-f-]{36}\/content$/);
-    expect((cards!.attachments[0] as { cards: unknown[] }).cards).toHaveLength(2);
+    expect(firstMedia(image!).url).toMatch(/\/v1\/media\/[0-9a-f-]{36}\/content$/);
+    expect(firstCards(cards!).cards).toHaveLength(2);
     // A template reads back with its body filled in.
     expect(template!.template).toEqual({ name: 'order_update', language: 'pt_BR' });
     expect(template!.text).toBe('Olá Bia, seu pedido 4821 saiu para entrega.');

@@ -15,7 +15,20 @@ import { deleteContactInConsole } from '../../server/domain/contacts/contacts.js
 import { deref, isObject, type JsonObject } from '../../scripts/lib/openapi.js';
 import { bundledSpec } from '../helpers.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
-import { expectError, json } from './http-helpers.js';
+import { expectError, firstMedia, json } from './http-helpers.js';
+import type {
+  SchemaConnection,
+  SchemaConnectionList,
+  SchemaContact,
+  SchemaConversation,
+  SchemaConversationList,
+  SchemaMessage,
+  SchemaMessageList,
+  SchemaSandboxButtonTapResult,
+  SchemaSandboxClock,
+  SchemaSandboxInboundResult,
+  SchemaSandboxSamePersonResult,
+} from '../../generated/api.js';
 
 // ajv-formats is CommonJS (`module.exports = plugin`): under NodeNext its default import is the plugin itself.
 const addFormats = addFormatsPlugin as unknown as FormatsPlugin;
@@ -23,66 +36,6 @@ const addFormats = addFormatsPlugin as unknown as FormatsPlugin;
 const TOKEN = 'sandbox-admin-token-for-tests-0123456789';
 const DAY_S = 24 * 60 * 60;
 
-interface Message {
-  id: string;
-  conversation_id: string;
-  contact_id: string;
-  channel: { type: string; connection_id: string };
-  type: string;
-  direction: string;
-  sender: {
-    type: string;
-    user_id: string | null;
-    name: string | null;
-    workflow_id: string | null;
-    api_key_id: string | null;
-  };
-  text: string | null;
-  attachments: { type: string; media_id?: string; url?: string; size?: number | null }[];
-  reply_to_message_id: string | null;
-  button: { id: string | null; title: string; source: string } | null;
-  post: { id: string; type: string; url: string | null } | null;
-  status: string;
-  failure: { failed_at: string; provider_code: string | null; provider_message: string | null } | null;
-  is_unsupported: boolean;
-  is_removed: boolean;
-  is_edited: boolean;
-  reactions: { emoji: string; by: string; created_at: string }[];
-  read_at: string | null;
-  created_at: string;
-}
-interface Conversation {
-  id: string;
-  contact: { id: string; name: string };
-  person_id: string;
-  channel: { type: string; connection_id: string };
-  last_message_at: string | null;
-  unread: boolean;
-  reply_window: { state: string; closes_at: string | null };
-  created_at: string;
-}
-interface Contact {
-  id: string;
-  name: string;
-  person_id: string;
-  instagram: { id: string; username: string } | null;
-  whatsapp: { phone: string } | null;
-  updated_at: string;
-  last_interaction_at: string;
-}
-interface Inbound {
-  contact: Contact;
-  conversation: Conversation;
-  message: Message;
-  contact_created: boolean;
-}
-interface Connection {
-  id: string;
-  channel: string;
-  name: string;
-  status: string;
-  disconnect_reason: string | null;
-}
 interface EventRow {
   id: string;
   type: string;
@@ -179,8 +132,8 @@ describe.each(engines)('the sandbox on %s', (engine) => {
   let n = 0;
   interface World {
     c: TestCaller;
-    ig: Connection;
-    wa: Connection;
+    ig: SchemaConnection;
+    wa: SchemaConnection;
     /** Someone new each call, on instagram. */
     igFrom(name?: string): { instagram_id: string; username: string; name: string };
     /** Someone new each call, on whatsapp. */
@@ -190,7 +143,7 @@ describe.each(engines)('the sandbox on %s', (engine) => {
     const c = await t.account();
     n += 1;
     const connect = async (body: Record<string, unknown>) =>
-      json<Connection>(await admin('POST', `/accounts/${c.accountId}/connections`, body), 201);
+      json<SchemaConnection>(await admin('POST', `/accounts/${c.accountId}/connections`, body), 201);
     const ig = await connect({ channel: 'instagram', name: 'Loja IG', username: `loja.${engine}.${n}` });
     const wa = await connect({
       channel: 'whatsapp',
@@ -214,12 +167,14 @@ describe.each(engines)('the sandbox on %s', (engine) => {
   }
   const inbound = (connectionId: string, body: unknown) =>
     admin('POST', `/sandbox/connections/${connectionId}/inbound`, body);
-  const writes = async (connectionId: string, body: unknown) => json<Inbound>(await inbound(connectionId, body), 201);
-  const getMessage = async (c: TestCaller, id: string) => json<Message>(await c.call('GET', `/v1/messages/${id}`), 200);
+  const writes = async (connectionId: string, body: unknown) =>
+    json<SchemaSandboxInboundResult>(await inbound(connectionId, body), 201);
+  const getMessage = async (c: TestCaller, id: string) =>
+    json<SchemaMessage>(await c.call('GET', `/v1/messages/${id}`), 200);
   const getConversation = async (c: TestCaller, id: string) =>
-    json<Conversation>(await c.call('GET', `/v1/conversations/${id}`), 200);
+    json<SchemaConversation>(await c.call('GET', `/v1/conversations/${id}`), 200);
   const listed = async (c: TestCaller, query = '') =>
-    (await json<{ data: Conversation[] }>(await c.call('GET', `/v1/conversations?limit=100${query}`), 200)).data.map(
+    (await json<SchemaConversationList>(await c.call('GET', `/v1/conversations?limit=100${query}`), 200)).data.map(
       (x) => x.id,
     );
   const send = (c: TestCaller, conversationId: string, body: unknown) =>
@@ -228,7 +183,7 @@ describe.each(engines)('the sandbox on %s', (engine) => {
       headers: { 'Idempotency-Key': randomUUID() },
     });
   const sendOk = async (c: TestCaller, conversationId: string, body: unknown) =>
-    json<Message>(await send(c, conversationId, body), 201);
+    json<SchemaMessage>(await send(c, conversationId, body), 201);
   const setConnection = (id: string, body: unknown) => admin('PATCH', `/connections/${id}`, body);
 
   // ------------------------------------------------------------------------------------------ a contact writes
@@ -479,15 +434,7 @@ describe.each(engines)('the sandbox on %s', (engine) => {
         text: 'segue o comprovante',
         attachment: { type: 'file', content_type: 'application/pdf', size: 4321, filename: 'comprovante.pdf' },
       });
-      const attachment = r.message.attachments[0] as {
-        type: string;
-        media_id: string;
-        url: string;
-        content_type: string;
-        size: number;
-        filename: string;
-        expires_at: string;
-      };
+      const attachment = firstMedia(r.message);
       expect(attachment).toMatchObject({
         type: 'file',
         content_type: 'application/pdf',
@@ -495,7 +442,7 @@ describe.each(engines)('the sandbox on %s', (engine) => {
         filename: 'comprovante.pdf',
       });
       expect(attachment.url).toBe(`${t.baseUrl}/v1/media/${attachment.media_id}/content`);
-      expect(Date.parse(attachment.expires_at) - Date.parse(r.message.created_at)).toBe(90 * DAY_S * 1000);
+      expect(Date.parse(String(attachment.expires_at)) - Date.parse(r.message.created_at)).toBe(90 * DAY_S * 1000);
       const content = () =>
         fetch(attachment.url, { headers: { Authorization: `Bearer ${w.c.apiKey}` }, redirect: 'manual' });
       expect((await content()).status).toBe(404);
@@ -522,7 +469,7 @@ describe.each(engines)('the sandbox on %s', (engine) => {
         ],
       });
       const [tap, written] = await withEvents(w.c.accountId, async () =>
-        json<{ message: Message }>(
+        json<SchemaSandboxButtonTapResult>(
           await admin('POST', `/sandbox/messages/${sent.id}/button-taps`, { button_id: 'color_blue' }),
           201,
         ),
@@ -567,29 +514,29 @@ describe.each(engines)('the sandbox on %s', (engine) => {
       const path = `/sandbox/messages/${r.message.id}`;
 
       const [reacted, w1] = await withEvents(w.c.accountId, async () =>
-        json<Message>(await admin('PUT', `${path}/reaction`, { emoji: '❤️' }), 200),
+        json<SchemaMessage>(await admin('PUT', `${path}/reaction`, { emoji: '❤️' }), 200),
       );
       expect(w1.map((e) => e.type)).toEqual(['message.updated']);
       expect(reacted.reactions).toEqual([{ emoji: '❤️', by: 'contact', created_at: nowIso() }]);
       expect(w1[0]!.data).toEqual(reacted);
       // A new reaction replaces the contact's one.
-      const replaced = await json<Message>(await admin('PUT', `${path}/reaction`, { emoji: '😂' }), 200);
+      const replaced = await json<SchemaMessage>(await admin('PUT', `${path}/reaction`, { emoji: '😂' }), 200);
       expect(replaced.reactions.map((x) => x.emoji)).toEqual(['😂']);
       const [unreacted, w2] = await withEvents(w.c.accountId, async () =>
-        json<Message>(await admin('DELETE', `${path}/reaction`), 200),
+        json<SchemaMessage>(await admin('DELETE', `${path}/reaction`), 200),
       );
       expect(w2.map((e) => e.type)).toEqual(['message.updated']);
       expect(unreacted.reactions).toEqual([]);
 
       const [edited, w3] = await withEvents(w.c.accountId, async () =>
-        json<Message>(await admin('PATCH', path, { text: 'Tem no 38 ou 39?' }), 200),
+        json<SchemaMessage>(await admin('PATCH', path, { text: 'Tem no 38 ou 39?' }), 200),
       );
       expect(w3.map((e) => e.type)).toEqual(['message.updated']);
       expect(edited).toMatchObject({ text: 'Tem no 38 ou 39?', is_edited: true, is_removed: false });
       expect(w3[0]!.data).toMatchObject({ text: 'Tem no 38 ou 39?', is_edited: true });
 
       const [removed, w4] = await withEvents(w.c.accountId, async () =>
-        json<Message>(await admin('DELETE', path), 200),
+        json<SchemaMessage>(await admin('DELETE', path), 200),
       );
       expect(w4.map((e) => e.type)).toEqual(['message.deleted']);
       expect(removed).toMatchObject({ is_removed: true, text: null, attachments: [] });
@@ -634,12 +581,12 @@ describe.each(engines)('the sandbox on %s', (engine) => {
       });
       // A comment can be deleted (by its author, or by the account in the app): message.deleted.
       const [removed, deleted] = await withEvents(w.c.accountId, async () =>
-        json<Message>(await admin('DELETE', `/sandbox/messages/${comment.message.id}`), 200),
+        json<SchemaMessage>(await admin('DELETE', `/sandbox/messages/${comment.message.id}`), 200),
       );
       expect(removed).toMatchObject({ id: comment.message.id, type: 'comment', is_removed: true, text: null });
       expect(deleted.map((e) => e.type)).toEqual(['message.deleted']);
       // The contact may react to what the account sent.
-      const reacted = await json<Message>(
+      const reacted = await json<SchemaMessage>(
         await admin('PUT', `/sandbox/messages/${sent.id}/reaction`, { emoji: '👍' }),
         200,
       );
@@ -655,7 +602,7 @@ describe.each(engines)('the sandbox on %s', (engine) => {
       const r = await writes(w.wa.id, { from: w.waFrom(), text: 'Oi' });
       const sent = await sendOk(w.c, r.conversation.id, { text: 'Pedido confirmado.' });
       const [failed, written] = await withEvents(w.c.accountId, async () =>
-        json<Message>(
+        json<SchemaMessage>(
           await admin('POST', `/sandbox/messages/${sent.id}/failure`, {
             provider_code: '131026',
             provider_message: 'Message undeliverable',
@@ -694,7 +641,7 @@ describe.each(engines)('the sandbox on %s', (engine) => {
       );
       // Without a body: both failure fields null.
       const other = await sendOk(w.c, r.conversation.id, { text: 'Outra' });
-      const bare = await json<Message>(await admin('POST', `/sandbox/messages/${other.id}/failure`), 200);
+      const bare = await json<SchemaMessage>(await admin('POST', `/sandbox/messages/${other.id}/failure`), 200);
       expect(bare.failure).toMatchObject({ provider_code: null, provider_message: null });
     });
 
@@ -791,7 +738,7 @@ describe.each(engines)('the sandbox on %s', (engine) => {
     it('a blocked contact still writes (message.received), but an API send answers contact_blocked', async () => {
       const w = await world();
       const r = await writes(w.ig.id, { from: w.igFrom(), text: 'Oi' });
-      const contact = await json<Contact>(
+      const contact = await json<SchemaContact>(
         await admin('PATCH', `/sandbox/contacts/${r.contact.id}`, { blocked_from_automations: true }),
         200,
       );
@@ -824,7 +771,7 @@ describe.each(engines)('the sandbox on %s', (engine) => {
       const wa = await writes(w.wa.id, { from: w.waFrom('Caio'), text: 'Oi pelo zap' });
       expect(ig.contact.person_id).not.toBe(wa.contact.person_id);
       const linked = await noEventsResult(w.c.accountId, async () =>
-        json<{ contacts: Contact[] }>(
+        json<SchemaSandboxSamePersonResult>(
           await admin('POST', `/sandbox/contacts/${wa.contact.id}/same-person`, { contact_id: ig.contact.id }),
           200,
         ),
@@ -938,10 +885,10 @@ describe.each(engines)('the sandbox on %s', (engine) => {
       t.clock.advance(2000);
 
       const read = await noEventsResult(w.c.accountId, async () =>
-        json<Conversation>(await admin('PATCH', path, { read: true }), 200),
+        json<SchemaConversation>(await admin('PATCH', path, { read: true }), 200),
       );
       expect(read).toEqual({ ...before, unread: false });
-      const messages = await json<{ data: Message[] }>(
+      const messages = await json<SchemaMessageList>(
         await w.c.call('GET', `/v1/conversations/${r.conversation.id}/messages`),
         200,
       );
@@ -949,17 +896,17 @@ describe.each(engines)('the sandbox on %s', (engine) => {
       expect(await listed(w.c, '&unread=false')).toContain(r.conversation.id);
 
       const marked = await noEventsResult(w.c.accountId, async () =>
-        json<Conversation>(await admin('PATCH', path, { unread: true }), 200),
+        json<SchemaConversation>(await admin('PATCH', path, { unread: true }), 200),
       );
       expect(marked).toEqual({ ...before, unread: true });
       expect(await listed(w.c, '&unread=true')).toContain(r.conversation.id);
-      expect(await json<Conversation>(await admin('PATCH', path, { unread: false }), 200)).toEqual({
+      expect(await json<SchemaConversation>(await admin('PATCH', path, { unread: false }), 200)).toEqual({
         ...before,
         unread: false,
       });
       // A contact message still unread keeps unread true whatever the mark says.
       await writes(w.wa.id, { from, text: 'Oi?' });
-      expect((await json<Conversation>(await admin('PATCH', path, { unread: false }), 200)).unread).toBe(true);
+      expect((await json<SchemaConversation>(await admin('PATCH', path, { unread: false }), 200)).unread).toBe(true);
       expect((await admin('PATCH', path, {})).status).toBe(400);
       expect((await admin('PATCH', path, { read: false })).status).toBe(400);
       await expectError(await admin('PATCH', `/sandbox/conversations/${randomUUID()}`, { read: true }), 404, {
@@ -988,7 +935,7 @@ describe.each(engines)('the sandbox on %s', (engine) => {
 
       const path = `/sandbox/conversations/${r.conversation.id}/native-messages`;
       const [message, written] = await withEvents(w.c.accountId, async () =>
-        json<Message>(await admin('POST', path, { text: 'Oi! Seu pedido saiu hoje.' }), 201),
+        json<SchemaMessage>(await admin('POST', path, { text: 'Oi! Seu pedido saiu hoje.' }), 201),
       );
       const now = nowIso();
       expect(message).toMatchObject({
@@ -1013,10 +960,10 @@ describe.each(engines)('the sandbox on %s', (engine) => {
       // last_message_at moves; the window stays closed (only the contact opens it); what she wrote is read.
       expect(after).toEqual({ ...closed, last_message_at: now, unread: false });
       expect((await getMessage(w.c, r.message.id)).read_at).toBe(now);
-      const contact = await json<Contact>(await w.c.call('GET', `/v1/contacts/${r.contact.id}`), 200);
+      const contact = await json<SchemaContact>(await w.c.call('GET', `/v1/contacts/${r.contact.id}`), 200);
       expect(contact).toMatchObject({ updated_at: now, last_interaction_at: now });
       // A whatsapp message the native app sent can fail later too.
-      const failed = await json<Message>(await admin('POST', `/sandbox/messages/${message.id}/failure`), 200);
+      const failed = await json<SchemaMessage>(await admin('POST', `/sandbox/messages/${message.id}/failure`), 200);
       expect(failed.sender.type).toBe('unattributed');
     });
 
@@ -1034,7 +981,7 @@ describe.each(engines)('the sandbox on %s', (engine) => {
         await expectInvalid(await admin('POST', path, { text: 'x'.repeat(1001) }), 'text_too_long');
       });
       // Characters, not UTF-16 units: 1000 emoji fit.
-      const long = await json<Message>(await admin('POST', path, { text: '😀'.repeat(1000) }), 201);
+      const long = await json<SchemaMessage>(await admin('POST', path, { text: '😀'.repeat(1000) }), 201);
       expect(long.text).toBe('😀'.repeat(1000));
       expect(await listed(w.c)).toContain(c.conversation.id);
       const listedConversation = await getConversation(w.c, c.conversation.id);
@@ -1073,14 +1020,14 @@ describe.each(engines)('the sandbox on %s', (engine) => {
     it('reads and advances the service clock, closing reply windows', async () => {
       const w = await world();
       const r = await writes(w.ig.id, { from: w.igFrom(), text: 'Oi' });
-      const clock = await json<{ now: string; offset_seconds: number }>(await admin('GET', '/sandbox/clock'), 200);
+      const clock = await json<SchemaSandboxClock>(await admin('GET', '/sandbox/clock'), 200);
       expect(clock.now).toBe(nowIso());
       // The test's ManualClock stands still while real time passes: never negative (the spec's minimum 0). The
       // server read the real time a moment before this line does, so a rounding boundary may lie between them.
       const expected = Math.max(0, Math.round((t.clock.now().getTime() - Date.now()) / 1000));
       expect(clock.offset_seconds).toBeGreaterThanOrEqual(0);
       expect(Math.abs(clock.offset_seconds - expected)).toBeLessThanOrEqual(1);
-      const advanced = await json<{ now: string; offset_seconds: number }>(
+      const advanced = await json<SchemaSandboxClock>(
         await admin('PATCH', '/sandbox/clock', { advance_seconds: DAY_S }),
         200,
       );
@@ -1104,12 +1051,12 @@ describe.each(engines)('the sandbox on %s', (engine) => {
     it('one event per real status change; the same change again, a new reason or a rename write none', async () => {
       const w = await world();
       const listedConnection = async (id: string) => {
-        const page = await json<{ data: Connection[] }>(await w.c.call('GET', '/v1/connections'), 200);
+        const page = await json<SchemaConnectionList>(await w.c.call('GET', '/v1/connections'), 200);
         return page.data.find((x) => x.id === id);
       };
       const disconnect = { status: 'disconnected', disconnect_reason: 'disconnected_by_user' };
       const [down, written] = await withEvents(w.c.accountId, async () =>
-        json<Connection>(await setConnection(w.wa.id, disconnect), 200),
+        json<SchemaConnection>(await setConnection(w.wa.id, disconnect), 200),
       );
       expect(down).toMatchObject({ status: 'disconnected', disconnect_reason: 'disconnected_by_user' });
       expect(written.map((e) => e.type)).toEqual(['connection.disconnected']);
@@ -1137,7 +1084,7 @@ describe.each(engines)('the sandbox on %s', (engine) => {
       });
 
       const [up, written2] = await withEvents(w.c.accountId, async () =>
-        json<Connection>(await setConnection(w.wa.id, { status: 'connected' }), 200),
+        json<SchemaConnection>(await setConnection(w.wa.id, { status: 'connected' }), 200),
       );
       expect(up).toMatchObject({ status: 'connected', disconnect_reason: null, name: 'Loja WA (antigo)' });
       expect(written2.map((e) => e.type)).toEqual(['connection.connected']);
@@ -1206,7 +1153,7 @@ describe.each(engines)('the sandbox off on %s', (engine) => {
       expect(t.config.sandboxEnabled).toBe(false);
       // Real resources, so a 404 cannot come from a missing one.
       const c = await t.account();
-      const connection = await json<Connection>(
+      const connection = await json<SchemaConnection>(
         await call(t.baseUrl, TOKEN, 'POST', `${ADMIN_PREFIX}/accounts/${c.accountId}/connections`, {
           body: { channel: 'whatsapp', name: 'WA', phone: '+5511930001234' },
         }),

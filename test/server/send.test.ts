@@ -17,8 +17,22 @@ import { FAIL_LATER_DELAY_MS } from '../../server/domain/messaging/send.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/index.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
-import { expectError, json as ok, type ErrorBody } from './http-helpers.js';
+import { expectError, firstCards, firstMedia, json as ok, type ErrorBody } from './http-helpers.js';
 import type { NewEvent } from '../../server/store/events.js';
+import type {
+  SchemaAdminTemplate,
+  SchemaChannelType,
+  SchemaConnection,
+  SchemaContact,
+  SchemaConversation,
+  SchemaConversationList,
+  SchemaMe,
+  SchemaMedia,
+  SchemaMessage,
+  SchemaMessageList,
+  SchemaSandboxInboundRequest,
+  SchemaSandboxInboundResult,
+} from '../../generated/api.js';
 
 const TOKEN = 'admin-token-for-send-tests-0123456789';
 const DAY = 24 * 3_600_000;
@@ -26,42 +40,6 @@ const MB = 1024 * 1024;
 const SIGNATURE = 'Enviado com Engagement Platform';
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
 
-type Channel = 'instagram' | 'whatsapp';
-interface Button {
-  type: string;
-  id: string | null;
-  title: string;
-  url: string | null;
-}
-interface Attachment {
-  type: string;
-  media_id?: string;
-  url?: string;
-  cards?: { title: string; subtitle: string | null; image: unknown; buttons: Button[] }[];
-  [field: string]: unknown;
-}
-interface Message {
-  id: string;
-  conversation_id: string;
-  contact_id: string;
-  channel: { type: Channel; connection_id: string };
-  direction: string;
-  sender: { type: string; user_id: string | null; name: string; workflow_id: string | null; api_key_id: string | null };
-  text: string | null;
-  attachments: Attachment[];
-  template: { name: string; language: string } | null;
-  status: string;
-  failure: { failed_at: string; provider_code: string | null; provider_message: string | null } | null;
-  read_at: string | null;
-  created_at: string;
-  [field: string]: unknown;
-}
-interface Conversation {
-  id: string;
-  last_message_at: string | null;
-  unread: boolean;
-  reply_window: { state: 'open' | 'closed'; closes_at: string | null };
-}
 interface EventRow {
   type: string;
   resource_type: string;
@@ -71,18 +49,18 @@ interface EventRow {
 }
 
 /** What a contact writing to the sandbox is: an instagram user or a whatsapp user. */
-type From = { instagram_id: string; username: string; name: string } | { phone: string; name: string };
+type From = SchemaSandboxInboundRequest['from'];
 
 /** A conversation a contact opened by writing, with the account's key and the connection. */
 interface Thread {
   me: TestCaller;
-  channel: Channel;
+  channel: SchemaChannelType;
   connectionId: string;
   conversationId: string;
   contactId: string;
   from: From;
   /** The contact's first message. */
-  inbound: Message;
+  inbound: SchemaMessage;
 }
 
 /** A moment as the database gives it back: ISO 8601 with microseconds. */
@@ -114,12 +92,12 @@ describe.each(engines)('sending a message on %s', (engine) => {
   const admin = (method: string, path: string, body?: unknown) =>
     call(t.baseUrl, TOKEN, method, `${ADMIN_PREFIX}${path}`, body === undefined ? {} : { body });
 
-  async function connect(me: TestCaller, channel: Channel): Promise<string> {
+  async function connect(me: TestCaller, channel: SchemaChannelType): Promise<string> {
     const body =
       channel === 'whatsapp'
         ? { channel, name: 'Loja Aurora Vendas', phone: `+55113${randomInt(1_000_000, 9_999_999)}` }
         : { channel, name: 'Loja Aurora', username: `loja_${hex()}` };
-    const connection = await ok<{ id: string }>(
+    const connection = await ok<SchemaConnection>(
       await admin('POST', `/accounts/${me.accountId}/connections`, body),
       201,
     );
@@ -128,14 +106,14 @@ describe.each(engines)('sending a message on %s', (engine) => {
 
   /** The contact writes to the connection (sandbox inbound): the conversation and its reply window open. */
   async function writes(connectionId: string, from: From, text = 'Oi! Vocês têm o Runner no 38?') {
-    return ok<{ contact: { id: string }; conversation: Conversation; message: Message }>(
+    return ok<SchemaSandboxInboundResult>(
       await admin('POST', `/sandbox/connections/${connectionId}/inbound`, { from, text }),
       201,
     );
   }
 
   async function thread(
-    channel: Channel,
+    channel: SchemaChannelType,
     options: { scopes?: readonly Scope[]; validityDays?: ValidityDays } = {},
   ): Promise<Thread> {
     const me = await t.account(options);
@@ -163,7 +141,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
     });
 
   const sent = async (th: Pick<Thread, 'me' | 'conversationId'>, body: unknown, key?: string) =>
-    ok<Message>(await send(th, body, key), 201);
+    ok<SchemaMessage>(await send(th, body, key), 201);
 
   /** Arranges the sandbox channel's answer to the next send on the connection. */
   async function arrange(connectionId: string, outcome: Record<string, unknown>): Promise<void> {
@@ -171,7 +149,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
   }
 
   async function addTemplate(th: Thread, extra: Record<string, unknown> = {}): Promise<{ id: string }> {
-    return ok<{ id: string }>(
+    return ok<SchemaAdminTemplate>(
       await admin('POST', `/accounts/${th.me.accountId}/templates`, {
         connection_id: th.connectionId,
         name: 'order_shipped',
@@ -186,7 +164,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
 
   /** POST /v1/media: a media waiting for its bytes. */
   const createMedia = async (me: TestCaller, contentType: string, filename?: string) =>
-    ok<{ id: string; upload_url: string }>(
+    ok<SchemaMedia>(
       await me.call('POST', '/v1/media', { body: { content_type: contentType, ...(filename ? { filename } : {}) } }),
       201,
     );
@@ -201,9 +179,10 @@ describe.each(engines)('sending a message on %s', (engine) => {
     return media.id;
   }
 
-  const getMessage = async (me: TestCaller, id: string) => ok<Message>(await me.call('GET', `/v1/messages/${id}`));
+  const getMessage = async (me: TestCaller, id: string) =>
+    ok<SchemaMessage>(await me.call('GET', `/v1/messages/${id}`));
   const getConversation = async (th: Thread) =>
-    ok<Conversation>(await th.me.call('GET', `/v1/conversations/${th.conversationId}`));
+    ok<SchemaConversation>(await th.me.call('GET', `/v1/conversations/${th.conversationId}`));
 
   const messagesOf = (accountId: string) =>
     t.database.db
@@ -281,7 +260,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
     });
 
     it('every refusal of a channel answer releases the key: the repeat runs again and is sent', async () => {
-      const cases: [Channel, Record<string, unknown>, number][] = [
+      const cases: [SchemaChannelType, Record<string, unknown>, number][] = [
         ['instagram', { outcome: 'provider_rejected' }, 422],
         ['whatsapp', { outcome: 'provider_throttled' }, 429],
         ['instagram', { outcome: 'provider_unavailable' }, 503],
@@ -391,7 +370,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
         status: 'sent',
         sender: { type: 'api', api_key_id: th.me.keyId },
       });
-      const list = await ok<{ data: Message[] }>(
+      const list = await ok<SchemaMessageList>(
         await th.me.call('GET', `/v1/conversations/${th.conversationId}/messages`),
       );
       expect(list.data[0]).toEqual(message);
@@ -407,7 +386,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
 
   describe('the channel’s answers (sandbox arrangements)', () => {
     it('refusals answer with their code and context, and write no message and no event', async () => {
-      const cases: [Channel, Record<string, unknown>, number, Record<string, unknown>][] = [
+      const cases: [SchemaChannelType, Record<string, unknown>, number, Record<string, unknown>][] = [
         [
           'instagram',
           { outcome: 'provider_rejected', provider_message: 'The user is not allowed to receive this message.' },
@@ -583,19 +562,19 @@ describe.each(engines)('sending a message on %s', (engine) => {
     it('a whatsapp contact created by POST /v1/contacts has no window; only a template reaches it', async () => {
       const me = await t.account();
       const connectionId = await connect(me, 'whatsapp');
-      const contact = await ok<{ id: string }>(
+      const contact = await ok<SchemaContact>(
         await me.call('POST', '/v1/contacts', {
           body: { phone: mobile(), name: 'Bruno Lima', connection_id: connectionId, consent: true },
         }),
         201,
       );
       // POST /v1/contacts gives the contact its conversation (no message yet): contact_id finds it.
-      const found = await ok<{ data: Conversation[] }>(
+      const found = await ok<SchemaConversationList>(
         await me.call('GET', `/v1/conversations?contact_id=${contact.id}`),
       );
       const conversationId = found.data[0]!.id;
       const th = { me, conversationId };
-      const conversation = await ok<Conversation>(await me.call('GET', `/v1/conversations/${conversationId}`));
+      const conversation = await ok<SchemaConversation>(await me.call('GET', `/v1/conversations/${conversationId}`));
       expect(conversation.reply_window).toEqual({ state: 'closed', closes_at: null });
       await expectError(await send(th, { text: 'Olá Bruno!' }), 422, {
         code: 'template_required',
@@ -708,11 +687,11 @@ describe.each(engines)('sending a message on %s', (engine) => {
   describe('the sent message', () => {
     it('201: sender api with the key, status sent, the same as GET /v1/messages/{id} and the list', async () => {
       const th = await thread('instagram');
-      const me = await ok<{ api_key: { id: string; name: string } }>(await th.me.call('GET', '/v1/me'));
+      const me = await ok<SchemaMe>(await th.me.call('GET', '/v1/me'));
       t.clock.advance(60_000);
       const res = await send(th, { text: 'Temos sim! Quer que eu separe?' });
       expect(res.headers.get('cache-control')).toBe('no-store');
-      const message = await ok<Message>(res, 201);
+      const message = await ok<SchemaMessage>(res, 201);
       expect(message).toEqual({
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         conversation_id: th.conversationId,
@@ -738,7 +717,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
       });
       expect(me.api_key.id).toBe(th.me.keyId);
       expect(await getMessage(th.me, message.id)).toEqual(message);
-      const list = await ok<{ data: Message[] }>(
+      const list = await ok<SchemaMessageList>(
         await th.me.call('GET', `/v1/conversations/${th.conversationId}/messages`),
       );
       expect(list.data.map((m) => m.id)).toEqual([message.id, th.inbound.id]);
@@ -804,7 +783,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
         },
       ]);
       expect(await getMessage(th.me, message.id)).toEqual(message);
-      const res = await fetch(message.attachments[0]!.url!, {
+      const res = await fetch(firstMedia(message).url, {
         headers: { Authorization: `Bearer ${th.me.apiKey}` },
         redirect: 'manual',
       });
@@ -815,15 +794,17 @@ describe.each(engines)('sending a message on %s', (engine) => {
 
     /** The attachment of a 2 KB photo the contact of `th` sends through the sandbox. */
     const receivedPhoto = async (th: { connectionId: string; from: unknown }) =>
-      (
-        await ok<{ message: Message }>(
-          await admin('POST', `/sandbox/connections/${th.connectionId}/inbound`, {
-            from: th.from,
-            attachment: { type: 'image', content_type: 'image/jpeg', size: 2048 },
-          }),
-          201,
-        )
-      ).message.attachments[0]!;
+      firstMedia(
+        (
+          await ok<SchemaSandboxInboundResult>(
+            await admin('POST', `/sandbox/connections/${th.connectionId}/inbound`, {
+              from: th.from,
+              attachment: { type: 'image', content_type: 'image/jpeg', size: 2048 },
+            }),
+            201,
+          )
+        ).message,
+      );
 
     it('a received media can be sent again by its media_id', async () => {
       const th = await thread('instagram');
@@ -871,7 +852,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
       const buttons = [{ type: 'reply', id: 'sim', title: 'Sim' }];
       const above = await sent(ig, { text: 'Separo para você?', buttons });
       expect(above.text).toBeNull();
-      expect(above.attachments[0]!.cards![0]!.title).toBe(signed('Separo para você?'));
+      expect(firstCards(above).cards[0]?.title).toBe(signed('Separo para você?'));
 
       // Within the channel limit: what fits exactly is signed, one character more is sent without it.
       const room = (limit: number) => limit - `\n\n${SIGNATURE}`.length;
@@ -880,10 +861,8 @@ describe.each(engines)('sending a message on %s', (engine) => {
       expect((await sent(ig, { text: `${fits}b` })).text).toBe(`${fits}b`);
       expect((await sent(ig, { text: 'c'.repeat(1000) })).text).toBe('c'.repeat(1000));
       const fitsAbove = 'd'.repeat(room(640));
-      expect((await sent(ig, { text: fitsAbove, buttons })).attachments[0]!.cards![0]!.title).toBe(signed(fitsAbove));
-      expect((await sent(ig, { text: `${fitsAbove}e`, buttons })).attachments[0]!.cards![0]!.title).toBe(
-        `${fitsAbove}e`,
-      );
+      expect(firstCards(await sent(ig, { text: fitsAbove, buttons })).cards[0]?.title).toBe(signed(fitsAbove));
+      expect(firstCards(await sent(ig, { text: `${fitsAbove}e`, buttons })).cards[0]?.title).toBe(`${fitsAbove}e`);
 
       // Never on cards.
       const cards = await sent(ig, {
@@ -891,7 +870,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
           { type: 'cards', cards: [{ title: 'Runner 38', buttons: [{ type: 'reply', id: 'r', title: 'Quero' }] }] },
         ],
       });
-      expect(cards.attachments[0]!.cards![0]!.title).toBe('Runner 38');
+      expect(firstCards(cards).cards[0]?.title).toBe('Runner 38');
       expect(cards.text).toBeNull();
 
       // The event carries what was delivered.
@@ -909,7 +888,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
       expect((await sent(wa, { text: waFits })).text).toBe(signed(waFits));
       expect((await sent(wa, { text: `${waFits}g` })).text).toBe(`${waFits}g`);
       const waAbove = 'h'.repeat(room(1024));
-      expect((await sent(wa, { text: waAbove, buttons })).attachments[0]!.cards![0]!.title).toBe(signed(waAbove));
+      expect(firstCards(await sent(wa, { text: waAbove, buttons })).cards[0]?.title).toBe(signed(waAbove));
       const mediaId = await upload(wa.me, 'image/png', PNG);
       const caption = await sent(wa, { text: 'A foto', attachments: [{ type: 'image', media_id: mediaId }] });
       expect(caption.text).toBe('A foto');
@@ -935,7 +914,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
       }
       const conversation = await getConversation(th);
       expect(conversation).toMatchObject({ unread: false, last_message_at: at });
-      const unread = await ok<{ data: Conversation[] }>(await th.me.call('GET', '/v1/conversations?unread=true'));
+      const unread = await ok<SchemaConversationList>(await th.me.call('GET', '/v1/conversations?unread=true'));
       expect(unread.data).toEqual([]);
 
       const events = await eventsOf(th.me.accountId, 'message.sent');
@@ -943,9 +922,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
         { type: 'message.sent', resource_type: 'message', resource_id: message.id, data: message, created_at: at },
       ]);
       // The contact's activity moves too.
-      const contact = await ok<{ updated_at: string; last_interaction_at: string }>(
-        await th.me.call('GET', `/v1/contacts/${th.contactId}`),
-      );
+      const contact = await ok<SchemaContact>(await th.me.call('GET', `/v1/contacts/${th.contactId}`));
       expect(contact).toMatchObject({ updated_at: at, last_interaction_at: at });
     });
 
@@ -974,7 +951,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
         const res = await send(th, { text: 'Oi' }, key);
         // The channel took the message: a retry with the key must not send it again.
         expect(res.status).toBe(502);
-        expect(((await res.json()) as { context: unknown }).context).toEqual({
+        expect(((await res.json()) as ErrorBody).context).toEqual({
           code: 'outcome_unknown',
           provider_accepted: true,
         });

@@ -7,12 +7,7 @@ import { workflowsNamingTag } from '../../server/domain/tags/tags.js';
 import type * as TagsStore from '../../server/store/tags.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import type { ErrorBody } from './http-helpers.js';
-
-interface Tag {
-  id: string;
-  name: string;
-  created_at: string;
-}
+import type { SchemaTag, SchemaTagList } from '../../generated/api.js';
 
 /** Set to make the next name lookup of the tags store miss, as if a concurrent creation had not committed yet. */
 const race = vi.hoisted(() => ({ missNextLookup: false }));
@@ -40,11 +35,11 @@ describe.each(engines)('tags on %s', (engine) => {
   afterAll(async () => t?.close());
 
   /** Creates a tag (201) and moves the clock on, so creation order is the created_at order. */
-  async function made(c: TestCaller, name: string): Promise<Tag> {
+  async function made(c: TestCaller, name: string): Promise<SchemaTag> {
     const res = await create(c, name);
     expect(res.status, name).toBe(201);
     t.clock.advance(1000);
-    return (await res.json()) as Tag;
+    return (await res.json()) as SchemaTag;
   }
 
   it('creates a tag (201 with id, name, created_at) and reads it back', async () => {
@@ -52,7 +47,7 @@ describe.each(engines)('tags on %s', (engine) => {
     const res = await create(me, 'Recompra dezembro');
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const tag = (await res.json()) as Tag;
+    const tag = (await res.json()) as SchemaTag;
     expect(Object.keys(tag).sort()).toEqual(['created_at', 'id', 'name']);
     expect(tag.name).toBe('Recompra dezembro');
     expect(tag.created_at).toBe(t.clock.now().toISOString().replace('Z', '000Z'));
@@ -108,14 +103,14 @@ describe.each(engines)('tags on %s', (engine) => {
       expect(renamed.status, JSON.stringify(name)).toBe(422);
       expect(((await renamed.json()) as ErrorBody).context).toEqual({ code: 'invalid_name' });
     }
-    expect(((await (await me.call('GET', `/v1/tags/${tag.id}`)).json()) as Tag).name).toBe('Kept');
+    expect(((await (await me.call('GET', `/v1/tags/${tag.id}`)).json()) as SchemaTag).name).toBe('Kept');
   });
 
   it('keeps a name exactly as sent, spaces included (automations compare names exactly)', async () => {
     const me = await t.account();
     const tag = await made(me, '  Black Friday ');
     expect(tag.name).toBe('  Black Friday ');
-    expect(((await (await me.call('GET', `/v1/tags/${tag.id}`)).json()) as Tag).name).toBe('  Black Friday ');
+    expect(((await (await me.call('GET', `/v1/tags/${tag.id}`)).json()) as SchemaTag).name).toBe('  Black Friday ');
   });
 
   it('refuses a name over 100 characters with 400 (format), 100 is fine', async () => {
@@ -180,7 +175,7 @@ describe.each(engines)('tags on %s', (engine) => {
       expect(res.status).toBe(409);
       expect(((await res.json()) as ErrorBody).context).toEqual({ code: 'tag_already_exists', tag_id: lead.id });
     }
-    expect(((await (await me.call('GET', `/v1/tags/${other.id}`)).json()) as Tag).name).toBe('Other');
+    expect(((await (await me.call('GET', `/v1/tags/${other.id}`)).json()) as SchemaTag).name).toBe('Other');
   });
 
   it('deletes a tag: 204 with no body, then 404, out of the list, and its name is free again', async () => {
@@ -192,7 +187,7 @@ describe.each(engines)('tags on %s', (engine) => {
     expect((await me.call('GET', `/v1/tags/${tag.id}`)).status).toBe(404);
     expect((await rename(me, tag.id, 'Back')).status).toBe(404);
     expect((await me.call('DELETE', `/v1/tags/${tag.id}`)).status).toBe(404);
-    expect(((await (await me.call('GET', '/v1/tags')).json()) as { data: Tag[] }).data).toEqual([]);
+    expect(((await (await me.call('GET', '/v1/tags')).json()) as SchemaTagList).data).toEqual([]);
     const reborn = await made(me, 'OLD');
     expect(reborn.id).not.toBe(tag.id);
     // A deleted tag's name blocks neither a rename to it.
@@ -204,11 +199,11 @@ describe.each(engines)('tags on %s', (engine) => {
   it('lists oldest first with cursor pagination; a tag created while paging lands at the end', async () => {
     const me = await t.account();
     const names = ['t1', 't2', 't3', 't4', 't5'];
-    const tags: Tag[] = [];
+    const tags: SchemaTag[] = [];
     for (const name of names) tags.push(await made(me, name));
     const first = await me.call('GET', '/v1/tags?limit=2');
     expect(first.status).toBe(200);
-    const page1 = (await first.json()) as { data: Tag[]; next_cursor: string | null };
+    const page1 = (await first.json()) as SchemaTagList;
     expect(page1.data).toEqual(tags.slice(0, 2));
     expect(page1.next_cursor).toEqual(expect.any(String));
     // Created while paging (the newest), and one of the unread ones deleted: the reader sees both effects.
@@ -219,14 +214,14 @@ describe.each(engines)('tags on %s', (engine) => {
     while (cursor) {
       const res = await me.call('GET', `/v1/tags?limit=2&cursor=${cursor}`);
       expect(res.status).toBe(200);
-      const page = (await res.json()) as { data: Tag[]; next_cursor: string | null };
+      const page = (await res.json()) as SchemaTagList;
       seen.push(...page.data);
       cursor = page.next_cursor;
     }
     expect(seen.map((tag) => tag.name)).toEqual(['t1', 't2', 't3', 't5', 'late']);
     expect(seen.at(-1)).toEqual(late);
     // Default limit 50; limit outside 1–100 is a format fault.
-    const all = (await (await me.call('GET', '/v1/tags')).json()) as { data: Tag[]; next_cursor: string | null };
+    const all = (await (await me.call('GET', '/v1/tags')).json()) as SchemaTagList;
     expect(all.data.length).toBe(5);
     expect(all.next_cursor).toBeNull();
     expect((await me.call('GET', '/v1/tags?limit=0')).status).toBe(400);
@@ -236,10 +231,10 @@ describe.each(engines)('tags on %s', (engine) => {
   it('pages more than 50 tags by the default limit', async () => {
     const me = await t.account();
     for (let i = 0; i < 51; i++) await made(me, `bulk ${i}`);
-    const page = (await (await me.call('GET', '/v1/tags')).json()) as { data: Tag[]; next_cursor: string | null };
+    const page = (await (await me.call('GET', '/v1/tags')).json()) as SchemaTagList;
     expect(page.data.length).toBe(50);
     expect(page.data[0]!.name).toBe('bulk 0');
-    const rest = (await (await me.call('GET', `/v1/tags?cursor=${page.next_cursor}`)).json()) as { data: Tag[] };
+    const rest = (await (await me.call('GET', `/v1/tags?cursor=${page.next_cursor}`)).json()) as SchemaTagList;
     expect(rest.data.map((tag) => tag.name)).toEqual(['bulk 50']);
   });
 
@@ -248,7 +243,7 @@ describe.each(engines)('tags on %s', (engine) => {
     const b = await t.account();
     await made(a, 'a1');
     await made(a, 'a2');
-    const page = (await (await a.call('GET', '/v1/tags?limit=1')).json()) as { next_cursor: string };
+    const page = (await (await a.call('GET', '/v1/tags?limit=1')).json()) as SchemaTagList;
     const res = await b.call('GET', `/v1/tags?limit=1&cursor=${page.next_cursor}`);
     expect(res.status).toBe(400);
     expect(((await res.json()) as ErrorBody).context.code).toBe('invalid_cursor');
@@ -259,7 +254,7 @@ describe.each(engines)('tags on %s', (engine) => {
     const names = ['Promo', 'PROMO', 'promo', 'Promo', 'pRoMo', 'Promo'];
     const answers = await Promise.all(names.map((name) => create(me, name)));
     expect(answers.map((res) => res.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
-    const bodies = await Promise.all(answers.map((res) => res.json() as Promise<Tag & ErrorBody>));
+    const bodies = await Promise.all(answers.map((res) => res.json() as Promise<SchemaTag & ErrorBody>));
     const winner = bodies[answers.findIndex((res) => res.status === 201)]!;
     for (const body of bodies.filter((b) => b.type === 'error'))
       expect(body.context).toEqual({ code: 'tag_already_exists', tag_id: winner.id });
@@ -292,7 +287,7 @@ describe.each(engines)('tags on %s', (engine) => {
     const again = await create(me, 'Once', { 'Idempotency-Key': 'create-once' });
     expect([first.status, again.status]).toEqual([201, 201]);
     expect(await again.json()).toEqual(await first.json());
-    const list = (await (await me.call('GET', '/v1/tags')).json()) as { data: Tag[] };
+    const list = (await (await me.call('GET', '/v1/tags')).json()) as SchemaTagList;
     expect(list.data.map((tag) => tag.name)).toEqual(['Once']);
     // Without the key, the repeat is a new request and meets the existing tag.
     expect((await create(me, 'Once')).status).toBe(409);
@@ -332,7 +327,7 @@ describe.runIf(process.env.DATABASE_URL)('tag names on a PostgreSQL database who
     const me = await t.account();
     const res = await create(me, 'Ação');
     expect(res.status).toBe(201);
-    const acao = (await res.json()) as Tag;
+    const acao = (await res.json()) as SchemaTag;
     const taken = { code: 'tag_already_exists', tag_id: acao.id };
     for (const name of ['AÇÃO', 'ação']) {
       const again = await create(me, name);
@@ -345,7 +340,7 @@ describe.runIf(process.env.DATABASE_URL)('tag names on a PostgreSQL database who
     expect(race.missNextLookup).toBe(false);
     expect(raced.status).toBe(409);
     expect(((await raced.json()) as ErrorBody).context).toEqual(taken);
-    const other = (await (await create(me, 'Outra')).json()) as Tag;
+    const other = (await (await create(me, 'Outra')).json()) as SchemaTag;
     race.missNextLookup = true;
     const renamed = await rename(me, other.id, 'AÇÃO');
     expect(renamed.status).toBe(409);

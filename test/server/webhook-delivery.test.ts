@@ -21,6 +21,7 @@ import type { DB } from '../../server/store/schema.js';
 import { newWebhookSecret } from '../../server/webhooks/signing.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 import { insertEndpoint, Receiver, sleep, waitFor, type EndpointRow } from './webhook-receiver.js';
+import type { SchemaAdminNotificationList, SchemaContact } from '../../generated/api.js';
 
 const TOKEN = 'admin-token-for-webhook-delivery-tests-0123';
 const SECOND = 1000;
@@ -182,7 +183,7 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
       body: { phone: '+5511987654321', name: 'Ana', connection_id: connection.id, consent: true },
     });
     expect(res.status).toBe(201);
-    const contact = (await res.json()) as { id: string };
+    const contact = (await res.json()) as SchemaContact;
     const event = await db
       .selectFrom('events')
       .selectAll()
@@ -409,7 +410,7 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     // The admin API shows the notice to the vendor's console.
     const res = await call(t.baseUrl, TOKEN, 'GET', `/admin/v1/accounts/${me.accountId}/notifications`);
     expect(res.status).toBe(200);
-    const page = (await res.json()) as { data: Record<string, unknown>[]; next_cursor: string | null };
+    const page = (await res.json()) as SchemaAdminNotificationList;
     expect(page.next_cursor).toBeNull();
     expect(page.data).toEqual([
       {

@@ -17,38 +17,13 @@ import type { WebhookDeliveryRow } from '../../server/store/webhook-endpoints.js
 import type { Resolve, TargetPolicy } from '../../server/webhooks/targets.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json, type ErrorBody } from './http-helpers.js';
-
-interface Endpoint {
-  id: string;
-  url: string;
-  description: string | null;
-  event_types: string[];
-  status: 'enabled' | 'disabled';
-  disabled_reason: 'requested' | 'failing' | null;
-  disabled_at: string | null;
-  failing_since: string | null;
-  previous_secret_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-  secret?: string;
-}
-interface Delivery {
-  id: string;
-  webhook_id: string;
-  event: { id: string; type: string; created_at: string };
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_response_status: number | null;
-  last_error: string | null;
-  delivered_at: string | null;
-  created_at: string;
-}
-interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-}
+import type {
+  SchemaWebhookDelivery,
+  SchemaWebhookDeliveryList,
+  SchemaWebhookEndpoint,
+  SchemaWebhookEndpointList,
+  SchemaWebhookEndpointWithSecret,
+} from '../../generated/api.js';
 
 /** Public answers of the stub resolver; anything else does not resolve. */
 const DNS: Record<string, string[]> = {
@@ -149,11 +124,11 @@ describe.each(engines)('webhooks on %s', (engine) => {
       headers,
     });
   }
-  async function made(c: TestCaller, body: Record<string, unknown> = {}): Promise<Endpoint> {
+  async function made(c: TestCaller, body: Record<string, unknown> = {}): Promise<SchemaWebhookEndpointWithSecret> {
     const res = await create(c, body);
     expect(res.status, await res.clone().text()).toBe(201);
     t.clock.advance(1000);
-    return (await res.json()) as Endpoint;
+    return (await res.json()) as SchemaWebhookEndpointWithSecret;
   }
   /** Another key of the same account. */
   async function keyOf(c: TestCaller, scopes: Scope[]): Promise<TestCaller & { keyId: string }> {
@@ -230,7 +205,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
         description: 'CRM sync',
       });
       expect(res.headers.get('cache-control')).toBe('no-store');
-      const body = await json<Endpoint>(res, 201);
+      const body = await json<SchemaWebhookEndpointWithSecret>(res, 201);
       expect(body).toEqual({
         id: expect.any(String),
         url: URL_OK,
@@ -246,7 +221,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{20,}$/),
       });
       // Read back: the same endpoint, without the secret.
-      const got = await json<Endpoint>(await me.call('GET', `/v1/webhooks/${body.id}`), 200);
+      const got = await json<SchemaWebhookEndpoint>(await me.call('GET', `/v1/webhooks/${body.id}`), 200);
       const { secret: _secret, ...withoutSecret } = body;
       expect(got).toEqual(withoutSecret);
       // Another endpoint gets another secret.
@@ -338,19 +313,25 @@ describe.each(engines)('webhooks on %s', (engine) => {
     it('repeated with the same Idempotency-Key: the same endpoint with its current secret, 404 once deleted', async () => {
       const me = await t.account();
       const headers = { 'Idempotency-Key': `reg-${randomUUID()}` };
-      const first = await json<Endpoint>(await create(me, { description: 'one' }, headers), 201);
-      const again = await json<Endpoint>(await create(me, { description: 'one' }, headers), 201);
+      const first = await json<SchemaWebhookEndpointWithSecret>(await create(me, { description: 'one' }, headers), 201);
+      const again = await json<SchemaWebhookEndpointWithSecret>(await create(me, { description: 'one' }, headers), 201);
       expect(again).toEqual(first);
       // Changed and rotated since: the replay shows the endpoint as it is now, with the new secret.
       await json(await me.call('PATCH', `/v1/webhooks/${first.id}`, { body: { description: 'two' } }), 200);
-      const rotated = await json<Endpoint>(await me.call('POST', `/v1/webhooks/${first.id}/rotate-secret`), 200);
-      const replay = await json<Endpoint>(await create(me, { description: 'one' }, headers), 201);
+      const rotated = await json<SchemaWebhookEndpointWithSecret>(
+        await me.call('POST', `/v1/webhooks/${first.id}/rotate-secret`),
+        200,
+      );
+      const replay = await json<SchemaWebhookEndpointWithSecret>(
+        await create(me, { description: 'one' }, headers),
+        201,
+      );
       expect(replay.id).toBe(first.id);
       expect(replay.description).toBe('two');
       expect(replay.secret).toBe(rotated.secret);
       expect(replay.secret).not.toBe(first.secret);
       // Nothing else was created.
-      const list = await json<Page<Endpoint>>(await me.call('GET', '/v1/webhooks'), 200);
+      const list = await json<SchemaWebhookEndpointList>(await me.call('GET', '/v1/webhooks'), 200);
       expect(list.data.map((e) => e.id)).toEqual([first.id]);
       // Another request with the key.
       await expectError(await create(me, { description: 'other' }, headers), 422, { code: 'idempotency_key_reused' });
@@ -407,7 +388,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
         { code: 'invalid_webhook_url', reason: 'unreachable' },
       );
       expect((await endpointRow(hook.id)).url).toBe(URL_OK);
-      const changed = await json<Endpoint>(
+      const changed = await json<SchemaWebhookEndpoint>(
         await me.call('PATCH', `/v1/webhooks/${hook.id}`, { body: { url: 'https://v6.example.com/new' } }),
         200,
       );
@@ -432,7 +413,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
       await json(await me.call('PATCH', `/v1/webhooks/${b.id}`, { body: { status: 'disabled' } }), 200);
       const deleted = await made(me);
       await json(await me.call('DELETE', `/v1/webhooks/${deleted.id}`), 200);
-      const page = await json<Page<Endpoint>>(await me.call('GET', '/v1/webhooks'), 200);
+      const page = await json<SchemaWebhookEndpointList>(await me.call('GET', '/v1/webhooks'), 200);
       expect(page.next_cursor).toBeNull();
       expect(page.data.map((e) => e.id)).toEqual([c.id, b.id, a.id]);
       expect(page.data[1]!.status).toBe('disabled');
@@ -473,7 +454,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
       const me = await t.account();
       const hook = await made(me, { description: 'first', event_types: ['contact.created', 'message.sent'] });
       const path = `/v1/webhooks/${hook.id}`;
-      const changed = await json<Endpoint>(
+      const changed = await json<SchemaWebhookEndpoint>(
         await me.call('PATCH', path, {
           body: {
             url: 'https://hooks.example.com/v2',
@@ -490,14 +471,17 @@ describe.each(engines)('webhooks on %s', (engine) => {
       });
       expect(changed).not.toHaveProperty('secret');
       expect(
-        (await json<Endpoint>(await me.call('PATCH', path, { body: { description: 'x' } }), 200)).description,
+        (await json<SchemaWebhookEndpoint>(await me.call('PATCH', path, { body: { description: 'x' } }), 200))
+          .description,
       ).toBe('x');
       expect(
-        (await json<Endpoint>(await me.call('PATCH', path, { body: { description: null } }), 200)).description,
+        (await json<SchemaWebhookEndpoint>(await me.call('PATCH', path, { body: { description: null } }), 200))
+          .description,
       ).toBeNull();
       await json(await me.call('PATCH', path, { body: { description: 'y' } }), 200);
       expect(
-        (await json<Endpoint>(await me.call('PATCH', path, { body: { description: ' ' } }), 200)).description,
+        (await json<SchemaWebhookEndpoint>(await me.call('PATCH', path, { body: { description: ' ' } }), 200))
+          .description,
       ).toBeNull();
       // At least one field; nothing unknown.
       expect((await me.call('PATCH', path, { body: {} })).status).toBe(400);
@@ -511,7 +495,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
       const hook = await made(me, { description: 'same', event_types: ['contact.tagged', 'contact.created'] });
       const entries = (await auditOf(me.accountId)).length;
       t.clock.advance(5000);
-      const same = await json<Endpoint>(
+      const same = await json<SchemaWebhookEndpoint>(
         await me.call('PATCH', `/v1/webhooks/${hook.id}`, {
           body: {
             url: URL_OK,
@@ -534,7 +518,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
       const succeeded = await delivery(me, hook.id, { status: 'succeeded' });
       const otherPending = await delivery(me, other.id);
       const disabledAt = ts(t.clock.now());
-      const disabled = await json<Endpoint>(
+      const disabled = await json<SchemaWebhookEndpoint>(
         await me.call('PATCH', `/v1/webhooks/${hook.id}`, { body: { status: 'disabled' } }),
         200,
       );
@@ -549,7 +533,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
 
       // Disabling again changes nothing.
       t.clock.advance(1000);
-      const again = await json<Endpoint>(
+      const again = await json<SchemaWebhookEndpoint>(
         await me.call('PATCH', `/v1/webhooks/${hook.id}`, { body: { status: 'disabled' } }),
         200,
       );
@@ -560,7 +544,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
         .set({ failing_since: t.clock.now() })
         .where('id', '=', hook.id)
         .execute();
-      const enabled = await json<Endpoint>(
+      const enabled = await json<SchemaWebhookEndpoint>(
         await me.call('PATCH', `/v1/webhooks/${hook.id}`, { body: { status: 'enabled' } }),
         200,
       );
@@ -584,13 +568,13 @@ describe.each(engines)('webhooks on %s', (engine) => {
         .where('id', '=', hook.id)
         .execute();
       t.clock.advance(1000);
-      const res = await json<Endpoint>(
+      const res = await json<SchemaWebhookEndpoint>(
         await me.call('PATCH', `/v1/webhooks/${hook.id}`, { body: { status: 'disabled' } }),
         200,
       );
       expect(res).toMatchObject({ status: 'disabled', disabled_reason: 'failing', disabled_at: ts(at) });
       // Enabling re-enables it and clears the failing state.
-      const enabled = await json<Endpoint>(
+      const enabled = await json<SchemaWebhookEndpoint>(
         await me.call('PATCH', `/v1/webhooks/${hook.id}`, { body: { status: 'enabled' } }),
         200,
       );
@@ -623,7 +607,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
         required_scope: 'workflows:read',
       });
       // A list it can read entirely, with enabling: allowed.
-      const ok = await json<Endpoint>(
+      const ok = await json<SchemaWebhookEndpoint>(
         await narrow.call('PATCH', path, { body: { event_types: ['contact.created'], status: 'enabled' } }),
         200,
       );
@@ -659,7 +643,10 @@ describe.each(engines)('webhooks on %s', (engine) => {
         await me.call('PATCH', `/v1/webhooks/${hook.id}`, { body: { url: 'https://hooks.example.com/b' } }),
         200,
       );
-      const rotated = await json<Endpoint>(await me.call('POST', `/v1/webhooks/${hook.id}/rotate-secret`), 200);
+      const rotated = await json<SchemaWebhookEndpointWithSecret>(
+        await me.call('POST', `/v1/webhooks/${hook.id}/rotate-secret`),
+        200,
+      );
       await json(await me.call('DELETE', `/v1/webhooks/${hook.id}`), 200);
       const entries = (await auditOf(me.accountId)).filter((e) => e.target_type === 'webhook_endpoint');
       expect(entries.map((e) => e.action)).toEqual([
@@ -672,8 +659,8 @@ describe.each(engines)('webhooks on %s', (engine) => {
         expect(e).toMatchObject({ actor_type: 'api_key', actor_id: me.keyId, target_id: hook.id });
         const details = JSON.stringify(e.details);
         expect(details).not.toContain('whsec_');
-        expect(details).not.toContain(hook.secret!);
-        expect(details).not.toContain(rotated.secret!);
+        expect(details).not.toContain(hook.secret);
+        expect(details).not.toContain(rotated.secret);
       }
       expect(entries[0]!.details).toMatchObject({ url: URL_OK, description: 'audited' });
       expect(entries[1]!.details).toMatchObject({ url: 'https://hooks.example.com/b', previous_url: URL_OK });
@@ -685,18 +672,19 @@ describe.each(engines)('webhooks on %s', (engine) => {
       const me = await t.account();
       const hook = await made(me);
       const path = `/v1/webhooks/${hook.id}/rotate-secret`;
-      const first = await json<Endpoint>(await me.call('POST', path), 200);
+      const first = await json<SchemaWebhookEndpointWithSecret>(await me.call('POST', path), 200);
       expect(first.secret).toMatch(/^whsec_/);
       expect(first.secret).not.toBe(hook.secret);
       expect(first.previous_secret_expires_at).toBe(ts(new Date(t.clock.now().getTime() + 86_400_000)));
       expect((await endpointRow(hook.id)).previous_secret).toBe(hook.secret);
       expect(
-        (await json<Endpoint>(await me.call('GET', `/v1/webhooks/${hook.id}`), 200)).previous_secret_expires_at,
+        (await json<SchemaWebhookEndpoint>(await me.call('GET', `/v1/webhooks/${hook.id}`), 200))
+          .previous_secret_expires_at,
       ).toBe(first.previous_secret_expires_at);
 
       // 2 hours later, again: the first secret stops signing, the one replaced now signs 24 h from now.
       t.clock.advance(2 * 3_600_000);
-      const second = await json<Endpoint>(await me.call('POST', path), 200);
+      const second = await json<SchemaWebhookEndpointWithSecret>(await me.call('POST', path), 200);
       expect(second.previous_secret_expires_at).toBe(ts(new Date(t.clock.now().getTime() + 86_400_000)));
       const row = await endpointRow(hook.id);
       expect(row.secret).toBe(second.secret);
@@ -705,7 +693,8 @@ describe.each(engines)('webhooks on %s', (engine) => {
       // After 24 hours only the current secret signs.
       t.clock.advance(86_400_000);
       expect(
-        (await json<Endpoint>(await me.call('GET', `/v1/webhooks/${hook.id}`), 200)).previous_secret_expires_at,
+        (await json<SchemaWebhookEndpoint>(await me.call('GET', `/v1/webhooks/${hook.id}`), 200))
+          .previous_secret_expires_at,
       ).toBeNull();
     });
 
@@ -714,8 +703,8 @@ describe.each(engines)('webhooks on %s', (engine) => {
       const hook = await made(me);
       const headers = { 'Idempotency-Key': `rot-${randomUUID()}` };
       const path = `/v1/webhooks/${hook.id}/rotate-secret`;
-      const first = await json<Endpoint>(await me.call('POST', path, { headers }), 200);
-      const again = await json<Endpoint>(await me.call('POST', path, { headers }), 200);
+      const first = await json<SchemaWebhookEndpointWithSecret>(await me.call('POST', path, { headers }), 200);
+      const again = await json<SchemaWebhookEndpointWithSecret>(await me.call('POST', path, { headers }), 200);
       expect(again).toEqual(first);
       expect((await endpointRow(hook.id)).secret).toBe(first.secret);
       expect((await endpointRow(hook.id)).previous_secret).toBe(hook.secret);
@@ -751,7 +740,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
           'GET',
           `/v1/webhooks/${hook.id}/deliveries?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
         );
-        const page = await json<Page<Delivery>>(res, 200);
+        const page = await json<SchemaWebhookDeliveryList>(res, 200);
         seen.push(...page.data.map((d) => d.id));
         cursor = page.next_cursor;
         pages++;
@@ -760,7 +749,10 @@ describe.each(engines)('webhooks on %s', (engine) => {
       expect(pages).toBe(3);
       expect(seen).not.toContain(old.id);
 
-      const one = await json<Page<Delivery>>(await me.call('GET', `/v1/webhooks/${hook.id}/deliveries?limit=1`), 200);
+      const one = await json<SchemaWebhookDeliveryList>(
+        await me.call('GET', `/v1/webhooks/${hook.id}/deliveries?limit=1`),
+        200,
+      );
       expect(one.data[0]).toEqual({
         id: same[0],
         webhook_id: hook.id,
@@ -778,7 +770,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
       // 7 days later they are gone from the list.
       t.clock.advance(7 * 86_400_000);
       expect(
-        (await json<Page<Delivery>>(await me.call('GET', `/v1/webhooks/${hook.id}/deliveries`), 200)).data,
+        (await json<SchemaWebhookDeliveryList>(await me.call('GET', `/v1/webhooks/${hook.id}/deliveries`), 200)).data,
       ).toEqual([]);
     });
 
@@ -796,7 +788,9 @@ describe.each(engines)('webhooks on %s', (engine) => {
       for (let i = 0; i < 2; i++) await delivery(me, other.id, { status: 'failed' });
       const base = `/v1/webhooks/${hook.id}/deliveries`;
       const ids = async (query: string) =>
-        (await json<Page<Delivery>>(await me.call('GET', `${base}?${query}`), 200)).data.map((d) => d.id).sort();
+        (await json<SchemaWebhookDeliveryList>(await me.call('GET', `${base}?${query}`), 200)).data
+          .map((d) => d.id)
+          .sort();
 
       expect(await ids('status=failed')).toEqual(failed.map((d) => d.id).sort());
       expect(await ids('status=failed&event_type=message.received')).toEqual([failed[1]!.id]);
@@ -806,7 +800,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
       expect((await me.call('GET', `${base}?event_id=nope`)).status).toBe(400);
       expect((await me.call('GET', `${base}?limit=101`)).status).toBe(400);
 
-      const page = await json<Page<Delivery>>(await me.call('GET', `${base}?status=failed&limit=1`), 200);
+      const page = await json<SchemaWebhookDeliveryList>(await me.call('GET', `${base}?status=failed&limit=1`), 200);
       expect(page.next_cursor).not.toBeNull();
       const cursor = encodeURIComponent(page.next_cursor!);
       expect((await me.call('GET', `${base}?status=failed&limit=1&cursor=${cursor}`)).status).toBe(200);
@@ -832,7 +826,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
         const d = await delivery(me, hook.id, { status, attempts: 10 });
         t.clock.advance(60_000);
         const res = await me.call('POST', `/v1/webhooks/${hook.id}/deliveries/${d.id}/retry`);
-        const body = await json<Delivery>(res, 202);
+        const body = await json<SchemaWebhookDelivery>(res, 202);
         expect(body).toMatchObject({
           id: d.id,
           event: { id: d.eventId },
@@ -850,7 +844,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
           payload: { delivery_id: d.id },
         });
         // Pending now: answered as it is, no second job.
-        const again = await json<Delivery>(
+        const again = await json<SchemaWebhookDelivery>(
           await me.call('POST', `/v1/webhooks/${hook.id}/deliveries/${d.id}/retry`),
           202,
         );
@@ -926,10 +920,10 @@ describe.each(engines)('webhooks on %s', (engine) => {
       expect(headers['service-event-type']).toBe('webhook.test');
       expect(headers['service-delivery-attempt']).toBe('1');
       const unix = String(Math.floor(t.clock.now().getTime() / 1000));
-      expect(headers['service-signature']).toBe(`t=${unix},v1=${hmac(hook.secret!, unix, body)}`);
+      expect(headers['service-signature']).toBe(`t=${unix},v1=${hmac(hook.secret, unix, body)}`);
       // Not in the delivery log.
       expect(
-        (await json<Page<Delivery>>(await me.call('GET', `/v1/webhooks/${hook.id}/deliveries`), 200)).data,
+        (await json<SchemaWebhookDeliveryList>(await me.call('GET', `/v1/webhooks/${hook.id}/deliveries`), 200)).data,
       ).toEqual([]);
       // Each call is a new event.
       await json(await me.call('POST', `/v1/webhooks/${hook.id}/test`), 200);
@@ -982,7 +976,10 @@ describe.each(engines)('webhooks on %s', (engine) => {
       policy = undefined;
       const me = await t.account();
       const hook = await made(me, { url: receiver.url });
-      const r1 = await json<Endpoint>(await me.call('POST', `/v1/webhooks/${hook.id}/rotate-secret`), 200);
+      const r1 = await json<SchemaWebhookEndpointWithSecret>(
+        await me.call('POST', `/v1/webhooks/${hook.id}/rotate-secret`),
+        200,
+      );
       /** Which secrets (by index in `secrets`) made the v1 values of the last request, in their order. */
       const v1s = (secrets: readonly (string | undefined)[]) => {
         const last = receiver.received[receiver.received.length - 1]!;
@@ -996,7 +993,10 @@ describe.each(engines)('webhooks on %s', (engine) => {
       await json(await me.call('POST', `/v1/webhooks/${hook.id}/test`), 200);
       expect(v1s([hook.secret, r1.secret])).toEqual([1, 0]); // current first, then the previous
       t.clock.advance(3_600_000);
-      const r2 = await json<Endpoint>(await me.call('POST', `/v1/webhooks/${hook.id}/rotate-secret`), 200);
+      const r2 = await json<SchemaWebhookEndpointWithSecret>(
+        await me.call('POST', `/v1/webhooks/${hook.id}/rotate-secret`),
+        200,
+      );
       const all = [hook.secret, r1.secret, r2.secret];
       await json(await me.call('POST', `/v1/webhooks/${hook.id}/test`), 200);
       expect(v1s(all)).toEqual([2, 1]); // the first secret no longer signs

@@ -11,29 +11,18 @@ import { createCustomField } from '../../server/domain/console/custom-fields.js'
 import { createUpload } from '../../server/domain/console/uploads.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json } from './http-helpers.js';
-
-interface Issue {
-  code: string;
-  message: string;
-  node_id: string | null;
-  path: string;
-  [extra: string]: unknown;
-}
-interface Result {
-  valid: boolean;
-  errors: Issue[];
-  warnings: Issue[];
-  revision?: number;
-}
-interface Workflow {
-  id: string;
-  revision: number;
-  status: string;
-  folder_id: string | null;
-}
-interface ErrorBody {
-  context: { code: string; errors?: Issue[]; [extra: string]: unknown };
-}
+import type {
+  SchemaFolder,
+  SchemaInvalidGraphError,
+  SchemaRepliesList,
+  SchemaValidationIssue,
+  SchemaValidationResult,
+  SchemaWorkflow,
+  SchemaWorkflowGraphSchema,
+  SchemaWorkflowInvalidError,
+  SchemaWorkflowList,
+  SchemaWorkflowValidationResult,
+} from '../../generated/api.js';
 
 const ig = { type: 'instagram' };
 const messageTrigger = { events: ['message'], match: 'contains', keywords: ['promo'] };
@@ -41,7 +30,7 @@ const graphOf = (nodes: Record<string, unknown>) => ({
   nodes: { root: { type: 'root', data: { next: ['b'] } }, ...nodes },
 });
 const one = (block: unknown) => graphOf({ b: block });
-const codes = (issues: Issue[]) => issues.map((i) => i.code);
+const codes = (issues: SchemaValidationIssue[]) => issues.map((i) => i.code);
 
 describe.each(engines)('automation definitions on %s', (engine) => {
   let t: TestApp;
@@ -51,9 +40,9 @@ describe.each(engines)('automation definitions on %s', (engine) => {
   afterAll(async () => t?.close());
 
   const validate = async (me: TestCaller, body: Record<string, unknown>) =>
-    json<Result>(await me.call('POST', '/v1/workflows/validate', { body }));
-  async function create(me: TestCaller, body: Record<string, unknown>): Promise<Workflow> {
-    const workflow = await json<Workflow>(await me.call('POST', '/v1/workflows', { body }), 201);
+    json<SchemaValidationResult>(await me.call('POST', '/v1/workflows/validate', { body }));
+  async function create(me: TestCaller, body: Record<string, unknown>): Promise<SchemaWorkflow> {
+    const workflow = await json<SchemaWorkflow>(await me.call('POST', '/v1/workflows', { body }), 201);
     t.clock.advance(1000);
     return workflow;
   }
@@ -64,14 +53,12 @@ describe.each(engines)('automation definitions on %s', (engine) => {
     ...extra,
   });
   async function listIds(me: TestCaller, query = ''): Promise<string[]> {
-    return (await json<{ data: Workflow[] }>(await me.call('GET', `/v1/workflows${query}`))).data.map((w) => w.id);
+    return (await json<SchemaWorkflowList>(await me.call('GET', `/v1/workflows${query}`))).data.map((w) => w.id);
   }
 
   it('serves the block catalog and its version (GET /v1/workflow-graph-schema)', async () => {
     const me = await t.account({ scopes: ['workflows:read'] });
-    const body = await json<{ schema: unknown; catalog_version: string }>(
-      await me.call('GET', '/v1/workflow-graph-schema'),
-    );
+    const body = await json<SchemaWorkflowGraphSchema>(await me.call('GET', '/v1/workflow-graph-schema'));
     expect(body).toEqual({ schema: catalog, catalog_version: catalogVersion });
   });
 
@@ -117,13 +104,12 @@ describe.each(engines)('automation definitions on %s', (engine) => {
       ['upload_not_found', 'f', 'nodes.f.data.upload_id'],
     ]);
     // Create gives the same problems as 422 invalid_graph, and creates nothing.
-    const refused = await json<ErrorBody>(await me.call('POST', '/v1/workflows', { body: definition({ graph }) }), 422);
+    const refused = await json<SchemaInvalidGraphError>(
+      await me.call('POST', '/v1/workflows', { body: definition({ graph }) }),
+      422,
+    );
     expect(refused.context.code).toBe('invalid_graph');
-    expect(codes(refused.context.errors ?? [])).toEqual([
-      'tag_not_found',
-      'custom_field_not_found',
-      'upload_not_found',
-    ]);
+    expect(codes(refused.context.errors)).toEqual(['tag_not_found', 'custom_field_not_found', 'upload_not_found']);
     expect(await listIds(me)).toEqual([]);
   });
 
@@ -171,7 +157,7 @@ describe.each(engines)('automation definitions on %s', (engine) => {
       disconnect_reason: 'disconnected_by_user',
     });
     const created = await create(me, definition({ channel: { type: 'whatsapp', connection_id: wa.id } }));
-    expect((await json<Workflow>(await me.call('POST', `/v1/workflows/${created.id}/publish`))).status).toBe(
+    expect((await json<SchemaWorkflow>(await me.call('POST', `/v1/workflows/${created.id}/publish`))).status).toBe(
       'published',
     );
     expect(await listIds(me)).toEqual([created.id]);
@@ -184,7 +170,7 @@ describe.each(engines)('automation definitions on %s', (engine) => {
       name: 'WA',
       phone: '+5511930002002',
     });
-    const list = await json<{ id: string }>(
+    const list = await json<SchemaRepliesList>(
       await me.call('POST', '/v1/replies-lists', { body: { name: 'Respostas', replies: ['Te chamei no direct!'] } }),
       201,
     );
@@ -220,8 +206,8 @@ describe.each(engines)('automation definitions on %s', (engine) => {
       },
       headers: { 'If-Match': '"0"' },
     });
-    expect(((await json<ErrorBody>(res, 422)).context.errors ?? []).map((i) => i.code)).toEqual(['tag_not_found']);
-    const after = await json<Workflow & { title: string }>(await me.call('GET', `/v1/workflows/${workflow.id}`));
+    expect(codes((await json<SchemaInvalidGraphError>(res, 422)).context.errors)).toEqual(['tag_not_found']);
+    const after = await json<SchemaWorkflow>(await me.call('GET', `/v1/workflows/${workflow.id}`));
     expect(after).toMatchObject({ title: 'Promo', revision: 0 });
   });
 
@@ -234,7 +220,7 @@ describe.each(engines)('automation definitions on %s', (engine) => {
         nodes[`m${i}`] = { type: 'comment', data: { text: 'x'.repeat(900), next: [i + 1 < n ? `m${i + 1}` : null] } };
       return { nodes };
     };
-    const refused = await json<ErrorBody>(
+    const refused = await json<SchemaInvalidGraphError>(
       await me.call('POST', '/v1/workflows', { body: definition({ graph: chain(300) }) }),
       422,
     );
@@ -249,15 +235,20 @@ describe.each(engines)('automation definitions on %s', (engine) => {
     const me = await t.account();
     // Create does not run the compiler checks: a media block with neither source is saved.
     const workflow = await create(me, definition({ graph: one({ type: 'media', data: { next: [null] } }) }));
-    const result = await json<Result>(await me.call('POST', `/v1/workflows/${workflow.id}/validate`));
+    const result = await json<SchemaWorkflowValidationResult>(
+      await me.call('POST', `/v1/workflows/${workflow.id}/validate`),
+    );
     expect(result).toMatchObject({
       valid: false,
       revision: 0,
       errors: [{ code: 'media_source_invalid', node_id: 'b' }],
     });
-    const refused = await json<ErrorBody>(await me.call('POST', `/v1/workflows/${workflow.id}/publish`), 422);
+    const refused = await json<SchemaWorkflowInvalidError>(
+      await me.call('POST', `/v1/workflows/${workflow.id}/publish`),
+      422,
+    );
     expect(refused.context).toMatchObject({ code: 'workflow_invalid', errors: [{ code: 'media_source_invalid' }] });
-    expect((await json<Workflow>(await me.call('GET', `/v1/workflows/${workflow.id}`))).status).toBe('draft');
+    expect((await json<SchemaWorkflow>(await me.call('GET', `/v1/workflows/${workflow.id}`))).status).toBe('draft');
   });
 
   it('warns about start blocks by what the target is, and about keyword collisions with published automations', async () => {
@@ -314,7 +305,7 @@ describe.each(engines)('automation definitions on %s', (engine) => {
     // The same trigger on the same channel as the published "Live".
     expect(byCode.keyword_collision).toMatchObject({ workflow_ids: [live.id], keywords: ['promo'] });
     // Validating "Live" itself reports no collision with itself.
-    const own = await json<Result>(await me.call('POST', `/v1/workflows/${live.id}/validate`));
+    const own = await json<SchemaWorkflowValidationResult>(await me.call('POST', `/v1/workflows/${live.id}/validate`));
     expect(codes(own.warnings)).not.toContain('keyword_collision');
   });
 
@@ -346,11 +337,8 @@ describe.each(engines)('automation definitions on %s', (engine) => {
 
   it('files automations in folders: folder_not_found with field, direct children only, moves change the revision', async () => {
     const me = await t.account();
-    const top = await json<{ id: string }>(
-      await me.call('POST', '/v1/folders', { body: { name: 'Black Friday' } }),
-      201,
-    );
-    const sub = await json<{ id: string }>(
+    const top = await json<SchemaFolder>(await me.call('POST', '/v1/folders', { body: { name: 'Black Friday' } }), 201);
+    const sub = await json<SchemaFolder>(
       await me.call('POST', '/v1/folders', { body: { name: 'Comentários', parent_id: top.id } }),
       201,
     );
@@ -373,7 +361,7 @@ describe.each(engines)('automation definitions on %s', (engine) => {
       code: 'folder_not_found',
       field: 'folder_id',
     });
-    const moved = await json<Workflow>(
+    const moved = await json<SchemaWorkflow>(
       await me.call('PATCH', `/v1/workflows/${inTop.id}`, {
         body: { folder_id: null },
         headers: { 'If-Match': '"0"' },
@@ -383,13 +371,13 @@ describe.each(engines)('automation definitions on %s', (engine) => {
     // Deleting a folder takes its automations out of folders (revision + 1) and leaves what runs alone.
     await json(await me.call('POST', `/v1/workflows/${inSub.id}/publish`));
     await json(await me.call('DELETE', `/v1/folders/${top.id}`));
-    const after = await json<Workflow>(await me.call('GET', `/v1/workflows/${inSub.id}`));
+    const after = await json<SchemaWorkflow>(await me.call('GET', `/v1/workflows/${inSub.id}`));
     expect(after).toMatchObject({ folder_id: null, revision: 1, status: 'published' });
   });
 
   it('a reply list used by a draft or a live version cannot be deleted (409 replies_list_in_use)', async () => {
     const me = await t.account();
-    const list = await json<{ id: string }>(
+    const list = await json<SchemaRepliesList>(
       await me.call('POST', '/v1/replies-lists', { body: { name: 'Respostas', replies: ['Te chamei no direct!'] } }),
       201,
     );

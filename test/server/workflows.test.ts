@@ -11,6 +11,18 @@ import { listAuditEntries } from '../../server/store/audit.js';
 import { cursorCodec } from '../../server/store/cursor.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json } from './http-helpers.js';
+import type {
+  SchemaInvalidGraphError,
+  SchemaTag,
+  SchemaTagInUseError,
+  SchemaValidationError,
+  SchemaWorkflow,
+  SchemaWorkflowList,
+  SchemaWorkflowNotPublishableError,
+  SchemaWorkflowValidationResult,
+  SchemaWorkflowVersion,
+  SchemaWorkflowVersionList,
+} from '../../generated/api.js';
 
 /** Set to run before the next validations of a publish: a concurrent change of the draft. */
 const race = vi.hoisted(() => ({ beforeValidation: [] as Array<() => Promise<void>> }));
@@ -25,34 +37,6 @@ vi.mock('../../server/domain/workflows/validation.js', async (original) => {
     },
   };
 });
-
-interface Workflow {
-  id: string;
-  title: string;
-  description: string | null;
-  status: string;
-  channel: { type: string; connection_id: string | null };
-  trigger: Record<string, unknown>;
-  graph: { nodes: Record<string, { type: string; data: Record<string, unknown>; position: { x: number; y: number } }> };
-  folder_id: string | null;
-  revision: number;
-  published_version_id: string | null;
-  published_at: string | null;
-  has_unpublished_changes: boolean;
-  created_at: string;
-  updated_at: string;
-}
-interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-}
-interface Version {
-  id: string;
-  number: number;
-  revision: number;
-  title: string;
-  graph?: Workflow['graph'];
-}
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const keywordTrigger = { events: ['message'], match: 'contains', keywords: ['promo'] };
@@ -78,9 +62,9 @@ describe.each(engines)('workflows on %s', (engine) => {
   const admin = (method: string, path: string, body?: unknown) =>
     call(t.baseUrl, TOKEN, method, `${ADMIN_PREFIX}${path}`, { body });
 
-  async function created(me: TestCaller, body: Record<string, unknown> = definition()): Promise<Workflow> {
+  async function created(me: TestCaller, body: Record<string, unknown> = definition()): Promise<SchemaWorkflow> {
     const res = await me.call('POST', '/v1/workflows', { body });
-    const workflow = await json<Workflow>(res, 201);
+    const workflow = await json<SchemaWorkflow>(res, 201);
     t.clock.advance(1000);
     return workflow;
   }
@@ -93,7 +77,7 @@ describe.each(engines)('workflows on %s', (engine) => {
     const me = await t.account();
     const res = await me.call('POST', '/v1/workflows', { body: definition({ description: '' }) });
     expect(res.headers.get('etag')).toBe('"0"');
-    const workflow = await json<Workflow>(res, 201);
+    const workflow = await json<SchemaWorkflow>(res, 201);
     expect(workflow).toMatchObject({
       title: 'Promo',
       description: null,
@@ -144,15 +128,12 @@ describe.each(engines)('workflows on %s', (engine) => {
     });
     // A weak or list-shaped If-Match is not a revision: 400 in the format check's envelope, nothing changed.
     for (const shape of ['W/"0"', '"0", "1"', '*']) {
-      const bad = await json<{ context: { code?: string; details?: Array<{ location: string }> } }>(
-        await patch(me, workflow.id, { title: 'New' }, shape),
-        400,
-      );
-      expect(bad.context.details?.[0]?.location, shape).toBe('header');
+      const bad = await json<SchemaValidationError>(await patch(me, workflow.id, { title: 'New' }, shape), 400);
+      expect(bad.context.details[0]?.location, shape).toBe('header');
     }
     const res = await patch(me, workflow.id, { title: 'New' }, '"0"');
     expect(res.headers.get('etag')).toBe('"1"');
-    const updated = await json<Workflow>(res);
+    const updated = await json<SchemaWorkflow>(res);
     expect(updated).toMatchObject({ title: 'New', revision: 1, trigger: workflow.trigger, graph: workflow.graph });
     // The bare number is accepted too; the old revision is now stale.
     expect((await patch(me, workflow.id, { title: 'Again' }, '1')).status).toBe(200);
@@ -160,7 +141,7 @@ describe.each(engines)('workflows on %s', (engine) => {
       code: 'version_conflict',
       current_revision: 2,
     });
-    expect((await json<Workflow>(await me.call('GET', `/v1/workflows/${workflow.id}`))).title).toBe('Again');
+    expect((await json<SchemaWorkflow>(await me.call('GET', `/v1/workflows/${workflow.id}`))).title).toBe('Again');
   });
 
   it('replaces the trigger whole: a field left out takes its default', async () => {
@@ -169,7 +150,7 @@ describe.each(engines)('workflows on %s', (engine) => {
       me,
       definition({ trigger: { events: ['comment'], match: 'equals', keywords: ['a'], next_post: true } }),
     );
-    const updated = await json<Workflow>(
+    const updated = await json<SchemaWorkflow>(
       await patch(me, workflow.id, { trigger: { events: ['message'], match: 'any' } }, '"0"'),
     );
     expect(updated.trigger).toEqual({
@@ -187,12 +168,12 @@ describe.each(engines)('workflows on %s', (engine) => {
     const workflow = await created(me);
     const res = await admin('PUT', `/workflows/${workflow.id}/draft`, { title: 'Editor' });
     expect(res.headers.get('etag')).toBe('"1"');
-    expect(await json<Workflow>(res)).toMatchObject({ title: 'Editor', revision: 1 });
+    expect(await json<SchemaWorkflow>(res)).toMatchObject({ title: 'Editor', revision: 1 });
     await expectError(await patch(me, workflow.id, { title: 'API' }, '"0"'), 412, {
       code: 'version_conflict',
       current_revision: 1,
     });
-    expect((await json<Workflow>(await me.call('GET', `/v1/workflows/${workflow.id}`))).title).toBe('Editor');
+    expect((await json<SchemaWorkflow>(await me.call('GET', `/v1/workflows/${workflow.id}`))).title).toBe('Editor');
     // The editor saves over anything, without a revision; an automation in the trash is 404 there too.
     expect((await admin('PUT', `/workflows/${workflow.id}/draft`, { title: 'Again' })).status).toBe(200);
     await json(await me.call('DELETE', `/v1/workflows/${workflow.id}`));
@@ -209,7 +190,7 @@ describe.each(engines)('workflows on %s', (engine) => {
       },
     };
     await json(await admin('PUT', `/workflows/${workflow.id}/draft`, { graph }));
-    const read = await json<Workflow>(await me.call('GET', `/v1/workflows/${workflow.id}`));
+    const read = await json<SchemaWorkflow>(await me.call('GET', `/v1/workflows/${workflow.id}`));
     expect(read.graph.nodes.ask).toMatchObject({ data: { next: ['root', null, null, null] }, group_id: 'g7' });
   });
 
@@ -217,30 +198,24 @@ describe.each(engines)('workflows on %s', (engine) => {
     const me = await t.account();
     const workflow = await created(me);
     const extra = { nodes: { root: { type: 'root', data: { next: [null, null] } } } };
-    const saved = await json<Workflow>(await admin('PUT', `/workflows/${workflow.id}/draft`, { graph: extra }));
+    const saved = await json<SchemaWorkflow>(await admin('PUT', `/workflows/${workflow.id}/draft`, { graph: extra }));
     expect(saved.graph.nodes.root?.data.next).toEqual([null, null]);
-    const entries = await json<{
-      valid: boolean;
-      errors: unknown[];
-      warnings: Array<{ code: string }>;
-      revision: number;
-    }>(await me.call('POST', `/v1/workflows/${workflow.id}/validate`));
+    const entries = await json<SchemaWorkflowValidationResult>(
+      await me.call('POST', `/v1/workflows/${workflow.id}/validate`),
+    );
     expect(entries).toMatchObject({ valid: true, errors: [], revision: 1 });
     expect(entries.warnings.map((w) => w.code)).toContain('next_arity_invalid');
-    const refused = await json<{ context: { code: string; details: string } }>(await publish(me, workflow.id), 422);
+    const refused = await json<SchemaWorkflowNotPublishableError>(await publish(me, workflow.id), 422);
     expect(refused.context.code).toBe('workflow_not_publishable');
     expect(refused.context.details).toContain('root');
     // A rename through the API keeps the editor's graph, and its extras stay a warning.
     await json(await patch(me, workflow.id, { title: 'Renamed' }, '"1"'));
-    const again = await json<{ valid: boolean; warnings: Array<{ code: string }> }>(
+    const again = await json<SchemaWorkflowValidationResult>(
       await me.call('POST', `/v1/workflows/${workflow.id}/validate`),
     );
     expect(again.valid).toBe(true);
     expect(again.warnings.map((w) => w.code)).toContain('next_arity_invalid');
-    const patched = await json<{ context: { code: string; errors: Array<{ code: string; path: string }> } }>(
-      await patch(me, workflow.id, { graph: extra }, '"2"'),
-      422,
-    );
+    const patched = await json<SchemaInvalidGraphError>(await patch(me, workflow.id, { graph: extra }, '"2"'), 422);
     expect(patched.context.code).toBe('invalid_graph');
     expect(patched.context.errors).toContainEqual(
       expect.objectContaining({ code: 'next_arity_invalid', path: 'nodes.root.data.next' }),
@@ -252,24 +227,26 @@ describe.each(engines)('workflows on %s', (engine) => {
     const workflow = await created(me);
     const res = await publish(me, workflow.id);
     expect(res.headers.get('etag')).toBe('"0"');
-    const published = await json<Workflow>(res);
+    const published = await json<SchemaWorkflow>(res);
     expect(published).toMatchObject({ status: 'published', revision: 0, has_unpublished_changes: false });
     expect(published.published_version_id).toEqual(expect.any(String));
     expect(published.published_at).toBe(t.clock.now().toISOString().replace('Z', '000Z'));
     t.clock.advance(1000);
 
-    const edited = await json<Workflow>(await patch(me, workflow.id, { title: 'Promo 2' }, '"0"'));
+    const edited = await json<SchemaWorkflow>(await patch(me, workflow.id, { title: 'Promo 2' }, '"0"'));
     expect(edited).toMatchObject({ status: 'published', has_unpublished_changes: true, revision: 1 });
     expect(edited.published_version_id).toBe(published.published_version_id);
-    const live = await json<Version>(
+    const live = await json<SchemaWorkflowVersion>(
       await me.call('GET', `/v1/workflows/${workflow.id}/versions/${published.published_version_id}`),
     );
     expect(live).toMatchObject({ number: 1, revision: 0, title: 'Promo' });
     expect(live.graph).toEqual(workflow.graph);
 
-    const second = await json<Workflow>(await publish(me, workflow.id, '"1"'));
+    const second = await json<SchemaWorkflow>(await publish(me, workflow.id, '"1"'));
     expect(second).toMatchObject({ has_unpublished_changes: false, revision: 1 });
-    const versions = await json<Page<Version>>(await me.call('GET', `/v1/workflows/${workflow.id}/versions`));
+    const versions = await json<SchemaWorkflowVersionList>(
+      await me.call('GET', `/v1/workflows/${workflow.id}/versions`),
+    );
     expect(versions.data.map((v) => [v.number, v.title])).toEqual([
       [2, 'Promo 2'],
       [1, 'Promo'],
@@ -282,7 +259,7 @@ describe.each(engines)('workflows on %s', (engine) => {
     const workflow = await created(me);
     await json(await publish(me, workflow.id));
     await json(await patch(me, workflow.id, { title: 'Other' }, '"0"'));
-    const back = await json<Workflow>(await patch(me, workflow.id, { title: 'Promo' }, '"1"'));
+    const back = await json<SchemaWorkflow>(await patch(me, workflow.id, { title: 'Promo' }, '"1"'));
     expect(back.has_unpublished_changes).toBe(false);
   });
 
@@ -295,16 +272,16 @@ describe.each(engines)('workflows on %s', (engine) => {
     let n = 0;
     const change = async () => {
       n += 1;
-      const current = await json<Workflow>(await me.call('GET', `/v1/workflows/${workflow.id}`));
+      const current = await json<SchemaWorkflow>(await me.call('GET', `/v1/workflows/${workflow.id}`));
       await json(await patch(me, workflow.id, { title: `Changed ${n}` }, `"${current.revision}"`));
     };
     race.beforeValidation.push(change, change, change);
     await expectError(await publish(me, workflow.id), 409, { code: 'workflow_changed' });
-    expect((await json<Workflow>(await me.call('GET', `/v1/workflows/${workflow.id}`))).status).toBe('draft');
+    expect((await json<SchemaWorkflow>(await me.call('GET', `/v1/workflows/${workflow.id}`))).status).toBe('draft');
 
     // One change during the publication: the next try publishes the newer draft, which it validated.
     race.beforeValidation.push(change);
-    const published = await json<Workflow>(await publish(me, workflow.id));
+    const published = await json<SchemaWorkflow>(await publish(me, workflow.id));
     expect(published).toMatchObject({ status: 'published', title: 'Changed 4', has_unpublished_changes: false });
   });
 
@@ -339,15 +316,17 @@ describe.each(engines)('workflows on %s', (engine) => {
     );
     const res = await me.call('POST', `/v1/workflows/${workflow.id}/unpublish`);
     expect(res.headers.get('etag')).toBe('"0"');
-    expect(await json<Workflow>(res)).toMatchObject({
+    expect(await json<SchemaWorkflow>(res)).toMatchObject({
       status: 'draft',
       published_version_id: null,
       published_at: null,
     });
-    expect((await json<Workflow>(await me.call('POST', `/v1/workflows/${workflow.id}/unpublish`))).status).toBe(
+    expect((await json<SchemaWorkflow>(await me.call('POST', `/v1/workflows/${workflow.id}/unpublish`))).status).toBe(
       'draft',
     );
-    const versions = await json<Page<Version>>(await me.call('GET', `/v1/workflows/${workflow.id}/versions`));
+    const versions = await json<SchemaWorkflowVersionList>(
+      await me.call('GET', `/v1/workflows/${workflow.id}/versions`),
+    );
     expect(versions.data).toHaveLength(1);
   });
 
@@ -400,7 +379,9 @@ describe.each(engines)('workflows on %s', (engine) => {
       code: 'insufficient_scope',
       required_scope: 'workflows:publish',
     });
-    expect((await json<Workflow>(await owner.call('GET', `/v1/workflows/${published.id}`))).status).toBe('published');
+    expect((await json<SchemaWorkflow>(await owner.call('GET', `/v1/workflows/${published.id}`))).status).toBe(
+      'published',
+    );
     const draft = await created(owner);
     expect((await writer.call('DELETE', `/v1/workflows/${draft.id}`)).status).toBe(200);
   });
@@ -417,7 +398,7 @@ describe.each(engines)('workflows on %s', (engine) => {
     expect((await b.call('GET', `/v1/workflows/${workflow.id}/versions`)).status).toBe(404);
     expect((await b.call('GET', `/v1/workflows/${workflow.id}/runs`)).status).toBe(404);
     // A version is read under its own automation only.
-    const live = await json<Workflow>(await publish(a, workflow.id));
+    const live = await json<SchemaWorkflow>(await publish(a, workflow.id));
     const other = await created(a);
     expect((await a.call('GET', `/v1/workflows/${other.id}/versions/${live.published_version_id ?? ''}`)).status).toBe(
       404,
@@ -425,7 +406,7 @@ describe.each(engines)('workflows on %s', (engine) => {
     expect(
       (await b.call('GET', `/v1/workflows/${workflow.id}/versions/${live.published_version_id ?? ''}`)).status,
     ).toBe(404);
-    const list = await json<Page<Workflow>>(await b.call('GET', '/v1/workflows'));
+    const list = await json<SchemaWorkflowList>(await b.call('GET', '/v1/workflows'));
     expect(list.data).toEqual([]);
   });
 
@@ -449,8 +430,8 @@ describe.each(engines)('workflows on %s', (engine) => {
     );
     await json(await publish(me, second.id));
     const titles = async (query: string) =>
-      (await json<Page<Workflow>>(await me.call('GET', `/v1/workflows${query}`))).data.map((w) => w.title);
-    const all = await json<Page<Workflow>>(await me.call('GET', '/v1/workflows'));
+      (await json<SchemaWorkflowList>(await me.call('GET', `/v1/workflows${query}`))).data.map((w) => w.title);
+    const all = await json<SchemaWorkflowList>(await me.call('GET', '/v1/workflows'));
     expect(all.data.map((w) => w.id)).toEqual([first.id, second.id, third.id]);
     expect(all.data[0]).not.toHaveProperty('graph');
     expect(await titles('?status=published')).toEqual(['wa']);
@@ -461,9 +442,9 @@ describe.each(engines)('workflows on %s', (engine) => {
     expect(await titles(`?connection_id=${ig.id}`)).toEqual(['ig any', 'ig pinned']);
     expect(await titles('?trigger_event=comment')).toEqual(['ig any']);
     expect(await titles('?trigger_event=message&channel=instagram')).toEqual(['ig pinned']);
-    const page = await json<Page<Workflow>>(await me.call('GET', '/v1/workflows?limit=2'));
+    const page = await json<SchemaWorkflowList>(await me.call('GET', '/v1/workflows?limit=2'));
     expect(page.data).toHaveLength(2);
-    const rest = await json<Page<Workflow>>(
+    const rest = await json<SchemaWorkflowList>(
       await me.call('GET', `/v1/workflows?limit=2&cursor=${page.next_cursor ?? ''}`),
     );
     expect(rest.data.map((w) => w.id)).toEqual([third.id]);
@@ -482,7 +463,7 @@ describe.each(engines)('workflows on %s', (engine) => {
 
   it('refuses to rename or delete a tag that a draft or the live version names (409 tag_in_use), until neither does', async () => {
     const me = await t.account();
-    const tag = await json<{ id: string }>(await me.call('POST', '/v1/tags', { body: { name: 'VIP' } }), 201);
+    const tag = await json<SchemaTag>(await me.call('POST', '/v1/tags', { body: { name: 'VIP' } }), 201);
     const workflow = await created(me, definition({ graph: tagsGraph('VIP') }));
     const inUse = { code: 'tag_in_use', workflow_ids: [workflow.id], workflow_count: 1 };
     await expectError(await me.call('PATCH', `/v1/tags/${tag.id}`, { body: { name: 'vip' } }), 409, inUse);
@@ -499,11 +480,11 @@ describe.each(engines)('workflows on %s', (engine) => {
 
   it('counts every automation naming the tag and lists at most 50 ids; the trash does not count', async () => {
     const me = await t.account();
-    const tag = await json<{ id: string }>(await me.call('POST', '/v1/tags', { body: { name: 'Lead' } }), 201);
+    const tag = await json<SchemaTag>(await me.call('POST', '/v1/tags', { body: { name: 'Lead' } }), 201);
     const ids: string[] = [];
     for (let i = 0; i < 52; i += 1) ids.push((await created(me, definition({ graph: tagsGraph('Lead') }))).id);
     const res = await me.call('DELETE', `/v1/tags/${tag.id}`);
-    const body = await json<{ context: Record<string, unknown> }>(res, 409);
+    const body = await json<SchemaTagInUseError>(res, 409);
     expect(body.context).toEqual({ code: 'tag_in_use', workflow_ids: ids.slice(0, 50), workflow_count: 52 });
     t.clock.advance(60_000); // a new minute of writes (60 per minute)
     for (const id of ids) await json(await me.call('DELETE', `/v1/workflows/${id}`));
@@ -531,11 +512,14 @@ describe.each(engines)('workflows on %s', (engine) => {
   it('replays a create with the same Idempotency-Key instead of creating twice', async () => {
     const me = await t.account();
     const headers = { 'Idempotency-Key': 'create-promo-1' };
-    const first = await json<Workflow>(await me.call('POST', '/v1/workflows', { body: definition(), headers }), 201);
+    const first = await json<SchemaWorkflow>(
+      await me.call('POST', '/v1/workflows', { body: definition(), headers }),
+      201,
+    );
     const again = await me.call('POST', '/v1/workflows', { body: definition(), headers });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect((await json<Workflow>(again, 201)).id).toBe(first.id);
-    expect((await json<Page<Workflow>>(await me.call('GET', '/v1/workflows'))).data).toHaveLength(1);
+    expect((await json<SchemaWorkflow>(again, 201)).id).toBe(first.id);
+    expect((await json<SchemaWorkflowList>(await me.call('GET', '/v1/workflows'))).data).toHaveLength(1);
   });
 });
 
@@ -544,13 +528,13 @@ describe('If-Match with request validation off (benchmarks only)', () => {
     const t = await startTestApp('pglite', { env: { REQUEST_VALIDATION: 'false' } });
     try {
       const me = await t.account();
-      const created = await json<Workflow>(await me.call('POST', '/v1/workflows', { body: definition() }), 201);
+      const created = await json<SchemaWorkflow>(await me.call('POST', '/v1/workflows', { body: definition() }), 201);
       const res = await me.call('PATCH', `/v1/workflows/${created.id}`, {
         body: { title: 'x' },
         headers: { 'If-Match': 'W/"0"' },
       });
-      const body = await json<{ context: { details?: Array<{ location: string }> } }>(res, 400);
-      expect(body.context.details?.[0]?.location).toBe('header');
+      const body = await json<SchemaValidationError>(res, 400);
+      expect(body.context.details[0]?.location).toBe('header');
     } finally {
       await t.close();
     }
