@@ -1,10 +1,11 @@
-// The component tests' checks of an HTTP answer: its status and parsed body, and the error envelope.
+// The component tests' checks of an HTTP answer: its status and parsed body, the error envelope, and a message's
+// attachment read as the kind it must be.
 import { expect } from 'vitest';
 import type { components, SchemaCardsAttachment, SchemaMediaAttachment, SchemaMessage } from '../../generated/api.js';
 
 type Schemas = components['schemas'];
 /** Every error answer the spec names: the schemas whose `type` is `error`. */
-export type ErrorSchema = Extract<Schemas[keyof Schemas], { type: 'error' }>;
+type ErrorSchema = Extract<Schemas[keyof Schemas], { type: 'error' }>;
 /**
  * The error envelope (Part A, Errors) as a test reads it before knowing the code: `type` and `message` as every
  * error schema has them, and the context of any code (a test that knows the code reads that schema instead).
