@@ -21,7 +21,7 @@
 // before that commit leaves the job to run again when its lease expires, and the event goes out again with the
 // same id (and the same attempt number, which was not counted).
 import { randomUUID } from 'node:crypto';
-import { deleteRunsEndedBefore } from '../../store/workflow-runs.js';
+import { pruneRunHistory } from '../workflows/runs.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
@@ -354,9 +354,6 @@ async function disableFailingEndpoint(
 
 // ------------------------------------------------------------------------------------------------ retention
 
-/** Automation runs are kept 90 days after they end. */
-export const RUN_HISTORY_MS = 90 * 24 * 60 * 60 * 1000;
-
 /** Makes sure one retention job exists (a process starting its workers calls it). */
 export async function ensurePruneJob(db: Kysely<DB>, clock: Clock): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -380,8 +377,8 @@ export async function runPruneJob(ctx: AttemptContext): Promise<{ deliveries: nu
     // The outbox keeps an event as long as a delivery of it is kept.
     const events = await pruneEvents(trx, before);
     await prunePacingCounters(trx, iso(new Date(now.getTime() - 2 * PACE_WINDOW_MS)));
-    // The same hourly retention pass keeps automation run history 90 days (Part B).
-    const runs = await deleteRunsEndedBefore(trx, iso(new Date(now.getTime() - RUN_HISTORY_MS)));
+    // The same hourly retention pass prunes the automations' run history (its rule is the workflows domain's).
+    const runs = await pruneRunHistory(trx, now);
     if (runs > 0) ctx.logger.info({ runs }, 'automation runs ended over 90 days ago pruned');
     await deleteOtherIdleJobs(trx, PRUNE_JOB, null);
     await enqueue(trx, ctx.clock, {

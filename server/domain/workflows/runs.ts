@@ -7,6 +7,7 @@ import { cursorCodec } from '../../store/cursor.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
 import {
+  deleteRunsEndedBefore,
   findWorkflowRun,
   selectRecentRunSteps,
   selectWorkflowRunsPage,
@@ -18,6 +19,14 @@ import { getWorkflow } from './workflows.js';
 
 /** A run shows at most this many of its most recent steps (`steps_truncated` says when older ones are left out). */
 export const MAX_RUN_STEPS = 100;
+
+/** Automation runs are kept 90 days after they end (Part B). */
+export const RUN_HISTORY_MS = 90 * 24 * 60 * 60 * 1000;
+
+/** Deletes the runs (and their steps) ended over 90 days before `now`; the hourly retention job calls it. */
+export function pruneRunHistory(db: Kysely<DB>, now: Date): Promise<number> {
+  return deleteRunsEndedBefore(db, new Date(now.getTime() - RUN_HISTORY_MS).toISOString());
+}
 
 export async function listWorkflowRuns(
   db: Kysely<DB>,
