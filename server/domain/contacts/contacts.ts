@@ -122,32 +122,6 @@ async function requireWhatsappConnection(db: Kysely<DB>, accountId: string, conn
   return connection;
 }
 
-/** The row of a whatsapp contact new to the account, with a person of its own. */
-const freshWhatsappContact = (
-  accountId: string,
-  connectionId: string,
-  name: string,
-  phone: { e164: string; key: string },
-  now: string,
-): ContactRow => ({
-  id: randomUUID(),
-  account_id: accountId,
-  person_id: randomUUID(),
-  channel: 'whatsapp',
-  connection_id: connectionId,
-  name,
-  phone: phone.e164,
-  phone_key: phone.key,
-  instagram_id: null,
-  instagram_username: null,
-  last_interaction_at: now,
-  created_at: now,
-  updated_at: now,
-  deleted_at: null,
-  blocked_from_automations: false,
-  automations_paused_until: null,
-});
-
 /**
  * Creates the whatsapp contact of `input.phone`, or updates the account's contact with that phone (either form
  * of a Brazilian mobile). Tags and values sent are added, others left alone; the name is overwritten. 201 for a
@@ -173,7 +147,13 @@ export async function createOrUpdateWhatsappContact(
 
     const inserted = await insertContactUnlessPhoneKnown(
       tx,
-      freshWhatsappContact(accountId, connection.id, name, phone, now),
+      newContactRow(
+        accountId,
+        connection.id,
+        { channel: 'whatsapp', phone: phone.e164, phoneKey: phone.key },
+        name,
+        now,
+      ),
     );
     const created = inserted !== undefined;
     const contact = inserted ?? (await lockContactByPhoneKey(tx, accountId, phone.key));
@@ -253,19 +233,15 @@ export type ChannelIdentity =
   | { channel: 'instagram'; instagramId: string; username: string }
   | { channel: 'whatsapp'; phone: string; phoneKey: string };
 
-/**
- * Inserts a contact someone new brought (they wrote or commented, or the account wrote to a new number) with a
- * person of its own, and emits `contact.created`. Call inside the caller's transaction.
- */
-export async function insertChannelContact(
-  tx: Kysely<DB>,
+/** The row of a contact new to the account, as its channel identifies it, with a person of its own. */
+function newContactRow(
   accountId: string,
   connectionId: string,
   identity: ChannelIdentity,
   name: string,
   now: string,
-): Promise<ContactRow> {
-  const row = await insertContact(tx, {
+): ContactRow {
+  return {
     id: randomUUID(),
     account_id: accountId,
     person_id: randomUUID(),
@@ -282,7 +258,22 @@ export async function insertChannelContact(
     deleted_at: null,
     blocked_from_automations: false,
     automations_paused_until: null,
-  });
+  };
+}
+
+/**
+ * Inserts a contact someone new brought (they wrote or commented, or the account wrote to a new number) with a
+ * person of its own, and emits `contact.created`. Call inside the caller's transaction.
+ */
+export async function insertChannelContact(
+  tx: Kysely<DB>,
+  accountId: string,
+  connectionId: string,
+  identity: ChannelIdentity,
+  name: string,
+  now: string,
+): Promise<ContactRow> {
+  const row = await insertContact(tx, newContactRow(accountId, connectionId, identity, name, now));
   await openConversation(tx, row, now);
   const view = await contactViewOf(tx, accountId, row);
   await recordEvents(tx, accountId, now, [contactEvent('contact.created', view)]);
