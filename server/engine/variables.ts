@@ -3,7 +3,7 @@
 // conversation variables, system time in the account's zone, custom fields by key, the run's answers.
 import type { Kysely } from 'kysely';
 import type { AccountRow } from '../store/accounts.js';
-import { tagsOfContacts, valuesOfContacts, type ContactRow } from '../store/contacts.js';
+import { selectFieldValuesOfContact, tagsOfContacts, type ContactRow } from '../store/contacts.js';
 import type { DB, RunTriggerContext } from '../store/schema.js';
 import { selectRecentMessagesOfContact } from '../store/workflow-runs.js';
 import { conversationVariables, joinTags, systemVariables } from './evaluate/variables.js';
@@ -26,12 +26,10 @@ export async function runVariables(
   const loadTags = async () =>
     (tags ??= ((await tagsOfContacts(db, account.id, [contact.id])).get(contact.id) ?? []).map((t) => t.name));
   if (reads.tags) await loadTags();
+  // Every field of the account is known: one the contact holds no value in reads as the text `null`.
   const fields = new Map<string, string | null>(
     reads.fields
-      ? ((await valuesOfContacts(db, account.id, [contact.id])).get(contact.id) ?? []).map((v) => [
-          v.name,
-          text(v.value),
-        ])
+      ? (await selectFieldValuesOfContact(db, account.id, contact.id)).map((v) => [v.name, text(v.value)])
       : [],
   );
   const since = new Date(now.getTime() - 86_400_000).toISOString();

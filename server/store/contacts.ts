@@ -352,6 +352,27 @@ export async function valuesOfContacts(
   return byContact;
 }
 
+/**
+ * Every custom field of the account by key, with the contact's value or null where it has none (a run's
+ * variables: a field the account defined is a known variable even without a value).
+ */
+export async function selectFieldValuesOfContact(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+): Promise<Array<{ name: string; value: HeldValue['value'] | null }>> {
+  return db
+    .selectFrom('custom_fields')
+    .leftJoin('contact_field_values', (join) =>
+      join
+        .onRef('contact_field_values.field_id', '=', 'custom_fields.id')
+        .on('contact_field_values.contact_id', '=', contactId),
+    )
+    .select(['custom_fields.name', 'contact_field_values.value'])
+    .where('custom_fields.account_id', '=', accountId)
+    .execute();
+}
+
 export async function upsertFieldValues(
   db: Kysely<DB>,
   accountId: string,

@@ -124,6 +124,45 @@ describe.each(engines)('the automation engine blocks on %s', (engine) => {
     expect(await sentTexts(me)).toEqual(expect.arrayContaining(['Cidade: Recife', 'Tags: VIP']));
   });
 
+  it('a field of the account the contact holds no value in is known: it reads as the text null; an unknown name as nothing', async () => {
+    const { me, connection, writes } = await setUp();
+    await field(me, 'cidade');
+    const workflowId = await publish(
+      me,
+      connection.id,
+      chain([say('m1', 'Cidade: {cidade}.'), say('m2', 'Bairro: {bairro}.'), say('m3', 'Post: {message.post_id}.')]),
+      keyword('equals', 'onde'),
+    );
+    await writes('onde');
+    expect((await runsOf(me, workflowId))[0]?.status).toBe('completed');
+    expect(await sentTexts(me)).toEqual(expect.arrayContaining(['Cidade: null.', 'Bairro: .', 'Post: null.']));
+
+    // A custom_field condition reads a field without value as ''.
+    const differs = (field_name: string) => ({
+      type: 'conditional',
+      data: {
+        conditions: [{ field_type: 'custom_field', field_name, operator: 'field_not_equals', value: 'Recife' }],
+        next: [`${field_name}_yes`, `${field_name}_no`],
+      },
+    });
+    const says = (text: string, next: string | null) => ({ type: 'message', data: { text, next: [next] } });
+    await publish(
+      me,
+      connection.id,
+      {
+        nodes: {
+          root: { type: 'root', data: { next: ['cidade'] } },
+          cidade: differs('cidade'),
+          cidade_yes: says('cidade ≠ Recife', null),
+          cidade_no: says('cidade = Recife', null),
+        },
+      },
+      keyword('equals', 'compara'),
+    );
+    await writes('compara');
+    expect(await sentTexts(me)).toEqual(expect.arrayContaining(['cidade ≠ Recife']));
+  });
+
   it('math adds a field and a constant as a plain number, division by zero gives 0, and later blocks see it', async () => {
     const { me, connection, writes } = await setUp();
     await field(me, 'pontos');
