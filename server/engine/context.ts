@@ -10,6 +10,7 @@ import type { AccountRow } from '../store/accounts.js';
 import type { ContactRow } from '../store/contacts.js';
 import type { DB } from '../store/schema.js';
 import type { WorkflowRunRow } from '../store/workflow-runs.js';
+import type { CatalogGraph } from '../store/workflows.js';
 import type { VariableLookup } from './evaluate/variables.js';
 import type { StartRun } from './types.js';
 
@@ -46,6 +47,10 @@ export interface RunContext {
   deps: EngineDeps;
   run: WorkflowRunRow;
   workflow: { id: string; title: string };
+  /** The blocks of the version the run follows. */
+  graph: CatalogGraph;
+  /** How many times each block ran in the run so far, this block included (the loop guard reads it). */
+  visits: Readonly<Record<string, number>>;
   account: AccountRow;
   contact: ContactRow;
   nodeId: string;
@@ -67,7 +72,13 @@ export type BlockResult =
       /** buttons: the output followed right after the send, while the tap wait stays open. */
       thenOutput?: number;
     }
-  | { end: 'completed' | 'stopped' | 'blocked'; error?: StepError; messageId?: string | null }
+  | {
+      end: 'completed' | 'stopped' | 'blocked';
+      error?: StepError;
+      messageId?: string | null;
+      /** The output the step records (multichannel: the channel another run goes on from). */
+      output?: number;
+    }
   | { failed: StepError; output?: number; end?: 'stopped' | 'blocked' | 'failed' };
 
 /** What an executor of block type `T` sees: the run's context and the block's data, typed by the catalog. */

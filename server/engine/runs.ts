@@ -79,7 +79,7 @@ export async function startRun(
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
     ended_at: null,
-    node_id: 'root',
+    node_id: input.from ?? 'root',
     waiting_for: input.startAt ? 'timer' : null,
     wait_until: input.startAt ? input.startAt.toISOString() : null,
     wait_message_id: null,
@@ -88,8 +88,8 @@ export async function startRun(
     tap_node_id: null,
     tap_message_id: null,
     tap_until: null,
-    visits: {},
-    variables: input.trigger.text ? { $input: input.trigger.text } : {},
+    visits: input.carried?.visits ?? {},
+    variables: input.carried?.variables ?? (input.trigger.text ? { $input: input.trigger.text } : {}),
     trigger_context: input.trigger,
     parent_run_id: input.parentRunId ?? null,
   });
@@ -200,7 +200,8 @@ function wakingOf(tx: Transaction<DB>, deps: EngineDeps, run: WorkflowRunRow, ve
 async function wakeUp(waking: Waking, wake: Wake): Promise<Resumed | undefined> {
   switch (wake.kind) {
     case 'start':
-      return waking.run.status === 'queued' ? goOn(waking, 'root') : undefined;
+      // A run begins at `root`, or at the block it was started from (multichannel).
+      return waking.run.status === 'queued' ? goOn(waking, waking.run.node_id ?? 'root') : undefined;
     case 'continue':
       return waking.run.waiting_for ? undefined : goOn(waking, waking.run.node_id);
     case 'timer':
@@ -327,6 +328,8 @@ async function runContext(
     deps,
     run,
     workflow,
+    graph: version.graph,
+    visits: run.visits,
     account,
     contact,
     nodeId: run.node_id ?? 'root',
@@ -409,6 +412,7 @@ async function runStep(stretch: Stretch, step: Step): Promise<BlockResult> {
 const blockContext = (stretch: Stretch, step: Step): RunContext => ({
   ...stretch.context,
   run: stretch.run,
+  visits: stretch.visits,
   now: step.now,
   nodeId: step.nodeId,
   send: (body) => sendAsAutomation(stretch, body),
@@ -429,7 +433,8 @@ async function follow(stretch: Stretch, step: Step, result: BlockResult): Promis
   }
   if ('wait' in result) return waitFor(stretch, step, result, messageId);
   if ('failed' in result) return failStep(stretch, step, result, messageId);
-  await recordStep(stretch, step, { status: 'completed', output: null, messageId, error: null, endedAt: step.at });
+  const output = result.output ?? null;
+  await recordStep(stretch, step, { status: 'completed', output, messageId, error: null, endedAt: step.at });
   await endRun(stretch, step.nodeId, result.end);
   return 'over';
 }

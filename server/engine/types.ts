@@ -18,4 +18,8 @@ export interface StartRun {
   parentRunId?: string | null;
   /** A start delay: the run begins then. */
   startAt?: Date;
+  /** The block the run begins at (default `root`): a multichannel block's channel output. */
+  from?: string;
+  /** What the run carries over from the run that started it (multichannel: the same person goes on). */
+  carried?: Pick<WorkflowRunRow, 'variables' | 'visits'>;
 }

@@ -109,6 +109,18 @@ export async function lockPersonContacts(db: Kysely<DB>, accountId: string, pers
     .execute();
 }
 
+/** The active contacts of a person (this one included), in id order, unlocked. */
+export async function selectPersonContacts(db: Kysely<DB>, accountId: string, personId: string): Promise<ContactRow[]> {
+  return db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('person_id', '=', personId)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .execute();
+}
+
 export async function updateContact(
   db: Kysely<DB>,
   accountId: string,

@@ -4,7 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { ApiError, notFound } from '../../errors.js';
+import { isUuid } from '../../ids.js';
 import {
+  findConnection,
   findConnectionById,
   findConnectionByIdentity,
   insertConnection,
@@ -193,6 +195,15 @@ export async function connectionById(db: Kysely<DB>, connectionId: string): Prom
   const connection = await findConnectionById(db, connectionId);
   if (!connection) throw notFound('No such connection.');
   return connection;
+}
+
+/** A connection of the account, or undefined (none by that id there: never made, removed, or another account's). */
+export async function connectionOfAccount(
+  db: Kysely<DB>,
+  accountId: string,
+  connectionId: string,
+): Promise<ConnectionRow | undefined> {
+  return isUuid(connectionId) ? findConnection(db, accountId, connectionId) : undefined;
 }
 
 /** A connection as `GET /v1/connections` lists it (the public Connection schema). */

@@ -18,6 +18,7 @@ import {
   insertContact,
   insertContactUnlessPhoneKnown,
   selectContactsPage,
+  selectPersonContacts,
   lockContactByPhoneKey,
   lockPersonsOfAccount,
   mergePersons,
@@ -383,4 +384,15 @@ export async function linkSamePerson(
     await mergePersons(tx, accountId, contact.person_id, other.person_id);
     return 'linked';
   });
+}
+
+/** The person's contact on a connection (the person's other channels: a multichannel block), if it has one. */
+export async function personContactOn(
+  db: Kysely<DB>,
+  accountId: string,
+  personId: string,
+  connectionId: string,
+): Promise<ContactRow | undefined> {
+  const contacts = await selectPersonContacts(db, accountId, personId);
+  return contacts.find((contact) => contact.connection_id === connectionId);
 }

@@ -6,7 +6,7 @@
 // - `fillNext`: what reads return: a block's `next` padded with null up to its output count (never cut;
 //   unknown types and counts that cannot be known are left as they are).
 // - `graphSize`: the bytes of the graph as JSON with the positions filled in (the 256 KiB cap counts them).
-import { outputCount } from './blocks.js';
+import { blockType, outputCount } from './blocks.js';
 
 type Json = Record<string, unknown>;
 
@@ -28,11 +28,16 @@ function nextOf(node: unknown): unknown[] {
 
 /** The ids reachable from `root`, breadth-first in `next` order, each with its depth (`root` is 0). */
 export function reachableFromRoot(nodes: Json): Map<string, number> {
+  return reachableFrom(nodes, 'root');
+}
+
+/** The ids reachable from block `from` (itself included, depth 0), breadth-first in `next` order. */
+export function reachableFrom(nodes: Json, from: string): Map<string, number> {
   const depth = new Map<string, number>();
-  if (!Object.hasOwn(nodes, 'root')) return depth;
-  depth.set('root', 0);
+  if (!Object.hasOwn(nodes, from)) return depth;
+  depth.set(from, 0);
   // An array's iterator reads its length at each step, so this visits what the loop pushes.
-  const queue: [string, number][] = [['root', 0]];
+  const queue: [string, number][] = [[from, 0]];
   for (const [id, at] of queue) {
     for (const next of nextOf(nodes[id])) {
       if (typeof next === 'string' && Object.hasOwn(nodes, next) && !depth.has(next)) {
@@ -42,6 +47,15 @@ export function reachableFromRoot(nodes: Json): Map<string, number> {
     }
   }
   return depth;
+}
+
+/** Whether a block that sends to the contact (its kind's `sends`) is reachable from block `from` (null: none). */
+export function sendsFrom(nodes: Json, from: string | null): boolean {
+  if (from === null) return false;
+  return [...reachableFrom(nodes, from).keys()].some((id) => {
+    const node = nodes[id];
+    return isObject(node) && blockType(node.type)?.sends === true;
+  });
 }
 
 /** The computed position of every block (whether or not it has one). */
