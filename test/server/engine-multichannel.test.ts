@@ -73,7 +73,9 @@ describe.each(engines)('the multichannel block on %s', (engine) => {
 
   it('first: the person’s whatsapp contact with an open window gets the next block, in a run of its own', async () => {
     const p = await onePerson();
-    const graph = multichannel('first', [['whatsapp', p.wa.id]], { out0: say('Olá {contact.first_name}, no zap') });
+    const graph = multichannel('first', [['whatsapp', p.wa.id]], {
+      out0: say('Olá {contact.first_name}, no zap: {message.trigger}'),
+    });
     const workflowId = await publish(p.me, p.connection.id, graph, ANY, 'Multi', 'instagram');
     await p.writes('quero');
 
@@ -87,7 +89,8 @@ describe.each(engines)('the multichannel block on %s', (engine) => {
     const waRead = await runOf(p.me, workflowId, waRun.id);
     expect(waRead.status).toBe('completed');
     expect(waRead.steps.map((s) => s.node_id)).toEqual(['out0']);
-    expect(await sentOn(p.me, p.wa.id)).toEqual(['Olá Ana, no zap']);
+    // The begun run is the whatsapp contact's (its name) and keeps the starter's trigger text.
+    expect(await sentOn(p.me, p.wa.id)).toEqual(['Olá Ana, no zap: quero']);
     expect(await sentOn(p.me, p.connection.id)).toEqual([]);
     expect(await endedEvents(igRun.id)).toHaveLength(1);
     expect(await endedEvents(waRun.id)).toHaveLength(1);
@@ -209,5 +212,41 @@ describe.each(engines)('the multichannel block on %s', (engine) => {
     const read = await runOf(p.me, workflowId, started[0]!.id);
     expect(read.steps.find((s) => s.node_id === 'mc')?.output).toBe(3);
     expect(await sentOn(p.me, p.wa.id)).toEqual(['no zap']);
+  });
+
+  it('skips a contact whose automations are paused', async () => {
+    const p = await onePerson();
+    const pause = {
+      nodes: {
+        root: { type: 'root', data: { next: ['pause'] } },
+        pause: { type: 'pause-automations', data: { minutes: 60, next: [null] } },
+      },
+    };
+    await publish(p.me, p.wa.id, pause, ANY, 'Pausa');
+    await p.waWrites('pausa');
+    const graph = multichannel('first', [['whatsapp', p.wa.id]], { out0: say('no zap') });
+    const workflowId = await publish(p.me, p.connection.id, graph, ANY, 'Pausado', 'instagram');
+    await p.writes('quero');
+    const runs = await runsOf(p.me, workflowId);
+    expect(runs.map((r) => r.contact_id)).toEqual([p.igContact.id]);
+    expect((await runOf(p.me, workflowId, runs[0]!.id)).steps.find((s) => s.node_id === 'mc')?.output).toBe(1);
+    expect(await sentOn(p.me, p.wa.id)).toEqual([]);
+  });
+
+  it('the loop guard holds across the runs it begins: a branch looping back through it stops at the 7th run', async () => {
+    const p = await onePerson();
+    const graph = multichannel('all', [['whatsapp', p.wa.id]], {
+      out0: { type: 'message', data: { text: 'no zap', next: ['mc'] } },
+    });
+    const workflowId = await publish(p.me, p.connection.id, graph, ANY, 'Laço', 'instagram');
+    await p.writes('quero');
+    const runs = await runsOf(p.me, workflowId);
+    // The instagram run, then whatsapp runs each beginning the next, until `mc` would run a 7th time.
+    expect(runs).toHaveLength(7);
+    const reads = await Promise.all(runs.map((r) => runOf(p.me, workflowId, r.id)));
+    const stopped = reads.filter((r) => r.status === 'stopped');
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0]!.steps.at(-1)?.error?.code).toBe('loop_limit');
+    expect(await sentOn(p.me, p.wa.id)).toHaveLength(6);
   });
 });
