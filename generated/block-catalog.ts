@@ -1045,6 +1045,13 @@ interface components {
      * multichannel
      * @description Continues with the same person on another connected channel. Ids of channels are editor-only. Validation
      *     does not check the connections beyond the rules below. One output per channel, plus one.
+     *
+     *     A channel can receive when its connection is the account's and connected (a removed one is skipped), the
+     *     person has a contact there that is not blocked from automations nor paused, and that contact's 24-hour
+     *     window is open, checked only when the channel's branch sends. A run always belongs to one contact: on the
+     *     run's own contact the run follows the channel's output; on another contact of the person a run of its own
+     *     begins at that output's block (same automation and version, its own `workflow_run.ended`) and this run
+     *     ends `completed` at the block. When no channel can receive, the run follows the last output.
      */
     MultichannelBlock: {
       /** @constant */
