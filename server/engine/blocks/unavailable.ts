@@ -1,4 +1,4 @@
-// invoke, sheets and multichannel reach outside the service; they arrive with their own issue. Until then each
+// invoke and sheets reach outside the service; they arrive with issue 22's next slices. Until then each
 // fails its step with this error (server/blocks/<type>/executor.ts says which output the run then takes).
 import type { StepError } from '../context.js';
 
