@@ -113,6 +113,46 @@ describe.each(engines)('tracked links on %s', (engine) => {
     expect(await sentTexts(me)).not.toContain('Gostou da oferta?');
   });
 
+  it('the same button sent again to the contact keeps its address; the click names the run that sent it last', async () => {
+    const { me, connection, writes } = await setUp('instagram');
+    const workflowId = await publish(me, connection.id, menuGraph(null), ANY, 'Oferta', 'instagram');
+    await writes('oi');
+    const first = linkOf((await sentByWorkflow(me))[0]);
+    // The contact taps the reply button (its output is empty: the first run completes), then writes again.
+    const [menu] = await sentByWorkflow(me);
+    await json(await admin('POST', `/sandbox/messages/${menu!.id}/button-taps`, { button_id: 'falar' }), 201);
+    await drain();
+    await writes('oi de novo');
+    const runs = await runsOf(me, workflowId);
+    expect(runs).toHaveLength(2);
+    const latest = runs.find((r) => r.status === 'waiting');
+    const menus = (await sentByWorkflow(me)).map(linkOf);
+    expect(menus).toEqual([first, first]);
+    await open(first);
+    expect((await clicks(me))[0]!.data).toMatchObject({ run_id: latest!.id });
+  });
+
+  it('a run that ended stopped after its buttons went out follows the open like a tap (within the 90 days)', async () => {
+    const { me, connection, writes } = await setUp('instagram');
+    const graph = menuGraph();
+    // The after-send branch fails (a media_url that is no address), which stops the run.
+    graph.nodes.menu.data.next[3] = 'quebra';
+    const nodes: Record<string, unknown> = {
+      ...graph.nodes,
+      quebra: { type: 'media', data: { media_url: 'nada', next: [null] } },
+    };
+    const workflowId = await publish(me, connection.id, { nodes }, ANY, 'Oferta', 'instagram');
+    await writes('oi');
+    const [run] = await runsOf(me, workflowId);
+    expect((await runOf(me, workflowId, run!.id)).status).toBe('stopped');
+    const address = linkOf((await sentByWorkflow(me))[0]);
+    expect((await open(address)).status).toBe(302);
+    expect(await sentTexts(me)).toContain('Gostou da oferta?');
+    const read = await runOf(me, workflowId, run!.id);
+    expect(read.status).toBe('completed');
+    expect(read.steps.find((s) => s.node_id === 'menu')).toMatchObject({ status: 'completed', output: 0 });
+  });
+
   it('a button without an id reports button_id null; cards link buttons are tracked and follow their own output', async () => {
     const { me, connection, writes } = await setUp('instagram');
     const next: Array<string | null> = Array.from({ length: 31 }, () => null);
