@@ -1281,6 +1281,44 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/links/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The link's token, from the address the automation sent. */
+        token: string;
+      };
+      cookie?: never;
+    };
+    /**
+     * Open a tracked link
+     * @description A link button an automation sends (a `url` of a `buttons` or `cards` button) carries this address instead
+     *     of its own: `{base}/links/{token}`, with a random token of 192 bits. It is opened by the contact's browser,
+     *     so it takes no key, no rate limit and no JSON: it answers `302` to the button's address (variables filled
+     *     as they were sent), and a small HTML page otherwise. `HEAD` answers as `GET` and counts as an open.
+     *
+     *     - Every open, reloads included, emits `link.clicked` (`workflow_id`, `run_id` the run that last sent the
+     *       link to the contact, `contact_id` null for a contact the account no longer has, `node_id`, `button_id`
+     *       the button's graph `id` or null, `url`, `clicked_at`). Delivery is best effort (Part C): the click is
+     *       recorded in one short transaction before the redirect, and a database fault there loses the event of
+     *       that click, never the redirect.
+     *     - On instagram the open also follows the button's output, like a tap, while the run waits for a tap on
+     *       those buttons (or after it ended `stopped`, within the 90 days a tap is waited for). The open is not a
+     *       message: it does not open the 24-hour window, so a message on that output is delivered only if the
+     *       window is already open, else the run stops there. On whatsapp the output is not followed.
+     *     - Sending the same button to the same contact again reuses its address; a link opened more than a year
+     *       after its last send answers `410` and emits nothing.
+     */
+    get: operations['getTrackedLink'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/folders': {
     parameters: {
       query?: never;
@@ -2312,6 +2350,28 @@ export interface paths {
      *     `POST /admin/v1/sandbox/connections/{connectionId}/send-outcomes`.
      */
     post: operations['createSandboxFailure'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/sandbox/links/open': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Open a tracked link as the contact
+     * @description The contact opens a link button an automation sent: exactly what a plain `GET` of the tracking address
+     *     does (`GET /links/{token}`), answered as JSON for tests and the console. A `302` recorded the click:
+     *     `link.clicked` went out and, on instagram, the run follows the button's output.
+     */
+    post: operations['sendSandboxLinkOpen'];
     delete?: never;
     options?: never;
     head?: never;
@@ -6020,6 +6080,11 @@ export interface components {
       steps_truncated: boolean;
     };
     /**
+     * TrackedLinkPage
+     * @description A small HTML page for the person who opened the link (not an API answer).
+     */
+    TrackedLinkPage: string;
+    /**
      * Folder
      * @description A folder that organizes automations. Folders nest; names need not be unique.
      */
@@ -7662,6 +7727,32 @@ export interface components {
       provider_message?: string;
     };
     /**
+     * SandboxLinkOpenRequest
+     * @description The tracked link the contact opens.
+     */
+    SandboxLinkOpenRequest: {
+      /**
+       * @description The tracking address an automation sent in a link button (`{base}/links/{token}`), as the message reads
+       *     back. Only its path is read: the host may be any name of this server.
+       */
+      url: string;
+    };
+    /**
+     * SandboxLinkOpenResult
+     * @description What the contact's browser got from the tracking address.
+     */
+    SandboxLinkOpenResult: {
+      /**
+       * @description `302`: taken to `location`, the button's own address (the click was recorded). `404`: not a tracking
+       *     address of this server. `410`: the link expired (opened more than a year after its last send; nothing was
+       *     recorded).
+       * @enum {integer}
+       */
+      status: 302 | 404 | 410;
+      /** @description Where the contact was taken (`302`); null otherwise. */
+      location: string | null;
+    };
+    /**
      * SandboxSendOutcome
      * @description How the channel answers the next send on the connection that reaches it:
      *
@@ -8671,6 +8762,7 @@ export type SchemaIntegrationDisconnectedError = components['schemas']['Integrat
 export type SchemaRunLimitReachedError = components['schemas']['RunLimitReachedError'];
 export type SchemaWorkflowRunStep = components['schemas']['WorkflowRunStep'];
 export type SchemaWorkflowRun = components['schemas']['WorkflowRun'];
+export type SchemaTrackedLinkPage = components['schemas']['TrackedLinkPage'];
 export type SchemaFolder = components['schemas']['Folder'];
 export type SchemaFolderList = components['schemas']['FolderList'];
 export type SchemaFolderCreate = components['schemas']['FolderCreate'];
@@ -8757,6 +8849,8 @@ export type SchemaSandboxButtonTapResult = components['schemas']['SandboxButtonT
 export type SchemaSandboxReactionRequest = components['schemas']['SandboxReactionRequest'];
 export type SchemaSandboxMessageUpdateRequest = components['schemas']['SandboxMessageUpdateRequest'];
 export type SchemaSandboxFailureRequest = components['schemas']['SandboxFailureRequest'];
+export type SchemaSandboxLinkOpenRequest = components['schemas']['SandboxLinkOpenRequest'];
+export type SchemaSandboxLinkOpenResult = components['schemas']['SandboxLinkOpenResult'];
 export type SchemaSandboxSendOutcome = components['schemas']['SandboxSendOutcome'];
 export type SchemaSandboxArrangedOutcome = components['schemas']['SandboxArrangedOutcome'];
 export type SchemaSandboxSendOutcomeQueued = components['schemas']['SandboxSendOutcomeQueued'];
@@ -11122,6 +11216,51 @@ export interface operations {
       default: components['responses']['UnexpectedError'];
     };
   };
+  getTrackedLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The link's token, from the address the automation sent. */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Taken to the button's address. No body. */
+      302: {
+        headers: {
+          /** @description The address the button names. */
+          Location: string;
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not a link this server sent (a small HTML page). */
+      404: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['TrackedLinkPage'];
+        };
+      };
+      /** @description The link expired, opened more than a year after its last send (a small HTML page). Nothing is emitted. */
+      410: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': components['schemas']['TrackedLinkPage'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
   listFolders: {
     parameters: {
       query?: {
@@ -13370,6 +13509,44 @@ export interface operations {
           'application/json': components['schemas']['InvalidSandboxActionError'];
         };
       };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  sendSandboxLinkOpen: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxLinkOpenRequest'];
+      };
+    };
+    responses: {
+      /** @description What the browser got. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxLinkOpenResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
       default: components['responses']['UnexpectedError'];
     };
   };

@@ -810,6 +810,13 @@ export const adminOperations = {
     tag: 'Sandbox',
     successStatuses: [200],
   },
+  sendSandboxLinkOpen: {
+    method: 'post',
+    path: '/admin/v1/sandbox/links/open',
+    expressPath: '/sandbox/links/open',
+    tag: 'Sandbox',
+    successStatuses: [200],
+  },
   addSandboxSendOutcome: {
     method: 'post',
     path: '/admin/v1/sandbox/connections/{connectionId}/send-outcomes',

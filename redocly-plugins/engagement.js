@@ -142,15 +142,18 @@ function WorkflowEtag() {
   };
 }
 
-/** Every error response of a route (4xx, 5xx, default) has a JSON body with a schema. */
+/** Every error response of a route (4xx, 5xx, default) has a JSON body with a schema; a tracked link's 4xx are pages. */
 function JsonErrorEnvelope() {
   return {
     Paths: {
       PathItem: {
         enter(pathItem, ctx) {
+          // A tracked link (`/links/…`) is opened by a contact's browser: its 404 and 410 are small HTML pages.
+          const pages = String(ctx.key).startsWith('/links/');
           eachOperation(pathItem, ctx, (operation, _method, location, opFrom) => {
             for (const [status, raw] of Object.entries(operation.responses || {})) {
               if (!/^[45]\d\d$/.test(status) && status !== 'default') continue;
+              if (pages && status !== 'default') continue;
               const { node: response } = deref(ctx, raw, opFrom);
               if (!response?.content?.['application/json']?.schema) {
                 ctx.report({
@@ -168,7 +171,8 @@ function JsonErrorEnvelope() {
 
 /**
  * Each API has its own credential: a `/v1` route uses `bearerAuth` (an API key, with the route's scope), an
- * `/admin/v1` route uses `adminToken` without scopes. A route under neither prefix is reported.
+ * `/admin/v1` route uses `adminToken` without scopes, a `/links` route (a tracked link) none. A route under none
+ * of these prefixes is reported.
  */
 function SecurityScheme() {
   return {
@@ -177,9 +181,21 @@ function SecurityScheme() {
         enter(pathItem, ctx) {
           const path = String(ctx.key);
           const admin = path.startsWith('/admin/v1/');
+          if (path.startsWith('/links/')) {
+            // The tracking addresses of link buttons: opened by contacts' browsers, with no credential at all.
+            eachOperation(pathItem, ctx, (operation, _method, location) => {
+              const security = Array.isArray(operation.security) ? operation.security : undefined;
+              if (!security || security.length > 0)
+                ctx.report({
+                  message: 'A /links route declares `security: []`.',
+                  location: location.child(['security']),
+                });
+            });
+            return;
+          }
           if (!admin && !path.startsWith('/v1/')) {
             ctx.report({
-              message: `Path ${path} is neither under /v1 nor under /admin/v1.`,
+              message: `Path ${path} is under none of /v1, /admin/v1 and /links.`,
               location: ctx.location.key(),
             });
             return;

@@ -34,7 +34,12 @@ export type Wake =
   | { kind: 'tap'; output: number; messageId: string }
   /** A tap on the buttons (step `step` at block `nodeId`) of a run that ended `stopped`: it runs again. */
   | { kind: 'resume'; step: number; nodeId: string; output: number }
-  | { kind: 'child' };
+  | { kind: 'child' }
+  /**
+   * The contact opened the tracked link of output `output` of the buttons (block `nodeId`) of message
+   * `messageId` (instagram): followed like a tap, also by a run that ended `stopped` since.
+   */
+  | { kind: 'link'; output: number; messageId: string; nodeId: string };
 
 export interface AdvancePayload {
   run_id: string;

@@ -321,9 +321,21 @@ describe('routes', () => {
 });
 
 describe('admin routes', () => {
-  it('are every path outside /v1, and there are some', () => {
+  it('are every path outside /v1 but the tracked links, and there are some', () => {
     expect(adminRoutes.length).toBeGreaterThan(0);
-    expect(paths.filter((op) => !routes.includes(op) && !adminRoutes.includes(op)).map(name)).toEqual([]);
+    expect(paths.filter((op) => !routes.includes(op) && !adminRoutes.includes(op)).map(name)).toEqual([
+      'GET /links/{token}',
+    ]);
+  });
+});
+
+describe('tracked links', () => {
+  it('GET /links/{token} takes no credential at all: contacts open it in a browser', () => {
+    const [link] = paths.filter((op) => op.key.startsWith('/links/'));
+    expect(link?.operation.security).toEqual([]);
+    expect(Object.keys(isObject(link?.operation.responses) ? link.operation.responses : {})).toEqual(
+      expect.arrayContaining(['302', '404', '410']),
+    );
   });
 
   it.each(adminRoutes.map((op) => [name(op), op] as const))('%s follows the admin rules', (_route, op) => {

@@ -282,6 +282,31 @@ const build: AreaBuilder = (w, f) => {
       value: invalid('not_outbound', 'Only a message the account sent has buttons to tap.'),
     },
 
+    // ------------------------------------------------ POST /admin/v1/sandbox/links/open, GET /links/{token}
+    SandboxOpenLink: {
+      summary: 'Open the link of a button',
+      description: "The address the link button of an automation's message carries.",
+      value: { url: 'https://api.engagement.example/links/q3Vb8TzL0pXc4mWn7RkA2sYd9HfJ6uEo' },
+    },
+    SandboxLinkOpened: {
+      summary: "Taken to the button's address",
+      description: "`link.clicked` went out; on instagram the run follows the button's output.",
+      value: { status: 302, location: 'https://loja.example.com/black-friday?c=ana' },
+    },
+    SandboxLinkExpired: {
+      summary: 'Expired',
+      description: 'Opened more than a year after its last send: nothing was recorded.',
+      value: { status: 410, location: null },
+    },
+    TrackedLinkNotFound: {
+      summary: 'Not a link of this server',
+      value: '<!doctype html><title>Link not found</title><p>This link does not exist.</p>',
+    },
+    TrackedLinkExpired: {
+      summary: 'Expired link',
+      value: '<!doctype html><title>Link expired</title><p>This link has expired.</p>',
+    },
+
     // ------------------------------------------------ PUT and DELETE /admin/v1/sandbox/messages/{messageId}/reaction
     SandboxReact: { summary: 'A heart', value: { emoji: '❤️' } },
     SandboxReacted: {

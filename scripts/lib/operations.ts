@@ -30,9 +30,13 @@ export interface AdminOperationRow {
 
 export const ADMIN_PREFIX = '/admin/v1';
 
+/** The public tracking addresses of automations' link buttons: no key, served before either API. */
+export const LINKS_PREFIX = '/links/';
+
 /** Which API a path belongs to; any other prefix is a mistake in the spec. */
-function apiOf(path: string): 'public' | 'admin' {
+function apiOf(path: string): 'public' | 'admin' | 'links' {
   if (path.startsWith('/v1/')) return 'public';
+  if (path.startsWith(LINKS_PREFIX)) return 'links';
   if (path.startsWith(`${ADMIN_PREFIX}/`)) return 'admin';
   fail(`path ${path} is neither under /v1 nor under ${ADMIN_PREFIX}`);
 }

@@ -29,6 +29,7 @@ import { enqueue } from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
 import {
   closeRunStep,
+  findStoppedRunOfMessage,
   insertRun,
   lockRun,
   selectActiveRunsOfWorkflow,
@@ -39,7 +40,14 @@ import {
 import type { RunnableVersionRow } from '../store/workflows.js';
 import { runBlock } from './blocks/index.js';
 import { writeField } from './blocks/field-write.js';
-import { MAX_BLOCK_RUNS, type BlockResult, type EngineDeps, type RunContext, type StepError } from './context.js';
+import {
+  CONTACT_WAIT_MS,
+  MAX_BLOCK_RUNS,
+  type BlockResult,
+  type EngineDeps,
+  type RunContext,
+  type StepError,
+} from './context.js';
 import type { StartRun } from './types.js';
 import { runVariables } from './variables.js';
 import { sendAsAutomation } from './walk/comment-reply.js';
@@ -131,7 +139,8 @@ export async function runAdvanceJob(
   const payload = job.payload;
   await ctx.db.transaction().execute(async (tx) => {
     const run = await lockRun(tx, payload.run_id);
-    if (run && !run.ended_at) await advanceRun(tx, deps, run, payload.wake);
+    // A link's open also resumes a run that ended `stopped` (like a tap, engine/triggers.ts).
+    if (run && (!run.ended_at || payload.wake.kind === 'link')) await advanceRun(tx, deps, run, payload.wake);
     await ctx.complete(tx);
   });
 }
@@ -216,6 +225,8 @@ async function wakeUp(waking: Waking, wake: Wake): Promise<Resumed | undefined> 
       return resume(waking, wake.step, wake.nodeId, wake.output);
     case 'child':
       return waking.run.waiting_for === 'child' ? endWait(waking) : undefined;
+    case 'link':
+      return linkOpened(waking, wake);
   }
 }
 
@@ -307,6 +318,20 @@ async function resume(waking: Waking, step: number, nodeId: string, output: numb
   await closeRunStep(tx, waking.run.id, step, { status: 'completed', output, ended_at: now });
   const run = await updateRun(tx, waking.run.id, { status: 'running', ended_at: null, updated_at: now });
   return goOn(waking, nextOf(waking.version.graph.nodes[nodeId], output), run, null);
+}
+
+/**
+ * The contact opened a tracked link of the buttons of message `messageId` (instagram): the run follows the
+ * button's output like a tap, from its wait or from the buttons still open, or again after it ended `stopped`
+ * (within the 90 days a tap is waited for). The open is no message: the 24-hour window stays as it was.
+ */
+async function linkOpened(waking: Waking, wake: Extract<Wake, { kind: 'link' }>): Promise<Resumed | undefined> {
+  const { tx, run } = waking;
+  if (run.status !== 'stopped') return tap(waking, wake.output, wake.messageId);
+  const stopped = await findStoppedRunOfMessage(tx, run.account_id, run.contact_id, wake.messageId);
+  if (!stopped || stopped.run.id !== run.id || stopped.nodeId !== wake.nodeId) return;
+  if (Date.parse(stopped.sentAt) + CONTACT_WAIT_MS < Date.parse(waking.now)) return;
+  return resume(waking, stopped.seq, stopped.nodeId, wake.output);
 }
 
 /** Reads what the blocks of a stretch see: the account, the contact, the run's variables (none: one is gone). */

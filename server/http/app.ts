@@ -2,6 +2,7 @@
 //
 //   request → edge (403 no body) and ceiling (429 no body) → request id and deadline (503 at it) → HEAD as GET
 //           → /healthz /readyz /metrics (no key) → request log and metrics → media upload/download links
+//           → tracked links (/links/{token}, no key)
 //           → JSON body (400 malformed or nested over 64 levels, 413 payload_too_large over 1 MB) → admin API
 //           → route match (unknown → 404 envelope)
 //           → gateway auth (401/403 with only message) → scope (403 insufficient_scope)
@@ -27,6 +28,7 @@ import { createObservability } from './observability.js';
 import { handlerOf, type AdminHandlers, type AppContext, type Handlers, type Replayers } from './context.js';
 import { idempotency } from './idempotency.js';
 import { mediaTransferRouter } from './media-links.js';
+import { trackedLinkRouter } from './tracked-links.js';
 import { operationList, operationMatcher } from './operation-match.js';
 import { memoiseRoutePatterns } from './route-patterns.js';
 import { specDocument, validatorSpec } from './spec.js';
@@ -69,6 +71,8 @@ export function createApp(ctx: AppContext, routes: AppRoutes): express.Express {
   // Pre-signed media upload and download links: the storage, not the API (no key, rate limit or validator),
   // and before the JSON parser, which would swallow an upload of type application/json.
   app.use(mediaTransferRouter(ctx));
+  // The tracking addresses of automations' link buttons: opened by contacts' browsers (no key, no JSON).
+  app.use(trackedLinkRouter(ctx));
 
   app.use(
     express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'], verify: refuseDeepJson }),

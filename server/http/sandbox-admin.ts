@@ -24,6 +24,7 @@ import {
   sandboxDisabled,
 } from '../domain/sandbox/actions.js';
 import { arrangeSendOutcome, clearSendOutcomes } from '../domain/sandbox/outcomes.js';
+import { contactOpensLink } from '../domain/workflows/tracked-links.js';
 import { publicBaseUrl } from './base-url.js';
 import type { AdminHandler, AdminHandlerInput } from './context.js';
 
@@ -105,6 +106,10 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
       publicBaseUrl(app, input.req),
     );
     return { status: 201, body: { message: messageView(result.message, publicBaseUrl(app, input.req)) } };
+  }),
+  sendSandboxLinkOpen: sandbox(async (input) => {
+    const { app } = input;
+    return { status: 200, body: await contactOpensLink(app.database.db, app.clock, input.body.url, app.logger) };
   }),
   updateSandboxReaction: sandbox(async (input) => {
     const { app, params } = input;

@@ -505,6 +505,27 @@ export interface WorkflowRunStepsTable {
   ended_at: Timestamp | null;
 }
 
+/** A link button an automation sent to a contact (issue 22): its token, and where and by which run it went last. */
+export interface TrackedLinksTable {
+  id: string;
+  token: string;
+  account_id: string;
+  workflow_id: string;
+  contact_id: string;
+  channel: 'instagram' | 'whatsapp';
+  node_id: string;
+  /** The button's place in its block (`b<i>`, or `c<card>b<i>`): one row per button, whatever its `id`. */
+  button_key: string;
+  button_id: string | null;
+  /** The output an open follows (instagram); null on whatsapp. */
+  output: number | null;
+  url: string;
+  run_id: string;
+  message_id: string | null;
+  last_sent_at: Timestamp;
+  created_at: Timestamp;
+}
+
 export interface DB {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -539,4 +560,5 @@ export interface DB {
   workflow_runs: WorkflowRunsTable;
   workflow_run_steps: WorkflowRunStepsTable;
   workflow_randomizer_counts: WorkflowRandomizerCountsTable;
+  tracked_links: TrackedLinksTable;
 }

@@ -1,12 +1,15 @@
 // buttons (Part B): the subtitle with up to 3 buttons. A tap on button i follows output i (the run waits up to
 // 90 days for it); output 3 follows right after the send while the tap wait stays open. Reply buttons carry
 // the block's button id when it fits the send rules (metrics count by it), else `button_<i>`, so a tap maps
-// back to its position.
+// back to its position. A link button carries this service's tracking address instead of its own (issue 22,
+// domain/workflows/tracked-links.ts): an open is reported and, on instagram, follows the button's output.
 import type { SchemaSendButton, SchemaSendMessageRequest } from '../../../generated/api.js';
 import type { BlockData } from '../../../generated/block-catalog.js';
-import { REPLY_ID } from '../../domain/messaging/send-rules.js';
-import { substitute, type VariableLookup } from '../../engine/evaluate/variables.js';
-import { CONTACT_WAIT_MS, type BlockExecutor } from '../../engine/context.js';
+import type { WorkflowSendResult } from '../../domain/messaging/workflow-send.js';
+import { isHttpsUrl, REPLY_ID } from '../../domain/messaging/send-rules.js';
+import { linksSentIn, trackLink } from '../../domain/workflows/tracked-links.js';
+import { substitute } from '../../engine/evaluate/variables.js';
+import { CONTACT_WAIT_MS, type BlockExecutor, type RunContext } from '../../engine/context.js';
 import { sendOutcome } from '../../engine/blocks/send-outcome.js';
 
 /** A button of a buttons block or of a card (the catalog gives both the same shape). */
@@ -19,11 +22,50 @@ const AFTER_SEND = 3;
 export const sentButtonId = (button: BlockButton, index: number): string =>
   button.id && REPLY_ID.test(button.id) ? button.id : `button_${index}`;
 
-/** A block's button as sent: a link button, or a reply button carrying `id` (whatsapp number links reply). */
-export const sendButton = (button: BlockButton, id: string, lookup: VariableLookup): SchemaSendButton =>
-  button.url && !button.whatsapp_connection_id
-    ? { type: 'open_url', title: button.title, url: substitute(button.url, lookup) }
-    : { type: 'reply', id, title: button.title };
+/** Where a button sits in its block: its place (`b<i>`, `c<card>b<i>`) and the output a tap or open follows. */
+export interface ButtonPlace {
+  key: string;
+  output: number;
+}
+
+/** The tokens of the tracked links one send carries, to learn their message once it is sent. */
+export type SentLinks = string[];
+
+/**
+ * A block's button as sent: a link button (its address tracked), or a reply button carrying `id` (whatsapp
+ * number links reply). An address the send rules refuse goes as it is, so the send fails as it always did.
+ */
+export async function sendButton(
+  ctx: RunContext,
+  button: BlockButton,
+  id: string,
+  place: ButtonPlace,
+  links: SentLinks,
+): Promise<SchemaSendButton> {
+  if (!button.url || button.whatsapp_connection_id) return { type: 'reply', id, title: button.title };
+  const url = substitute(button.url, ctx.vars.lookup);
+  if (!isHttpsUrl(url)) return { type: 'open_url', title: button.title, url };
+  const tracked = await trackLink(ctx.tx, ctx.deps.baseUrl, {
+    accountId: ctx.account.id,
+    workflowId: ctx.workflow.id,
+    runId: ctx.run.id,
+    contactId: ctx.contact.id,
+    channel: ctx.contact.channel,
+    nodeId: ctx.nodeId,
+    buttonKey: place.key,
+    buttonId: button.id ?? null,
+    output: place.output,
+    url,
+    at: ctx.now,
+  });
+  links.push(tracked.token);
+  return { type: 'open_url', title: button.title, url: tracked.address };
+}
+
+/** The send is done: its tracked links learn their message (an open follows that message's buttons). */
+export async function noteSentLinks(ctx: RunContext, links: SentLinks, result: WorkflowSendResult): Promise<void> {
+  if (result.sent) await linksSentIn(ctx.tx, links, result.message.id);
+}
 
 /** The output a tap on the button `id` of this block's message follows, or null. */
 export function tappedOutput(data: BlockData<'buttons'>, id: string | null): number | null {
@@ -35,8 +77,15 @@ export function tappedOutput(data: BlockData<'buttons'>, id: string | null): num
 export const execute: BlockExecutor<'buttons'> = async (ctx) => {
   const buttons: readonly BlockButton[] = ctx.data.buttons;
   const body: SchemaSendMessageRequest = { text: substitute(ctx.data.subtitle, ctx.vars.lookup) };
-  if (buttons.length > 0) body.buttons = buttons.map((b, i) => sendButton(b, sentButtonId(b, i), ctx.vars.lookup));
-  return sendOutcome(await ctx.send(body), {
+  const links: SentLinks = [];
+  if (buttons.length > 0) {
+    body.buttons = [];
+    for (const [i, b] of buttons.entries())
+      body.buttons.push(await sendButton(ctx, b, sentButtonId(b, i), { key: `b${i}`, output: i }, links));
+  }
+  const result = await ctx.send(body);
+  await noteSentLinks(ctx, links, result);
+  return sendOutcome(result, {
     wait: 'tap',
     until: new Date(ctx.now.getTime() + CONTACT_WAIT_MS),
     ...(typeof ctx.data.next[AFTER_SEND] === 'string' ? { thenOutput: AFTER_SEND } : {}),

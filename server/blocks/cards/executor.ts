@@ -8,10 +8,10 @@ import type { SchemaSendCard } from '../../../generated/api.js';
 import type { BlockData } from '../../../generated/block-catalog.js';
 import { mediaOfUpload } from '../../domain/messaging/media.js';
 import { cutTo, REPLY_ID } from '../../domain/messaging/send-rules.js';
-import { substitute, type VariableLookup } from '../../engine/evaluate/variables.js';
+import { substitute } from '../../engine/evaluate/variables.js';
 import { CONTACT_WAIT_MS, type BlockExecutor, type BlockResult, type RunContext } from '../../engine/context.js';
 import { sendOutcome } from '../../engine/blocks/send-outcome.js';
-import { sendButton, type BlockButton } from '../buttons/executor.js';
+import { noteSentLinks, sendButton, type BlockButton, type SentLinks } from '../buttons/executor.js';
 import { uploadNotFound } from '../media/executor.js';
 
 type Card = BlockData<'cards'>['cards'][number];
@@ -47,7 +47,8 @@ export function tappedCardOutput(data: BlockData<'cards'>, id: string | null): n
 const cut = (text: string) => cutTo(text, CARD_TEXT);
 
 /** Card `c` as sent (its texts filled and cut, its image, its buttons), or the failure of its missing upload. */
-async function sentCard(ctx: RunContext, cards: readonly Card[], c: number, card: Card, lookup: VariableLookup) {
+async function sentCard(ctx: RunContext, cards: readonly Card[], c: number, card: Card, links: SentLinks) {
+  const lookup = ctx.vars.lookup;
   const sent: SchemaSendCard = { title: cut(substitute(card.title, lookup)) };
   const subtitle = cut(substitute(card.subtitle, lookup));
   if (subtitle !== '') sent.subtitle = subtitle;
@@ -56,7 +57,9 @@ async function sentCard(ctx: RunContext, cards: readonly Card[], c: number, card
     if (!image) return uploadNotFound(card.upload_id);
     sent.media_id = image.id;
   }
-  const buttons = buttonsOf(card).map((b, i) => sendButton(b, sentId(cards, c, i, b), lookup));
+  const buttons = [];
+  for (const [i, b] of buttonsOf(card).entries())
+    buttons.push(await sendButton(ctx, b, sentId(cards, c, i, b), { key: `c${c}b${i}`, output: c * SLOTS + i }, links));
   if (buttons.length > 0) sent.buttons = buttons;
   return sent;
 }
@@ -64,8 +67,9 @@ async function sentCard(ctx: RunContext, cards: readonly Card[], c: number, card
 export const execute: BlockExecutor<'cards'> = async (ctx) => {
   const lookup = ctx.vars.lookup;
   const sent: SchemaSendCard[] = [];
+  const links: SentLinks = [];
   for (const [c, card] of ctx.data.cards.entries()) {
-    const out = await sentCard(ctx, ctx.data.cards, c, card, lookup);
+    const out = await sentCard(ctx, ctx.data.cards, c, card, links);
     if ('failed' in out) return out;
     sent.push(out);
   }
@@ -79,6 +83,7 @@ export const execute: BlockExecutor<'cards'> = async (ctx) => {
     ...(ctx.contact.channel === 'whatsapp' && caption !== '' ? { text: caption } : {}),
     attachments: [{ type: 'cards', cards: sent }],
   });
+  await noteSentLinks(ctx, links, result);
   const waitForTap: BlockResult = {
     wait: 'tap',
     until: new Date(ctx.now.getTime() + CONTACT_WAIT_MS),

@@ -28,7 +28,7 @@ export type ContactEventType = (typeof CONTACT_EVENT_TYPES)[number];
 export interface OutboxEvent {
   type: NewEvent['type'];
   /** The resource the event is about, so a delivery can read it as it is at that moment. */
-  resource: { type: 'contact' | 'message' | 'connection' | 'workflow_run'; id: string };
+  resource: { type: 'contact' | 'message' | 'connection' | 'workflow_run' | 'tracked_link'; id: string };
   /** The event's `data` as of the change. */
   data: unknown;
 }

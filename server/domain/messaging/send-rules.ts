@@ -113,6 +113,12 @@ export interface SendRulesContext {
    * instead of refused, and the signature trims the text to fit instead of being left out.
    */
   fitText?: boolean;
+  /**
+   * An automation's send: the prefix of this service's tracking addresses (issue 22, `{base}/links/`), which
+   * link buttons carry in place of the address the block names (checked before). Accepted as they are: the
+   * public base may be http in development.
+   */
+  ownLinks?: string;
 }
 
 /**
@@ -247,7 +253,7 @@ function allButtons(body: SchemaSendMessageRequest): PlacedButton[] {
 }
 
 /** Step 1: forms no channel carries. */
-function checkForm(body: SchemaSendMessageRequest): void {
+function checkForm(body: SchemaSendMessageRequest, ownLinks?: string): void {
   const text = hasText(body.text);
   const buttons = (body.buttons?.length ?? 0) > 0;
   const attachments = (body.attachments?.length ?? 0) > 0;
@@ -268,7 +274,7 @@ function checkForm(body: SchemaSendMessageRequest): void {
 
   const placed = allButtons(body);
   for (const { button, path } of placed)
-    if (button.type === 'open_url' && !isHttpsUrl(button.url))
+    if (button.type === 'open_url' && !isHttpsUrl(button.url) && !(ownLinks && button.url.startsWith(ownLinks)))
       throw invalidMessage('invalid_url', `${path}.url`, 'A link button needs an absolute https address.');
   const ids = new Set<string>();
   for (const { button, path } of placed) {
@@ -493,7 +499,7 @@ const readButton = (button: SchemaSendButton): StoredCard['buttons'][number] =>
 export async function checkSend(request: SchemaSendMessageRequest, ctx: SendRulesContext): Promise<OutboundContent> {
   const { channel } = ctx;
   const body = ctx.fitText ? fitAutomationText(request, channel, ctx.platformSignature) : request;
-  checkForm(body);
+  checkForm(body, ctx.ownLinks);
   checkChannel(body, channel);
   checkLength(body, channel, ctx.fitText);
 

@@ -13,6 +13,7 @@ import { findConnection, findTemplate, type ConnectionRow } from '../../store/co
 import { findContact, type ContactRow } from '../../store/contacts.js';
 import { findConversationOfContact, type ConversationRow, type MessageRow } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
+import { trackingPrefix } from '../workflows/tracked-links.js';
 import { findMediaInfo } from './media.js';
 import { checkSend } from './send-rules.js';
 import { recordSent } from './send.js';
@@ -74,6 +75,7 @@ export async function sendFromWorkflow(
       findTemplate: (name, language) => findTemplate(tx, accountId, connection.id, name, language),
       platformSignature: send.account.platform_signature,
       fitText: true,
+      ownLinks: trackingPrefix(deps.baseUrl),
     });
   } catch (error) {
     if (error instanceof ApiError) return refused(error.code, error.message);
