@@ -2061,6 +2061,167 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/accounts/{accountId}/variables': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * List account variables
+     * @description Every variable of the account (what automations read as `{account.<name>}`), by name, in one page.
+     */
+    get: operations['listAccountVariables'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/accounts/{accountId}/variables/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+        /**
+         * @description The account variable's name, as automations write it after `account.` (`{account.plano}`): 1 to 50 letters
+         *     without accents, digits, `_`, `.` or `-`, no spaces; case matters.
+         * @example plano
+         */
+        name: components['parameters']['VariableName'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set an account variable
+     * @description Creates the variable or replaces its value. Automations read it as `{account.<name>}` from their next block:
+     *     a text value as it is (empty included), a null value as the text `null` (known without value). A name the
+     *     account has no variable for reads as empty text. The change enters the audit log (`account_variable.set`,
+     *     the account's id as `resource_id`) with the name, never the value.
+     */
+    put: operations['updateAccountVariable'];
+    post?: never;
+    /**
+     * Delete an account variable
+     * @description Removes the variable: automations then read `{account.<name>}` as empty text. `404` when the account has no
+     *     variable of that name.
+     */
+    delete: operations['deleteAccountVariable'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/accounts/{accountId}/secrets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * List account secrets
+     * @description Every secret of the account, by name, in one page; names and domains, never values.
+     */
+    get: operations['listAccountSecrets'];
+    put?: never;
+    /**
+     * Add an account secret
+     * @description Adds a secret that automations read as `{secret.<name>}`, only in the `headers` and `data` of an `invoke`
+     *     block whose request goes to exactly `domain`; anywhere else it is empty text. The value is write-only: no
+     *     answer, log line, run step or audit entry holds it. A name is unique in the account: delete the secret to
+     *     replace it.
+     */
+    post: operations['createAccountSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/secrets/{secretId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account secret id. */
+        secretId: components['parameters']['SecretId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete an account secret
+     * @description Removes the secret: `{secret.<name>}` is empty text from then on, and the name is free for a new secret.
+     */
+    delete: operations['deleteAccountSecret'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/accounts/{accountId}/spreadsheet-accounts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Connect a spreadsheet account
+     * @description Connects a spreadsheet account (the sandbox spreadsheet provider's): its `id` is what a sheets block's
+     *     `sheets_external_id` names. It starts `connected`.
+     */
+    post: operations['createSpreadsheetAccount'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/spreadsheet-accounts/{spreadsheetAccountId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The spreadsheet account id (what a sheets block's `sheets_external_id` names). */
+        spreadsheetAccountId: components['parameters']['SpreadsheetAccountId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a spreadsheet account's status
+     * @description Marks the spreadsheet account `disconnected` (a sheets block using it then fails at run time, and starting
+     *     an automation that reaches one by `POST …/runs` is refused) or `connected` again.
+     */
+    patch: operations['updateSpreadsheetAccount'];
+    trace?: never;
+  };
   '/admin/v1/accounts/{accountId}/notifications': {
     parameters: {
       query?: never;
@@ -7228,6 +7389,150 @@ export interface components {
       created_at: components['schemas']['Timestamp'];
     };
     /**
+     * AdminAccountVariable
+     * @description An account variable: automations read it as `{account.<name>}`. A variable whose `value` is null is known
+     *     without value and reads as the text `null`; a name the account has no variable for reads as empty text.
+     */
+    AdminAccountVariable: {
+      /**
+       * @description Letters without accents, digits, `_`, `.` or `-`, no spaces; case matters.
+       * @example plano
+       */
+      name: string;
+      /**
+       * @description The text the variable becomes (empty allowed), or null.
+       * @example Premium
+       */
+      value: string | null;
+    };
+    /**
+     * AdminAccountVariableList
+     * @description Every variable of the account, by name (code-point order), in one page.
+     */
+    AdminAccountVariableList: {
+      data: components['schemas']['AdminAccountVariable'][];
+      /** @description Always null. The list holds every variable in one page. */
+      next_cursor: null;
+    };
+    /**
+     * AdminAccountVariableSetRequest
+     * @description The variable's new value; the variable is created when the account has none of that name.
+     */
+    AdminAccountVariableSetRequest: {
+      /**
+       * @description Text of at most 1000 characters (empty allowed), or null for a variable known without value.
+       * @example Premium
+       */
+      value: string | null;
+    };
+    /**
+     * AdminSecret
+     * @description An account secret: automations read it as `{secret.<name>}`, only in the headers and data of an `invoke`
+     *     block calling exactly `domain`; anywhere else it is empty text. Its value is write-only: no answer, log
+     *     line or audit entry holds it.
+     */
+    AdminSecret: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * @description Unique in the account; the variable-name rule of account variables.
+       * @example token
+       */
+      name: string;
+      /**
+       * @description The one host name the secret may be sent to.
+       * @example api.example.com
+       */
+      domain: string;
+      created_at: components['schemas']['Timestamp'];
+    };
+    /**
+     * AdminSecretList
+     * @description Every secret of the account, by name, in one page; never their values.
+     */
+    AdminSecretList: {
+      data: components['schemas']['AdminSecret'][];
+      /** @description Always null. The list holds every secret in one page. */
+      next_cursor: null;
+    };
+    /**
+     * AdminSecretCreateRequest
+     * @description A secret to add. The value is stored and never shown again.
+     */
+    AdminSecretCreateRequest: {
+      /**
+       * @description Letters without accents, digits, `_`, `.` or `-`, no spaces; case matters. Unique in the account
+       *     (`409 secret_already_exists`).
+       * @example token
+       */
+      name: string;
+      /** @description The secret itself. Write-only. */
+      value: string;
+      /**
+       * @description A host name in lower case, without scheme, port or path (`api.example.com`): the secret is sent only in
+       *     requests to exactly this host.
+       * @example api.example.com
+       */
+      domain: string;
+    };
+    /**
+     * secret_already_exists
+     * @description `409` `secret_already_exists`: The account already has a secret with this name; it is in `context.secret_id`
+     *     (delete it first to replace it).
+     */
+    SecretAlreadyExistsError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'secret_already_exists';
+        /**
+         * Format: uuid
+         * @description The existing secret.
+         */
+        secret_id: string;
+      };
+    };
+    /**
+     * AdminSpreadsheetAccountCreateRequest
+     * @description A spreadsheet account to connect; it starts `connected`.
+     */
+    AdminSpreadsheetAccountCreateRequest: {
+      /**
+       * @description The name the console shows.
+       * @example Planilhas da loja
+       */
+      name: string;
+    };
+    /**
+     * SpreadsheetAccountStatus
+     * @description `connected`, or `disconnected`: a sheets block using it fails at run time.
+     * @enum {string}
+     */
+    SpreadsheetAccountStatus: 'connected' | 'disconnected';
+    /**
+     * AdminSpreadsheetAccount
+     * @description A spreadsheet account of the account; its `id` is what a sheets block's `sheets_external_id` names.
+     */
+    AdminSpreadsheetAccount: {
+      /** Format: uuid */
+      id: string;
+      /** @example Planilhas da loja */
+      name: string;
+      status: components['schemas']['SpreadsheetAccountStatus'];
+      created_at: components['schemas']['Timestamp'];
+      updated_at: components['schemas']['Timestamp'];
+    };
+    /**
+     * AdminSpreadsheetAccountUpdateRequest
+     * @description The spreadsheet account's new status.
+     */
+    AdminSpreadsheetAccountUpdateRequest: {
+      status: components['schemas']['SpreadsheetAccountStatus'];
+    };
+    /**
      * AdminWebhookDisabledDetails
      * @description Why a webhook endpoint was disabled, as of that moment.
      */
@@ -7315,12 +7620,18 @@ export interface components {
       action:
         | 'account.created'
         | 'account.updated'
+        | 'account_variable.set'
+        | 'account_variable.deleted'
         | 'api_key.created'
         | 'api_key.revoked'
         | 'connection.created'
         | 'connection.updated'
         | 'custom_field.created'
         | 'custom_field.deleted'
+        | 'secret.created'
+        | 'secret.deleted'
+        | 'spreadsheet_account.created'
+        | 'spreadsheet_account.updated'
         | 'template.created'
         | 'template.updated'
         | 'upload.created'
@@ -7334,14 +7645,25 @@ export interface components {
         | 'workflow.unpublished'
         | 'workflow.deleted';
       /**
-       * @description The kind of resource changed. More kinds may appear: show an unknown one as it is.
+       * @description The kind of resource changed. More kinds may appear: show an unknown one as it is. An `account_variable`
+       *     has no id of its own: its `resource_id` is the account's.
        * @enum {string}
        */
       resource_type:
-        'account' | 'api_key' | 'connection' | 'custom_field' | 'template' | 'upload' | 'webhook_endpoint' | 'workflow';
+        | 'account'
+        | 'account_variable'
+        | 'api_key'
+        | 'connection'
+        | 'custom_field'
+        | 'secret'
+        | 'spreadsheet_account'
+        | 'template'
+        | 'upload'
+        | 'webhook_endpoint'
+        | 'workflow';
       /**
        * Format: uuid
-       * @description The id of the resource changed.
+       * @description The id of the resource changed (the account's for an `account_variable`).
        */
       resource_id: string;
       created_at: components['schemas']['Timestamp'];
@@ -8532,6 +8854,16 @@ export interface components {
     /** @description The whatsapp template id. */
     TemplateId: string;
     /**
+     * @description The account variable's name, as automations write it after `account.` (`{account.plano}`): 1 to 50 letters
+     *     without accents, digits, `_`, `.` or `-`, no spaces; case matters.
+     * @example plano
+     */
+    VariableName: string;
+    /** @description The account secret id. */
+    SecretId: string;
+    /** @description The spreadsheet account id (what a sheets block's `sheets_external_id` names). */
+    SpreadsheetAccountId: string;
+    /**
      * @description The signature of the body: `t=<unix seconds>,v1=<hex>`. `t` is the moment of the attempt; `v1` is the
      *     lowercase hex HMAC-SHA256 of the text `<t>.<raw body>` (the value of `t`, a dot, then the body exactly as
      *     sent), keyed with the endpoint's **whole** secret, `whsec_` prefix included. For 24 hours after a secret
@@ -8827,6 +9159,17 @@ export type SchemaInvalidTemplateBodyError = components['schemas']['InvalidTempl
 export type SchemaAdminTemplateUpdateRequest = components['schemas']['AdminTemplateUpdateRequest'];
 export type SchemaAdminUploadCreateRequest = components['schemas']['AdminUploadCreateRequest'];
 export type SchemaAdminUpload = components['schemas']['AdminUpload'];
+export type SchemaAdminAccountVariable = components['schemas']['AdminAccountVariable'];
+export type SchemaAdminAccountVariableList = components['schemas']['AdminAccountVariableList'];
+export type SchemaAdminAccountVariableSetRequest = components['schemas']['AdminAccountVariableSetRequest'];
+export type SchemaAdminSecret = components['schemas']['AdminSecret'];
+export type SchemaAdminSecretList = components['schemas']['AdminSecretList'];
+export type SchemaAdminSecretCreateRequest = components['schemas']['AdminSecretCreateRequest'];
+export type SchemaSecretAlreadyExistsError = components['schemas']['SecretAlreadyExistsError'];
+export type SchemaAdminSpreadsheetAccountCreateRequest = components['schemas']['AdminSpreadsheetAccountCreateRequest'];
+export type SchemaSpreadsheetAccountStatus = components['schemas']['SpreadsheetAccountStatus'];
+export type SchemaAdminSpreadsheetAccount = components['schemas']['AdminSpreadsheetAccount'];
+export type SchemaAdminSpreadsheetAccountUpdateRequest = components['schemas']['AdminSpreadsheetAccountUpdateRequest'];
 export type SchemaAdminWebhookDisabledDetails = components['schemas']['AdminWebhookDisabledDetails'];
 export type SchemaAdminNotification = components['schemas']['AdminNotification'];
 export type SchemaAdminNotificationList = components['schemas']['AdminNotificationList'];
@@ -8922,6 +9265,9 @@ export type ParameterAccountId = components['parameters']['AccountId'];
 export type ParameterKeyId = components['parameters']['KeyId'];
 export type ParameterConnectionId = components['parameters']['ConnectionId'];
 export type ParameterTemplateId = components['parameters']['TemplateId'];
+export type ParameterVariableName = components['parameters']['VariableName'];
+export type ParameterSecretId = components['parameters']['SecretId'];
+export type ParameterSpreadsheetAccountId = components['parameters']['SpreadsheetAccountId'];
 export type ParameterServiceSignature = components['parameters']['ServiceSignature'];
 export type ParameterServiceEventId = components['parameters']['ServiceEventId'];
 export type ParameterServiceEventType = components['parameters']['ServiceEventType'];
@@ -12947,6 +13293,267 @@ export interface operations {
           'application/json': components['schemas']['InvalidNameError'];
         };
       };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  listAccountVariables: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account's variables. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminAccountVariableList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  updateAccountVariable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+        /**
+         * @description The account variable's name, as automations write it after `account.` (`{account.plano}`): 1 to 50 letters
+         *     without accents, digits, `_`, `.` or `-`, no spaces; case matters.
+         * @example plano
+         */
+        name: components['parameters']['VariableName'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminAccountVariableSetRequest'];
+      };
+    };
+    responses: {
+      /** @description The variable as set. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminAccountVariable'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  deleteAccountVariable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+        /**
+         * @description The account variable's name, as automations write it after `account.` (`{account.plano}`): 1 to 50 letters
+         *     without accents, digits, `_`, `.` or `-`, no spaces; case matters.
+         * @example plano
+         */
+        name: components['parameters']['VariableName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The variable was deleted. No body. */
+      204: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  listAccountSecrets: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account's secrets. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminSecretList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  createAccountSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminSecretCreateRequest'];
+      };
+    };
+    responses: {
+      /** @description The secret was added (without its value). */
+      201: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminSecret'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      /** @description `secret_already_exists`: the account already has a secret with this name. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SecretAlreadyExistsError'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  deleteAccountSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account secret id. */
+        secretId: components['parameters']['SecretId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The secret was deleted. No body. */
+      204: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  createSpreadsheetAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminSpreadsheetAccountCreateRequest'];
+      };
+    };
+    responses: {
+      /** @description The spreadsheet account was connected. */
+      201: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminSpreadsheetAccount'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  updateSpreadsheetAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The spreadsheet account id (what a sheets block's `sheets_external_id` names). */
+        spreadsheetAccountId: components['parameters']['SpreadsheetAccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminSpreadsheetAccountUpdateRequest'];
+      };
+    };
+    responses: {
+      /** @description The spreadsheet account after the change. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminSpreadsheetAccount'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       default: components['responses']['UnexpectedError'];
     };
   };

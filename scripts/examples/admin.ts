@@ -418,7 +418,54 @@ const build: AreaBuilder = (w, f) => {
       },
     },
   };
-  return set;
+  return { ...set, ...consoleForAutomations(f, err) };
 };
+
+/** Account variables, secrets and spreadsheet accounts (issue 22). Drawn last, so the others keep their values. */
+function consoleForAutomations(
+  f: Parameters<AreaBuilder>[1],
+  err: (code: string, message: string, extra?: Record<string, unknown>) => unknown,
+): ExampleSet {
+  const secret = { id: f.string.uuid(), name: 'token', domain: 'api.example.com', created_at: at(-60, 318) };
+  const sheets = {
+    id: f.string.uuid(),
+    name: 'Planilhas da loja',
+    status: 'connected',
+    created_at: at(-60 * 2, 77),
+    updated_at: at(-60 * 2, 77),
+  };
+  return {
+    AdminSetVariable: { summary: 'A plan name', value: { value: 'Premium' } },
+    AdminSetVariableWithoutValue: { summary: 'Known without value (reads as null)', value: { value: null } },
+    AdminVariableSet: { summary: 'The variable as set', value: { name: 'plano', value: 'Premium' } },
+    AdminVariableList: {
+      summary: 'Two variables, one without value',
+      value: {
+        data: [
+          { name: 'cupom', value: null },
+          { name: 'plano', value: 'Premium' },
+        ],
+        next_cursor: null,
+      },
+    },
+    AdminCreateSecret: {
+      summary: 'A token for the CRM',
+      value: { name: 'token', value: `sk_live_${f.string.alphanumeric(24)}`, domain: 'api.example.com' },
+    },
+    AdminSecretCreated: { summary: 'Added, without its value', value: secret },
+    AdminSecretList: { summary: 'One secret, never its value', value: { data: [secret], next_cursor: null } },
+    AdminSecretAlreadyExists: {
+      summary: 'The name is taken',
+      value: err('secret_already_exists', 'The account already has a secret named token.', { secret_id: secret.id }),
+    },
+    AdminCreateSpreadsheetAccount: { summary: "The shop's spreadsheets", value: { name: sheets.name } },
+    AdminSpreadsheetAccountCreated: { summary: 'Connected', value: sheets },
+    AdminDisconnectSpreadsheetAccount: { summary: 'Disconnected', value: { status: 'disconnected' } },
+    AdminSpreadsheetAccountDisconnected: {
+      summary: 'Disconnected',
+      value: { ...sheets, status: 'disconnected', updated_at: at(-5, 12) },
+    },
+  };
+}
 
 export default build;

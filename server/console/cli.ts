@@ -22,6 +22,16 @@ import {
   type ValidityDays,
 } from '../domain/accounts/keys.js';
 import {
+  createAccountSecret,
+  listAccountSecrets,
+  listAccountVariables,
+  removeAccountSecret,
+  removeAccountVariable,
+  secretView,
+  setAccountVariable,
+  variableView,
+} from '../domain/console/account-variables.js';
+import {
   changeConnection,
   CHANNELS,
   CONNECTION_STATUSES,
@@ -48,6 +58,13 @@ import {
   type TemplateFeature,
   type TemplateStatus,
 } from '../domain/console/templates.js';
+import {
+  changeSpreadsheetAccountStatus,
+  createSpreadsheetAccount,
+  SPREADSHEET_ACCOUNT_STATUSES,
+  spreadsheetAccountView,
+  type SpreadsheetAccountStatus,
+} from '../domain/console/spreadsheet-accounts.js';
 import { createUpload, uploadView } from '../domain/console/uploads.js';
 import { ApiError } from '../errors.js';
 import { DataDirLockedError, openDatabase, type Database } from '../store/database.js';
@@ -271,7 +288,90 @@ export const commands: Record<string, Command> = {
       return uploadView(await createUpload(db, clock, required(v, 'account'), input, CONSOLE_CLI));
     },
   },
+  ...automationCommands(),
 };
+
+/** Account variables, secrets and spreadsheet accounts (what automations read and name). */
+function automationCommands(): Record<string, Command> {
+  return {
+    'variable set': {
+      usage: '--account <id> --name <name> (--value <text> | --null)',
+      options: { account: str, name: str, value: str, null: { type: 'boolean' } },
+      run: async ({ db }, v) => {
+        const value = v.null === true ? null : optional(v, 'value');
+        if (value === undefined) throw new UsageError('give --value <text> or --null');
+        const row = await setAccountVariable(
+          db,
+          clock,
+          required(v, 'account'),
+          required(v, 'name'),
+          value,
+          CONSOLE_CLI,
+        );
+        return variableView(row);
+      },
+    },
+    'variable list': {
+      usage: '--account <id>',
+      options: { account: str },
+      run: async ({ db }, v) => ({
+        data: (await listAccountVariables(db, required(v, 'account'))).map(variableView),
+        next_cursor: null,
+      }),
+    },
+    'variable delete': {
+      usage: '--account <id> --name <name>',
+      options: { account: str, name: str },
+      run: async ({ db }, v) => {
+        await removeAccountVariable(db, clock, required(v, 'account'), required(v, 'name'), CONSOLE_CLI);
+        return { name: required(v, 'name'), deleted: true };
+      },
+    },
+    'secret create': {
+      usage: '--account <id> --name <name> --value <secret> --domain <host name>',
+      options: { account: str, name: str, value: str, domain: str },
+      run: async ({ db }, v) => {
+        const input = { name: required(v, 'name'), value: required(v, 'value'), domain: required(v, 'domain') };
+        return secretView(await createAccountSecret(db, clock, required(v, 'account'), input, CONSOLE_CLI));
+      },
+    },
+    'secret list': {
+      usage: '--account <id>',
+      options: { account: str },
+      run: async ({ db }, v) => ({
+        data: (await listAccountSecrets(db, required(v, 'account'))).map(secretView),
+        next_cursor: null,
+      }),
+    },
+    'secret delete': {
+      usage: '--secret <id>',
+      options: { secret: str },
+      run: async ({ db }, v) => {
+        await removeAccountSecret(db, clock, required(v, 'secret'), CONSOLE_CLI);
+        return { id: required(v, 'secret'), deleted: true };
+      },
+    },
+    'spreadsheet-account create': {
+      usage: '--account <id> --name <name>',
+      options: { account: str, name: str },
+      run: async ({ db }, v) => {
+        const input = { name: required(v, 'name') };
+        return spreadsheetAccountView(
+          await createSpreadsheetAccount(db, clock, required(v, 'account'), input, CONSOLE_CLI),
+        );
+      },
+    },
+    'spreadsheet-account update': {
+      usage: `--spreadsheet-account <id> --status ${SPREADSHEET_ACCOUNT_STATUSES.join('|')}`,
+      options: { 'spreadsheet-account': str, status: str },
+      run: async ({ db }, v) => {
+        const status = oneOf<SpreadsheetAccountStatus>('status', required(v, 'status'), SPREADSHEET_ACCOUNT_STATUSES);
+        const id = required(v, 'spreadsheet-account');
+        return spreadsheetAccountView(await changeSpreadsheetAccountStatus(db, clock, id, status, CONSOLE_CLI));
+      },
+    },
+  };
+}
 
 export function usage(): string {
   return [

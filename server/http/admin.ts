@@ -14,9 +14,24 @@ import { accountView, changeAccount, createAccount, getAccount } from '../domain
 import { ADMIN_API } from '../domain/accounts/actor.js';
 import { listAuditLog } from '../domain/accounts/audit-log.js';
 import { createApiKey, keyView, listApiKeys, revokeApiKey } from '../domain/accounts/keys.js';
+import {
+  createAccountSecret,
+  listAccountSecrets,
+  listAccountVariables,
+  removeAccountSecret,
+  removeAccountVariable,
+  secretView,
+  setAccountVariable,
+  variableView,
+} from '../domain/console/account-variables.js';
 import { changeConnection, connectionView, createConnection } from '../domain/console/connections.js';
 import { createCustomField, customFieldView, removeCustomField } from '../domain/console/custom-fields.js';
 import { changeTemplateStatus, createTemplate, templateView } from '../domain/console/templates.js';
+import {
+  changeSpreadsheetAccountStatus,
+  createSpreadsheetAccount,
+  spreadsheetAccountView,
+} from '../domain/console/spreadsheet-accounts.js';
 import { createUpload, uploadView } from '../domain/console/uploads.js';
 import { accountOfContact, deleteContactInConsole, editContactInConsole } from '../domain/contacts/contacts.js';
 import { CONSOLE, contactHistory } from '../domain/contacts/history.js';
@@ -105,6 +120,53 @@ export const adminHandlers: AdminHandlers = {
   createUpload: async ({ app, params, body }) => ({
     status: 201,
     body: uploadView(await createUpload(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
+  }),
+  listAccountVariables: async ({ app, params }) => ({
+    status: 200,
+    body: {
+      data: (await listAccountVariables(app.database.db, params.accountId)).map(variableView),
+      next_cursor: null,
+    },
+  }),
+  updateAccountVariable: async ({ app, params, body }) => ({
+    status: 200,
+    body: variableView(
+      await setAccountVariable(app.database.db, app.clock, params.accountId, params.name, body.value, ADMIN_API),
+    ),
+  }),
+  deleteAccountVariable: async ({ app, params }) => {
+    await removeAccountVariable(app.database.db, app.clock, params.accountId, params.name, ADMIN_API);
+    return { status: 204 };
+  },
+  createAccountSecret: async ({ app, params, body }) => ({
+    status: 201,
+    body: secretView(await createAccountSecret(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
+  }),
+  listAccountSecrets: async ({ app, params }) => ({
+    status: 200,
+    body: { data: (await listAccountSecrets(app.database.db, params.accountId)).map(secretView), next_cursor: null },
+  }),
+  deleteAccountSecret: async ({ app, params }) => {
+    await removeAccountSecret(app.database.db, app.clock, params.secretId, ADMIN_API);
+    return { status: 204 };
+  },
+  createSpreadsheetAccount: async ({ app, params, body }) => ({
+    status: 201,
+    body: spreadsheetAccountView(
+      await createSpreadsheetAccount(app.database.db, app.clock, params.accountId, body, ADMIN_API),
+    ),
+  }),
+  updateSpreadsheetAccount: async ({ app, params, body }) => ({
+    status: 200,
+    body: spreadsheetAccountView(
+      await changeSpreadsheetAccountStatus(
+        app.database.db,
+        app.clock,
+        params.spreadsheetAccountId,
+        body.status,
+        ADMIN_API,
+      ),
+    ),
   }),
   updateContact: async ({ app, params, body }) => {
     const accountId = await accountOfContact(app.database.db, params.contactId);

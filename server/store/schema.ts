@@ -158,6 +158,35 @@ export interface UploadsTable {
   created_at: Timestamp;
 }
 
+/** An account variable (`{account.<name>}`); `value` null: known without value. */
+export interface AccountVariablesTable {
+  account_id: string;
+  name: string;
+  value: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** An account secret (`{secret.<name>}`): `value` is write-only, never in an answer, a log or the audit log. */
+export interface AccountSecretsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  value: string;
+  /** The one host name the secret may be sent to. */
+  domain: string;
+  created_at: Timestamp;
+}
+
+export interface SpreadsheetAccountsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  status: 'connected' | 'disconnected';
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface TagsTable {
   id: string;
   account_id: string;
@@ -540,6 +569,9 @@ export interface DB {
   tags: TagsTable;
   templates: TemplatesTable;
   uploads: UploadsTable;
+  account_variables: AccountVariablesTable;
+  account_secrets: AccountSecretsTable;
+  spreadsheet_accounts: SpreadsheetAccountsTable;
   contacts: ContactsTable;
   contact_tags: ContactTagsTable;
   contact_field_values: ContactFieldValuesTable;

@@ -431,6 +431,10 @@ export class World {
     ])
       out[name] = this.id(name);
     out.connectionId = this.waConnection ?? this.id('connectionId');
+    // An account variable's name (a path parameter that is no id): one the fuzz's account may or may not have.
+    out.name = 'fuzz.var';
+    out.secretId = this.id('secretId');
+    out.spreadsheetAccountId = this.id('spreadsheetAccountId');
     return out;
   }
 
@@ -519,6 +523,19 @@ export class World {
           `/admin/v1/accounts/${accountId}/custom-fields`,
           { label: `Fuzz ${this.prng.text(10)}`, type: 'text' },
           (id) => ({ method: 'DELETE', path: `/admin/v1/custom-fields/${id}` }),
+        );
+      case '/admin/v1/accounts/{accountId}/variables/{name}':
+        await this.make('account variable', 'PUT', `/admin/v1/accounts/${accountId}/variables/fuzz.var`, {
+          value: 'x',
+        });
+        return { params, fresh: true };
+      case '/admin/v1/secrets/{secretId}':
+        return this.fresh(
+          'secretId',
+          'POST',
+          `/admin/v1/accounts/${accountId}/secrets`,
+          { name: `fuzz_${this.prng.between(1, 1e9)}`, value: 'fuzz-secret', domain: 'api.example.com' },
+          (id) => ({ method: 'DELETE', path: `/admin/v1/secrets/${id}` }),
         );
       case '/admin/v1/contacts/{contactId}': {
         const fresh = await this.freshContact();

@@ -1,19 +1,14 @@
 // Variables of automation texts (Part B, "Variables"): `{name}` substitution, the value a `data` block writes
 // (`$input`, `$timestamp`, `$`-prefixed values), and the formatting of the computed variables (`contact.tags`,
 // `system.*`, `conversation.*`). Pure: the clock and the stored values come in as arguments.
+import { isVariableName, VARIABLE_NAME_PATTERN } from '../../domain/workflows/variable-names.js';
 import { formatDay, formatTime, zonedParts } from './values.js';
 
 /** Looks a variable up: undefined = unknown (becomes ''), null = known without value (becomes the text 'null'). */
 export type VariableLookup = (name: string) => string | null | undefined;
 
-/** A variable name: letters without accents, digits, `_`, `.`, `-`; at least one character, no spaces. */
-const NAME = '[A-Za-z0-9_.-]+';
-const NAME_RE = new RegExp(`^${NAME}$`);
-const VARIABLE_RE = new RegExp(`\\{(${NAME})\\}`, 'g');
-
-export function isVariableName(name: string): boolean {
-  return NAME_RE.test(name);
-}
+/** A variable name (domain/workflows/variable-names.ts) between braces. */
+const VARIABLE_RE = new RegExp(`\\{(${VARIABLE_NAME_PATTERN})\\}`, 'g');
 
 /** The text a variable becomes: its value, '' when unknown, 'null' when known without a value. */
 export function variableText(name: string, lookup: VariableLookup): string {

@@ -28,6 +28,8 @@ export interface GraphReads {
   tags: boolean;
   /** The custom fields (a `{key}` that is no built-in variable, a conditional, math or data block). */
   fields: boolean;
+  /** The account's variables (`account.<name>` anywhere in the graph's texts). */
+  account: boolean;
 }
 
 const readers = new Map<string, GraphReads>();
@@ -53,6 +55,7 @@ function readsOf(version: RunnableVersionRow): GraphReads {
   return {
     messages: all.includes('conversation.') || all.includes('message.last_'),
     tags: all.includes('contact.tags'),
+    account: all.includes('account.') || Boolean(version.trigger.replies_list_id),
     fields:
       blocks.some((block) => blockType(block.type)?.readsFields) ||
       namesField ||

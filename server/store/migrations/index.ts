@@ -12,6 +12,7 @@ import * as m0009tagAndPhoneKeys from './0009_tag_and_phone_keys.js';
 import * as m0010workflows from './0010_workflows.js';
 import * as m0011runs from './0011_runs.js';
 import * as m0012workflowMedia from './0012_workflow_media.js';
+import * as m0013consoleVariables from './0013_console_variables.js';
 import * as m0014trackedLinks from './0014_tracked_links.js';
 
 export const migrations: Record<string, Migration> = {
@@ -27,5 +28,6 @@ export const migrations: Record<string, Migration> = {
   '0010_workflows': m0010workflows,
   '0011_runs': m0011runs,
   '0012_workflow_media': m0012workflowMedia,
+  '0013_console_variables': m0013consoleVariables,
   '0014_tracked_links': m0014trackedLinks,
 };
