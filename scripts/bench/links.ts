@@ -9,12 +9,14 @@
 // (reloads). The server process runs the job worker, as with WORKERS=true: the first open of each link follows
 // the button's output (a job, off the redirect's path) while the opens go on. It prints, per engine:
 //   - opens sent, redirect latency p50/p95/p99/max (ms, from the request's start to the response's headers) and
-//     how late the sender started its requests (p99, ms: the client's own share of the two cores);
+//     how late the sender started its requests (p99, ms: the client's own share of the cores), the p99 of first
+//     opens and of reloads apart, and the machine's load average (other processes share the cores);
 //   - the statuses seen (all 302 expected);
 //   - once the jobs have drained: `link.clicked` events recorded vs opens (each open is an event), the runs that
 //     followed the link to their end, and the server process's RSS.
 // Flags: --rate R (200), --seconds S (10), --contacts N (200), --engine pglite|postgres|both (both).
 import { randomUUID } from 'node:crypto';
+import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import {
@@ -300,7 +302,8 @@ async function measure(engine: EngineName, ready: Ready, server: Parameters<type
       `reloads ${p99(load.reloads)} ms; sender late p99 ${ms(quantile(lateness, 0.99))} ms; ` +
       `link.clicked ${fmt(drained.clicks)} of ${fmt(load.sent)} opens${lost === 0 ? '' : ` (${fmt(lost)} lost)`}; ` +
       `runs that followed the link to their end ${fmt(drained.completedRuns - runsBefore)}; ` +
-      `jobs failed ${fmt(drained.failedJobs)}`,
+      `jobs failed ${fmt(drained.failedJobs)}; the machine's 1-minute load average after it ${loadavg()[0]!.toFixed(1)} ` +
+      `(${availableParallelism()} cores)`,
   );
   return [
     label,
