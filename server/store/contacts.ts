@@ -96,29 +96,24 @@ export async function lockContactByInstagramId(
     .executeTakeFirst();
 }
 
-/** The active contacts of a person (this one included), locked in id order so two removals cannot deadlock. */
-export async function lockPersonContacts(db: Kysely<DB>, accountId: string, personId: string): Promise<ContactRow[]> {
-  return db
+/** The active contacts of a person (this one included), in id order. */
+const personContacts = (db: Kysely<DB>, accountId: string, personId: string) =>
+  db
     .selectFrom('contacts')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('person_id', '=', personId)
     .where('deleted_at', 'is', null)
-    .orderBy('id')
-    .forUpdate()
-    .execute();
+    .orderBy('id');
+
+/** The active contacts of a person (this one included), locked in id order so two removals cannot deadlock. */
+export async function lockPersonContacts(db: Kysely<DB>, accountId: string, personId: string): Promise<ContactRow[]> {
+  return personContacts(db, accountId, personId).forUpdate().execute();
 }
 
 /** The active contacts of a person (this one included), in id order, unlocked. */
 export async function selectPersonContacts(db: Kysely<DB>, accountId: string, personId: string): Promise<ContactRow[]> {
-  return db
-    .selectFrom('contacts')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('person_id', '=', personId)
-    .where('deleted_at', 'is', null)
-    .orderBy('id')
-    .execute();
+  return personContacts(db, accountId, personId).execute();
 }
 
 export async function updateContact(
