@@ -20,6 +20,8 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import type { Clock } from '../../server/clock.js';
 import type { Config } from '../../server/config.js';
+import type { ConnectionInput } from '../../server/domain/console/connections.js';
+import type { WorkflowCreateBody } from '../../server/domain/workflows/workflows.js';
 import type { Database } from '../../server/store/database.js';
 import type { DB } from '../../server/store/schema.js';
 
@@ -306,6 +308,30 @@ function answerProfileRequests(): void {
  * Child side of `request`: answers each request of the parent with `handle(body)` (or its error's message).
  * Messages that are not requests are left to other listeners.
  */
+/**
+ * A bench account with one connection and one automation published on it, made through the domain as the console
+ * and the API would (benches of the engine and of tracked links).
+ */
+export async function seedPublishedAutomation(
+  server: BenchServer,
+  account: { name: string; alias: string },
+  connection: ConnectionInput,
+  workflow: Omit<WorkflowCreateBody, 'channel'>,
+): Promise<{ accountId: string; connectionId: string; workflowId: string }> {
+  const { createAccount } = await import('../../server/domain/accounts/accounts.js');
+  const { ADMIN_API } = await import('../../server/domain/accounts/actor.js');
+  const { createConnection } = await import('../../server/domain/console/connections.js');
+  const { createWorkflow } = await import('../../server/domain/workflows/workflows.js');
+  const { publishWorkflow } = await import('../../server/domain/workflows/publishing.js');
+  const { db, clock } = server;
+  const created = await createAccount(db, clock, account);
+  const made = await createConnection(db, clock, created.id, connection);
+  const channel = { type: made.channel, connection_id: made.id };
+  const automation = await createWorkflow(db, clock, ADMIN_API, created.id, { ...workflow, channel });
+  await publishWorkflow(db, clock, ADMIN_API, created.id, automation.id, undefined);
+  return { accountId: created.id, connectionId: made.id, workflowId: automation.id };
+}
+
 export function answerRequests(handle: (body: unknown) => Promise<unknown>): void {
   process.on('message', (message: { request?: number; body?: unknown }) => {
     if (typeof message?.request !== 'number') return;

@@ -29,6 +29,7 @@ import {
   openBenchServer,
   quantile,
   request,
+  seedPublishedAutomation,
   table,
   withBenchServer,
   type EngineName,
@@ -118,32 +119,21 @@ function graphNodes(): Record<string, { type: string; data: Record<string, unkno
 }
 
 async function serve(): Promise<void> {
-  const { createAccount } = await import('../../server/domain/accounts/accounts.js');
-  const { ADMIN_API } = await import('../../server/domain/accounts/actor.js');
-  const { createConnection } = await import('../../server/domain/console/connections.js');
-  const { createWorkflow } = await import('../../server/domain/workflows/workflows.js');
-  const { publishWorkflow } = await import('../../server/domain/workflows/publishing.js');
   const server = await openBenchServer();
-  const { db, clock } = server;
-  const account = await createAccount(db, clock, { name: 'Bench engine', alias: `bench-engine-${randomUUID()}` });
-  const connection = await createConnection(db, clock, account.id, {
-    channel: 'whatsapp',
-    name: 'Atendimento',
-    phone: '+5511930001234',
-  });
-  const workflow = await createWorkflow(db, clock, ADMIN_API, account.id, {
-    title: 'Promo',
-    channel: { type: 'whatsapp', connection_id: connection.id },
-    trigger: { events: ['message'], match: 'contains', keywords: ['promo'] },
-    graph: { nodes: graphNodes() },
-  });
-  await publishWorkflow(db, clock, ADMIN_API, account.id, workflow.id, undefined);
+  const seeded = await seedPublishedAutomation(
+    server,
+    { name: 'Bench engine', alias: `bench-engine-${randomUUID()}` },
+    { channel: 'whatsapp', name: 'Atendimento', phone: '+5511930001234' },
+    {
+      title: 'Promo',
+      trigger: { events: ['message'], match: 'contains', keywords: ['promo'] },
+      graph: { nodes: graphNodes() },
+    },
+  );
   answerStatus(server);
   const start = await server.prepareWorkers('http://127.0.0.1');
   start();
-  await server.listen(
-    (url) => ({ url, accountId: account.id, connectionId: connection.id, workflowId: workflow.id }) satisfies Ready,
-  );
+  await server.listen((url) => ({ url, ...seeded }) satisfies Ready);
 }
 
 /** The restarted server: the same database, its workers started, answering the status questions. */

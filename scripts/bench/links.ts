@@ -31,6 +31,7 @@ import {
   openBenchServer,
   quantile,
   request,
+  seedPublishedAutomation,
   rng,
   table,
   withBenchServer,
@@ -136,33 +137,18 @@ const graph = {
 };
 
 async function serve(): Promise<void> {
-  const { createAccount } = await import('../../server/domain/accounts/accounts.js');
-  const { ADMIN_API } = await import('../../server/domain/accounts/actor.js');
-  const { createConnection } = await import('../../server/domain/console/connections.js');
-  const { createWorkflow } = await import('../../server/domain/workflows/workflows.js');
-  const { publishWorkflow } = await import('../../server/domain/workflows/publishing.js');
   const server = await openBenchServer();
-  const { db, clock } = server;
-  const account = await createAccount(db, clock, { name: 'Bench links', alias: `bench-links-${randomUUID()}` });
-  const connection = await createConnection(db, clock, account.id, {
-    channel: 'instagram',
-    name: 'Loja IG',
-    username: 'loja_bench',
-  });
-  const workflow = await createWorkflow(db, clock, ADMIN_API, account.id, {
-    title: 'Oferta',
-    channel: { type: 'instagram', connection_id: connection.id },
-    trigger: { events: ['message'], match: 'any' },
-    graph,
-  });
-  await publishWorkflow(db, clock, ADMIN_API, account.id, workflow.id, undefined);
+  const seeded = await seedPublishedAutomation(
+    server,
+    { name: 'Bench links', alias: `bench-links-${randomUUID()}` },
+    { channel: 'instagram', name: 'Loja IG', username: 'loja_bench' },
+    { title: 'Oferta', trigger: { events: ['message'], match: 'any' }, graph },
+  );
   answerStatus(server);
   // The tracking addresses name this base; the parent opens their tokens on the server's real address.
   const start = await server.prepareWorkers('http://127.0.0.1');
   start();
-  await server.listen(
-    (url) => ({ url, accountId: account.id, connectionId: connection.id, workflowId: workflow.id }) satisfies Ready,
-  );
+  await server.listen((url) => ({ url, ...seeded }) satisfies Ready);
 }
 
 /** `count` sandbox instagram contacts write to the connection through the admin API, 8 at a time. */
