@@ -2,7 +2,7 @@
 // contact's browser. domain/workflows/tracked-links.ts records the click; this file speaks HTTP: a 302 to the
 // button's address, or a small HTML page (404, 410). No key, no rate limit, no OpenAPI validation: mounted before
 // the API pipeline (app.ts). A fault reading the link goes to the error envelope (the spec's `default`).
-import express, { type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { openTrackedLink } from '../domain/workflows/tracked-links.js';
 import type { AppContext } from './context.js';
 
@@ -31,6 +31,12 @@ export function trackedLinkRouter(ctx: AppContext): Router {
     } catch (error) {
       next(error);
     }
+  });
+  // A token is base64url: an address that is not even valid percent-encoding (`/links/%ZZ`, which Express refuses
+  // before the handler) is a link that does not exist, and the browser gets the page, not the API's 400.
+  router.use('/links', (error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (error instanceof Error && /decode param/i.test(error.message)) return page(res, 'not_found');
+    next(error);
   });
   return router;
 }
