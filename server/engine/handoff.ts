@@ -14,12 +14,12 @@
 import type { Transaction } from 'kysely';
 import { linkSamePersonIn } from '../domain/contacts/contacts.js';
 import { connectionOfAccount } from '../domain/console/connections.js';
-import { handoffOfMessage } from '../domain/workflows/whatsapp-handoffs.js';
+import { handoffOfMessage, handoffUsed } from '../domain/workflows/whatsapp-handoffs.js';
 import { findContact, type ContactRow } from '../store/contacts.js';
 import type { MessageRow } from '../store/messaging.js';
 import type { DB } from '../store/schema.js';
 import { lockRun, type WorkflowRunRow } from '../store/workflow-runs.js';
-import { markWhatsappHandoffUsed, type WhatsappHandoffRow } from '../store/whatsapp-handoffs.js';
+import type { WhatsappHandoffRow } from '../store/whatsapp-handoffs.js';
 import { CONTACT_WAIT_MS, type EngineDeps } from './context.js';
 import { advanceRun, startRunNow } from './runs.js';
 import { nextOf, versionOf } from './walk/versions.js';
@@ -53,11 +53,7 @@ export async function takeHandoff(
     deps.logger?.warn({ handoff_id: handoff.id, contact_id: contact.id }, 'whatsapp handoff: persons not joined');
   const writer = (await findContact(tx, accountId, contact.id)) ?? contact;
   const continued = await goOnOnWhatsapp(tx, deps, handoff, run, writer);
-  await markWhatsappHandoffUsed(tx, handoff.id, {
-    used_at: now.toISOString(),
-    used_by_contact_id: writer.id,
-    continued_run_id: continued,
-  });
+  await handoffUsed(tx, handoff.id, { at: now, contactId: writer.id, continuedRunId: continued });
   if (handoff.message_id)
     await advanceRun(tx, deps, run, {
       kind: 'handoff',

@@ -51,11 +51,11 @@ describe.each(engines)('the whatsapp handoff on %s', (engine) => {
     const url = new URL(link.url);
     return { url: link.url, digits: url.pathname.slice(1), text: url.searchParams.get('text') ?? '' };
   }
-  const eventsOf = (me: TestCaller, type: string) =>
+  const clicks = (me: TestCaller) =>
     h.t.database.db
       .selectFrom('events')
       .select('data')
-      .where('type', '=', type)
+      .where('type', '=', 'link.clicked')
       .where('account_id', '=', me.accountId)
       .execute();
   const personOf = async (contactId: string) =>
@@ -112,7 +112,7 @@ describe.each(engines)('the whatsapp handoff on %s', (engine) => {
     const igRead = await runOf(p.me, p.workflowId, p.igRunId);
     expect(igRead.status).toBe('completed');
     expect(igRead.steps.find((s) => s.node_id === 'menu')).toMatchObject({ status: 'completed', output: 0 });
-    expect(await eventsOf(p.me, 'link.clicked')).toEqual([]);
+    expect(await clicks(p.me)).toEqual([]);
     expect(await runsOf(p.me, keywordId)).toEqual([]);
 
     // The code is used once: the same message again is an ordinary one (the keyword starts), nothing goes on.
@@ -220,7 +220,7 @@ describe.each(engines)('the whatsapp handoff on %s', (engine) => {
     const igRead = await runOf(p.me, p.workflowId, p.igRunId);
     expect(igRead.status).toBe('completed');
     expect(igRead.steps.find((s) => s.node_id === 'carousel')).toMatchObject({ status: 'completed', output: 4 });
-    expect(await eventsOf(p.me, 'link.clicked')).toEqual([]);
+    expect(await clicks(p.me)).toEqual([]);
   });
 
   it('a number disconnected after publishing: the block’s step fails with handoff_number_disconnected, nothing is sent', async () => {

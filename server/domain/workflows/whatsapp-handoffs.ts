@@ -10,6 +10,7 @@ import type { DB } from '../../store/schema.js';
 import {
   insertWhatsappHandoff,
   lockUnusedWhatsappHandoff,
+  markWhatsappHandoffUsed,
   updateWhatsappHandoffsMessage,
   type WhatsappHandoffRow,
 } from '../../store/whatsapp-handoffs.js';
@@ -106,3 +107,15 @@ export async function handoffOfMessage(
   if (!handoff || Date.parse(handoff.created_at) + maxAgeMs < now.getTime()) return undefined;
   return handoff;
 }
+
+/** The code is used: by the whatsapp contact that sent it, and the run that went on there (none: no block). */
+export const handoffUsed = (
+  db: Kysely<DB>,
+  id: string,
+  use: { at: Date; contactId: string; continuedRunId: string | null },
+) =>
+  markWhatsappHandoffUsed(db, id, {
+    used_at: use.at.toISOString(),
+    used_by_contact_id: use.contactId,
+    continued_run_id: use.continuedRunId,
+  });
