@@ -196,6 +196,46 @@ describe.each(engines)('the whatsapp handoff on %s', (engine) => {
     expect((await runOf(p.me, p.workflowId, p.igRunId)).status).toBe('completed');
   });
 
+  it('an automation deleted since the send continues nothing: the code’s message is an ordinary one', async () => {
+    const p = await instagramHandoff();
+    const { text } = chatLinkOf(p.menu);
+    await json(await p.me.call('DELETE', `/v1/workflows/${p.workflowId}`));
+    const writer = (await p.waWrites(text)).contact;
+    const runs = await h.t.database.db
+      .selectFrom('workflow_runs')
+      .select('id')
+      .where('contact_id', '=', writer.id)
+      .execute();
+    expect(runs).toEqual([]);
+    expect(await sentBy(p.me, p.wa.id)).toEqual([]);
+    expect(await personOf(writer.id)).not.toBe(await personOf(p.igContact.id));
+  });
+
+  it('buttons whose after-send branch is sleeping: the handoff takes the run off the sleep and it ends completed', async () => {
+    const p = await instagramHandoff((wa) => ({
+      nodes: {
+        root: { type: 'root', data: { next: ['menu'] } },
+        menu: {
+          type: 'buttons',
+          data: { subtitle: 'Fale com a gente', buttons: [handoffButton(wa)], next: ['out0', null, null, 'nap'] },
+        },
+        nap: { type: 'sleep', data: { seconds: 600, next: ['late'] } },
+        late: say('Ainda aí?'),
+        out0: say('No zap'),
+      },
+    }));
+    expect((await runOf(p.me, p.workflowId, p.igRunId)).status).toBe('running');
+    await p.waWrites(chatLinkOf(p.menu).text);
+    const read = await runOf(p.me, p.workflowId, p.igRunId);
+    expect(read.status).toBe('completed');
+    expect(read.steps.find((s) => s.node_id === 'menu')).toMatchObject({ status: 'completed', output: 0 });
+    expect((await sentBy(p.me, p.wa.id)).map((m) => m.text)).toEqual(['No zap']);
+    // The sleep's end finds nothing to do.
+    h.t.clock.advance(600_000);
+    await drain();
+    expect((await sentBy(p.me, p.connection.id)).map((m) => m.text)).not.toContain('Ainda aí?');
+  });
+
   it('cards: a card’s handoff button follows output card×3+button on whatsapp', async () => {
     const p = await instagramHandoff((wa) => ({
       nodes: {
