@@ -236,6 +236,32 @@ describe.each(engines)('the whatsapp handoff on %s', (engine) => {
     expect((await sentBy(p.me, p.connection.id)).map((m) => m.text)).not.toContain('Ainda aí?');
   });
 
+  it('the message is cut to its 300 characters after the variables; without one the code goes alone; each button its own code', async () => {
+    const p = await instagramHandoff((wa) => ({
+      nodes: {
+        root: { type: 'root', data: { next: ['menu'] } },
+        menu: {
+          type: 'buttons',
+          data: {
+            subtitle: 'Escolha',
+            buttons: [
+              // 300 characters that fill to 900 (the contact's id, 36 characters, 25 times).
+              handoffButton(wa, '{contact.id}'.repeat(25)),
+              { title: 'Só o código', whatsapp_connection_id: wa.id },
+            ],
+            next: [null, null, null, null],
+          },
+        },
+      },
+    }));
+    const links = buttonsOf(p.menu).map((b) => new URL(b.url ?? '').searchParams.get('text') ?? '');
+    expect(links).toHaveLength(2);
+    expect(links[0]).toMatch(CODE);
+    expect(links[0]!.replace(CODE, '')).toBe(p.igContact.id.repeat(25).slice(0, 300));
+    expect(links[1]).toMatch(/^#[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{8}$/);
+    expect(links[0]!.slice(0, 9)).not.toBe(links[1]);
+  });
+
   it('cards: a card’s handoff button follows output card×3+button on whatsapp', async () => {
     const p = await instagramHandoff((wa) => ({
       nodes: {

@@ -41,6 +41,12 @@ export function handoffCodesIn(text: string | null): string[] {
 export const clickToChat = (phone: string, text: string) =>
   `https://wa.me/${phone.replace(/\D/g, '')}?text=${encodeURIComponent(text)}`;
 
+/** The pre-written text: the code in front of the message (cut to its 300 characters); the code alone without one. */
+const withCode = (code: string, message: string) => {
+  const text = cutTo(message, HANDOFF_MESSAGE_MAX);
+  return text === '' ? `#${code}` : `#${code} ${text}`;
+};
+
 /** A handoff button a block sends to the run's instagram contact. */
 export interface HandoffSend {
   accountId: string;
@@ -81,8 +87,7 @@ export async function handoffLink(db: Kysely<DB>, send: HandoffSend): Promise<{ 
       created_at: send.at.toISOString(),
     });
     // A code already drawn (one in 2^40 per code sent) is drawn again.
-    if (inserted)
-      return { id, url: clickToChat(connection.phone, `#${code} ${cutTo(send.message, HANDOFF_MESSAGE_MAX)}`) };
+    if (inserted) return { id, url: clickToChat(connection.phone, withCode(code, send.message)) };
   }
 }
 
