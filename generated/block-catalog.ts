@@ -167,12 +167,23 @@ interface components {
                  *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
                  *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
                  *     button becomes an ordinary reply button. A number that is not connected gives
-                 *     `handoff_number_disconnected` (with `connection_id`).
+                 *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+                 *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+                 *     stops there. On instagram the button is the standard click-to-chat link
+                 *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+                 *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+                 *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+                 *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+                 *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+                 *     records the output and that run ends `completed`. That message answers no question and starts no
+                 *     automation by keyword.
                  */
                 whatsapp_connection_id?: string;
                 /**
-                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
-                 *     prefixes a reference code to it.
+                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+                 *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+                 *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+                 *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
                  */
                 whatsapp_message?: string;
               },
@@ -206,12 +217,23 @@ interface components {
                  *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
                  *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
                  *     button becomes an ordinary reply button. A number that is not connected gives
-                 *     `handoff_number_disconnected` (with `connection_id`).
+                 *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+                 *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+                 *     stops there. On instagram the button is the standard click-to-chat link
+                 *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+                 *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+                 *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+                 *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+                 *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+                 *     records the output and that run ends `completed`. That message answers no question and starts no
+                 *     automation by keyword.
                  */
                 whatsapp_connection_id?: string;
                 /**
-                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
-                 *     prefixes a reference code to it.
+                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+                 *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+                 *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+                 *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
                  */
                 whatsapp_message?: string;
               },
@@ -243,12 +265,23 @@ interface components {
                  *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
                  *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
                  *     button becomes an ordinary reply button. A number that is not connected gives
-                 *     `handoff_number_disconnected` (with `connection_id`).
+                 *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+                 *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+                 *     stops there. On instagram the button is the standard click-to-chat link
+                 *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+                 *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+                 *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+                 *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+                 *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+                 *     records the output and that run ends `completed`. That message answers no question and starts no
+                 *     automation by keyword.
                  */
                 whatsapp_connection_id?: string;
                 /**
-                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
-                 *     prefixes a reference code to it.
+                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+                 *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+                 *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+                 *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
                  */
                 whatsapp_message?: string;
               },
@@ -282,12 +315,23 @@ interface components {
                  *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
                  *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
                  *     button becomes an ordinary reply button. A number that is not connected gives
-                 *     `handoff_number_disconnected` (with `connection_id`).
+                 *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+                 *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+                 *     stops there. On instagram the button is the standard click-to-chat link
+                 *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+                 *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+                 *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+                 *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+                 *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+                 *     records the output and that run ends `completed`. That message answers no question and starts no
+                 *     automation by keyword.
                  */
                 whatsapp_connection_id?: string;
                 /**
-                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
-                 *     prefixes a reference code to it.
+                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+                 *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+                 *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+                 *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
                  */
                 whatsapp_message?: string;
               },
@@ -319,12 +363,23 @@ interface components {
                  *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
                  *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
                  *     button becomes an ordinary reply button. A number that is not connected gives
-                 *     `handoff_number_disconnected` (with `connection_id`).
+                 *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+                 *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+                 *     stops there. On instagram the button is the standard click-to-chat link
+                 *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+                 *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+                 *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+                 *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+                 *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+                 *     records the output and that run ends `completed`. That message answers no question and starts no
+                 *     automation by keyword.
                  */
                 whatsapp_connection_id?: string;
                 /**
-                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
-                 *     prefixes a reference code to it.
+                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+                 *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+                 *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+                 *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
                  */
                 whatsapp_message?: string;
               },
@@ -356,12 +411,23 @@ interface components {
                  *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
                  *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
                  *     button becomes an ordinary reply button. A number that is not connected gives
-                 *     `handoff_number_disconnected` (with `connection_id`).
+                 *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+                 *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+                 *     stops there. On instagram the button is the standard click-to-chat link
+                 *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+                 *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+                 *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+                 *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+                 *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+                 *     records the output and that run ends `completed`. That message answers no question and starts no
+                 *     automation by keyword.
                  */
                 whatsapp_connection_id?: string;
                 /**
-                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
-                 *     prefixes a reference code to it.
+                 * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+                 *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+                 *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+                 *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
                  */
                 whatsapp_message?: string;
               },
@@ -437,12 +503,23 @@ interface components {
                    *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
                    *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
                    *     button becomes an ordinary reply button. A number that is not connected gives
-                   *     `handoff_number_disconnected` (with `connection_id`).
+                   *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+                   *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+                   *     stops there. On instagram the button is the standard click-to-chat link
+                   *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+                   *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+                   *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+                   *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+                   *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+                   *     records the output and that run ends `completed`. That message answers no question and starts no
+                   *     automation by keyword.
                    */
                   whatsapp_connection_id?: string;
                   /**
-                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
-                   *     prefixes a reference code to it.
+                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+                   *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+                   *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+                   *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
                    */
                   whatsapp_message?: string;
                 },
@@ -476,12 +553,23 @@ interface components {
                    *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
                    *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
                    *     button becomes an ordinary reply button. A number that is not connected gives
-                   *     `handoff_number_disconnected` (with `connection_id`).
+                   *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+                   *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+                   *     stops there. On instagram the button is the standard click-to-chat link
+                   *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+                   *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+                   *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+                   *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+                   *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+                   *     records the output and that run ends `completed`. That message answers no question and starts no
+                   *     automation by keyword.
                    */
                   whatsapp_connection_id?: string;
                   /**
-                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
-                   *     prefixes a reference code to it.
+                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+                   *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+                   *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+                   *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
                    */
                   whatsapp_message?: string;
                 },
@@ -513,12 +601,23 @@ interface components {
                    *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
                    *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
                    *     button becomes an ordinary reply button. A number that is not connected gives
-                   *     `handoff_number_disconnected` (with `connection_id`).
+                   *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+                   *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+                   *     stops there. On instagram the button is the standard click-to-chat link
+                   *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+                   *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+                   *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+                   *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+                   *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+                   *     records the output and that run ends `completed`. That message answers no question and starts no
+                   *     automation by keyword.
                    */
                   whatsapp_connection_id?: string;
                   /**
-                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
-                   *     prefixes a reference code to it.
+                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+                   *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+                   *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+                   *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
                    */
                   whatsapp_message?: string;
                 },
@@ -552,12 +651,23 @@ interface components {
                    *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
                    *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
                    *     button becomes an ordinary reply button. A number that is not connected gives
-                   *     `handoff_number_disconnected` (with `connection_id`).
+                   *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+                   *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+                   *     stops there. On instagram the button is the standard click-to-chat link
+                   *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+                   *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+                   *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+                   *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+                   *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+                   *     records the output and that run ends `completed`. That message answers no question and starts no
+                   *     automation by keyword.
                    */
                   whatsapp_connection_id?: string;
                   /**
-                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
-                   *     prefixes a reference code to it.
+                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+                   *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+                   *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+                   *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
                    */
                   whatsapp_message?: string;
                 },
@@ -589,12 +699,23 @@ interface components {
                    *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
                    *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
                    *     button becomes an ordinary reply button. A number that is not connected gives
-                   *     `handoff_number_disconnected` (with `connection_id`).
+                   *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+                   *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+                   *     stops there. On instagram the button is the standard click-to-chat link
+                   *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+                   *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+                   *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+                   *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+                   *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+                   *     records the output and that run ends `completed`. That message answers no question and starts no
+                   *     automation by keyword.
                    */
                   whatsapp_connection_id?: string;
                   /**
-                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
-                   *     prefixes a reference code to it.
+                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+                   *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+                   *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+                   *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
                    */
                   whatsapp_message?: string;
                 },
@@ -626,12 +747,23 @@ interface components {
                    *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
                    *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
                    *     button becomes an ordinary reply button. A number that is not connected gives
-                   *     `handoff_number_disconnected` (with `connection_id`).
+                   *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+                   *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+                   *     stops there. On instagram the button is the standard click-to-chat link
+                   *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+                   *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+                   *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+                   *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+                   *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+                   *     records the output and that run ends `completed`. That message answers no question and starts no
+                   *     automation by keyword.
                    */
                   whatsapp_connection_id?: string;
                   /**
-                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters. The platform
-                   *     prefixes a reference code to it.
+                   * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+                   *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+                   *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+                   *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
                    */
                   whatsapp_message?: string;
                 },

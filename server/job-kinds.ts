@@ -39,7 +39,13 @@ export type Wake =
    * The contact opened the tracked link of output `output` of the buttons (block `nodeId`) of message
    * `messageId` (instagram): followed like a tap, also by a run that ended `stopped` since.
    */
-  | { kind: 'link'; output: number; messageId: string; nodeId: string };
+  | { kind: 'link'; output: number; messageId: string; nodeId: string }
+  /**
+   * The contact sent the code of the whatsapp handoff button of output `output` of the buttons (block `nodeId`)
+   * of message `messageId` to the number: the person went on on whatsapp in a run of its own; this run closes
+   * those buttons with that output and ends `completed` (also after it ended `stopped`).
+   */
+  | { kind: 'handoff'; output: number; messageId: string; nodeId: string };
 
 export interface AdvancePayload {
   run_id: string;

@@ -227,6 +227,8 @@ async function wakeUp(waking: Waking, wake: Wake): Promise<Resumed | undefined> 
       return waking.run.waiting_for === 'child' ? endWait(waking) : undefined;
     case 'link':
       return linkOpened(waking, wake);
+    case 'handoff':
+      return handedOff(waking, wake);
   }
 }
 
@@ -332,6 +334,16 @@ async function linkOpened(waking: Waking, wake: Extract<Wake, { kind: 'link' }>)
   if (!stopped || stopped.run.id !== run.id || stopped.nodeId !== wake.nodeId) return;
   if (Date.parse(stopped.sentAt) + CONTACT_WAIT_MS < Date.parse(waking.now)) return;
   return resume(waking, stopped.seq, stopped.nodeId, wake.output);
+}
+
+/**
+ * The contact took the whatsapp handoff of the run's buttons (engine/handoff.ts): they close with its output as
+ * a link's open would close them, and the run ends there `completed`, since the person goes on on whatsapp in a
+ * run of its own (as multichannel's `first` on another contact).
+ */
+async function handedOff(waking: Waking, wake: Extract<Wake, { kind: 'handoff' }>): Promise<Resumed | undefined> {
+  const closed = await linkOpened(waking, { ...wake, kind: 'link' });
+  return closed && { ...closed, from: null };
 }
 
 /** Reads what the blocks of a stretch see: the account, the contact, the run's variables (none: one is gone). */

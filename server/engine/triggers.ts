@@ -6,6 +6,8 @@
 //      keyword (which then does not start); a message without text does not answer (a whatsapp caption is
 //      text; an instagram story reply never answers);
 //   3. otherwise the published automations whose trigger matches start a run each.
+// Before 2 and 3, a whatsapp message carrying the code of a whatsapp handoff is that handoff and nothing else
+// (engine/handoff.ts).
 // Any direct message of the contact also ends the "one private reply per comment" limit of its comment runs.
 import type { Transaction } from 'kysely';
 import type { INBOUND_MESSAGE_JOB, JobLease, JobOf } from '../job-kinds.js';
@@ -16,6 +18,7 @@ import { findStoppedRunOfMessage, selectWaitingRuns, updateRun } from '../store/
 import { selectLiveTriggers, type LiveTrigger } from '../store/workflows.js';
 import { tapOutput } from './blocks/index.js';
 import { CONTACT_WAIT_MS, type EngineDeps } from './context.js';
+import { takeHandoff } from './handoff.js';
 import { advanceRun, startRunNow } from './runs.js';
 import { refusalToStart } from './start-rules.js';
 import { versionOf } from './walk/versions.js';
@@ -99,6 +102,7 @@ async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: Message
   const { button } = message;
   if (button?.source === 'workflow' && message.reply_to_message_id)
     return onTap(tx, deps, message, contact, message.reply_to_message_id, button.id ?? null, waiting);
+  if (await takeHandoff(tx, deps, message, contact)) return;
   if (answers(message)) {
     const run = waiting.find((r) => r.waiting_for === 'answer');
     if (run) return advanceRun(tx, deps, run, { kind: 'answer', text: message.text ?? '', messageId: message.id });

@@ -555,6 +555,31 @@ export interface TrackedLinksTable {
   created_at: Timestamp;
 }
 
+/** A whatsapp handoff button an instagram automation sent (issue 22): its reference code and what it continues. */
+export interface WhatsappHandoffsTable {
+  id: string;
+  /** The reference code, upper case without its `#`. */
+  code: string;
+  account_id: string;
+  workflow_id: string;
+  run_id: string;
+  /** The instagram contact the button went to. */
+  contact_id: string;
+  /** The whatsapp connection the chat opens with. */
+  connection_id: string;
+  node_id: string;
+  /** The button's place in its block (`b<i>`, or `c<card>b<i>`). */
+  button_key: string;
+  /** The output the code's message follows. */
+  output: number;
+  message_id: string | null;
+  created_at: Timestamp;
+  used_at: Timestamp | null;
+  /** The whatsapp contact that sent the code, and the run that went on there. */
+  used_by_contact_id: string | null;
+  continued_run_id: string | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -593,4 +618,5 @@ export interface DB {
   workflow_run_steps: WorkflowRunStepsTable;
   workflow_randomizer_counts: WorkflowRandomizerCountsTable;
   tracked_links: TrackedLinksTable;
+  whatsapp_handoffs: WhatsappHandoffsTable;
 }

@@ -3,7 +3,8 @@
 // whatsapp shows `caption` above the cards; instagram ignores it. 31 outputs: a tap on button b of card c
 // follows output c×3+b (the run waits up to 90 days for it); the 31st follows right after the send while the
 // tap wait stays open. The whatsapp carousel rules (2 to 10 cards, images, one kind of button) are the
-// messaging rules': a refusal fails the step and stops the run.
+// messaging rules': a refusal fails the step and stops the run. Card buttons are sent as the buttons block's are
+// (links tracked, whatsapp handoffs on instagram: buttons/executor.ts).
 import type { SchemaSendCard } from '../../../generated/api.js';
 import type { BlockData } from '../../../generated/block-catalog.js';
 import { mediaOfUpload } from '../../domain/messaging/media.js';
@@ -11,7 +12,7 @@ import { cutTo, REPLY_ID } from '../../domain/messaging/send-rules.js';
 import { substitute } from '../../engine/evaluate/variables.js';
 import { CONTACT_WAIT_MS, type BlockExecutor, type BlockResult, type RunContext } from '../../engine/context.js';
 import { sendOutcome } from '../../engine/blocks/send-outcome.js';
-import { noteSentLinks, sendButton, type BlockButton, type SentLinks } from '../buttons/executor.js';
+import { noteSentLinks, sendButton, sentLinks, type BlockButton, type SentLinks } from '../buttons/executor.js';
 import { uploadNotFound } from '../media/executor.js';
 
 type Card = BlockData<'cards'>['cards'][number];
@@ -40,7 +41,8 @@ function sentId(cards: readonly Card[], c: number, b: number, button: BlockButto
 export function tappedCardOutput(data: BlockData<'cards'>, id: string | null): number | null {
   for (const [c, card] of data.cards.entries())
     for (const [b, button] of buttonsOf(card).entries())
-      if (!button.url && sentId(data.cards, c, b, button) === id) return c * SLOTS + b;
+      if ((!button.url || button.whatsapp_connection_id) && sentId(data.cards, c, b, button) === id)
+        return c * SLOTS + b;
   return null;
 }
 
@@ -58,8 +60,17 @@ async function sentCard(ctx: RunContext, cards: readonly Card[], c: number, card
     sent.media_id = image.id;
   }
   const buttons = [];
-  for (const [i, b] of buttonsOf(card).entries())
-    buttons.push(await sendButton(ctx, b, sentId(cards, c, i, b), { key: `c${c}b${i}`, output: c * SLOTS + i }, links));
+  for (const [i, b] of buttonsOf(card).entries()) {
+    const button = await sendButton(
+      ctx,
+      b,
+      sentId(cards, c, i, b),
+      { key: `c${c}b${i}`, output: c * SLOTS + i },
+      links,
+    );
+    if ('failed' in button) return button;
+    buttons.push(button);
+  }
   if (buttons.length > 0) sent.buttons = buttons;
   return sent;
 }
@@ -67,7 +78,7 @@ async function sentCard(ctx: RunContext, cards: readonly Card[], c: number, card
 export const execute: BlockExecutor<'cards'> = async (ctx) => {
   const lookup = ctx.vars.lookup;
   const sent: SchemaSendCard[] = [];
-  const links: SentLinks = [];
+  const links = sentLinks();
   for (const [c, card] of ctx.data.cards.entries()) {
     const out = await sentCard(ctx, ctx.data.cards, c, card, links);
     if ('failed' in out) return out;

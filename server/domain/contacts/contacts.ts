@@ -4,7 +4,7 @@
 // `updated_at` is the contact's last activity: only a message (`recordActivity`) or a console edit moves it.
 // Nothing a key does moves it, so a sync reader is never sent back over contacts it already has.
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { ApiError, notFound } from '../../errors.js';
 import { findConnection } from '../../store/console.js';
@@ -373,17 +373,25 @@ export async function linkSamePerson(
   contactId: string,
   samePersonAs: string,
 ): Promise<'linked' | 'two_on_one_connection'> {
-  return db.transaction().execute(async (tx) => {
-    await lockPersonsOfAccount(tx, accountId);
-    const contact = await findContact(tx, accountId, contactId, { forUpdate: true });
-    const other = await findContact(tx, accountId, samePersonAs, { forUpdate: true });
-    if (!contact || !other) throw contactNotFound();
-    if (contact.person_id === other.person_id) return 'linked';
-    const persons = await contactsOfPersons(tx, accountId, [contact.person_id, other.person_id]);
-    if (new Set(persons.map((c) => c.connection_id)).size < persons.length) return 'two_on_one_connection';
-    await mergePersons(tx, accountId, contact.person_id, other.person_id);
-    return 'linked';
-  });
+  return db.transaction().execute((tx) => linkSamePersonIn(tx, accountId, contactId, samePersonAs));
+}
+
+/** `linkSamePerson` in the caller's transaction (the whatsapp handoff joins the contacts in its inbound job's). */
+export async function linkSamePersonIn(
+  tx: Transaction<DB>,
+  accountId: string,
+  contactId: string,
+  samePersonAs: string,
+): Promise<'linked' | 'two_on_one_connection'> {
+  await lockPersonsOfAccount(tx, accountId);
+  const contact = await findContact(tx, accountId, contactId, { forUpdate: true });
+  const other = await findContact(tx, accountId, samePersonAs, { forUpdate: true });
+  if (!contact || !other) throw contactNotFound();
+  if (contact.person_id === other.person_id) return 'linked';
+  const persons = await contactsOfPersons(tx, accountId, [contact.person_id, other.person_id]);
+  if (new Set(persons.map((c) => c.connection_id)).size < persons.length) return 'two_on_one_connection';
+  await mergePersons(tx, accountId, contact.person_id, other.person_id);
+  return 'linked';
 }
 
 /** The person's contact on a connection (the person's other channels: a multichannel block), if it has one. */
