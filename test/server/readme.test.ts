@@ -19,6 +19,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -221,6 +222,52 @@ describe('the README walkthroughs (no server)', () => {
     }
     // What is not run is exactly what starts a long-running process.
     expect(commands.filter(skipped).map((c) => c.text)).toEqual([expect.stringMatching(/^npm ci && npm start/)]);
+  });
+});
+
+/** An example's command line as `npm run <name>` runs it, in this environment. */
+function runExample(name: string, env: Record<string, string>): Promise<{ code: number | null; err: string }> {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !['API_KEY', 'ADMIN_TOKEN', 'BASE_URL'].includes(k)),
+  );
+  const child = spawn(process.execPath, ['--import', 'tsx', `examples/${name}.ts`], {
+    cwd: root,
+    env: { ...clean, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((ok) => child.on('close', (code) => ok({ code, err })));
+}
+
+describe('the example scripts', () => {
+  const examples = ['quickstart', 'automation', 'sandbox-exchange', 'automation-exchange', 'webhooks-walkthrough'];
+
+  it('print one line, not a stack, and exit 1 when nothing answers at BASE_URL', async () => {
+    // A port nothing listens on: taken from the system, then let go.
+    const probe = createServer();
+    await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((ok) => probe.close(ok));
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const env = { API_KEY: 'epk_x', ADMIN_TOKEN: 'x'.repeat(32), BASE_URL: baseUrl };
+    const results = await Promise.all(examples.map((name) => runExample(name, env)));
+    for (const [i, r] of results.entries())
+      expect({ example: examples[i], ...r }).toEqual({
+        example: examples[i],
+        code: 1,
+        err: `cannot reach the server at ${baseUrl}: is npm start running?\n`,
+      });
+  });
+
+  it('say what to set, BASE_URL included, in one line and exit 2 when a setting is missing', async () => {
+    const [quick, walk] = await Promise.all([runExample('quickstart', {}), runExample('webhooks-walkthrough', {})]);
+    expect(quick).toEqual({
+      code: 2,
+      err: "Set API_KEY to the key `npm start` printed; BASE_URL to the server's address if it is not http://127.0.0.1:3000.\n",
+    });
+    expect(walk.code).toBe(2);
+    expect(walk.err).toMatch(/^Set API_KEY .* and ADMIN_TOKEN .*; BASE_URL .*\n$/);
   });
 });
 
