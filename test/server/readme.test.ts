@@ -336,5 +336,5 @@ describe.each(engines)('the README walkthroughs on %s', (engine) => {
     // The webhook walkthrough reached the receiver, signed with the secret its answer printed.
     expect(out).toContain('"delivered":true');
     expect(lines.some((l) => /^200 accepted/.test(l))).toBe(true);
-  });
+  }, 240_000); // a server start and some 60 commands, each a curl and often a node; slow on a busy machine
 });
