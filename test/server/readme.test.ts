@@ -112,29 +112,31 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** The bash script: a checking `curl`, then each command with its place and its allowed statuses. */
 function script(commands: ReadmeCommand[], substitute: (s: string) => string): string {
+  // A failing curl may run in a pipeline or a $(…), a subshell: it reports on stderr and stops the whole script.
   const prelude = `set -e
-__fails=$(mktemp)
 trap 'echo "failed (exit $?): $__at" >&2' ERR
+__fail() { printf 'README command failed: %s\\n' "$1" >&2; kill -TERM $$; exit 3; }
 curl() {
   local out
-  out=$(command curl -sS -w '\\n%{http_code}' "$@") || { echo "$__at: curl failed" >> "$__fails"; return 1; }
+  out=$(command curl -sS -w '\\n%{http_code}' "$@") || __fail "$__at: curl exited $?"
   local status=\${out##*$'\\n'}
   out=\${out%$'\\n'*}
   if [ -n "$__expect" ]; then
-    case " $__expect " in *" $status "*) ;; *) printf '%s: HTTP %s, expected %s\\n%s\\n' "$__at" "$status" "$__expect" "$out" >> "$__fails" ;; esac
+    case " $__expect " in *" $status "*) ;; *) __fail "$__at: HTTP $status, expected $__expect
+$out" ;; esac
   elif [ "$status" -lt 200 ] || [ "$status" -ge 300 ]; then
-    printf '%s: HTTP %s\\n%s\\n' "$__at" "$status" "$out" >> "$__fails"
+    __fail "$__at: HTTP $status
+$out"
   fi
   printf '%s\\n' "$out"
 }
-__check() { if [ -s "$__fails" ]; then echo "README command failed:" >&2; cat "$__fails" >&2; exit 3; fi; }
 `;
   const body = commands
     .filter((c) => !skipped(c))
     .map(
       (c) =>
         `__at=${quote(`README.md:${c.line} (${c.heading}): ${c.text.split('\n')[0]}`)}; __expect=${quote(expectedStatuses(c).join(' '))}\n` +
-        `${substitute(c.text)}\n__check\n`,
+        `${substitute(c.text)}\n`,
     )
     .join('');
   return `${prelude}${body}echo README-DONE\n`;
