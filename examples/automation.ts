@@ -3,7 +3,8 @@
 // again, and read the versions.
 //
 //   npm start                                   # in one terminal: prints the demo API key
-//   API_KEY=epk_… npm run automation            # in another (BASE_URL defaults to http://127.0.0.1:3000)
+//   API_KEY=epk_… npm run automation            # in another; BASE_URL=http://… for a server elsewhere
+//                                               # (default http://127.0.0.1:3000)
 //
 // test/server/automation-example.test.ts runs `buildAutomation` against a test server, so this file stays true.
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,7 @@ import {
   type GraphNodes,
   type components,
 } from '../client/index.js';
-import { check } from './check.js';
+import { baseUrl, check, runExample, settings } from './check.js';
 
 type Workflow = components['schemas']['Workflow'];
 type Version = components['schemas']['WorkflowVersion'];
@@ -125,14 +126,11 @@ export async function buildAutomation(api: ApiClient, keyword = 'catalogo'): Pro
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const apiKey = process.env.API_KEY;
-  if (!apiKey) {
-    console.error('Set API_KEY to the key `npm start` printed.');
-    process.exit(2);
-  }
-  const api = createClient({ baseUrl: process.env.BASE_URL ?? 'http://127.0.0.1:3000', apiKey });
-  const tour = await buildAutomation(api);
-  console.log('First validation:', tour.firstErrors.join('; '));
-  console.log(`Published ${tour.published.id} (${tour.published.title}), revision ${tour.published.revision}`);
-  for (const v of tour.versions) console.log(`  version ${v.number}: "${v.title}", revision ${v.revision}`);
+  const { API_KEY } = settings('API_KEY');
+  await runExample(async () => {
+    const tour = await buildAutomation(createClient({ baseUrl: baseUrl(), apiKey: API_KEY }));
+    console.log('First validation:', tour.firstErrors.join('; '));
+    console.log(`Published ${tour.published.id} (${tour.published.title}), revision ${tour.published.revision}`);
+    for (const v of tour.versions) console.log(`  version ${v.number}: "${v.title}", revision ${v.revision}`);
+  });
 }

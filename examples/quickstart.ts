@@ -1,12 +1,13 @@
 // The README's quickstart with the typed client: create a whatsapp contact, tag it, read it back.
 //
 //   npm start                                   # in one terminal: prints the demo API key
-//   API_KEY=epk_… npm run quickstart            # in another (BASE_URL defaults to http://127.0.0.1:3000)
+//   API_KEY=epk_… npm run quickstart            # in another; BASE_URL=http://… for a server elsewhere
+//                                               # (default http://127.0.0.1:3000)
 //
 // test/server/quickstart.test.ts runs `quickstart` against a test server, so this file stays true.
 import { fileURLToPath } from 'node:url';
 import { createClient, errorCode, type ApiClient, type components } from '../client/index.js';
-import { check } from './check.js';
+import { baseUrl, check, runExample, settings } from './check.js';
 
 type Contact = components['schemas']['Contact'];
 
@@ -44,12 +45,9 @@ export async function quickstart(api: ApiClient, phone = '+5511987654321'): Prom
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const apiKey = process.env.API_KEY;
-  if (!apiKey) {
-    console.error('Set API_KEY to the key `npm start` printed.');
-    process.exit(2);
-  }
-  const api = createClient({ baseUrl: process.env.BASE_URL ?? 'http://127.0.0.1:3000', apiKey });
-  const contact = await quickstart(api);
-  console.log(JSON.stringify(contact, null, 2));
+  const { API_KEY } = settings('API_KEY');
+  await runExample(async () => {
+    const contact = await quickstart(createClient({ baseUrl: baseUrl(), apiKey: API_KEY }));
+    console.log(JSON.stringify(contact, null, 2));
+  });
 }

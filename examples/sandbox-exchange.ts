@@ -5,13 +5,14 @@
 //
 //   npm start                                                  # in one terminal: prints the key and the admin token's file
 //   API_KEY=epk_… ADMIN_TOKEN=$(cat data/admin-token) npm run sandbox-exchange
+//   (BASE_URL=http://… for a server elsewhere; default http://127.0.0.1:3000)
 //
 // test/server/sandbox-exchange.test.ts runs `sandboxExchange` against a test server, so this file stays true.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import createFetchClient from 'openapi-fetch';
 import { createClient, errorCode, type ApiClient, type components, type paths } from '../client/index.js';
-import { check } from './check.js';
+import { baseUrl, check, runExample, settings } from './check.js';
 
 type Message = components['schemas']['Message'];
 type Conversation = components['schemas']['Conversation'];
@@ -191,18 +192,17 @@ export async function sandboxExchange(api: ApiClient, admin: AdminClient, phone 
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const apiKey = process.env.API_KEY;
-  const adminToken = process.env.ADMIN_TOKEN;
-  if (!apiKey || !adminToken) {
-    console.error('Set API_KEY to the key `npm start` printed and ADMIN_TOKEN to the admin token (data/admin-token).');
-    process.exit(2);
-  }
-  const baseUrl = process.env.BASE_URL ?? 'http://127.0.0.1:3000';
-  const exchange = await sandboxExchange(createClient({ baseUrl, apiKey }), createAdminClient(baseUrl, adminToken));
-  for (const m of exchange.history)
-    console.log(
-      `${m.created_at}  ${m.direction.padEnd(8)} ${m.sender.type.padEnd(7)} ${m.status.padEnd(8)} ${
-        m.text ?? `[${m.attachments.map((a) => a.type).join(', ') || m.type}]`
-      }`,
+  const { API_KEY, ADMIN_TOKEN } = settings('API_KEY', 'ADMIN_TOKEN');
+  await runExample(async () => {
+    const exchange = await sandboxExchange(
+      createClient({ baseUrl: baseUrl(), apiKey: API_KEY }),
+      createAdminClient(baseUrl(), ADMIN_TOKEN),
     );
+    for (const m of exchange.history)
+      console.log(
+        `${m.created_at}  ${m.direction.padEnd(8)} ${m.sender.type.padEnd(7)} ${m.status.padEnd(8)} ${
+          m.text ?? `[${m.attachments.map((a) => a.type).join(', ') || m.type}]`
+        }`,
+      );
+  });
 }

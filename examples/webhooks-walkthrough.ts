@@ -5,6 +5,7 @@
 //
 //   npm start                                                  # in one terminal: prints the key and the admin token's file
 //   API_KEY=epk_… ADMIN_TOKEN=$(cat data/admin-token) npm run webhooks-walkthrough
+//   (BASE_URL=http://… for a server elsewhere; default http://127.0.0.1:3000)
 //
 // It starts its own receiver (examples/webhook-receiver.ts) on 127.0.0.1 (RECEIVER_PORT, default a free one).
 // The server must allow local receivers (WEBHOOK_DEV_TARGETS: on by default with `npm start`) and have the
