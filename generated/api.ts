@@ -1231,7 +1231,8 @@ export interface paths {
      *       contact the account paused automations for (`409 contact_automations_paused`).
      *     - The start counts toward the per-contact hourly run limit of a trigger (`429 run_limit_reached`).
      *     - An integration the automation uses must be connected (`422 integration_disconnected` with
-     *       `integration_type`).
+     *       `integration_type`): a `sheets` block reachable from `root` needs the spreadsheet account its
+     *       `sheets_external_id` names to be the account's and `connected` (`integration_type` `sheets`).
      *     - `502 outcome_unknown`: the engine did not confirm the start. The key keeps that answer. List the
      *       automation's runs for the contact before retrying with a new key. A `409 outcome_unknown` means the
      *       first request with this key stopped before answering.
@@ -6230,8 +6231,12 @@ export interface components {
          *     - `loop_limit`: the 7th run of a block in one run (the run ends `stopped`);
          *     - `start_target_unavailable`: a `start` whose automation is not published on the run's channel;
          *     - `wait_expired`: a question or buttons waited 90 days (the run ends `completed`);
-         *     - `block_not_available`: `invoke`, `sheets` and `multichannel` do not reach outside the service yet
-         *       (`invoke` and `multichannel` take their failure output, `sheets` ends the run).
+         *     - a `sheets` block that could not write (the run ends `stopped`): `invalid_value` (a value in
+         *       `values` that is not text), `spreadsheet_account_not_found` (no such spreadsheet account in the
+         *       account), `integration_disconnected` (the spreadsheet account is disconnected),
+         *       `spreadsheet_not_found`, `tab_not_found`, `tab_full`;
+         *     - `block_not_available`: `invoke` and `multichannel` do not reach outside the service yet (they take
+         *       their failure output).
          * @example messaging_window_closed
          */
         code: string;
