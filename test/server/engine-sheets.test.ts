@@ -12,6 +12,9 @@ import type {
   SchemaTag,
   SchemaWorkflowRun,
 } from '../../generated/api.js';
+import { tagSlugs } from '../../server/domain/tags/slugs.js';
+import { SandboxSpreadsheets } from '../../server/spreadsheets/sandbox.js';
+import type { SheetAddress } from '../../server/spreadsheets/provider.js';
 import { ANY, engineHarness, keyword } from './engine-harness.js';
 import { engines, type TestCaller } from './harness.js';
 import { expectError, json } from './http-helpers.js';
@@ -320,5 +323,59 @@ describe.each(engines)('the sheets block on %s', (engine) => {
     const rows = (await rowsOf(target.sheet.id)) ?? [];
     expect(rows.slice(1).map((r) => r[2]).sort()).toEqual(writers.map(({ i }) => `msg ${i}`).sort());
     expect(other.me.accountId).not.toBe(env.me.accountId);
+  });
+
+  it('the provider locks the spreadsheet: a second writer waits for the first to commit and loses nothing; a rolled-back write leaves nothing', async () => {
+    const env = await setUp();
+    const target = await spreadsheet(env.me);
+    const provider = new SandboxSpreadsheets();
+    const db = h.t.database.db;
+    const address: SheetAddress = {
+      accountId: env.me.accountId,
+      spreadsheetAccountId: target.owner.id,
+      spreadsheetId: target.sheet.id,
+      tabTitle: 'Leads',
+    };
+    const append = (name: string) =>
+      ({ operation: 'append', values: new Map([['Nome', { text: name }]]) }) as const;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let firstWrote = () => {};
+    const wrote = new Promise<void>((resolve) => (firstWrote = resolve));
+    const first = db.transaction().execute(async (tx) => {
+      await provider.write(tx, address, append('primeiro'), new Date());
+      firstWrote();
+      await held; // the first transaction keeps its lock while the second one starts
+    });
+    await wrote;
+    const second = db.transaction().execute((tx) => provider.write(tx, address, append('segundo'), new Date()));
+    setTimeout(release, 150);
+    await Promise.all([first, second]);
+    expect(await rowsOf(target.sheet.id)).toEqual([HEADER, ['primeiro', '', '', ''], ['segundo', '', '', '']]);
+
+    // A stretch that fails after the write (a crash before its commit) leaves no row behind.
+    await expect(
+      db.transaction().execute(async (tx) => {
+        await provider.write(tx, address, append('nunca'), new Date());
+        throw new Error('crash before commit');
+      }),
+    ).rejects.toThrow('crash before commit');
+    expect(await rowsOf(target.sheet.id)).toHaveLength(3);
+  });
+});
+
+describe('tag slugs ({contact.tag.<slug>})', () => {
+  it('slugs as custom-field keys do, cut to 50 characters; later tags of one slug take -2, -3, skipping taken slugs', () => {
+    const long = `${'Á'.repeat(49)} b c`;
+    const slugs = tagSlugs(['VIP', 'Promoção Verão', 'vip!', 'VIP 2', 'v.i.p', '🔥', long, ' Vip ']);
+    expect([...slugs]).toEqual([
+      ['vip', 'VIP'],
+      ['promocao-verao', 'Promoção Verão'],
+      ['vip-2', 'vip!'],
+      ['vip-2-2', 'VIP 2'],
+      ['v-i-p', 'v.i.p'],
+      [`${'a'.repeat(49)}`, long],
+      ['vip-3', ' Vip '],
+    ]);
   });
 });
