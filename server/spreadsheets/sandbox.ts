@@ -19,7 +19,11 @@ export class SandboxSpreadsheets implements SpreadsheetProvider {
     const tab = sheet.tabs[index];
     if (!tab) return { outcome: 'tab_not_found' };
     const applied = applyWrite(tab.rows, write);
-    if (applied.result.outcome === 'appended' || applied.result.outcome === 'updated' || applied.result.outcome === 'deleted') {
+    if (
+      applied.result.outcome === 'appended' ||
+      applied.result.outcome === 'updated' ||
+      applied.result.outcome === 'deleted'
+    ) {
       const tabs = sheet.tabs.map((t, i) => (i === index ? { title: t.title, rows: applied.rows } : t));
       await updateSandboxSpreadsheet(db, address.accountId, sheet.id, { tabs }, now.toISOString());
     }

@@ -96,7 +96,10 @@ export async function selectTagsPage(
 }
 
 /** The account's active tags, oldest first (the order the numeric suffix of tag slugs follows). */
-export async function selectTagNamesByAge(db: Kysely<DB>, accountId: string): Promise<Array<{ id: string; name: string }>> {
+export async function selectTagNamesByAge(
+  db: Kysely<DB>,
+  accountId: string,
+): Promise<Array<{ id: string; name: string }>> {
   return db
     .selectFrom('tags')
     .select(['id', 'name'])

@@ -194,7 +194,12 @@ describe.each(engines)('the sheets block on %s', (engine) => {
     const env = await setUp();
     await field(env.me, 'Cidade');
     const target = await spreadsheet(env.me);
-    const values = { Nome: '{contact.first_name} ({cidade})', Telefone: '{contact.alias}', Interesse: '$input', Status: '$timestamp' };
+    const values = {
+      Nome: '{contact.first_name} ({cidade})',
+      Telefone: '{contact.alias}',
+      Interesse: '$input',
+      Status: '$timestamp',
+    };
     h.t.clock.advance(98_765);
     const nowMs = h.t.clock.now().getTime();
     const run = await runWith(env, sheetsGraph(target, { operation: 'append', values }), 'Quero tênis');
@@ -285,7 +290,10 @@ describe.each(engines)('the sheets block on %s', (engine) => {
     const unknownId = await publish(
       env.me,
       env.connection.id,
-      sheetsGraph({ owner: { id: '0b6e1d2c-5f7a-4c1e-9a53-2f1d8f4b7c10' }, sheet: target.sheet }, { operation: 'delete' }),
+      sheetsGraph(
+        { owner: { id: '0b6e1d2c-5f7a-4c1e-9a53-2f1d8f4b7c10' }, sheet: target.sheet },
+        { operation: 'delete' },
+      ),
       keyword('equals', 'nunca'),
       'Desconhecida',
     );
@@ -312,7 +320,10 @@ describe.each(engines)('the sheets block on %s', (engine) => {
     const graph = sheetsGraph(target, { operation: 'append', values: { Nome: '{contact.name}', Interesse: '$input' } });
     await publish(env.me, env.connection.id, graph, ANY);
     // Many contacts of the account write at once; their runs advance in parallel jobs.
-    const writers = Array.from({ length: 6 }, (_, i) => ({ i, from: { phone: `+5511977${String(100000 + i)}`, name: `C${i}` } }));
+    const writers = Array.from({ length: 6 }, (_, i) => ({
+      i,
+      from: { phone: `+5511977${String(100000 + i)}`, name: `C${i}` },
+    }));
     await Promise.all(
       writers.map(({ i, from }) =>
         admin('POST', `/sandbox/connections/${env.connection.id}/inbound`, { from, text: `msg ${i}` }),
@@ -321,7 +332,12 @@ describe.each(engines)('the sheets block on %s', (engine) => {
     await Promise.all([h.worker.runOnce(50), h.worker.runOnce(50), h.worker.runOnce(50)]);
     await drain();
     const rows = (await rowsOf(target.sheet.id)) ?? [];
-    expect(rows.slice(1).map((r) => r[2]).sort()).toEqual(writers.map(({ i }) => `msg ${i}`).sort());
+    expect(
+      rows
+        .slice(1)
+        .map((r) => r[2])
+        .sort(),
+    ).toEqual(writers.map(({ i }) => `msg ${i}`).sort());
     expect(other.me.accountId).not.toBe(env.me.accountId);
   });
 
@@ -336,8 +352,7 @@ describe.each(engines)('the sheets block on %s', (engine) => {
       spreadsheetId: target.sheet.id,
       tabTitle: 'Leads',
     };
-    const append = (name: string) =>
-      ({ operation: 'append', values: new Map([['Nome', { text: name }]]) }) as const;
+    const append = (name: string) => ({ operation: 'append', values: new Map([['Nome', { text: name }]]) }) as const;
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     let firstWrote = () => {};

@@ -52,7 +52,10 @@ describe.each(engines)('sandbox spreadsheets on %s', (engine) => {
     expect(read).toEqual(created);
 
     const reset = await json<SchemaSandboxSpreadsheet>(
-      await admin('PUT', `/sandbox/spreadsheets/${created.id}`, { name: 'Novo', tabs: [{ title: 'Leads', rows: [HEADER] }] }),
+      await admin('PUT', `/sandbox/spreadsheets/${created.id}`, {
+        name: 'Novo',
+        tabs: [{ title: 'Leads', rows: [HEADER] }],
+      }),
     );
     expect(reset).toMatchObject({
       id: created.id,
@@ -117,9 +120,9 @@ describe.each(engines)('sandbox spreadsheets on %s', (engine) => {
       code: 'invalid_sandbox_action',
       reason: 'duplicate_tab_title',
     });
-    expect((await json<SchemaSandboxSpreadsheet>(await admin('GET', `/sandbox/spreadsheets/${created.id}`))).tabs).toEqual(
-      one,
-    );
+    expect(
+      (await json<SchemaSandboxSpreadsheet>(await admin('GET', `/sandbox/spreadsheets/${created.id}`))).tabs,
+    ).toEqual(one);
   });
 
   it('answers 401 with only a message without the admin token', async () => {

@@ -80,7 +80,8 @@ function resultOf(ctx: BlockContext<'sheets'>, result: SheetWriteResult): BlockR
 export const execute: BlockExecutor<'sheets'> = async (ctx) => {
   const id = ctx.data.sheets_external_id;
   const spreadsheetAccount = await spreadsheetAccountOf(ctx.tx, ctx.account.id, id);
-  if (!spreadsheetAccount) return fail('spreadsheet_account_not_found', `The account has no spreadsheet account ${id}.`);
+  if (!spreadsheetAccount)
+    return fail('spreadsheet_account_not_found', `The account has no spreadsheet account ${id}.`);
   if (spreadsheetAccount.status !== 'connected')
     return fail('integration_disconnected', `The spreadsheet account ${id} is disconnected.`);
   const write = await sheetWrite(ctx);
