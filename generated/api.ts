@@ -1231,7 +1231,8 @@ export interface paths {
      *       contact the account paused automations for (`409 contact_automations_paused`).
      *     - The start counts toward the per-contact hourly run limit of a trigger (`429 run_limit_reached`).
      *     - An integration the automation uses must be connected (`422 integration_disconnected` with
-     *       `integration_type`).
+     *       `integration_type`): a `sheets` block reachable from `root` needs the spreadsheet account its
+     *       `sheets_external_id` names to be the account's and `connected` (`integration_type` `sheets`).
      *     - `502 outcome_unknown`: the engine did not confirm the start. The key keeps that answer. List the
      *       automation's runs for the contact before retrying with a new key. A `409 outcome_unknown` means the
      *       first request with this key stopped before answering.
@@ -2714,6 +2715,60 @@ export interface paths {
      *     sets it back to the real time, and other processes on the same database do not see it.
      */
     patch: operations['updateSandboxClock'];
+    trace?: never;
+  };
+  '/admin/v1/sandbox/spreadsheets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a sandbox spreadsheet
+     * @description Creates a spreadsheet of the sandbox spreadsheet provider under a spreadsheet account: its tabs, row 1 of
+     *     each the column titles. A sheets block whose `sheets_external_id` is that spreadsheet account, `spreadsheet_id`
+     *     this spreadsheet's `id` and `tab_title` one of its tabs writes there, and `GET` shows the rows. Kept in the
+     *     database: it survives restarts. A spreadsheet belongs to its spreadsheet account's account; another account's
+     *     automations cannot write it.
+     */
+    post: operations['createSandboxSpreadsheet'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/sandbox/spreadsheets/{spreadsheetId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox spreadsheet id (what a sheets block's `spreadsheet_id` names). */
+        spreadsheetId: components['parameters']['SandboxSpreadsheetId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Read a sandbox spreadsheet
+     * @description The spreadsheet with its current rows, row 1 of each tab the column titles: what sheets blocks wrote, each
+     *     cell as written (a value starting with `=`, `+`, `-` or `@` is text, never a formula).
+     */
+    get: operations['getSandboxSpreadsheet'];
+    /**
+     * Reset a sandbox spreadsheet
+     * @description Replaces the spreadsheet's name and every tab with the ones given (the rows sheets blocks wrote are gone): a
+     *     reset between test runs. It keeps its `id` and spreadsheet account, so automations naming it keep writing
+     *     there. A sheets block writing it at the same moment writes before or after the reset, never lost in between.
+     */
+    put: operations['updateSandboxSpreadsheet'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
 }
@@ -6176,8 +6231,12 @@ export interface components {
          *     - `loop_limit`: the 7th run of a block in one run (the run ends `stopped`);
          *     - `start_target_unavailable`: a `start` whose automation is not published on the run's channel;
          *     - `wait_expired`: a question or buttons waited 90 days (the run ends `completed`);
-         *     - `block_not_available`: `invoke`, `sheets` and `multichannel` do not reach outside the service yet
-         *       (`invoke` and `multichannel` take their failure output, `sheets` ends the run).
+         *     - a `sheets` block that could not write (the run ends `stopped`): `invalid_value` (a value in
+         *       `values` that is not text), `spreadsheet_account_not_found` (no such spreadsheet account in the
+         *       account), `integration_disconnected` (the spreadsheet account is disconnected),
+         *       `spreadsheet_not_found`, `tab_not_found`, `tab_full`;
+         *     - `block_not_available`: `invoke` and `multichannel` do not reach outside the service yet (they take
+         *       their failure output).
          * @example messaging_window_closed
          */
         code: string;
@@ -7965,6 +8024,8 @@ export interface components {
          *     - `same_contact`: `contact_id` is the contact itself.
          *     - `same_connection`: the person would have two contacts on one connection.
          *     - `text_too_long`: a text typed in the native app is longer than the channel carries (instagram 1000).
+         *     - `duplicate_tab_title`: two tabs of a sandbox spreadsheet have one title (a sheets block names its tab
+         *       by title).
          *
          *     Other values may appear later; tolerate them.
          * @enum {string}
@@ -7988,7 +8049,8 @@ export interface components {
           | 'not_sent'
           | 'same_contact'
           | 'same_connection'
-          | 'text_too_long';
+          | 'text_too_long'
+          | 'duplicate_tab_title';
       };
     };
     /**
@@ -8275,6 +8337,75 @@ export interface components {
        * @example 86400
        */
       advance_seconds: number;
+    };
+    /**
+     * SandboxSpreadsheetTab
+     * @description A tab of a sandbox spreadsheet. Row 1 holds the column titles a sheets block's `values` and `match` name; the
+     *     rows after it are the data rows. Every cell is text, shown as written: a value starting with `=`, `+`, `-` or
+     *     `@` is text, never a formula.
+     */
+    SandboxSpreadsheetTab: {
+      /**
+       * @description What a sheets block's `tab_title` names (exact match). Unique in the spreadsheet.
+       * @example Leads
+       */
+      title: string;
+      /**
+       * @description Row 1 the column titles, then the data rows. A row may be shorter or longer than the header: a write makes
+       *     its row as wide as the header. A sheets block appends up to 10000 rows in all (then its step fails
+       *     `tab_full`); this route takes at most 1000.
+       */
+      rows: string[][];
+    };
+    /**
+     * SandboxSpreadsheetCreateRequest
+     * @description A sandbox spreadsheet of a spreadsheet account, with its tabs.
+     */
+    SandboxSpreadsheetCreateRequest: {
+      /**
+       * Format: uuid
+       * @description The spreadsheet account that holds it (`POST /admin/v1/accounts/{accountId}/spreadsheet-accounts`): what a
+       *     sheets block's `sheets_external_id` names. The spreadsheet belongs to that account's account.
+       */
+      spreadsheet_account_id: string;
+      /**
+       * @description A label (a sheets block's `spreadsheet_name` is the editor's own).
+       * @example Leads da loja
+       */
+      name: string;
+      /** @description The tabs, titles unique (a repeated title is `422 invalid_sandbox_action`, `reason` `duplicate_tab_title`). */
+      tabs: components['schemas']['SandboxSpreadsheetTab'][];
+    };
+    /**
+     * SandboxSpreadsheet
+     * @description A sandbox spreadsheet with its current rows: what sheets blocks wrote shows here (row 1 of each tab the column
+     *     titles). Its `id` is what a sheets block's `spreadsheet_id` names.
+     */
+    SandboxSpreadsheet: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      spreadsheet_account_id: string;
+      /** @example Leads da loja */
+      name: string;
+      tabs: {
+        title: string;
+        rows: string[][];
+      }[];
+      created_at: components['schemas']['Timestamp'];
+      /** @description The last write (a sheets block's or a reset). */
+      updated_at: components['schemas']['Timestamp'];
+    };
+    /**
+     * SandboxSpreadsheetUpdateRequest
+     * @description The spreadsheet's new name and tabs, replacing every tab and row it holds (a reset). It keeps its id and its
+     *     spreadsheet account.
+     */
+    SandboxSpreadsheetUpdateRequest: {
+      /** @example Leads da loja */
+      name: string;
+      /** @description The tabs, titles unique (a repeated title is `422 invalid_sandbox_action`, `reason` `duplicate_tab_title`). */
+      tabs: components['schemas']['SandboxSpreadsheetTab'][];
     };
     /**
      * EventApiVersion
@@ -8863,6 +8994,8 @@ export interface components {
     SecretId: string;
     /** @description The spreadsheet account id (what a sheets block's `sheets_external_id` names). */
     SpreadsheetAccountId: string;
+    /** @description The sandbox spreadsheet id (what a sheets block's `spreadsheet_id` names). */
+    SandboxSpreadsheetId: string;
     /**
      * @description The signature of the body: `t=<unix seconds>,v1=<hex>`. `t` is the moment of the attempt; `v1` is the
      *     lowercase hex HMAC-SHA256 of the text `<t>.<raw body>` (the value of `t`, a dot, then the body exactly as
@@ -9205,6 +9338,10 @@ export type SchemaSandboxConversationUpdateRequest = components['schemas']['Sand
 export type SchemaSandboxNativeMessageRequest = components['schemas']['SandboxNativeMessageRequest'];
 export type SchemaSandboxClock = components['schemas']['SandboxClock'];
 export type SchemaSandboxClockAdvanceRequest = components['schemas']['SandboxClockAdvanceRequest'];
+export type SchemaSandboxSpreadsheetTab = components['schemas']['SandboxSpreadsheetTab'];
+export type SchemaSandboxSpreadsheetCreateRequest = components['schemas']['SandboxSpreadsheetCreateRequest'];
+export type SchemaSandboxSpreadsheet = components['schemas']['SandboxSpreadsheet'];
+export type SchemaSandboxSpreadsheetUpdateRequest = components['schemas']['SandboxSpreadsheetUpdateRequest'];
 export type SchemaEventApiVersion = components['schemas']['EventApiVersion'];
 export type SchemaMessageReceivedEvent = components['schemas']['MessageReceivedEvent'];
 export type SchemaCommentReceivedEvent = components['schemas']['CommentReceivedEvent'];
@@ -9268,6 +9405,7 @@ export type ParameterTemplateId = components['parameters']['TemplateId'];
 export type ParameterVariableName = components['parameters']['VariableName'];
 export type ParameterSecretId = components['parameters']['SecretId'];
 export type ParameterSpreadsheetAccountId = components['parameters']['SpreadsheetAccountId'];
+export type ParameterSandboxSpreadsheetId = components['parameters']['SandboxSpreadsheetId'];
 export type ParameterServiceSignature = components['parameters']['ServiceSignature'];
 export type ParameterServiceEventId = components['parameters']['ServiceEventId'];
 export type ParameterServiceEventType = components['parameters']['ServiceEventType'];
@@ -14503,6 +14641,139 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  createSandboxSpreadsheet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxSpreadsheetCreateRequest'];
+      };
+    };
+    responses: {
+      /** @description The spreadsheet was created. */
+      201: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxSpreadsheet'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such spreadsheet account (`spreadsheet_account_id`), or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description `invalid_sandbox_action`: `reason` `duplicate_tab_title` (two tabs of one title). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidSandboxActionError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  getSandboxSpreadsheet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox spreadsheet id (what a sheets block's `spreadsheet_id` names). */
+        spreadsheetId: components['parameters']['SandboxSpreadsheetId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The spreadsheet. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxSpreadsheet'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such spreadsheet, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  updateSandboxSpreadsheet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The sandbox spreadsheet id (what a sheets block's `spreadsheet_id` names). */
+        spreadsheetId: components['parameters']['SandboxSpreadsheetId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxSpreadsheetUpdateRequest'];
+      };
+    };
+    responses: {
+      /** @description The spreadsheet after the reset. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxSpreadsheet'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such spreadsheet, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description `invalid_sandbox_action`: `reason` `duplicate_tab_title` (two tabs of one title). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidSandboxActionError'];
+        };
+      };
       default: components['responses']['UnexpectedError'];
     };
   };

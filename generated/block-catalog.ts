@@ -1123,7 +1123,13 @@ interface components {
      *     or `false` by whether the contact has the tag (slug: lowercase, accents removed, other runs of characters
      *     replaced by a hyphen, up to 50 characters, with a possible numeric suffix). A value starting with `=`,
      *     `+`, `-` or `@` is written as text, never as a formula. Validation does not check the spreadsheet.
-     *     1 output.
+     *     1 output, followed when the row was written (or when `update` or `delete` found no row to act on). A
+     *     block that cannot write (a value that is not text, a spreadsheet account that is unknown or
+     *     disconnected, a spreadsheet or tab it lacks) fails its step and the run ends `stopped`. Starting an
+     *     automation through `POST …/runs` needs the spreadsheet account of every sheets block reachable from
+     *     `root` connected. `{contact.tag.<slug>}` is known only in this block: elsewhere it is an unknown
+     *     variable (empty text). Of the account's tags sharing a slug the oldest has it bare and each later one
+     *     takes `-2`, `-3`, …; a slug no tag has reads `false`.
      */
     SheetsBlock: {
       /** @constant */

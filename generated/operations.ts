@@ -929,6 +929,27 @@ export const adminOperations = {
     tag: 'Sandbox',
     successStatuses: [200],
   },
+  createSandboxSpreadsheet: {
+    method: 'post',
+    path: '/admin/v1/sandbox/spreadsheets',
+    expressPath: '/sandbox/spreadsheets',
+    tag: 'Sandbox',
+    successStatuses: [201],
+  },
+  getSandboxSpreadsheet: {
+    method: 'get',
+    path: '/admin/v1/sandbox/spreadsheets/{spreadsheetId}',
+    expressPath: '/sandbox/spreadsheets/:spreadsheetId',
+    tag: 'Sandbox',
+    successStatuses: [200],
+  },
+  updateSandboxSpreadsheet: {
+    method: 'put',
+    path: '/admin/v1/sandbox/spreadsheets/{spreadsheetId}',
+    expressPath: '/sandbox/spreadsheets/:spreadsheetId',
+    tag: 'Sandbox',
+    successStatuses: [200],
+  },
 } as const satisfies Record<string, AdminOperationInfo>;
 
 export type AdminOperationId = keyof typeof adminOperations;

@@ -204,6 +204,7 @@ async function startWorkers(running: {
     config,
     baseUrl,
     provider: services.provider,
+    spreadsheets: services.spreadsheets,
     webhookTargets: services.webhookTargets,
   });
   const jobs = new JobWorker({

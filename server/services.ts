@@ -5,12 +5,16 @@ import { join } from 'node:path';
 import type { ChannelProvider } from './channels/provider.js';
 import { SandboxProvider } from './channels/sandbox.js';
 import type { Config } from './config.js';
+import type { SpreadsheetProvider } from './spreadsheets/provider.js';
+import { SandboxSpreadsheets } from './spreadsheets/sandbox.js';
 import { LocalDiskStorage, type MediaStorage } from './media/storage.js';
 import { targetPolicy, type TargetPolicy } from './webhooks/targets.js';
 
 export interface Services {
   /** The channel layer messages go out through: the sandbox, which acts like instagram and whatsapp. */
   provider: ChannelProvider;
+  /** The spreadsheet layer sheets blocks write through: the sandbox spreadsheets, kept in the database. */
+  spreadsheets: SpreadsheetProvider;
   /** Where media bytes live: a directory, `DATA_DIR/media`. */
   storage: MediaStorage;
   /** The webhook URL rules at registration and at send (config.webhookDevTargets). */
@@ -24,6 +28,7 @@ export function createServices(
 ): Services {
   return {
     provider: replace.provider ?? new SandboxProvider(),
+    spreadsheets: replace.spreadsheets ?? new SandboxSpreadsheets(),
     storage: replace.storage ?? new LocalDiskStorage(join(config.dataDir, 'media')),
     webhookTargets: replace.webhookTargets ?? targetPolicy(config),
   };

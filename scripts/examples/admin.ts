@@ -1,6 +1,7 @@
 // Examples of the admin API (the vendor console): accounts, keys, connections, custom fields, whatsapp
 // templates and uploads. Drawn from the seeded world, so the account, its connections, fields and uploads are
 // the ones the public examples show.
+import { sandboxSpreadsheetExamples } from './spreadsheets.js';
 import type { AreaBuilder, ExampleSet, WorldConnection } from './world.js';
 import { connectionOf, contactOf, contactState } from './contacts.js';
 import { at } from './world.js';
@@ -465,6 +466,7 @@ function consoleForAutomations(
       summary: 'Disconnected',
       value: { ...sheets, status: 'disconnected', updated_at: at(-5, 12) },
     },
+    ...sandboxSpreadsheetExamples(f, sheets.id, err),
   };
 }
 

@@ -40,6 +40,9 @@ export interface BlockDefinition<T extends BlockType> {
   sends?: boolean;
   /** The account integration it needs (`integration_type`): `POST …/runs` refuses while it is not connected. */
   integration?: string;
+  /** The account's integration account the block names (sheets: `sheets_external_id`): `POST …/runs` checks
+   * that one is connected; null when the field is missing or malformed. */
+  integrationAccount?(data: SentData<T>): string | null;
 }
 
 export type Json = Record<string, unknown>;

@@ -9,6 +9,8 @@
 // The start is the run's row and its first job, committed with the answer. When the commit itself fails the
 // start may or may not have happened: 502 outcome_unknown, which the Idempotency-Key keeps (Part A).
 import type { Kysely, Transaction } from 'kysely';
+import { isObject } from '../blocks/definition.js';
+import { spreadsheetAccountOf } from '../domain/console/spreadsheet-accounts.js';
 import { contactNotFound } from '../domain/contacts/contacts.js';
 import { replyWindow } from '../domain/messaging/views.js';
 import { blockType } from '../domain/workflows/blocks.js';
@@ -114,6 +116,24 @@ async function requireContactOnChannel(
 }
 
 /**
+ * The integration the block needs when it is not connected, else null. A sheets block needs the spreadsheet
+ * account its `sheets_external_id` names to be the account's and connected; a kind whose integration the service
+ * cannot check is never connected.
+ */
+async function disconnectedIntegration(tx: Transaction<DB>, accountId: string, node: unknown): Promise<string | null> {
+  if (!isObject(node) || !isObject(node.data)) return null;
+  const kind = blockType(node.type);
+  const integration = kind?.integration;
+  if (!integration) return null;
+  const id = kind.integrationAccount?.(node.data) ?? null;
+  if (integration === 'sheets' && id !== null) {
+    const spreadsheetAccount = await spreadsheetAccountOf(tx, accountId, id);
+    if (spreadsheetAccount?.status === 'connected') return null;
+  }
+  return integration;
+}
+
+/**
  * What the blocks reachable from `root` need (each kind says it: server/blocks/<type>/definition.ts): their
  * integrations connected, then the 24-hour window open when one of them sends.
  */
@@ -125,12 +145,18 @@ async function requireWhatBlocksNeed(
   now: Date,
 ): Promise<void> {
   const nodes = version.graph.nodes;
-  const kinds = [...reachableFromRoot(nodes).keys()].map((id) => blockType(nodes[id]?.type));
-  const integration = kinds.map((kind) => kind?.integration).find(Boolean);
-  if (integration)
-    throw new ApiError(422, 'integration_disconnected', `The automation uses ${integration}, which is not connected.`, {
-      integration_type: integration,
-    });
+  const reachable = [...reachableFromRoot(nodes).keys()].flatMap((id) => nodes[id] ?? []);
+  const kinds = reachable.map((node) => blockType(node.type));
+  for (const node of reachable) {
+    const integration = await disconnectedIntegration(tx, accountId, node);
+    if (integration)
+      throw new ApiError(
+        422,
+        'integration_disconnected',
+        `The automation uses ${integration}, which is not connected.`,
+        { integration_type: integration },
+      );
+  }
   if (!kinds.some((kind) => kind?.sends)) return;
   const conversation = await findConversationOfContact(tx, accountId, contact.id);
   const last = conversation?.last_inbound_at ?? null;

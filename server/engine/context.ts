@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { SchemaSendMessageRequest } from '../../generated/api.js';
 import type { BlockData, BlockType } from '../../generated/block-catalog.js';
 import type { ChannelProvider } from '../channels/provider.js';
+import type { SpreadsheetProvider } from '../spreadsheets/provider.js';
 import type { Clock } from '../clock.js';
 import type { WorkflowSendResult } from '../domain/messaging/workflow-send.js';
 import type { AccountRow } from '../store/accounts.js';
@@ -17,6 +18,8 @@ import type { StartRun } from './types.js';
 export interface EngineDeps {
   clock: Clock;
   provider: ChannelProvider;
+  /** The spreadsheet layer sheets blocks write through (server/services.ts). */
+  spreadsheets: SpreadsheetProvider;
   /** The service's public base (attachment URLs of message events). */
   baseUrl: string;
   logger?: Logger;

@@ -24,6 +24,12 @@ import {
   sandboxDisabled,
 } from '../domain/sandbox/actions.js';
 import { arrangeSendOutcome, clearSendOutcomes } from '../domain/sandbox/outcomes.js';
+import {
+  createSandboxSpreadsheet,
+  getSandboxSpreadsheet,
+  resetSandboxSpreadsheet,
+  sandboxSpreadsheetView,
+} from '../domain/sandbox/spreadsheets.js';
 import { contactOpensLink } from '../domain/workflows/tracked-links.js';
 import { publicBaseUrl } from './base-url.js';
 import type { AdminHandler, AdminHandlerInput } from './context.js';
@@ -202,6 +208,20 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
       base,
     );
     return { status: 201, body: messageView(row, base) };
+  }),
+  createSandboxSpreadsheet: sandbox(async ({ app, body }) => {
+    const { spreadsheet_account_id: owner, name, tabs } = body;
+    const row = await createSandboxSpreadsheet(app.database.db, app.clock, owner, { name, tabs });
+    return { status: 201, body: sandboxSpreadsheetView(row) };
+  }),
+  getSandboxSpreadsheet: sandbox(async ({ app, params }) => ({
+    status: 200,
+    body: sandboxSpreadsheetView(await getSandboxSpreadsheet(app.database.db, params.spreadsheetId)),
+  })),
+  updateSandboxSpreadsheet: sandbox(async ({ app, params, body }) => {
+    const input = { name: body.name, tabs: body.tabs };
+    const row = await resetSandboxSpreadsheet(app.database.db, app.clock, params.spreadsheetId, input);
+    return { status: 200, body: sandboxSpreadsheetView(row) };
   }),
   getSandboxClock: sandbox(async ({ app }) => ({ status: 200, body: sandboxClockView(app.clock) })),
   updateSandboxClock: sandbox(async ({ app, body }) => {

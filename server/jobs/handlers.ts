@@ -16,6 +16,7 @@ import type { TargetPolicy } from '../webhooks/targets.js';
 import { JobRegistry } from './registry.js';
 import { JOB_RETRY_SCHEDULES } from '../retries.js';
 import type { ChannelProvider } from '../channels/provider.js';
+import type { SpreadsheetProvider } from '../spreadsheets/provider.js';
 import { runAdvanceJob, runStopRunsJob } from '../engine/runs.js';
 import { runInboundJob } from '../engine/triggers.js';
 
@@ -24,6 +25,8 @@ export interface JobDeps {
   config: Pick<Config, 'webhookDevTargets' | 'webhookMaxInFlight' | 'webhookPacePerMinute' | 'runsPerContactPerHour'>;
   /** The channel layer automations send through (server/services.ts). */
   provider: ChannelProvider;
+  /** The spreadsheet layer sheets blocks write through (server/services.ts). */
+  spreadsheets: SpreadsheetProvider;
   /** The URL rules at send (server/services.ts). Tests pass a resolver or a CA. */
   webhookTargets: TargetPolicy;
   /** The service's public base URL, for the attachment URLs of message events. */
@@ -43,6 +46,7 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
   };
   const engine = {
     provider: deps.provider,
+    spreadsheets: deps.spreadsheets,
     baseUrl: deps.baseUrl,
     runsPerContactPerHour: config.runsPerContactPerHour,
   };

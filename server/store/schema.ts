@@ -187,6 +187,22 @@ export interface SpreadsheetAccountsTable {
   updated_at: Timestamp;
 }
 
+/** A tab of a sandbox spreadsheet: row 1 holds the column titles; every cell is text (never a formula). */
+export interface SandboxSpreadsheetTab {
+  title: string;
+  rows: string[][];
+}
+
+export interface SandboxSpreadsheetsTable {
+  id: string;
+  account_id: string;
+  spreadsheet_account_id: string;
+  name: string;
+  tabs: ColumnType<SandboxSpreadsheetTab[], string, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface TagsTable {
   id: string;
   account_id: string;
@@ -597,6 +613,7 @@ export interface DB {
   account_variables: AccountVariablesTable;
   account_secrets: AccountSecretsTable;
   spreadsheet_accounts: SpreadsheetAccountsTable;
+  sandbox_spreadsheets: SandboxSpreadsheetsTable;
   contacts: ContactsTable;
   contact_tags: ContactTagsTable;
   contact_field_values: ContactFieldValuesTable;

@@ -94,3 +94,18 @@ export async function selectTagsPage(
     page,
   );
 }
+
+/** The account's active tags, oldest first (the order the numeric suffix of tag slugs follows). */
+export async function selectTagNamesByAge(
+  db: Kysely<DB>,
+  accountId: string,
+): Promise<Array<{ id: string; name: string }>> {
+  return db
+    .selectFrom('tags')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}

@@ -1,6 +1,11 @@
-// sheets: writes to a spreadsheet. 1 output. It needs the account's spreadsheet integration, which the console
-// connects; this service has no such connection yet (it arrives with the spreadsheet block's issue), so `POST
-// …/runs` of an automation holding one answers integration_disconnected.
-import { fixed, type BlockDefinition } from '../definition.js';
+// sheets: writes a row of a spreadsheet through the account's spreadsheet account. 1 output. `POST …/runs` of an
+// automation reaching one checks that the spreadsheet account its `sheets_external_id` names is connected
+// (engine/api-start.ts); its values may name custom fields as `$key`, so a run loads them.
+import { fixed, str, type BlockDefinition } from '../definition.js';
 
-export const definition: BlockDefinition<'sheets'> = { outputs: fixed(1), integration: 'sheets' };
+export const definition: BlockDefinition<'sheets'> = {
+  outputs: fixed(1),
+  readsFields: true,
+  integration: 'sheets',
+  integrationAccount: (data) => str(data.sheets_external_id),
+};

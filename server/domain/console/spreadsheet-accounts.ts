@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { ApiError, notFound } from '../../errors.js';
+import { isUuid } from '../../ids.js';
 import { findAccount } from '../../store/accounts.js';
 import {
   findSpreadsheetAccountById,
@@ -69,4 +70,18 @@ export async function changeSpreadsheetAccountStatus(
     await audit(tx, actor, { accountId: updated.account_id, ...entry, targetId: id, details: { status } }, now);
     return updated;
   });
+}
+
+/**
+ * The account's spreadsheet account `id` (what a sheets block's `sheets_external_id` names), or undefined when
+ * there is none: unknown, another account's, or not an id at all. Its `status` says whether it is connected.
+ */
+export async function spreadsheetAccountOf(
+  db: Kysely<DB>,
+  accountId: string,
+  id: string,
+): Promise<SpreadsheetAccountRow | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await findSpreadsheetAccountById(db, id.toLowerCase());
+  return row && row.account_id === accountId ? row : undefined;
 }
