@@ -205,6 +205,7 @@ async function startWorkers(running: {
     baseUrl,
     provider: services.provider,
     webhookTargets: services.webhookTargets,
+    invokeTargets: services.invokeTargets,
   });
   const jobs = new JobWorker({
     db: database.db,

@@ -6,7 +6,7 @@ import type { ChannelProvider } from './channels/provider.js';
 import { SandboxProvider } from './channels/sandbox.js';
 import type { Config } from './config.js';
 import { LocalDiskStorage, type MediaStorage } from './media/storage.js';
-import { targetPolicy, type TargetPolicy } from './webhooks/targets.js';
+import { invokeTargetPolicy, targetPolicy, type TargetPolicy } from './webhooks/targets.js';
 
 export interface Services {
   /** The channel layer messages go out through: the sandbox, which acts like instagram and whatsapp. */
@@ -15,16 +15,19 @@ export interface Services {
   storage: MediaStorage;
   /** The webhook URL rules at registration and at send (config.webhookDevTargets). */
   webhookTargets: TargetPolicy;
+  /** The invoke block's address rules at call time (config.invokeDevTargets). */
+  invokeTargets: TargetPolicy;
 }
 
 /** The services of `config`; `replace` swaps some of them (tests: a broken storage, a stub resolver, a CA). */
 export function createServices(
-  config: Pick<Config, 'dataDir' | 'webhookDevTargets'>,
+  config: Pick<Config, 'dataDir' | 'webhookDevTargets' | 'invokeDevTargets'>,
   replace: Partial<Services> = {},
 ): Services {
   return {
     provider: replace.provider ?? new SandboxProvider(),
     storage: replace.storage ?? new LocalDiskStorage(join(config.dataDir, 'media')),
     webhookTargets: replace.webhookTargets ?? targetPolicy(config),
+    invokeTargets: replace.invokeTargets ?? invokeTargetPolicy(config),
   };
 }
