@@ -229,7 +229,9 @@ async function wakeUp(waking: Waking, wake: Wake): Promise<Resumed | undefined> 
     case 'link':
       return linkOpened(waking, wake);
     case 'call':
-      return waking.run.waiting_for === 'call' && waking.waitStep === wake.step ? callEnded(waking, wake.output) : undefined;
+      return waking.run.waiting_for === 'call' && waking.waitStep === wake.step
+        ? callEnded(waking, wake.output)
+        : undefined;
   }
 }
 

@@ -38,7 +38,12 @@ export async function findInvokeCallOfStep(
   runId: string,
   step: number,
 ): Promise<InvokeCallRow | undefined> {
-  return db.selectFrom('invoke_calls').selectAll().where('run_id', '=', runId).where('step', '=', step).executeTakeFirst();
+  return db
+    .selectFrom('invoke_calls')
+    .selectAll()
+    .where('run_id', '=', runId)
+    .where('step', '=', step)
+    .executeTakeFirst();
 }
 
 /** Locks the call's row (the attempt count is taken under it). */

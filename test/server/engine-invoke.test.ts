@@ -7,6 +7,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/index.js';
 import { ANY, engineHarness } from './engine-harness.js';
@@ -190,8 +191,9 @@ describe.each(engines)('the invoke block on %s', (engine) => {
 
   it('a 2xx answer that is not JSON takes the first output and copies nothing', async () => {
     receiver.reset({ status: 200, body: 'not json', headers: { 'Content-Type': 'text/plain' } });
-    const r = await runOnce(graphOf(invoke({ endpoint: receiver.url(), fields: [{ path: '$.a', name: 'plano' }] })), (me) =>
-      field(me, 'plano'),
+    const r = await runOnce(
+      graphOf(invoke({ endpoint: receiver.url(), fields: [{ path: '$.a', name: 'plano' }] })),
+      (me) => field(me, 'plano'),
     );
     expect(r.step).toMatchObject({ status: 'completed', output: 0 });
     expect(fieldOf(await contactOf(r.me, r.contact.id), 'plano')).toBeNull();
@@ -223,7 +225,10 @@ describe.each(engines)('the invoke block on %s', (engine) => {
     // The run's id and the invoke step's number (root is step 1).
     expect([...keys]).toEqual([`${run!.id}:2`]);
     const read = await runOf(s.me, workflowId, run!.id);
-    expect(read.steps.find((st) => st.node_id === 'inv')).toMatchObject({ output: 0, call: { attempts: 3, status: 200 } });
+    expect(read.steps.find((st) => st.node_id === 'inv')).toMatchObject({
+      output: 0,
+      call: { attempts: 3, status: 200 },
+    });
   });
 
   it('500 three times takes the second output and never makes a 4th attempt; a 429 is retried', async () => {
@@ -297,13 +302,21 @@ describe.each(engines)('the invoke block on %s', (engine) => {
 
     // Never in the run read, the steps, the events (workflow_run.ended), the audit log or the logs.
     expect(JSON.stringify(r.run)).not.toContain(SECRET);
-    const events = await h.t.database.db.selectFrom('events').select(['type', 'data']).where('account_id', '=', r.me.accountId).execute();
+    const events = await h.t.database.db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('account_id', '=', r.me.accountId)
+      .execute();
     expect(events.some((e) => e.type === 'workflow_run.ended')).toBe(true);
     expect(JSON.stringify(events)).not.toContain(SECRET);
     const audit = await admin('GET', `/accounts/${r.me.accountId}/audit-log`);
     expect(audit.status).toBe(200);
     expect(await audit.text()).not.toContain(SECRET);
-    const steps = await h.t.database.db.selectFrom('workflow_run_steps').selectAll().where('run_id', '=', r.run.id).execute();
+    const steps = await h.t.database.db
+      .selectFrom('workflow_run_steps')
+      .selectAll()
+      .where('run_id', '=', r.run.id)
+      .execute();
     expect(JSON.stringify(steps)).not.toContain(SECRET);
     const calls = await h.t.database.db.selectFrom('invoke_calls').selectAll().where('run_id', '=', r.run.id).execute();
     expect(JSON.stringify(calls)).not.toContain(SECRET);
@@ -313,14 +326,23 @@ describe.each(engines)('the invoke block on %s', (engine) => {
     // Toward another host (localhost is not the domain 127.0.0.1) the secret is empty.
     receiver.reset();
     await runOnce(
-      graphOf(invoke({ endpoint: `http://localhost:${receiver.port}/x`, headers: [{ name: 'Authorization', value: 'Bearer {secret.tok}' }] })),
+      graphOf(
+        invoke({
+          endpoint: `http://localhost:${receiver.port}/x`,
+          headers: [{ name: 'Authorization', value: 'Bearer {secret.tok}' }],
+        }),
+      ),
       (me) => secretFor(me, 'tok', '127.0.0.1').then(() => undefined),
     );
     expect(receiver.seen[0]?.headers.authorization).toBe('Bearer');
   });
 
   it('redirects: followed up to 5 (the secret dropped on another host), more fail, a refused address fails', async () => {
-    receiver.reset({ status: 302, headers: { Location: '/two' } }, { status: 307, headers: { Location: '/three' } }, { status: 200, body: '{}' });
+    receiver.reset(
+      { status: 302, headers: { Location: '/two' } },
+      { status: 307, headers: { Location: '/three' } },
+      { status: 200, body: '{}' },
+    );
     const r = await runOnce(graphOf(invoke({ endpoint: receiver.url('/one'), data: '{}' })));
     expect(receiver.seen.map((q) => `${q.method} ${q.url}`)).toEqual(['POST /one', 'GET /two', 'GET /three']);
     expect(r.step?.output).toBe(0);
@@ -392,5 +414,20 @@ describe.each(engines)('the invoke block without INVOKE_DEV_TARGETS on %s', (eng
     });
     expect(receiver.seen).toHaveLength(0);
     expect(await hx.sentTexts(s.me)).toEqual(['falhou']);
+  });
+});
+
+describe('INVOKE_DEV_TARGETS', () => {
+  const production = { APP_ENV: 'production', DATABASE_URL: 'postgres://db/x', ADMIN_TOKEN: 'x'.repeat(32) };
+  it('is on in the embedded development default, off with DATABASE_URL or in production, refused there', () => {
+    expect(loadConfig({}).invokeDevTargets).toBe(true);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x' }).invokeDevTargets).toBe(false);
+    expect(loadConfig({ APP_ENV: 'test' }).invokeDevTargets).toBe(false);
+    expect(loadConfig({ INVOKE_DEV_TARGETS: 'true', DATABASE_URL: 'postgres://db/x' }).invokeDevTargets).toBe(true);
+    const prod = loadConfig({ ...production, PUBLIC_BASE_URL: 'https://api.example.com' });
+    expect(prod.invokeDevTargets).toBe(false);
+    expect(() =>
+      loadConfig({ ...production, PUBLIC_BASE_URL: 'https://api.example.com', INVOKE_DEV_TARGETS: 'true' }),
+    ).toThrow(/INVOKE_DEV_TARGETS/);
   });
 });

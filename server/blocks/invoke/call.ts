@@ -38,7 +38,8 @@ interface Begun {
 }
 
 const RETRIED = new Set(['timeout', 'dns_failed', 'connection_failed']);
-const retried = (o: AttemptOutcome) => o.status === 429 || (o.status !== null && o.status >= 500) || RETRIED.has(o.error ?? '');
+const retried = (o: AttemptOutcome) =>
+  o.status === 429 || (o.status !== null && o.status >= 500) || RETRIED.has(o.error ?? '');
 
 export async function runInvokeJob(job: JobOf<typeof INVOKE_JOB>, lease: JobLease, deps: InvokeDeps): Promise<void> {
   const callId = job.payload.call_id;
@@ -93,7 +94,8 @@ async function record(tx: Transaction<DB>, lease: JobLease, deps: InvokeDeps, be
   const call = await lockInvokeCall(tx, begun.call.id);
   const run = call ? await lockRun(tx, call.run_id) : undefined;
   if (!call || call.status !== 'pending' || !waitsFor(run, call)) {
-    if (call?.status === 'pending') await updateInvokeCall(tx, call.id, { status: 'cancelled', updated_at: now.toISOString() });
+    if (call?.status === 'pending')
+      await updateInvokeCall(tx, call.id, { status: 'cancelled', updated_at: now.toISOString() });
     return lease.complete(tx);
   }
   const seen = {

@@ -54,7 +54,11 @@ export const secretNames = (request: InvokeRequest): string[] => [
 ];
 
 /** Joins segments, each secret as its value for this hop (empty when the host is not the secret's domain). */
-export function joinSegments(segments: InvokeSegment[], secrets: ReadonlyMap<string, string>, escape: (v: string) => string) {
+export function joinSegments(
+  segments: InvokeSegment[],
+  secrets: ReadonlyMap<string, string>,
+  escape: (v: string) => string,
+) {
   return segments.map((s) => (typeof s === 'string' ? s : escape(secrets.get(s.secret) ?? ''))).join('');
 }
 
