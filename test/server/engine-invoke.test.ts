@@ -335,6 +335,23 @@ describe.each(engines)('the invoke block on %s', (engine) => {
       (me) => secretFor(me, 'tok', '127.0.0.1').then(() => undefined),
     );
     expect(receiver.seen[0]?.headers.authorization).toBe('Bearer');
+
+    // A redirect to another host (localhost) gets the secret empty; the first hop (127.0.0.1) had it.
+    receiver.reset({ status: 307, headers: { Location: `http://localhost:${receiver.port}/moved` } });
+    await runOnce(
+      graphOf(
+        invoke({
+          endpoint: receiver.url('/first'),
+          headers: [{ name: 'Authorization', value: 'Bearer {secret.tok}' }],
+          data: '{"k": "{secret.tok}"}',
+        }),
+      ),
+      (me) => secretFor(me, 'tok', '127.0.0.1').then(() => undefined),
+    );
+    expect(receiver.seen.map((q) => [q.url, q.headers.authorization, q.body])).toEqual([
+      ['/first', `Bearer ${SECRET}`, `{"k": "${SECRET}"}`],
+      ['/moved', 'Bearer', '{"k": ""}'],
+    ]);
   });
 
   it('redirects: followed up to 5 (the secret dropped on another host), more fail, a refused address fails', async () => {
