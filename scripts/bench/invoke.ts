@@ -6,6 +6,7 @@
 //   - trigger-to-send latency per run, p50/p99: from the contact's message to the automation's message after the
 //     invoke block, as the database recorded them, split into the HTTP call (the attempts' time the call row
 //     records) and the engine's own time (the rest: the stretch, the job's hand-offs, the wake);
+//     and of the engine's time, the part around the call (from the invoke step to the send after it);
 //   - the server process's RSS before and after.
 // Flags: --contacts N (300), --writers N (8), --engine pglite|postgres|both (default: postgres when DATABASE_URL
 // is set, else pglite).
@@ -54,7 +55,7 @@ interface Status {
   completed: number;
   all: number;
   /** Per run: trigger to send, and the call's HTTP time. */
-  latencies: Array<{ total: number; http: number }>;
+  latencies: Array<{ total: number; http: number; toBlock: number }>;
   rssMb: number;
 }
 
@@ -69,8 +70,10 @@ function answerStatus(server: Awaited<ReturnType<typeof openBenchServer>>): void
       .groupBy('status')
       .execute();
     const rows = latencies
-      ? await sql<{ total: number; http: number }>`
-      select extract(epoch from (min(o.created_at) - i.created_at)) * 1000 as total, max(c.duration_ms) as http
+      ? await sql<{ total: number; http: number; to_block: number }>`
+      select extract(epoch from (min(o.created_at) - i.created_at)) * 1000 as total, max(c.duration_ms) as http,
+        extract(epoch from (max(c.created_at) - i.created_at)) * 1000 as to_block,
+
       from messages i
       join messages o on o.contact_id = i.contact_id and o.direction = 'outbound' and o.sender_workflow_id = ${workflowId}
       join workflow_runs r on r.contact_id = i.contact_id and r.workflow_id = ${workflowId}
@@ -81,7 +84,7 @@ function answerStatus(server: Awaited<ReturnType<typeof openBenchServer>>): void
     return {
       completed: runs.filter((r) => r.status === 'completed').reduce((n, r) => n + Number(r.n), 0),
       all: runs.reduce((n, r) => n + Number(r.n), 0),
-      latencies: rows.rows.map((r) => ({ total: Number(r.total), http: Number(r.http) })),
+      latencies: rows.rows.map((r) => ({ total: Number(r.total), http: Number(r.http), toBlock: Number(r.to_block) })),
       rssMb: process.memoryUsage().rss / 1024 / 1024,
     } satisfies Status;
   });
@@ -179,6 +182,8 @@ async function measure(engine: EngineName, ready: Ready, processes: Processes, c
   const total = sorted(runs.map((r) => r.total));
   const http = sorted(runs.map((r) => r.http));
   const own = sorted(runs.map((r) => r.total - r.http));
+  // The engine's time around the call: from the invoke step to the send after it, the HTTP call left out.
+  const around = sorted(runs.map((r) => r.total - r.toBlock - r.http));
   console.log(
     `${ENGINE_LABEL[engine]}: ${options.contacts} runs completed in ${seconds.toFixed(1)} s; ${calls()} calls received`,
   );
@@ -188,6 +193,7 @@ async function measure(engine: EngineName, ready: Ready, processes: Processes, c
     `${ms(quantile(total, 0.5))} / ${ms(quantile(total, 0.99))}`,
     `${ms(quantile(http, 0.5))} / ${ms(quantile(http, 0.99))}`,
     `${ms(quantile(own, 0.5))} / ${ms(quantile(own, 0.99))}`,
+    `${ms(quantile(around, 0.5))} / ${ms(quantile(around, 0.99))}`,
     `${before.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)}`,
   ];
 }
@@ -201,6 +207,7 @@ async function bench(): Promise<void> {
       'trigger→send p50 / p99 ms',
       'HTTP call p50 / p99 ms',
       'engine’s own p50 / p99 ms',
+      'of which around the call p50 / p99 ms',
       'API RSS MiB',
     ],
   ];
