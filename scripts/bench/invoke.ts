@@ -72,8 +72,7 @@ function answerStatus(server: Awaited<ReturnType<typeof openBenchServer>>): void
     const rows = latencies
       ? await sql<{ total: number; http: number; to_block: number }>`
       select extract(epoch from (min(o.created_at) - i.created_at)) * 1000 as total, max(c.duration_ms) as http,
-        extract(epoch from (max(c.created_at) - i.created_at)) * 1000 as to_block,
-
+        extract(epoch from (max(c.created_at) - i.created_at)) * 1000 as to_block
       from messages i
       join messages o on o.contact_id = i.contact_id and o.direction = 'outbound' and o.sender_workflow_id = ${workflowId}
       join workflow_runs r on r.contact_id = i.contact_id and r.workflow_id = ${workflowId}
