@@ -6235,14 +6235,45 @@ export interface components {
          *       `values` that is not text), `spreadsheet_account_not_found` (no such spreadsheet account in the
          *       account), `integration_disconnected` (the spreadsheet account is disconnected),
          *       `spreadsheet_not_found`, `tab_not_found`, `tab_full`;
-         *     - `block_not_available`: `invoke` and `multichannel` do not reach outside the service yet (they take
-         *       their failure output).
+         *     - `invoke`, on its failure output: `invalid_endpoint` (not an http or https address), `unsafe_target`
+         *       (a private, loopback, link-local or reserved address, the endpoint's or a redirect's),
+         *       `too_many_redirects` (more than 5), `timeout` (no full answer within 60 s), `dns_failed`,
+         *       `connection_failed`, `tls_failed`, `http_status` (an answer outside 2xx, its status in `call`),
+         *       `call_expired` (the call did not finish within 10 minutes).
          * @example messaging_window_closed
          */
         code: string;
         /** @description For humans; may change. Never branch on it. */
         message: string;
       } | null;
+      /**
+       * @description An `invoke` step that made its request: what went out and what came back, never a header value or
+       *     the request body. Absent on other steps, and on an `invoke` step that made no request (an endpoint
+       *     that is not an http or https address).
+       */
+      call?: {
+        /** @example POST */
+        method: string;
+        /**
+         * @description The host of the endpoint as rendered (not of a redirect).
+         * @example crm.example.com
+         */
+        host: string;
+        /**
+         * @description The HTTP status of the last answer; null when no answer came (refused address, timeout, network error).
+         * @example 200
+         */
+        status: number | null;
+        /** @description Attempts made (a 429, a 5xx or a network error is tried again, 3 attempts in all). */
+        attempts: number;
+        /** @description Time spent in the attempts, in milliseconds (the waits between them left out). */
+        duration_ms: number;
+        /**
+         * @description The first 500 characters of the last answer's body, with the value of every secret the request
+         *     carried replaced by `***`; null without an answer.
+         */
+        response_excerpt: string | null;
+      };
       started_at: components['schemas']['Timestamp'];
       /**
        * Format: date-time

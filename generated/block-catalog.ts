@@ -1058,11 +1058,32 @@ interface components {
     };
     /**
      * invoke
-     * @description Sends an HTTP request to an external system. Each attempt waits up to 60 seconds and follows up to 5
-     *     redirects. A 429 or 5xx answer is retried, at most 3 attempts in all, so the receiver must tolerate
-     *     repeats. Private-network addresses are refused and take the failure output. Variables `secret.<name>`
-     *     work only in `headers` and `data`, and only when the request host is exactly the secret's domain
-     *     (elsewhere they become empty). 2 outputs: success, failure.
+     * @description Sends an HTTP request to an external system. 2 outputs: success (a 2xx answer), failure (anything
+     *     else). The run waits for the call without holding anything; the step shows `call` (method, host,
+     *     status, attempts, duration and the first 500 characters of the answer, secrets masked).
+     *
+     *     **The request.** Headers the service sends: `User-Agent: Service-Automations/1.0`; `Idempotency-Key:
+     *     <run_id>:<step>` (the run's id and the step's number in the run: the same on every attempt of one
+     *     call, so the receiver can recognise a repeat); `Content-Type: application/json` when `data` is set and
+     *     `headers` has no `Content-Type`. A header of `headers` replaces the service's of the same name, but
+     *     `Host`, `Content-Length`, `Connection`, `Transfer-Encoding` and `Idempotency-Key` are the service's
+     *     own. A control character that a variable brings into a header value becomes a space.
+     *
+     *     **Attempts.** Each attempt waits up to 60 seconds for the whole answer and follows up to 5 redirects
+     *     (301, 302 and 303 after a POST, and 303 always, continue as a GET without the body; 307 and 308 keep
+     *     the method and body); a 6th redirect fails the call (`too_many_redirects`). A 429, a 5xx, a timeout or
+     *     a network error is tried again (about 2 s, then 8 s later), at most 3 attempts in all, so the
+     *     receiver must tolerate repeats; any other answer is final at once.
+     *
+     *     **Addresses.** `http` and `https` on any port. Private, loopback, link-local, shared, multicast and
+     *     reserved addresses are refused (`unsafe_target`, the failure output), checked on the address the
+     *     request actually connects to, at every redirect. An endpoint that is not an http or https address
+     *     takes the failure output without a request (`invalid_endpoint`).
+     *
+     *     **Secrets.** Variables `secret.<name>` work only in `headers` and `data`, and only toward a host that
+     *     is exactly the secret's domain: a redirect to another host sends them empty, and anywhere else
+     *     (the endpoint, other blocks) they become empty. A secret's value never shows in the run, its events,
+     *     the logs or the audit log.
      */
     InvokeBlock: {
       /** @constant */

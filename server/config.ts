@@ -46,6 +46,8 @@ const schema = z
     SANDBOX_ENABLED: bool.optional(),
     // Development only: webhook receivers on http, on any port and on loopback or private addresses.
     WEBHOOK_DEV_TARGETS: bool.optional(),
+    // Development only: invoke blocks may call loopback and private addresses (refused with APP_ENV=production).
+    INVOKE_DEV_TARGETS: bool.optional(),
     // Per endpoint: deliveries in flight at once, and attempts started per minute beyond them (0: no pacing).
     WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100).default(5),
     WEBHOOK_PACE_PER_MINUTE: z.coerce.number().int().min(0).default(100),
@@ -81,6 +83,9 @@ const schema = z
     // The strict webhook URL rules (https, port 443, public addresses only) hold unless this is on; it is on
     // by default in the embedded development mode only, so a developer can receive events on localhost.
     webhookDevTargets: env.WEBHOOK_DEV_TARGETS ?? (env.DATABASE_URL === undefined && env.APP_ENV === 'development'),
+    // The invoke block's address rules (public addresses only) hold unless this is on; on by default in the
+    // embedded development mode only, so a developer can call a receiver on localhost.
+    invokeDevTargets: env.INVOKE_DEV_TARGETS ?? (env.DATABASE_URL === undefined && env.APP_ENV === 'development'),
     webhookMaxInFlight: env.WEBHOOK_MAX_IN_FLIGHT,
     webhookPacePerMinute: env.WEBHOOK_PACE_PER_MINUTE,
     runsPerContactPerHour: env.RUNS_PER_CONTACT_PER_HOUR,
@@ -109,5 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('invalid configuration:\n  ADMIN_TOKEN: required when APP_ENV=production');
   if (config.env === 'production' && !config.publicBaseUrl)
     throw new ConfigError('invalid configuration:\n  PUBLIC_BASE_URL: required when APP_ENV=production');
+  if (config.env === 'production' && config.invokeDevTargets)
+    throw new ConfigError('invalid configuration:\n  INVOKE_DEV_TARGETS: cannot be true when APP_ENV=production');
   return config;
 }

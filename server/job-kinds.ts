@@ -18,6 +18,8 @@ export const INBOUND_MESSAGE_JOB = 'messaging.inbound';
 export const FAIL_LATER_JOB = 'sandbox.fail_message';
 /** One attempt of a webhook delivery. */
 export const DELIVER_JOB = 'webhook.deliver';
+/** One attempt of an invoke block's HTTP call (its retries are later jobs of this kind). */
+export const INVOKE_JOB = 'workflow.invoke';
 /** The periodic retention job (deliveries older than 7 days); one is pending at a time, it re-enqueues itself. */
 export const PRUNE_JOB = 'webhook.prune';
 
@@ -45,7 +47,12 @@ export type Wake =
    * of message `messageId` to the number: the person went on on whatsapp in a run of its own; this run closes
    * those buttons with that output and ends `completed` (also after it ended `stopped`).
    */
-  | { kind: 'handoff'; output: number; messageId: string; nodeId: string };
+  | { kind: 'handoff'; output: number; messageId: string; nodeId: string }
+  /**
+   * The invoke block's call at step `step` ended (`output` 0 success, 1 failure), or its wait's bound passed
+   * (the call row still pending): a stale wake for another step does nothing.
+   */
+  | { kind: 'call'; step: number; output: number };
 
 export interface AdvancePayload {
   run_id: string;
@@ -68,6 +75,10 @@ export interface FailLaterPayload {
   base_url: string;
 }
 
+export interface InvokePayload {
+  call_id: string;
+}
+
 export interface DeliverPayload {
   delivery_id: string;
 }
@@ -79,6 +90,7 @@ export interface JobPayloads {
   [INBOUND_MESSAGE_JOB]: InboundMessagePayload;
   [FAIL_LATER_JOB]: FailLaterPayload;
   [DELIVER_JOB]: DeliverPayload;
+  [INVOKE_JOB]: InvokePayload;
   [PRUNE_JOB]: Record<string, never>;
 }
 

@@ -206,6 +206,7 @@ async function startWorkers(running: {
     provider: services.provider,
     spreadsheets: services.spreadsheets,
     webhookTargets: services.webhookTargets,
+    invokeTargets: services.invokeTargets,
   });
   const jobs = new JobWorker({
     db: database.db,

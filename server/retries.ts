@@ -11,6 +11,7 @@ import {
   DELIVER_JOB,
   FAIL_LATER_JOB,
   INBOUND_MESSAGE_JOB,
+  INVOKE_JOB,
   PRUNE_JOB,
   STOP_RUNS_JOB,
   type JobKind,
@@ -50,9 +51,15 @@ export const JOB_RETRY_SCHEDULES: Readonly<Record<JobKind, RetrySchedule>> = {
   [INBOUND_MESSAGE_JOB]: databaseFaultRetryAt,
   [ADVANCE_RUN_JOB]: databaseFaultRetryAt,
   [STOP_RUNS_JOB]: databaseFaultRetryAt,
+  // A database fault around an invoke call (the endpoint's answers are retried by the call itself, below).
+  [INVOKE_JOB]: databaseFaultRetryAt,
   [FAIL_LATER_JOB]: defaultJobRetryAt,
   [PRUNE_JOB]: defaultJobRetryAt,
 };
+
+/** Part B, invoke: 3 attempts in all; a 429, a 5xx or a network error waits this long before the next one. */
+export const INVOKE_MAX_ATTEMPTS = 3;
+export const INVOKE_RETRY_DELAYS_MS: readonly number[] = [2_000, 8_000];
 
 /** A webhook delivery fails after this many attempts. */
 export const WEBHOOK_MAX_ATTEMPTS = 10;

@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import type { SpreadsheetProvider } from './spreadsheets/provider.js';
 import { SandboxSpreadsheets } from './spreadsheets/sandbox.js';
 import { LocalDiskStorage, type MediaStorage } from './media/storage.js';
-import { targetPolicy, type TargetPolicy } from './webhooks/targets.js';
+import { invokeTargetPolicy, targetPolicy, type TargetPolicy } from './webhooks/targets.js';
 
 export interface Services {
   /** The channel layer messages go out through: the sandbox, which acts like instagram and whatsapp. */
@@ -19,11 +19,13 @@ export interface Services {
   storage: MediaStorage;
   /** The webhook URL rules at registration and at send (config.webhookDevTargets). */
   webhookTargets: TargetPolicy;
+  /** The invoke block's address rules at call time (config.invokeDevTargets). */
+  invokeTargets: TargetPolicy;
 }
 
 /** The services of `config`; `replace` swaps some of them (tests: a broken storage, a stub resolver, a CA). */
 export function createServices(
-  config: Pick<Config, 'dataDir' | 'webhookDevTargets'>,
+  config: Pick<Config, 'dataDir' | 'webhookDevTargets' | 'invokeDevTargets'>,
   replace: Partial<Services> = {},
 ): Services {
   return {
@@ -31,5 +33,6 @@ export function createServices(
     spreadsheets: replace.spreadsheets ?? new SandboxSpreadsheets(),
     storage: replace.storage ?? new LocalDiskStorage(join(config.dataDir, 'media')),
     webhookTargets: replace.webhookTargets ?? targetPolicy(config),
+    invokeTargets: replace.invokeTargets ?? invokeTargetPolicy(config),
   };
 }

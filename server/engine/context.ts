@@ -57,6 +57,8 @@ export interface RunContext {
   account: AccountRow;
   contact: ContactRow;
   nodeId: string;
+  /** The `seq` of the block's step (an invoke call is keyed by it). */
+  step: number;
   now: Date;
   vars: RunVariables;
   /** Sends as the automation (the first message of a comment-started run as its private reply). */
@@ -69,7 +71,8 @@ export interface RunContext {
 export type BlockResult =
   | { next: number; messageId?: string | null }
   | {
-      wait: 'answer' | 'tap' | 'timer' | 'child';
+      /** `call`: an invoke block's HTTP call, made by a job outside the stretch's transaction. */
+      wait: 'answer' | 'tap' | 'timer' | 'child' | 'call';
       until: Date;
       messageId?: string | null;
       /** buttons: the output followed right after the send, while the tap wait stays open. */
@@ -91,5 +94,7 @@ export type BlockExecutor<T extends BlockType> = (ctx: BlockContext<T>) => Promi
 
 /** Part B: question and buttons wait up to 90 days. */
 export const CONTACT_WAIT_MS = 90 * 24 * 60 * 60 * 1000;
+/** How long a run waits for its invoke call before the block takes its failure output anyway (call_expired). */
+export const CALL_WAIT_MS = 10 * 60 * 1000;
 /** Part B rule 4: each block runs at most 6 times in one run; the 7th stops it. */
 export const MAX_BLOCK_RUNS = 6;

@@ -26,7 +26,6 @@ import {
   type Wake,
 } from '../job-kinds.js';
 import { enqueue } from '../store/jobs.js';
-import type { DB } from '../store/schema.js';
 import {
   closeRunStep,
   findStoppedRunOfMessage,
@@ -38,6 +37,8 @@ import {
   type WorkflowRunRow,
 } from '../store/workflow-runs.js';
 import type { RunnableVersionRow } from '../store/workflows.js';
+import { endCall } from '../blocks/invoke/outcome.js';
+import type { DB, WorkflowRunStepCall } from '../store/schema.js';
 import { runBlock } from './blocks/index.js';
 import { writeField } from './blocks/field-write.js';
 import {
@@ -229,6 +230,10 @@ async function wakeUp(waking: Waking, wake: Wake): Promise<Resumed | undefined> 
       return linkOpened(waking, wake);
     case 'handoff':
       return handedOff(waking, wake);
+    case 'call':
+      return waking.run.waiting_for === 'call' && waking.waitStep === wake.step
+        ? callEnded(waking, wake.output)
+        : undefined;
   }
 }
 
@@ -244,12 +249,14 @@ const closeWait = (
   output: number | null,
   status: 'completed' | 'failed' = 'completed',
   error?: StepError,
+  call?: WorkflowRunStepCall | null,
 ) =>
   closeRunStep(waking.tx, waking.run.id, waking.waitStep, {
     status,
     output,
     ended_at: waking.now,
     ...(error ? { error } : {}),
+    ...(call ? { call } : {}),
   });
 
 /** A sleep, start delay or child run ended: the run follows the block's output. */
@@ -297,6 +304,18 @@ async function answer(waking: Waking, text: string): Promise<Resumed | undefined
     run = await updateRun(tx, run.id, { variables: { ...run.variables, [field]: text } });
   }
   return goOn(waking, nextOf(here, 0), run);
+}
+
+/** The invoke call of the step the run waits at ended (or its bound passed): fields copied, the output followed. */
+async function callEnded(waking: Waking, output: number): Promise<Resumed> {
+  const context = await runContext(waking.tx, waking.deps, waking.run, waking.version);
+  const ended = await endCall(waking.tx, context, waking.run.id, waking.waitStep, output);
+  await closeWait(waking, ended.output, ended.error ? 'failed' : 'completed', ended.error ?? undefined, ended.call);
+  const written = Object.keys(ended.written).length > 0;
+  const run = written
+    ? await updateRun(waking.tx, waking.run.id, { variables: { ...waking.run.variables, ...ended.written } })
+    : waking.run;
+  return goOn(waking, nextOf(waking.here, ended.output), run);
 }
 
 /** The contact tapped a button of message `messageId`: of the buttons the run waits for, or still open. */
@@ -370,6 +389,7 @@ async function runContext(
     account,
     contact,
     nodeId: run.node_id ?? 'root',
+    step: run.wait_step ?? run.step_count,
     now,
     vars,
     send: () => Promise.reject(new Error('no send outside a stretch')),
@@ -452,6 +472,7 @@ const blockContext = (stretch: Stretch, step: Step): RunContext => ({
   visits: stretch.visits,
   now: step.now,
   nodeId: step.nodeId,
+  step: step.seq,
   send: (body) => sendAsAutomation(stretch, body),
 });
 
@@ -507,6 +528,9 @@ async function waitFor(stretch: Stretch, step: Step, result: Waits, messageId: s
     await scheduleAdvance(tx, deps, stretch.run, { kind: 'timer', step: waitStep }, result.until);
   if (contactWait || result.wait === 'child')
     await scheduleAdvance(tx, deps, stretch.run, { kind: 'expire', step: waitStep }, result.until);
+  // The call's job wakes the run when it ends; this bound takes the failure output if it never does.
+  if (result.wait === 'call')
+    await scheduleAdvance(tx, deps, stretch.run, { kind: 'call', step: waitStep, output: 1 }, result.until);
   return 'over';
 }
 

@@ -9,6 +9,7 @@ import {
   DELIVER_JOB,
   FAIL_LATER_JOB,
   INBOUND_MESSAGE_JOB,
+  INVOKE_JOB,
   PRUNE_JOB,
   STOP_RUNS_JOB,
 } from '../job-kinds.js';
@@ -19,6 +20,7 @@ import type { ChannelProvider } from '../channels/provider.js';
 import type { SpreadsheetProvider } from '../spreadsheets/provider.js';
 import { runAdvanceJob, runStopRunsJob } from '../engine/runs.js';
 import { runInboundJob } from '../engine/triggers.js';
+import { runInvokeJob } from '../blocks/invoke/call.js';
 
 export interface JobDeps {
   /** The webhook settings (dev targets, in-flight limit, pacing): their defaults live in config.ts only. */
@@ -29,6 +31,10 @@ export interface JobDeps {
   spreadsheets: SpreadsheetProvider;
   /** The URL rules at send (server/services.ts). Tests pass a resolver or a CA. */
   webhookTargets: TargetPolicy;
+  /** The invoke block's address rules at call time (server/services.ts). */
+  invokeTargets: TargetPolicy;
+  /** Tests: the invoke attempt deadline; default 60 s. */
+  invokeTimeoutMs?: number;
   /** The service's public base URL, for the attachment URLs of message events. */
   baseUrl: string;
   /** The webhook answer deadline; default 10 s. */
@@ -82,6 +88,17 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
       })
       .register(STOP_RUNS_JOB, {
         run: (job, ctx) => runStopRunsJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
+      })
+      .register(INVOKE_JOB, {
+        // One attempt of an invoke block's call: no transaction held while the request waits.
+        run: (job, ctx) =>
+          runInvokeJob(job, ctx, {
+            ...engine,
+            clock: ctx.clock,
+            logger: ctx.logger,
+            targets: deps.invokeTargets,
+            ...(deps.invokeTimeoutMs !== undefined ? { timeoutMs: deps.invokeTimeoutMs } : {}),
+          }),
       })
       .register(PRUNE_JOB, {
         // Deliveries are kept 7 days; the job re-enqueues itself every hour.

@@ -498,7 +498,7 @@ export interface WorkflowRunsTable {
   ended_at: Timestamp | null;
   /** The block the run stands on (waits at, or runs next). */
   node_id: string | null;
-  waiting_for: 'answer' | 'tap' | 'timer' | 'child' | null;
+  waiting_for: 'answer' | 'tap' | 'timer' | 'child' | 'call' | null;
   wait_until: Timestamp | null;
   wait_message_id: string | null;
   /** The step the run waits at (its tap, answer or timer closes it). */
@@ -548,6 +548,45 @@ export interface WorkflowRunStepsTable {
   error: ColumnType<Schemas['WorkflowRunStep']['error'], string | null, string | null>;
   started_at: Timestamp;
   ended_at: Timestamp | null;
+  /** An invoke step's request and answer as the step shows them (issue 22). */
+  call: ColumnType<WorkflowRunStepCall | null, string | null | undefined, string | null>;
+}
+
+export type WorkflowRunStepCall = NonNullable<Schemas['WorkflowRunStep']['call']>;
+
+/** A piece of an invoke request's header value or body: text as rendered, or a secret named, resolved at call time. */
+export type InvokeSegment = string | { secret: string };
+
+/** An invoke request as the block rendered it: variables substituted, secrets by name only (never their values). */
+export interface InvokeRequest {
+  node_id: string;
+  method: string;
+  url: string;
+  headers: Array<{ name: string; value: InvokeSegment[] }>;
+  body: InvokeSegment[] | null;
+  /** The body is JSON (no Content-Type header, or a JSON one): a secret's value enters it JSON-escaped. */
+  json: boolean;
+  fields: Array<{ path: string; name: string }>;
+}
+
+/** One invoke step's call (issue 22): its request, its attempts so far and, once done, its outcome. */
+export interface InvokeCallsTable {
+  id: string;
+  account_id: string;
+  run_id: string;
+  step: number;
+  request: ColumnType<InvokeRequest, string, string>;
+  status: 'pending' | 'done' | 'cancelled';
+  attempts: ColumnType<number, number | undefined, number>;
+  output: number | null;
+  response_status: number | null;
+  error: ColumnType<{ code: string; message: string } | null, string | null, string | null>;
+  /** The values the answer gives each field (key → value), the copy's input; never the whole body. */
+  field_values: ColumnType<Record<string, string> | null, string | null, string | null>;
+  excerpt: string | null;
+  duration_ms: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 /** A link button an automation sent to a contact (issue 22): its token, and where and by which run it went last. */
@@ -636,4 +675,5 @@ export interface DB {
   workflow_randomizer_counts: WorkflowRandomizerCountsTable;
   tracked_links: TrackedLinksTable;
   whatsapp_handoffs: WhatsappHandoffsTable;
+  invoke_calls: InvokeCallsTable;
 }

@@ -136,7 +136,7 @@ export async function updateRun(db: Kysely<DB>, runId: string, changes: RunChang
     .executeTakeFirstOrThrow();
 }
 
-export type NewRunStep = Omit<WorkflowRunStepRow, 'error'> & { error: WorkflowRunStepRow['error'] };
+export type NewRunStep = Omit<WorkflowRunStepRow, 'error' | 'call'> & { error: WorkflowRunStepRow['error'] };
 
 export async function insertRunStep(db: Kysely<DB>, step: NewRunStep): Promise<void> {
   await db
@@ -155,12 +155,17 @@ export async function closeRunStep(
     output: number | null;
     ended_at: string;
     error?: WorkflowRunStepRow['error'];
+    call?: WorkflowRunStepRow['call'];
   },
 ): Promise<void> {
-  const { error, ...rest } = changes;
+  const { error, call, ...rest } = changes;
   await db
     .updateTable('workflow_run_steps')
-    .set({ ...rest, ...(error !== undefined ? { error: error ? JSON.stringify(error) : null } : {}) })
+    .set({
+      ...rest,
+      ...(error !== undefined ? { error: error ? JSON.stringify(error) : null } : {}),
+      ...(call ? { call: JSON.stringify(call) } : {}),
+    })
     .where('run_id', '=', runId)
     .where('seq', '=', seq)
     .execute();

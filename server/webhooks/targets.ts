@@ -23,6 +23,8 @@ export type Resolve = (hostname: string) => Promise<{ address: string; family: 4
 export interface TargetPolicy {
   /** Development: http, any port, loopback and private addresses allowed. */
   devTargets: boolean;
+  /** http and any port allowed, the address rules unchanged (an invoke block's endpoint, Part B). */
+  anyPort?: boolean;
   /** Name resolution; tests pass a stub. */
   resolve?: Resolve;
   /** An extra trusted CA (PEM) for the tests' HTTPS receivers; the public roots stay trusted. */
@@ -39,6 +41,11 @@ export const RESOLVE_TIMEOUT_MS = 5_000;
 
 export function targetPolicy(config: { webhookDevTargets: boolean }): TargetPolicy {
   return { devTargets: config.webhookDevTargets };
+}
+
+/** The invoke block's rules: http or https on any port; public addresses only unless config.invokeDevTargets. */
+export function invokeTargetPolicy(config: { invokeDevTargets: boolean }): TargetPolicy {
+  return { devTargets: config.invokeDevTargets, anyPort: true };
 }
 
 export const defaultResolve: Resolve = async (hostname) => {
@@ -126,7 +133,7 @@ export type ParsedWebhookUrl =
   | { ok: false; reason: Exclude<UrlRefusalReason, 'unreachable'> };
 
 /** The syntactic rules (everything but the addresses), in the order of the seed's reasons. */
-export function parseWebhookUrl(url: string, policy: Pick<TargetPolicy, 'devTargets'>): ParsedWebhookUrl {
+export function parseWebhookUrl(url: string, policy: Pick<TargetPolicy, 'devTargets' | 'anyPort'>): ParsedWebhookUrl {
   // Spaces and control characters would be silently stripped or escaped by the URL parser: not a URL as sent.
   // eslint-disable-next-line no-control-regex
   if (typeof url !== 'string' || url.length === 0 || /[\u0000-\u0020\u007f]/.test(url)) {
@@ -138,12 +145,13 @@ export function parseWebhookUrl(url: string, policy: Pick<TargetPolicy, 'devTarg
   } catch {
     return { ok: false, reason: 'invalid' };
   }
-  const httpAllowed = policy.devTargets && parsed.protocol === 'http:';
+  const open = policy.devTargets || policy.anyPort === true;
+  const httpAllowed = open && parsed.protocol === 'http:';
   if (parsed.protocol !== 'https:' && !httpAllowed) return { ok: false, reason: 'https_required' };
   if (parsed.hostname === '') return { ok: false, reason: 'invalid' };
   if (parsed.username !== '' || parsed.password !== '') return { ok: false, reason: 'credentials' };
   // The parser drops the scheme's default port, so an explicit :443 on https reads as ''.
-  if (!policy.devTargets && parsed.port !== '') return { ok: false, reason: 'port' };
+  if (!open && parsed.port !== '') return { ok: false, reason: 'port' };
   let hostname = parsed.hostname;
   if (hostname.startsWith('[') && hostname.endsWith(']')) hostname = hostname.slice(1, -1);
   const family = isIP(hostname);

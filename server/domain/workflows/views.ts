@@ -90,6 +90,7 @@ export function runView(row: WorkflowRunRow, steps: WorkflowRunStepRow[], trunca
       output: s.output,
       message_id: s.message_id,
       error: s.error,
+      ...(s.call ? { call: s.call } : {}),
       started_at: s.started_at,
       ended_at: s.ended_at,
     })),

@@ -14,6 +14,7 @@ import * as m0011runs from './0011_runs.js';
 import * as m0012workflowMedia from './0012_workflow_media.js';
 import * as m0013consoleVariables from './0013_console_variables.js';
 import * as m0014trackedLinks from './0014_tracked_links.js';
+import * as m0015invokeCalls from './0015_invoke_calls.js';
 import * as m0016sandboxSpreadsheets from './0016_sandbox_spreadsheets.js';
 import * as m0017whatsappHandoffs from './0017_whatsapp_handoffs.js';
 
@@ -32,6 +33,7 @@ export const migrations: Record<string, Migration> = {
   '0012_workflow_media': m0012workflowMedia,
   '0013_console_variables': m0013consoleVariables,
   '0014_tracked_links': m0014trackedLinks,
+  '0015_invoke_calls': m0015invokeCalls,
   '0016_sandbox_spreadsheets': m0016sandboxSpreadsheets,
   '0017_whatsapp_handoffs': m0017whatsappHandoffs,
 };

@@ -1,0 +1,162 @@
+// invoke (Part B): the `workflow.invoke` job, one attempt of a block's call. The stretch that ran the block
+// committed (the run waits, `waiting_for: 'call'`); this job holds no transaction and no database connection
+// while the request waits:
+//
+// 1. a short transaction counts the attempt on the call's row before calling (a crash after the call makes it
+//    again as the next attempt, so no more than 3 are ever made) and reads the secrets the request names;
+// 2. the request, with no database;
+// 3. a short transaction records it: a 429, a 5xx or a network error with attempts left enqueues the next
+//    attempt later on the clock; otherwise the call is done and the run is woken (`call` wake) in the same
+//    transaction, which copies the answer's fields; the job completes with it (`lease.complete`).
+//
+// A run that ended meanwhile (its automation deleted) or moved on (its wait's bound passed) cancels the call.
+import type { Transaction } from 'kysely';
+import { advanceRun } from '../../engine/runs.js';
+import type { EngineDeps } from '../../engine/context.js';
+import { INVOKE_JOB, type JobLease, type JobOf } from '../../job-kinds.js';
+import { INVOKE_MAX_ATTEMPTS, INVOKE_RETRY_DELAYS_MS } from '../../retries.js';
+import { lockInvokeCall, selectSecretsNamed, updateInvokeCall, type InvokeCallRow } from '../../store/invoke-calls.js';
+import { enqueue } from '../../store/jobs.js';
+import type { DB } from '../../store/schema.js';
+import { lockRun, type WorkflowRunRow } from '../../store/workflow-runs.js';
+import type { TargetPolicy } from '../../webhooks/targets.js';
+import { fieldValues, secretNames } from './evaluate.js';
+import { attemptCall, excerptOf, type AttemptOutcome, type SecretValue } from './http.js';
+
+export interface InvokeDeps extends EngineDeps {
+  /** The address rules (config.invokeDevTargets). */
+  targets: TargetPolicy;
+  /** Tests: a short attempt deadline instead of 60 s. */
+  timeoutMs?: number;
+}
+
+/** What an attempt found before calling. */
+interface Begun {
+  call: InvokeCallRow;
+  attempt: number;
+  secrets: SecretValue[];
+}
+
+const RETRIED = new Set(['timeout', 'dns_failed', 'connection_failed']);
+const retried = (o: AttemptOutcome) =>
+  o.status === 429 || (o.status !== null && o.status >= 500) || RETRIED.has(o.error ?? '');
+
+export async function runInvokeJob(job: JobOf<typeof INVOKE_JOB>, lease: JobLease, deps: InvokeDeps): Promise<void> {
+  const callId = job.payload.call_id;
+  const begun = await lease.db.transaction().execute((tx) => begin(tx, lease, deps, callId));
+  if (!begun) return;
+  const { call } = begun;
+  const outcome = await attemptCall({
+    request: call.request,
+    secrets: begun.secrets,
+    idempotencyKey: `${call.run_id}:${call.step}`,
+    policy: deps.targets,
+    ...(deps.timeoutMs !== undefined ? { timeoutMs: deps.timeoutMs } : {}),
+  });
+  deps.logger?.debug(
+    { call: call.id, run: call.run_id, attempt: begun.attempt, status: outcome.status, error: outcome.error },
+    'invoke attempt',
+  );
+  await lease.db.transaction().execute((tx) => record(tx, lease, deps, begun, outcome));
+}
+
+/** The run waits for this call: not ended, waiting for a call at its step. */
+const waitsFor = (run: WorkflowRunRow | undefined, call: InvokeCallRow): run is WorkflowRunRow =>
+  run !== undefined && !run.ended_at && run.waiting_for === 'call' && run.wait_step === call.step;
+
+async function begin(tx: Transaction<DB>, lease: JobLease, deps: InvokeDeps, callId: string): Promise<Begun | null> {
+  const now = deps.clock.now().toISOString();
+  const call = await lockInvokeCall(tx, callId);
+  if (!call || call.status !== 'pending') {
+    await lease.complete(tx);
+    return null;
+  }
+  const run = await lockRun(tx, call.run_id);
+  if (!waitsFor(run, call)) {
+    await updateInvokeCall(tx, call.id, { status: 'cancelled', updated_at: now });
+    await lease.complete(tx);
+    return null;
+  }
+  if (call.attempts >= INVOKE_MAX_ATTEMPTS) {
+    // Every attempt was made (the last one's record was lost in a crash): the call failed.
+    await finishCall(tx, lease, deps, run, call, { output: 1, error: 'connection_failed' });
+    return null;
+  }
+  const attempt = call.attempts + 1;
+  await updateInvokeCall(tx, call.id, { attempts: attempt, updated_at: now });
+  const secrets = await selectSecretsNamed(tx, call.account_id, secretNames(call.request));
+  return { call: { ...call, attempts: attempt }, attempt, secrets };
+}
+
+/** Records the attempt: the next one later on the clock, or the call's end and the run woken. */
+async function record(tx: Transaction<DB>, lease: JobLease, deps: InvokeDeps, begun: Begun, outcome: AttemptOutcome) {
+  const now = deps.clock.now();
+  const call = await lockInvokeCall(tx, begun.call.id);
+  const run = call ? await lockRun(tx, call.run_id) : undefined;
+  if (!call || call.status !== 'pending' || !waitsFor(run, call)) {
+    if (call?.status === 'pending')
+      await updateInvokeCall(tx, call.id, { status: 'cancelled', updated_at: now.toISOString() });
+    return lease.complete(tx);
+  }
+  const seen = {
+    response_status: outcome.status,
+    excerpt: excerptOf(outcome.body, outcome.sent),
+    duration_ms: call.duration_ms + outcome.durationMs,
+    updated_at: now.toISOString(),
+  };
+  if (retried(outcome) && call.attempts < INVOKE_MAX_ATTEMPTS) {
+    await updateInvokeCall(tx, call.id, seen);
+    const delay = INVOKE_RETRY_DELAYS_MS[call.attempts - 1] ?? INVOKE_RETRY_DELAYS_MS[0] ?? 2_000;
+    await enqueue(tx, deps.clock, {
+      kind: INVOKE_JOB,
+      accountId: call.account_id,
+      payload: { call_id: call.id },
+      runAt: new Date(now.getTime() + delay),
+    });
+    return lease.complete(tx);
+  }
+  await updateInvokeCall(tx, call.id, seen);
+  const ok = outcome.error === null;
+  const values = ok && call.request.fields.length > 0 ? answerFields(call, outcome.body) : null;
+  await finishCall(tx, lease, deps, run, call, { output: ok ? 0 : 1, error: outcome.error, values });
+}
+
+/** The fields of a 2xx answer; none when it is not JSON (the answer still takes the success output). */
+function answerFields(call: InvokeCallRow, body: string | null): Record<string, string> | null {
+  try {
+    return fieldValues(call.request.fields, JSON.parse(body ?? ''));
+  } catch {
+    return null;
+  }
+}
+
+const MESSAGES: Record<string, string> = {
+  timeout: 'The endpoint did not answer within the attempt’s time.',
+  dns_failed: 'The endpoint’s host name did not resolve.',
+  connection_failed: 'The connection to the endpoint failed.',
+  tls_failed: 'The endpoint’s TLS certificate or handshake was refused.',
+  unsafe_target: 'The address is private, loopback, link-local or reserved: refused.',
+  too_many_redirects: 'The endpoint redirected more than 5 times.',
+  http_status: 'The endpoint answered with a status outside 2xx.',
+};
+
+/** The call is done: its outcome on the row, and the run woken in this transaction. */
+async function finishCall(
+  tx: Transaction<DB>,
+  lease: JobLease,
+  deps: InvokeDeps,
+  run: WorkflowRunRow,
+  call: InvokeCallRow,
+  end: { output: number; error: string | null; values?: Record<string, string> | null },
+) {
+  const error = end.error ? { code: end.error, message: MESSAGES[end.error] ?? 'The call failed.' } : null;
+  await updateInvokeCall(tx, call.id, {
+    status: 'done',
+    output: end.output,
+    error,
+    field_values: end.values ?? null,
+    updated_at: deps.clock.now().toISOString(),
+  });
+  await advanceRun(tx, deps, run, { kind: 'call', step: call.step, output: end.output });
+  await lease.complete(tx);
+}

@@ -1,0 +1,62 @@
+// invoke (Part B): what the step gets when its call ended, in the run's transaction (engine/runs.ts, the `call`
+// wake): the answer's fields copied into the contact through the contacts domain (history and
+// contact.custom_fields_updated, as the `data` block writes), the step's error and its `call` details.
+import type { Transaction } from 'kysely';
+import { writeField } from '../../engine/blocks/field-write.js';
+import type { RunContext, StepError } from '../../engine/context.js';
+import { findInvokeCallOfStep, updateInvokeCall } from '../../store/invoke-calls.js';
+import type { DB, WorkflowRunStepCall } from '../../store/schema.js';
+
+export interface CallEnd {
+  output: number;
+  error: StepError | null;
+  call: WorkflowRunStepCall | null;
+  /** The fields copied (key → value): later blocks read them. */
+  written: Record<string, string>;
+}
+
+const EXPIRED: StepError = { code: 'call_expired', message: 'The call did not finish within 10 minutes.' };
+
+/** The call of step `step` ended with `output` (or its bound passed while it was still pending). */
+export async function endCall(
+  tx: Transaction<DB>,
+  context: RunContext | undefined,
+  runId: string,
+  step: number,
+  output: number,
+): Promise<CallEnd> {
+  const call = await findInvokeCallOfStep(tx, runId, step);
+  if (!call) return { output: 1, error: EXPIRED, call: null, written: {} };
+  const details: WorkflowRunStepCall | null =
+    call.attempts > 0
+      ? {
+          method: call.request.method,
+          host: hostOf(call.request.url),
+          status: call.response_status,
+          attempts: call.attempts,
+          duration_ms: call.duration_ms,
+          response_excerpt: call.excerpt,
+        }
+      : null;
+  if (call.status !== 'done') {
+    // The bound passed first: the job that may still come finds the call cancelled and makes no request.
+    const now = context?.now.toISOString() ?? call.updated_at;
+    await updateInvokeCall(tx, call.id, { status: 'cancelled', output: 1, error: EXPIRED, updated_at: now });
+    return { output: 1, error: EXPIRED, call: details, written: {} };
+  }
+  const written: Record<string, string> = {};
+  if (call.output === 0 && context)
+    for (const [key, value] of Object.entries(call.field_values ?? {})) {
+      // A field the account no longer has, or a value its type refuses, is skipped: the answer was a success.
+      if ((await writeField(context, key, value)) === null) written[key] = value;
+    }
+  return { output: call.output ?? output, error: call.error, call: details, written };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,92 @@
+// SQL of the invoke block's calls (issue 22): the row the block writes, the attempts the `workflow.invoke` job
+// records, and the secrets a call reads for the host it reaches (the only read of a secret's value).
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, InvokeCallsTable, InvokeRequest } from './schema.js';
+
+export type InvokeCallRow = Selectable<InvokeCallsTable>;
+
+export async function insertInvokeCall(
+  db: Kysely<DB>,
+  row: { id: string; account_id: string; run_id: string; step: number; request: InvokeRequest; now: string },
+): Promise<void> {
+  await db
+    .insertInto('invoke_calls')
+    .values({
+      id: row.id,
+      account_id: row.account_id,
+      run_id: row.run_id,
+      step: row.step,
+      request: JSON.stringify(row.request),
+      status: 'pending',
+      output: null,
+      response_status: null,
+      error: null,
+      field_values: null,
+      excerpt: null,
+      created_at: row.now,
+      updated_at: row.now,
+    })
+    .execute();
+}
+
+export async function findInvokeCall(db: Kysely<DB>, callId: string): Promise<InvokeCallRow | undefined> {
+  return db.selectFrom('invoke_calls').selectAll().where('id', '=', callId).executeTakeFirst();
+}
+
+export async function findInvokeCallOfStep(
+  db: Kysely<DB>,
+  runId: string,
+  step: number,
+): Promise<InvokeCallRow | undefined> {
+  return db
+    .selectFrom('invoke_calls')
+    .selectAll()
+    .where('run_id', '=', runId)
+    .where('step', '=', step)
+    .executeTakeFirst();
+}
+
+/** Locks the call's row (the attempt count is taken under it). */
+export async function lockInvokeCall(db: Kysely<DB>, callId: string): Promise<InvokeCallRow | undefined> {
+  return db.selectFrom('invoke_calls').selectAll().where('id', '=', callId).forUpdate().executeTakeFirst();
+}
+
+export interface InvokeCallChanges {
+  status?: InvokeCallRow['status'];
+  attempts?: number;
+  output?: number | null;
+  response_status?: number | null;
+  error?: InvokeCallRow['error'];
+  field_values?: InvokeCallRow['field_values'];
+  excerpt?: string | null;
+  duration_ms?: number;
+  updated_at: string;
+}
+
+export async function updateInvokeCall(db: Kysely<DB>, callId: string, changes: InvokeCallChanges): Promise<void> {
+  const { error, field_values, ...rest } = changes;
+  await db
+    .updateTable('invoke_calls')
+    .set({
+      ...rest,
+      ...(error !== undefined ? { error: error ? JSON.stringify(error) : null } : {}),
+      ...(field_values !== undefined ? { field_values: field_values ? JSON.stringify(field_values) : null } : {}),
+    })
+    .where('id', '=', callId)
+    .execute();
+}
+
+/** The account's secrets named `names`, values included: the invoke call's, which sends each only to its domain. */
+export async function selectSecretsNamed(
+  db: Kysely<DB>,
+  accountId: string,
+  names: readonly string[],
+): Promise<Array<{ name: string; value: string; domain: string }>> {
+  if (names.length === 0) return [];
+  return db
+    .selectFrom('account_secrets')
+    .select(['name', 'value', 'domain'])
+    .where('account_id', '=', accountId)
+    .where('name', 'in', [...names])
+    .execute();
+}
