@@ -26,7 +26,13 @@ export function exampleServer(engine: Engine, adminToken: string, name: string):
   const x = { lines: [] as string[], dataDir: mkdtempSync(join(tmpdir(), `ep-${name}-`)) } as ExampleServer;
   beforeAll(async () => {
     x.t = await startTestApp(engine, {
-      env: { ADMIN_TOKEN: adminToken, SANDBOX_ENABLED: 'true', WEBHOOK_DEV_TARGETS: 'true', DATA_DIR: x.dataDir },
+      env: {
+        ADMIN_TOKEN: adminToken,
+        SANDBOX_ENABLED: 'true',
+        WEBHOOK_DEV_TARGETS: 'true',
+        INVOKE_DEV_TARGETS: 'true',
+        DATA_DIR: x.dataDir,
+      },
     });
     x.worker = new JobWorker({
       db: x.t.database.db,
