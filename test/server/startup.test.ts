@@ -5,8 +5,10 @@
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prettyLine, prettyLogs } from '../../server/logger.js';
 import { openDatabase } from '../../server/store/database.js';
@@ -26,10 +28,10 @@ interface Run {
 }
 
 /**
- * `npm start` with these settings (none of the caller's), until it exits, or until `stopWhen` holds on its
- * output: then SIGTERM, and the run is what it printed until it exited.
+ * `npm start` with these settings (none of the caller's), until it exits; or, given `whileUp`, until it has
+ * printed its banner and `whileUp` (given what it printed so far) is done: then it is killed.
  */
-function start(env: Record<string, string>, stopWhen?: (stdout: string) => boolean): Promise<Run> {
+function start(env: Record<string, string>, whileUp?: (stdout: () => string) => Promise<void>): Promise<Run> {
   const keep = Object.entries(process.env).filter(
     ([name]) =>
       !/^(DATABASE_URL|ADMIN_TOKEN|APP_ENV|PORT|HOST|DATA_DIR|PUBLIC_BASE_URL|LOG_FORMAT|SANDBOX_ENABLED|WEBHOOK_DEV_TARGETS)$/.test(
@@ -44,9 +46,12 @@ function start(env: Record<string, string>, stopWhen?: (stdout: string) => boole
   });
   let stdout = '';
   let stderr = '';
+  let up = false;
   child.stdout.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
-    if (stopWhen?.(stdout) && child.exitCode === null) child.kill('SIGTERM');
+    if (!whileUp || up || !/admin token: .+\n/.test(stdout)) return;
+    up = true;
+    void whileUp(() => stdout).finally(() => child.kill('SIGKILL'));
   });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   // Generous: these start side by side on a shared machine, each compiling the server with tsx.
@@ -57,6 +62,14 @@ function start(env: Record<string, string>, stopWhen?: (stdout: string) => boole
       ok({ code, stdout, stderr });
     }),
   );
+}
+
+/** One request with the demo key the banner printed, then its request log line (whatever the format). */
+async function logOneRequest(stdout: () => string): Promise<void> {
+  const baseUrl = /listening on (http:\/\/\S+)/.exec(stdout())?.[1] ?? '';
+  const apiKey = /demo API key \(every scope\): (\S+)/.exec(stdout())?.[1] ?? '';
+  await fetch(`${baseUrl}/v1/me`, { headers: { Authorization: `Bearer ${apiKey}` } });
+  for (let i = 0; i < 100 && !stdout().includes('/v1/me'); i++) await new Promise((ok) => setTimeout(ok, 100));
 }
 
 /** A port something else listens on, for the test's length. */
@@ -175,31 +188,55 @@ describe.concurrent(
 );
 
 describe.concurrent('the banner on a non-loopback address, and readable logs', { timeout: 300_000 }, () => {
-  const listening = (out: string) => /admin token: .+\n/.test(out);
-
   it('warns in one line when a development convenience is on; LOG_FORMAT=pretty writes readable lines', async () => {
-    const run = await start({ DATA_DIR: freshDir(), HOST: '0.0.0.0', LOG_FORMAT: 'pretty' }, listening);
-    expect(run.code).toBe(0);
+    const run = await start({ DATA_DIR: freshDir(), HOST: '0.0.0.0', LOG_FORMAT: 'pretty' }, logOneRequest);
     const warnings = run.stdout.split('\n').filter((line) => line.includes('WARNING'));
     expect(warnings).toEqual([
       '  WARNING: listening on 0.0.0.0, not loopback, with development conveniences on (SANDBOX_ENABLED, ' +
         'WEBHOOK_DEV_TARGETS): set SANDBOX_ENABLED=false WEBHOOK_DEV_TARGETS=false or HOST=127.0.0.1',
     ]);
-    // The shutdown's log lines: `HH:MM:SS.mmm INFO  stopped exit_code=0`, not JSON.
-    expect(run.stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}stopped exit_code=0$/m);
+    // The request's log line: `HH:MM:SS.mmm INFO  request … route=/v1/me …`, not JSON.
+    expect(run.stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}request .*route=\/v1\/me/m);
     expect(run.stdout).not.toContain('"msg"');
   });
 
-  it('says nothing when they are off', async () => {
+  it('says nothing when they are off; JSON log lines when stdout is not a terminal', async () => {
     const run = await start(
       { DATA_DIR: freshDir(), HOST: '0.0.0.0', SANDBOX_ENABLED: 'false', WEBHOOK_DEV_TARGETS: 'false' },
-      listening,
+      logOneRequest,
     );
-    expect(run.code).toBe(0);
     expect(run.stdout).toContain('sandbox: off');
     expect(run.stdout).not.toContain('WARNING');
-    // Not a terminal: JSON lines, as before.
-    expect(run.stdout).toMatch(/"msg":"stopped"/);
+    expect(run.stdout).toMatch(/^\{.*"route":"\/v1\/me".*"msg":"request"\}$/m);
+  });
+});
+
+describe.runIf(process.env.DATABASE_URL)('on PostgreSQL', { timeout: 300_000 }, () => {
+  it('WEB_CONCURRENCY=2 with PORT in use: the processes say so and the service exits 2 (no respawn)', async () => {
+    const base = process.env.DATABASE_URL ?? '';
+    const name = `ep_test_startup_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    const { port, server } = await occupiedPort();
+    try {
+      const url = new URL(base);
+      url.pathname = `/${name}`;
+      const run = await start({
+        DATABASE_URL: url.toString(),
+        DATA_DIR: freshDir(),
+        PORT: String(port),
+        WEB_CONCURRENCY: '2',
+      });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`PORT ${port} is in use`);
+      expect(run.stdout).not.toContain('listening on');
+      expect(run.stdout).not.toContain('a server process ended: starting another');
+    } finally {
+      server.close();
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
   });
 });
 
