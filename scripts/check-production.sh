@@ -13,11 +13,13 @@ db_url="${base_url%/*}/${name}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/ep-production-XXXXXX")"
 server_pid=""
 
+# The pg client of this checkout, to create and drop the scratch database (resolved once, before any npm run).
+pg_module="$(node -e 'console.log(require.resolve("pg"))')"
 psql_on() { node -e '
   const pg = require(process.argv[1]);
   const client = new pg.Client({ connectionString: process.argv[2] });
   client.connect().then(() => client.query(process.argv[3])).then(() => client.end(), (e) => { console.error(e.message); process.exit(1); });
-' "$PWD/node_modules/pg" "$base_url" "$1"; }
+ ' "$pg_module" "$base_url" "$1"; }
 
 cleanup() {
   local status=$?
@@ -25,7 +27,10 @@ cleanup() {
     kill -TERM "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
   fi
-  psql_on "drop database if exists ${name} with (force)" || echo "check:production: could not drop ${name}" >&2
+  if ! psql_on "drop database if exists ${name} with (force)"; then
+    echo "check:production: could not drop the scratch database ${name}" >&2
+    [ "$status" -eq 0 ] && status=1
+  fi
   rm -rf "$work"
   exit "$status"
 }
@@ -33,6 +38,11 @@ trap cleanup EXIT
 
 echo "check:production: the committed tree (git archive HEAD) in $work"
 git archive HEAD | tar -x -C "$work"
+# A node_modules in the copy (a committed symlink to another checkout's) would be emptied by npm ci there.
+if [ -e "$work/node_modules" ] || [ -L "$work/node_modules" ]; then
+  echo "check:production: node_modules is committed (git rm --cached node_modules); refusing to run npm ci" >&2
+  exit 1
+fi
 psql_on "create database ${name}"
 (
   cd "$work"
