@@ -162,6 +162,9 @@ async function runCluster(config: Config): Promise<void> {
     if (code === 2 && !serving.has(worker.id) && !stopping) {
       stop('a server process could not start');
       exitWith = 2;
+      // One still starting has no drain to hear the request yet: it is ended once the drain time is over.
+      const kill = () => Object.values(cluster.workers ?? {}).forEach((other) => other?.kill('SIGKILL'));
+      setTimeout(kill, SHUTDOWN_DEADLINE_MS + 5000).unref();
     }
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitWith ?? (failed ? 1 : 0));

@@ -69,7 +69,8 @@ async function logOneRequest(stdout: () => string): Promise<void> {
   const baseUrl = /listening on (http:\/\/\S+)/.exec(stdout())?.[1] ?? '';
   const apiKey = /demo API key \(every scope\): (\S+)/.exec(stdout())?.[1] ?? '';
   await fetch(`${baseUrl}/v1/me`, { headers: { Authorization: `Bearer ${apiKey}` } });
-  for (let i = 0; i < 100 && !stdout().includes('/v1/me'); i++) await new Promise((ok) => setTimeout(ok, 100));
+  // `route=/v1/me` (readable) or `"route":"/v1/me"` (JSON): not the banner's curl line.
+  for (let i = 0; i < 100 && !/route\W+\/v1\/me/.test(stdout()); i++) await new Promise((ok) => setTimeout(ok, 100));
 }
 
 /** A port something else listens on, for the test's length. */
