@@ -26,7 +26,7 @@ try {
     console.error('Run `npm run generate` and commit the result.');
     process.exit(1);
   }
-  console.log('check:generated: generated/ and spec/components/examples/ are up to date');
+  console.log('check:generated: generated/, spec/components/examples/ and .env.example are up to date');
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
