@@ -15,7 +15,7 @@ const nodeGlobals = {
 };
 
 export default tseslint.config(
-  { ignores: ['generated/', 'node_modules/', 'data/', 'coverage/', 'docs/*.html'] },
+  { ignores: ['generated/', 'node_modules/', 'data/', 'dist/', 'coverage/', 'docs/*.html'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,55 +1,77 @@
 // Every setting of the server, read from the environment once at start and validated. Defaults run the
-// embedded mode (PGlite in ./data, sandbox channels on). Each setting is documented in the README.
+// embedded mode (PGlite in ./data, sandbox channels on). The comment above each setting is its documentation:
+// `npm run generate` writes it into .env.example.
 import { z } from 'zod';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const schema = z
   .object({
+    // development: the demo account and the banner; production: every setting production needs is required.
     APP_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    // The address to listen on (0.0.0.0: every interface).
     HOST: z.string().min(1).default('127.0.0.1'),
+    // The port to listen on (0: any free port, printed in the banner).
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     // The base of every link the API hands out or stores (attachment urls in messages and events, upload and
     // download links). Required in production: links are never built from the request's Host header there.
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    // The embedded database (DATA_DIR/pglite), the generated admin token and the demo API key.
     DATA_DIR: z.string().min(1).default('./data'),
+    // PostgreSQL instead of the embedded database, e.g. postgres://user:password@host:5432/db.
     DATABASE_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
       .optional(),
+    // Connections of each process to PostgreSQL (the job workers hold at most half of them).
     DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
-    // PostgreSQL's statement_timeout and idle_in_transaction_session_timeout on every pooled connection (0: none).
+    // PostgreSQL's statement_timeout on every pooled connection (0: none).
     DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+    // PostgreSQL's idle_in_transaction_session_timeout on every pooled connection (0: none).
     DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
     // A request not answered by then gets 503 service_unavailable, and its database work is refused and rolled
     // back. Long: a send to a slow channel or a webhook test waits on the other side.
     REQUEST_DEADLINE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    // Bearer token of the admin API (/admin/v1/…), 24 characters or more; unset outside production: one is
+    // generated into DATA_DIR/admin-token.
     ADMIN_TOKEN: z.string().min(24).optional(),
+    // Checks each answer against the spec (catches contract drift): default true, false in production.
     RESPONSE_VALIDATION: bool.optional(),
     // Benchmarks only (it measures what request validation costs); refused in production.
     REQUEST_VALIDATION: bool.default(true),
+    // How long an API key once checked is trusted without reading the database (a revoked key: up to that).
     KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
     // Express `trust proxy`: how many proxies in front of the server set X-Forwarded-For (0: none, the
     // client connects directly). Behind a balancer, set it, or every caller shares the balancer's IP.
     TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+    // Requests one client address may make per minute, before any key is checked (403 above it).
     EDGE_IP_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+    // Requests per second this process serves at most, all callers together (429 above it).
     GLOBAL_RPS_CEILING: z.coerce.number().int().min(1).default(1000),
     // Server processes on one PostgreSQL (node:cluster): set it to the machine's cores. PGlite: 1 (one process
     // owns the data directory).
     WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+    // Whether this process runs the job workers (webhook deliveries, automation runs, timers).
     WORKERS: bool.default(true),
-    // Jobs one worker runs at once (a webhook attempt waits up to 10 s on its receiver), and how often an idle
-    // worker looks for due jobs.
+    // Jobs one worker runs at once (a webhook attempt waits up to 10 s on its receiver).
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
+    // How often an idle worker looks for due jobs it was not told of.
     WORKER_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
+    // pino log level.
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // auto: one readable line per entry when stdout is a terminal outside production, JSON lines otherwise.
+    LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+    // The sandbox (act as contacts and channels, move the clock): default on in embedded mode only.
     SANDBOX_ENABLED: bool.optional(),
-    // Development only: webhook receivers on http, on any port and on loopback or private addresses.
+    // Development only: webhook receivers on http, on any port and on loopback or private addresses (default on
+    // in embedded development mode only).
     WEBHOOK_DEV_TARGETS: bool.optional(),
-    // Development only: invoke blocks may call loopback and private addresses (refused with APP_ENV=production).
+    // Development only: invoke blocks may call http, any port and loopback or private addresses (default on in
+    // embedded development mode only; refused with APP_ENV=production).
     INVOKE_DEV_TARGETS: bool.optional(),
-    // Per endpoint: deliveries in flight at once, and attempts started per minute beyond them (0: no pacing).
+    // Per endpoint: webhook deliveries in flight at once.
     WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100).default(5),
+    // Per endpoint: attempts started per minute beyond WEBHOOK_MAX_IN_FLIGHT (0: no pacing).
     WEBHOOK_PACE_PER_MINUTE: z.coerce.number().int().min(0).default(100),
     // Automation runs one contact may start per hour, by triggers and through the API (run_limit_reached).
     RUNS_PER_CONTACT_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(20),
@@ -78,6 +100,7 @@ const schema = z
     workerConcurrency: env.WORKER_CONCURRENCY,
     workerPollMs: env.WORKER_POLL_MS,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
     // The sandbox acts as contacts and channels: on by default in embedded mode only.
     sandboxEnabled: env.SANDBOX_ENABLED ?? env.DATABASE_URL === undefined,
     // The strict webhook URL rules (https, port 443, public addresses only) hold unless this is on; it is on
@@ -102,19 +125,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const config = parsed.data;
-  if (config.env === 'production' && !config.databaseUrl)
-    throw new ConfigError('invalid configuration:\n  DATABASE_URL: required when APP_ENV=production');
-  if (config.webConcurrency > 1 && !config.databaseUrl)
-    throw new ConfigError(
-      'invalid configuration:\n  WEB_CONCURRENCY: above 1 needs DATABASE_URL (one process owns an embedded database)',
-    );
-  if (config.env === 'production' && !config.requestValidation)
-    throw new ConfigError('invalid configuration:\n  REQUEST_VALIDATION: cannot be false when APP_ENV=production');
-  if (config.env === 'production' && !config.adminToken)
-    throw new ConfigError('invalid configuration:\n  ADMIN_TOKEN: required when APP_ENV=production');
-  if (config.env === 'production' && !config.publicBaseUrl)
-    throw new ConfigError('invalid configuration:\n  PUBLIC_BASE_URL: required when APP_ENV=production');
-  if (config.env === 'production' && config.invokeDevTargets)
-    throw new ConfigError('invalid configuration:\n  INVOKE_DEV_TARGETS: cannot be true when APP_ENV=production');
+  // Every problem at once: an operator fixes them in one go, not one per start.
+  const problems = crossChecks(config);
+  if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   return config;
+}
+
+/** The rules between settings, each a line `NAME: why`. */
+function crossChecks(config: Config): string[] {
+  const production = config.env === 'production';
+  const problems: string[] = [];
+  if (production && !config.databaseUrl) problems.push('DATABASE_URL: required when APP_ENV=production');
+  if (config.webConcurrency > 1 && !config.databaseUrl)
+    problems.push('WEB_CONCURRENCY: above 1 needs DATABASE_URL (one process owns an embedded database)');
+  if (production && !config.requestValidation)
+    problems.push('REQUEST_VALIDATION: cannot be false when APP_ENV=production');
+  if (production && !config.adminToken) problems.push('ADMIN_TOKEN: required when APP_ENV=production');
+  if (production && !config.publicBaseUrl) problems.push('PUBLIC_BASE_URL: required when APP_ENV=production');
+  if (production && config.invokeDevTargets)
+    problems.push('INVOKE_DEV_TARGETS: cannot be true when APP_ENV=production');
+  return problems;
 }

@@ -1,10 +1,19 @@
 // Structured JSON logs (pino). Never a key, a secret or a message text: the redaction list removes them
 // wherever they appear in a logged object. No request body is logged at all; `value` is redacted too, as an
 // account secret's value (`POST /admin/v1/accounts/{id}/secrets`) is named, should a body ever be logged.
+// On a terminal in development the same entries are written as one readable line each (prettyStream).
 import { pino, type DestinationStream, type Logger } from 'pino';
 
-/** `destination`: stdout by default; tests pass a stream to read what was logged. */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+/**
+ * `destination`: stdout by default; tests pass a stream to read what was logged. `pretty`: readable lines
+ * (after redaction, which pino applies before the line is written) instead of JSON.
+ */
+export function createLogger(
+  level: string,
+  destination?: DestinationStream,
+  options: { pretty?: boolean } = {},
+): Logger {
+  const out = options.pretty ? prettyStream(destination ?? process.stdout) : destination;
   return pino(
     {
       level,
@@ -25,6 +34,44 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         censor: '[redacted]',
       },
     },
-    destination,
+    out,
   );
+}
+
+/** LOG_FORMAT=auto: readable when a person watches (stdout a terminal) outside production, JSON lines otherwise. */
+export function prettyLogs(format: 'auto' | 'json' | 'pretty', env: string, isTTY: boolean | undefined): boolean {
+  if (format !== 'auto') return format === 'pretty';
+  return env !== 'production' && isTTY === true;
+}
+
+const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+/** What every entry carries, shown in the line's head or not at all. */
+const HEAD = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'err']);
+
+/** `12:30:01.250 INFO  message key=value …`, then an error's stack on the lines below. */
+export function prettyLine(json: string): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json; // not pino's: as it came
+  }
+  const time = typeof entry.time === 'number' ? new Date(entry.time).toISOString().slice(11, 23) : '';
+  const level = (typeof entry.level === 'number' ? LEVELS[entry.level] : undefined) ?? String(entry.level);
+  const fields = Object.entries(entry)
+    .filter(([key]) => !HEAD.has(key))
+    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  const head = [time, level.padEnd(5), typeof entry.msg === 'string' ? entry.msg : '', ...fields].join(' ');
+  const err = entry.err as { stack?: unknown; message?: unknown } | undefined;
+  const detail = typeof err?.stack === 'string' ? err.stack : typeof err?.message === 'string' ? err.message : '';
+  return `${head.trimEnd()}${detail ? `\n    ${detail.split('\n').join('\n    ')}` : ''}\n`;
+}
+
+/** A pino destination writing each JSON line to `out` as `prettyLine` shows it. */
+export function prettyStream(out: { write(chunk: string): unknown }): DestinationStream {
+  return {
+    write(chunk: string) {
+      for (const line of chunk.split('\n')) if (line) out.write(prettyLine(line));
+    },
+  };
 }

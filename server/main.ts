@@ -5,13 +5,14 @@
 import cluster from 'node:cluster';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
+import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
 import { OffsetClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { ensureDemoAccount } from './console/demo.js';
 import { ensurePruneJob } from './domain/webhooks/delivery.js';
 import { recoverFromDeadProcess } from './domain/webhooks/slots.js';
 import { adminHandlers } from './http/admin.js';
@@ -21,9 +22,9 @@ import { handlers, replayers } from './http/routes/index.js';
 import { currentRequestId, expireAll } from './request-context.js';
 import { createJobRegistry } from './jobs/handlers.js';
 import { JobWorker, wakeOnJobsReady } from './jobs/worker.js';
-import { createLogger } from './logger.js';
+import { createLogger, prettyLogs } from './logger.js';
 import { createServices, type Services } from './services.js';
-import { DataDirLockedError, openDatabase, type Database } from './store/database.js';
+import { DatabaseOpenError, openDatabase, type Database } from './store/database.js';
 
 /** Server processes of a cluster that may end in a row before serving, before the cluster gives up. */
 const MAX_FAILED_STARTS = 5;
@@ -36,9 +37,57 @@ function adminToken(config: Config): string {
   const file = join(config.dataDir, 'admin-token');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const token = randomBytes(32).toString('base64url');
-  mkdirSync(config.dataDir, { recursive: true }); // with DATABASE_URL, DATA_DIR may not exist yet
+  ensureDataDir(config.dataDir); // with DATABASE_URL, DATA_DIR may not exist yet
   writeFileSync(file, token + '\n', { mode: 0o600 });
   return token;
+}
+
+/** DATA_DIR made if need be; one that cannot be a directory (a file is there, no permission) is named, exit 2. */
+function ensureDataDir(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : 'unknown';
+    const why =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'a file is in the way, not a directory'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'no permission to create it'
+          : String(error);
+    throw new DatabaseOpenError(
+      `DATA_DIR ${resolve(dataDir)} cannot be used as the data directory: ${why} (${code}). ` +
+        'Move the file aside, or set DATA_DIR to a directory this process may write.',
+    );
+  }
+}
+
+/**
+ * The development conveniences that are on: each lets whoever reaches the server act beyond an API key's
+ * reach (the sandbox acts as contacts and channels, dev targets let webhooks reach this machine's network).
+ */
+export function devConveniences(config: Config): string[] {
+  return [
+    ...(config.sandboxEnabled ? ['SANDBOX_ENABLED'] : []),
+    ...(config.webhookDevTargets ? ['WEBHOOK_DEV_TARGETS'] : []),
+    ...(config.invokeDevTargets ? ['INVOKE_DEV_TARGETS'] : []),
+  ];
+}
+
+/** The banner's one-line warning when a development convenience is on and others can reach the server. */
+function exposureWarning(config: Config): string[] {
+  const on = devConveniences(config);
+  if (on.length === 0 || isLoopback(config.host)) return [];
+  return [
+    `  WARNING: listening on ${config.host}, not loopback, with development conveniences on (${on.join(', ')}): ` +
+      `set ${on.map((name) => `${name}=false`).join(' ')} or HOST=127.0.0.1`,
+  ];
+}
+
+function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (!isIP(host)) return false;
+  const address = ipaddr.process(host);
+  return address.range() === 'loopback';
 }
 
 /** Where the demo key is kept: one file per database, so switching engines never prints a foreign key. */
@@ -56,9 +105,11 @@ async function banner(config: Config, database: Database, clock: OffsetClock, ba
     `  reference: npm run docs, then open docs/index.html`,
   ];
   if (config.webConcurrency > 1) lines.push(`  ${config.webConcurrency} API processes (WEB_CONCURRENCY)`);
+  lines.push(...exposureWarning(config));
   // A demo account outside production, on either engine: `npm start` and `DATABASE_URL=… npm start` both
-  // print a working key.
+  // print a working key. Imported here: its fake names come from a development dependency, absent in production.
   if (config.env !== 'production') {
+    const { ensureDemoAccount } = await import('./console/demo.js');
     const demo = await ensureDemoAccount(database.db, clock, config.dataDir, demoKeyFile(config));
     lines.push(
       `  demo account ${demo.accountId}${demo.created ? ' (created now)' : ''}`,
@@ -80,7 +131,9 @@ async function banner(config: Config, database: Database, clock: OffsetClock, ba
  * single server does, and the primary exits 0 when every one did.
  */
 async function runCluster(config: Config): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, {
+    pretty: prettyLogs(config.logFormat, config.env, process.stdout.isTTY),
+  });
   adminToken(config); // generated once here, read by every process
   const clock = new OffsetClock();
   // WEB_CONCURRENCY > 1 requires DATABASE_URL (config.ts): a cluster runs on PostgreSQL only.
@@ -88,6 +141,7 @@ async function runCluster(config: Config): Promise<void> {
   let printed = false;
   let stopping = false;
   let failed = false;
+  let exitWith: number | undefined;
   // Processes that ended before serving, in a row: past MAX_FAILED_STARTS the cluster gives up (exit 1) rather
   // than start one a second for ever; its supervisor sees the failure.
   let failedStarts = 0;
@@ -105,8 +159,16 @@ async function runCluster(config: Config): Promise<void> {
   });
   cluster.on('exit', (worker, code, signal) => {
     if (code !== 0) failed = true;
+    // Exit 2 before serving is a setting or the environment (PORT in use…): another try would end the same way.
+    if (code === 2 && !serving.has(worker.id) && !stopping) {
+      stop('a server process could not start');
+      exitWith = 2;
+      // One still starting has no drain to hear the request yet: it is ended once the drain time is over.
+      const kill = () => Object.values(cluster.workers ?? {}).forEach((other) => other?.kill('SIGKILL'));
+      setTimeout(kill, SHUTDOWN_DEADLINE_MS + 5000).unref();
+    }
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(failed ? 1 : 0);
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitWith ?? (failed ? 1 : 0));
       return;
     }
     // A process ended on its own (an unhandled error, a kill): another takes its place, a second later so
@@ -167,19 +229,44 @@ async function openServiceDatabase(config: Config, logger: Logger): Promise<Data
       statementTimeoutMs: config.dbStatementTimeoutMs,
       idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
     });
-  mkdirSync(config.dataDir, { recursive: true });
+  ensureDataDir(config.dataDir);
   return openDatabase({ engine: 'pglite', dataDir: resolve(config.dataDir, 'pglite') });
 }
 
-/** Listens on HOST:PORT; the base URL is PUBLIC_BASE_URL, else the address it listens on. */
+/**
+ * Listens on HOST:PORT; the base URL is PUBLIC_BASE_URL, else the address it listens on. A port in use or an
+ * address it cannot bind is a ConfigError naming the setting (exit 2), never a server listening on nothing.
+ */
 async function listen(app: Express, config: Config): Promise<{ server: Server; baseUrl: string }> {
-  const server: Server = await new Promise((ok) => {
-    const s = app.listen(config.port, config.host, () => ok(s));
+  const server: Server = await new Promise((ok, fail) => {
+    const s = app.listen(config.port, config.host, (error?: Error) =>
+      error ? fail(listenError(error, config)) : ok(s),
+    );
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = config.publicBaseUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
   return { server, baseUrl };
+}
+
+function listenError(error: Error, config: Config): ConfigError {
+  const code = 'code' in error ? String(error.code) : '';
+  const where = `${config.host}:${config.port}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new ConfigError(`PORT ${config.port} is in use (on ${config.host}): stop what listens there, or set PORT`);
+    case 'EADDRNOTAVAIL':
+      return new ConfigError(`HOST ${config.host} is not an address of this machine (EADDRNOTAVAIL): set HOST`);
+    case 'EACCES':
+      return new ConfigError(
+        `PORT ${config.port}: no permission to listen on ${where} (EACCES): use a port above 1023`,
+      );
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ConfigError(`HOST ${config.host} does not resolve to an address (${code}): set HOST`);
+    default:
+      return new ConfigError(`cannot listen on ${where} (HOST, PORT): ${error.message}`);
+  }
 }
 
 /**
@@ -293,25 +380,39 @@ function drainOnSignals(lifecycle: Lifecycle, logger: Logger): void {
   });
 }
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  if (cluster.isPrimary && config.webConcurrency > 1) return runCluster(config);
-  // The system time, moved on only by the sandbox's clock action (admin API) while the sandbox is on.
-  const clock = new OffsetClock();
-  const logger = createLogger(config.logLevel);
-  const lifecycle: Lifecycle = { stopping: false, exitCode: 0 };
-  exitOnFatalErrors(logger, lifecycle);
-  const database = await openServiceDatabase(config, logger);
+/** The app on HOST:PORT. On failure the caller closes the database: nothing else was started yet. */
+async function serve(config: Config, database: Database, clock: OffsetClock, logger: Logger, rateLimiter: RateLimiter) {
   // The admin API authenticates with this token (ADMIN_TOKEN, or the one generated in DATA_DIR/admin-token).
   const token = adminToken(config);
-  const rateLimiter = rateLimiterFor(database, logger);
   // The services the API and the job workers share: built here, once.
   const services = createServices(config);
   const app = createApp(
     { config: { ...config, adminToken: token }, database, clock, logger, rateLimiter, ...services },
     { handlers, replayers, adminHandlers },
   );
-  const { server, baseUrl } = await listen(app, config);
+  return { services, ...(await listen(app, config)) };
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (cluster.isPrimary && config.webConcurrency > 1) return runCluster(config);
+  // The system time, moved on only by the sandbox's clock action (admin API) while the sandbox is on.
+  const clock = new OffsetClock();
+  const logger = createLogger(config.logLevel, undefined, {
+    pretty: prettyLogs(config.logFormat, config.env, process.stdout.isTTY),
+  });
+  const lifecycle: Lifecycle = { stopping: false, exitCode: 0 };
+  exitOnFatalErrors(logger, lifecycle);
+  const database = await openServiceDatabase(config, logger);
+  const rateLimiter = rateLimiterFor(database, logger);
+  const { server, baseUrl, services } = await serve(config, database, clock, logger, rateLimiter).catch(
+    async (error: unknown) => {
+      // Not serving (PORT in use…): the database closes first, so the lock of DATA_DIR is released.
+      await rateLimiter.close?.();
+      await database.close();
+      throw error;
+    },
+  );
 
   // In a cluster the primary prints the banner (runCluster); a worker process says nothing more.
   if (cluster.isPrimary) console.log((await banner(config, database, clock, baseUrl)).join('\n'));
@@ -322,7 +423,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+  // What the operator can fix (a setting, the database, the data directory): the message only, exit 2.
+  if (error instanceof ConfigError || error instanceof DatabaseOpenError) {
     console.error(error.message);
     process.exit(2);
   }

@@ -47,7 +47,10 @@ export type DatabaseOptions =
   /** `dataDir` undefined: in memory. `template`: a `dumpDataDir()` tarball to start from (tests). */
   | { engine: 'pglite'; dataDir?: string; template?: Blob };
 
-export class DataDirLockedError extends Error {}
+/** The database cannot be opened for a reason the operator fixes (where it is, what was tried, the way out). */
+export class DatabaseOpenError extends Error {}
+
+export class DataDirLockedError extends DatabaseOpenError {}
 
 const intParser = (v: string) => {
   const n = Number(v);
@@ -56,6 +59,7 @@ const intParser = (v: string) => {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.engine === 'postgres') {
+    await checkReachable(options.url);
     // Migrations first, on their own connection and without the timeouts: a migration may rightly run long.
     await migrateOn(new Kysely<DB>({ dialect: new PostgresDialect({ pool: postgresPool(options.url, 1) }) }));
     const pool = postgresPool(options.url, options.poolSize ?? 10, {
@@ -88,8 +92,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       ...(options.template ? { loadDataDir: options.template } : {}),
       parsers: { [TIMESTAMPTZ_OID]: parseTimestamptz, [INT8_OID]: intParser },
     });
-    await pglite.waitReady;
-    await pglite.exec(`set time zone 'UTC'`);
+    await opened(pglite, options.dataDir);
     const db = new Kysely<DB>({ dialect: new DeadlineDialect(new PGliteDialect(pglite)) });
     await migrate(db);
     return {
@@ -118,6 +121,70 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     release();
     throw error;
   }
+}
+
+/**
+ * PGlite ready, or a DatabaseOpenError naming the directory and the way out: it cannot open a data directory
+ * that is damaged (pg_control overwritten, base/ removed) or not one of its own.
+ */
+async function opened(pglite: PGlite, dataDir: string | undefined): Promise<void> {
+  try {
+    await pglite.waitReady;
+    await pglite.exec(`set time zone 'UTC'`);
+  } catch (error) {
+    if (!dataDir) throw error;
+    await pglite.close().catch(() => {});
+    throw new DatabaseOpenError(
+      `the embedded database in ${dataDir} cannot be opened (${error instanceof Error ? error.message : String(error)}): ` +
+        `it is damaged or not a PGlite data directory. Move it aside (mv ${dataDir} ${dataDir}.damaged) and ` +
+        'start again: a new embedded database is created, with a new demo account; the old data stays in the moved directory.',
+    );
+  }
+}
+
+/** How long the first connection to PostgreSQL may take before the start gives up. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * One connection to DATABASE_URL before anything else, so a server that is down, a wrong password or a missing
+ * database is one line naming the setting, the host and port and what was tried (no password), not a stack.
+ */
+async function checkReachable(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new DatabaseOpenError(unreachable(url, error));
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function unreachable(url: string, error: unknown): string {
+  const parsed = new URL(url);
+  const host = parsed.hostname || 'localhost';
+  const port = parsed.port || '5432';
+  const user = decodeURIComponent(parsed.username) || process.env.PGUSER || 'the current user';
+  const database = decodeURIComponent(parsed.pathname.slice(1)) || user;
+  const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+  const message = error instanceof Error ? error.message : String(error);
+  const why =
+    code === 'ECONNREFUSED'
+      ? 'connection refused: is PostgreSQL running and listening on that host and port?'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'the host name does not resolve'
+        : code === '28P01' || code === '28000'
+          ? `the server refused user ${user} (${message})`
+          : code === '3D000'
+            ? `database ${database} does not exist: create it (createdb ${database}) or fix the name`
+            : /timeout/i.test(message)
+              ? `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`
+              : message;
+  return (
+    `cannot open the database of DATABASE_URL: tried PostgreSQL at ${host}:${port}, database ${database} as ` +
+    `user ${user}: ${why}`
+  );
 }
 
 /** Defaults of `statement_timeout` and `idle_in_transaction_session_timeout` (DB_STATEMENT_TIMEOUT_MS…). */
