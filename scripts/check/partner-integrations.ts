@@ -97,6 +97,16 @@ async function startServer(env: NodeJS.ProcessEnv, baseUrl: string): Promise<Ser
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
+/** A partner's client: on `429` it waits as `Retry-After` says, then asks again. */
+async function polite<T extends { response: Response }>(call: () => Promise<T>): Promise<T> {
+  for (;;) {
+    const result = await call();
+    if (result.response.status !== 429) return result;
+    const wait = Number(result.response.headers.get('retry-after') ?? '1');
+    await sleep(Math.max(1, wait) * 1000);
+  }
+}
+
 /** Calls `fn` until it answers (the server may be down for a moment); counts the retries. */
 async function untilUp<T>(fn: () => Promise<T>, retries: { n: number }): Promise<T> {
   for (let i = 0; ; i += 1) {
@@ -301,9 +311,11 @@ async function checkEngine(engine: EngineName, contacts: number): Promise<Engine
       let cursor: string | undefined;
       do {
         const page = check(
-          await api.GET('/v1/workflows/{workflowId}/runs', {
-            params: { path: { workflowId }, query: { limit: 100, ...(cursor ? { cursor } : {}) } },
-          }),
+          await polite(() =>
+            api.GET('/v1/workflows/{workflowId}/runs', {
+              params: { path: { workflowId }, query: { limit: 100, ...(cursor ? { cursor } : {}) } },
+            }),
+          ),
           'runs',
         );
         all.push(...page.data);
@@ -320,14 +332,17 @@ async function checkEngine(engine: EngineName, contacts: number): Promise<Engine
         links = [];
         for (const run of waiting) {
           const full = check(
-            await api.GET('/v1/workflows/{workflowId}/runs/{runId}', {
-              params: { path: { workflowId, runId: run.id } },
-            }),
+            await polite(() =>
+              api.GET('/v1/workflows/{workflowId}/runs/{runId}', { params: { path: { workflowId, runId: run.id } } }),
+            ),
             'run',
           );
           const messageId = full.steps.find((s) => s.node_id === 'menu')?.message_id;
           if (!messageId) continue;
-          const m = check(await api.GET('/v1/messages/{messageId}', { params: { path: { messageId } } }), 'm');
+          const m = check(
+            await polite(() => api.GET('/v1/messages/{messageId}', { params: { path: { messageId } } })),
+            'message',
+          );
           const url = m.attachments
             .flatMap((a) => (a.type === 'cards' ? a.cards.flatMap((card) => card.buttons ?? []) : []))
             .find((b) => b.type === 'open_url')?.url;
