@@ -226,6 +226,7 @@ interface EngineResult {
   clicked: number;
   openP99: number;
   rssMiB: number;
+  allRowsMs: number;
 }
 
 async function checkEngine(engine: EngineName, contacts: number): Promise<EngineResult> {
@@ -323,35 +324,50 @@ async function checkEngine(engine: EngineName, contacts: number): Promise<Engine
       } while (cursor);
       return all;
     };
-    const deadline = Date.now() + 180_000;
-    let links: string[] = [];
-    for (;;) {
-      const runs = await untilUp(runsOf, retries);
-      const waiting = runs.filter((r) => r.status === 'waiting');
-      if (waiting.length >= uniqueContacts.length || Date.now() > deadline) {
-        links = [];
-        for (const run of waiting) {
-          const full = check(
-            await polite(() =>
-              api.GET('/v1/workflows/{workflowId}/runs/{runId}', { params: { path: { workflowId, runId: run.id } } }),
-            ),
-            'run',
-          );
-          const messageId = full.steps.find((s) => s.node_id === 'menu')?.message_id;
-          if (!messageId) continue;
-          const m = check(
-            await polite(() => api.GET('/v1/messages/{messageId}', { params: { path: { messageId } } })),
-            'message',
-          );
-          const url = m.attachments
-            .flatMap((a) => (a.type === 'cards' ? a.cards.flatMap((card) => card.buttons ?? []) : []))
-            .find((b) => b.type === 'open_url')?.url;
-          if (url) links.push(url);
+    // Every run gets past its call (retried after the 500) and appends its row; a call whose job the killed
+    // process held waits for that claim's lease to run out (PostgreSQL).
+    const rowsNow = async () =>
+      (check(
+        await untilUp(
+          () => admin.GET('/admin/v1/sandbox/spreadsheets/{spreadsheetId}', { params: { path: { spreadsheetId } } }),
+          retries,
+        ),
+        'spreadsheet',
+      ).tabs[0]?.rows.length ?? 1) - 1;
+    const burstEnded = performance.now();
+    const deadline = Date.now() + 420_000;
+    while ((await rowsNow()) < uniqueContacts.length && Date.now() < deadline) await sleep(500);
+    const allRowsMs = performance.now() - burstEnded;
+
+    // The link each run sent: the run waits on its buttons.
+    const linkOf = async (runId: string) => {
+      const full = check(
+        await polite(() =>
+          api.GET('/v1/workflows/{workflowId}/runs/{runId}', { params: { path: { workflowId, runId } } }),
+        ),
+        'run',
+      );
+      const messageId = full.steps.find((s) => s.node_id === 'menu')?.message_id;
+      if (!messageId) return undefined;
+      const m = check(
+        await polite(() => api.GET('/v1/messages/{messageId}', { params: { path: { messageId } } })),
+        'message',
+      );
+      return m.attachments
+        .flatMap((a) => (a.type === 'cards' ? a.cards.flatMap((card) => card.buttons ?? []) : []))
+        .find((b) => b.type === 'open_url')?.url;
+    };
+    const linkByRun = new Map<string, string>();
+    const linksBy = Date.now() + 60_000;
+    while (linkByRun.size < uniqueContacts.length && Date.now() < linksBy) {
+      for (const run of (await untilUp(runsOf, retries)).filter((r) => r.status === 'waiting'))
+        if (!linkByRun.has(run.id)) {
+          const url = await linkOf(run.id);
+          if (url) linkByRun.set(run.id, url);
         }
-        break;
-      }
-      await sleep(500);
+      if (linkByRun.size < uniqueContacts.length) await sleep(1000);
     }
+    const links = [...linkByRun.values()];
 
     // Every contact opens its link, 5 at a time, as a browser does.
     const openLatencies: number[] = [];
@@ -408,6 +424,7 @@ async function checkEngine(engine: EngineName, contacts: number): Promise<Engine
       clicked: new Set(receiver.requests.filter((r) => r.type === 'link.clicked').map((r) => r.eventId)).size,
       openP99: pct(openLatencies, 0.99),
       rssMiB: rss / 1024 / 1024,
+      allRowsMs,
     };
   } finally {
     server.child.kill('SIGTERM');
@@ -448,7 +465,9 @@ for (const engine of engines) {
   console.log(
     `  invoke: ${r.calls} calls, at most ${r.attemptsMax} attempts each, ${r.overThree} over 3 (each first attempt answered 500)`,
   );
-  console.log(`  sheets: ${r.rows} rows, ${r.duplicateRows} contacts with more than one`);
+  console.log(
+    `  sheets: ${r.rows} rows, ${r.duplicateRows} contacts with more than one; the last row ${(r.allRowsMs / 1000).toFixed(1)} s after the burst`,
+  );
   console.log(
     `  runs: ${r.runsCompleted} completed${Object.keys(r.runsOther).length ? `, others ${JSON.stringify(r.runsOther)}` : ''}`,
   );
