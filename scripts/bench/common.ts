@@ -583,3 +583,30 @@ export async function main(
     process.exitCode = 1;
   });
 }
+
+/**
+ * `count` sandbox whatsapp contacts (phones `+55119<first + i>`) write `text` to `connectionId` through the admin
+ * API, `writers` at a time; any answer but 201 stops the bench.
+ */
+export async function writeInbound(
+  target: { url: string; connectionId: string; adminToken: string },
+  input: { count: number; writers: number; firstPhone: number; text: string },
+): Promise<void> {
+  const headers = { Authorization: `Bearer ${target.adminToken}`, 'Content-Type': 'application/json' };
+  let next = 0;
+  const writer = async () => {
+    for (let i = next++; i < input.count; i = next++) {
+      const res = await fetch(`${target.url}/admin/v1/sandbox/connections/${target.connectionId}/inbound`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          from: { phone: `+55119${String(input.firstPhone + i)}`, name: `Cliente ${i}` },
+          text: input.text,
+        }),
+      });
+      if (res.status !== 201) throw new Error(`${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: input.writers }, writer));
+}

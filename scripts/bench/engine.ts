@@ -30,6 +30,7 @@ import {
   quantile,
   request,
   seedPublishedAutomation,
+  writeInbound,
   table,
   withBenchServer,
   type EngineName,
@@ -155,23 +156,10 @@ async function work(): Promise<void> {
 
 /** `count` sandbox contacts write the keyword through the admin API, `writers` at a time. */
 async function writeKeyword(ready: Ready, count: number, writers = 8): Promise<void> {
-  const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
-  let next = 0;
-  const writer = async () => {
-    for (let i = next++; i < count; i = next++) {
-      const res = await fetch(`${ready.url}/admin/v1/sandbox/connections/${ready.connectionId}/inbound`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          from: { phone: `+55119${String(10_000_000 + i)}`, name: `Cliente ${i}` },
-          text: 'Quero a promo',
-        }),
-      });
-      if (res.status !== 201) throw new Error(`${res.status}: ${await res.text()}`);
-      await res.arrayBuffer();
-    }
-  };
-  await Promise.all(Array.from({ length: writers }, writer));
+  await writeInbound(
+    { url: ready.url, connectionId: ready.connectionId, adminToken: ADMIN_TOKEN },
+    { count, writers, firstPhone: 10_000_000, text: 'Quero a promo' },
+  );
 }
 
 const pause = (ms: number) => new Promise((ok) => setTimeout(ok, ms));

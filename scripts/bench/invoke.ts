@@ -28,6 +28,7 @@ import {
   quantile,
   request,
   seedPublishedAutomation,
+  writeInbound,
   table,
   withBenchServer,
   type EngineName,
@@ -140,24 +141,12 @@ async function startReceiver(): Promise<{ url: string; server: Server; count: ()
   return { url: `http://127.0.0.1:${port}/crm`, server, count: () => n };
 }
 
+/** `count` sandbox contacts write the keyword through the admin API, `writers` at a time. */
 async function writeKeyword(ready: Ready, count: number, writers: number): Promise<void> {
-  const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
-  let next = 0;
-  const writer = async () => {
-    for (let i = next++; i < count; i = next++) {
-      const res = await fetch(`${ready.url}/admin/v1/sandbox/connections/${ready.connectionId}/inbound`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          from: { phone: `+55119${String(20_000_000 + i)}`, name: `Cliente ${i}` },
-          text: 'promo',
-        }),
-      });
-      if (res.status !== 201) throw new Error(`${res.status}: ${await res.text()}`);
-      await res.arrayBuffer();
-    }
-  };
-  await Promise.all(Array.from({ length: writers }, writer));
+  await writeInbound(
+    { url: ready.url, connectionId: ready.connectionId, adminToken: ADMIN_TOKEN },
+    { count, writers, firstPhone: 20_000_000, text: 'promo' },
+  );
 }
 
 type Processes = Parameters<Parameters<typeof withBenchServer>[4]>[1];
