@@ -99,6 +99,14 @@ describe.each(engines)('tracked links on %s', (engine) => {
     expect((await sentTexts(me)).filter((t) => t === 'Gostou da oferta?')).toHaveLength(1);
   });
 
+  it('opens of one address at the same moment are each recorded: one link.clicked per open', async () => {
+    const { me, address } = await instagramMenu();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => fetch(address, { redirect: 'manual' })));
+    await drain();
+    expect(answers.map((r) => r.status)).toEqual([302, 302, 302, 302, 302]);
+    expect(await clicks(me)).toHaveLength(5);
+  });
+
   it('with the 24-hour window closed the open follows the output but its message is not delivered: the run stops there', async () => {
     const { me, workflowId, runId, address } = await instagramMenu();
     h.t.clock.advance(25 * HOUR);
