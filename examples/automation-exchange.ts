@@ -17,7 +17,7 @@
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { errorCode, type ApiClient, type Block, type GraphNodes, type components } from '../client/index.js';
-import { check } from './check.js';
+import { check, publishValidated } from './check.js';
 import { runWithReceiver } from './cli.js';
 import type { AdminClient } from './sandbox-exchange.js';
 import type { ReceivedRequest, ReceiverControls } from './webhook-receiver.js';
@@ -194,17 +194,7 @@ export async function automationExchange(
     }),
     'create automation',
   );
-  const checked = check(
-    await api.POST('/v1/workflows/{workflowId}/validate', { params: { path: { workflowId: draft.id } } }),
-    'validate',
-  );
-  if (!checked.valid) throw new Error(`invalid: ${checked.errors.map((e) => `${e.code} at ${e.path}`).join(', ')}`);
-  const workflow = check(
-    await api.POST('/v1/workflows/{workflowId}/publish', {
-      params: { path: { workflowId: draft.id }, header: { 'If-Match': `"${checked.revision}"` } },
-    }),
-    'publish',
-  );
+  const workflow = await publishValidated(api, draft.id);
   const workflowId = workflow.id;
   log(`2. published ${workflowId} on ${whatsapp.id}, keyword "${keyword}"`);
 

@@ -20,7 +20,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { ApiClient, Block, GraphNodes, components } from '../client/index.js';
-import { check } from './check.js';
+import { check, publishValidated } from './check.js';
 import { runWithReceiver } from './cli.js';
 import type { AdminClient } from './sandbox-exchange.js';
 import type { ReceivedRequest, ReceiverControls } from './webhook-receiver.js';
@@ -337,17 +337,7 @@ export async function automationIntegrations(
       }),
       'create automation',
     );
-    const checked = check(
-      await api.POST('/v1/workflows/{workflowId}/validate', { params: { path: { workflowId: draft.id } } }),
-      'validate',
-    );
-    if (!checked.valid) throw new Error(`invalid: ${checked.errors.map((e) => `${e.code} at ${e.path}`).join(', ')}`);
-    const workflow = check(
-      await api.POST('/v1/workflows/{workflowId}/publish', {
-        params: { path: { workflowId: draft.id }, header: { 'If-Match': `"${checked.revision}"` } },
-      }),
-      'publish',
-    );
+    const workflow = await publishValidated(api, draft.id);
     const workflowId = workflow.id;
     log(`4. published ${workflowId} on ${instagram.id}, keyword "${keyword}"`);
 

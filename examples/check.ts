@@ -1,6 +1,6 @@
 // What every example does with an answer of the typed client: the data, or a failure named by the API's error
 // code, which is what a program decides on (never the message).
-import { errorCode } from '../client/index.js';
+import { errorCode, type ApiClient } from '../client/index.js';
 
 export function check<T>(result: { data?: T; error?: unknown; response: Response }, what: string): T {
   if (result.data === undefined)
@@ -51,4 +51,23 @@ export async function runExample(main: () => Promise<void>): Promise<void> {
     console.error(`cannot reach the server at ${baseUrl()}: is npm start running?`);
     process.exit(1);
   }
+}
+
+/**
+ * Validates the saved draft of automation `workflowId` and publishes exactly the revision that validation checked
+ * (`If-Match`): an edit in between makes the publish fail instead of putting something unchecked live. An invalid
+ * draft throws with its errors.
+ */
+export async function publishValidated(api: ApiClient, workflowId: string) {
+  const checked = check(
+    await api.POST('/v1/workflows/{workflowId}/validate', { params: { path: { workflowId } } }),
+    'validate',
+  );
+  if (!checked.valid) throw new Error(`invalid: ${checked.errors.map((e) => `${e.code} at ${e.path}`).join(', ')}`);
+  return check(
+    await api.POST('/v1/workflows/{workflowId}/publish', {
+      params: { path: { workflowId }, header: { 'If-Match': `"${checked.revision}"` } },
+    }),
+    'publish',
+  );
 }
