@@ -143,7 +143,7 @@ describe.each(engines)('the request deadline on %s', (engine) => {
     expect((await fetch(`${t.baseUrl}/healthz`, { signal: AbortSignal.timeout(1000) })).status).toBe(200);
     const quick = Date.now();
     await json(await c.call('GET', '/v1/tags'), 200);
-    expect(Date.now() - quick).toBeLessThan(2000);
+    expect(Date.now() - quick).toBeLessThan(5000); // a held database would answer 503 at its own deadline
     const locked = await t.database.db
       .transaction()
       .execute(async (tx) =>
@@ -165,7 +165,7 @@ describe.each(engines)('the request deadline on %s', (engine) => {
       // connections serve (the hung one ends at idle_in_transaction_session_timeout).
       const quick = Date.now();
       await json(await caller.call('GET', '/v1/me'), 200);
-      expect(Date.now() - quick).toBeLessThan(2000);
+      expect(Date.now() - quick).toBeLessThan(5000); // a held database would answer 503 at its own deadline
       if (engine === 'pglite') {
         const locked = await hung.database.db
           .transaction()
