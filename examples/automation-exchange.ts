@@ -17,7 +17,7 @@
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { errorCode, type ApiClient, type Block, type GraphNodes, type components } from '../client/index.js';
-import { check, publishValidated } from './check.js';
+import { check, deleteWorkflowsDescribed, publishValidated } from './check.js';
 import { runWithReceiver } from './cli.js';
 import type { AdminClient } from './sandbox-exchange.js';
 import type { ReceivedRequest, ReceiverControls } from './webhook-receiver.js';
@@ -175,13 +175,7 @@ export async function automationExchange(
 
   // 2. Create and publish the keyword automation. An earlier run's automation answers the same keyword, so it
   //    goes first (deleting it stops its runs in progress).
-  const earlier = check(
-    await api.GET('/v1/workflows', { params: { query: { connection_id: whatsapp.id, limit: 100 } } }),
-    'list automations',
-  );
-  for (const old of earlier.data)
-    if (old.description === EXCHANGE_DESCRIPTION)
-      check(await api.DELETE('/v1/workflows/{workflowId}', { params: { path: { workflowId: old.id } } }), 'delete');
+  await deleteWorkflowsDescribed(api, whatsapp.id, EXCHANGE_DESCRIPTION);
   const draft = check(
     await api.POST('/v1/workflows', {
       body: {

@@ -20,7 +20,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { ApiClient, Block, GraphNodes, components } from '../client/index.js';
-import { check, publishValidated } from './check.js';
+import { check, deleteWorkflowsDescribed, publishValidated } from './check.js';
 import { runWithReceiver } from './cli.js';
 import type { AdminClient } from './sandbox-exchange.js';
 import type { ReceivedRequest, ReceiverControls } from './webhook-receiver.js';
@@ -310,13 +310,7 @@ export async function automationIntegrations(
     receiver.setSecrets([secret]);
 
     // 4. The automation: create, validate, publish (an earlier run's automation goes first).
-    const earlier = check(
-      await api.GET('/v1/workflows', { params: { query: { connection_id: instagram.id, limit: 100 } } }),
-      'list automations',
-    );
-    for (const old of earlier.data)
-      if (old.description === INTEGRATIONS_DESCRIPTION)
-        check(await api.DELETE('/v1/workflows/{workflowId}', { params: { path: { workflowId: old.id } } }), 'delete');
+    await deleteWorkflowsDescribed(api, instagram.id, INTEGRATIONS_DESCRIPTION);
     const draft = check(
       await api.POST('/v1/workflows', {
         body: {

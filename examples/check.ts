@@ -71,3 +71,14 @@ export async function publishValidated(api: ApiClient, workflowId: string) {
     'publish',
   );
 }
+
+/** Deletes the automations on `connectionId` that an earlier run of an example left (they carry `description`). */
+export async function deleteWorkflowsDescribed(api: ApiClient, connectionId: string, description: string) {
+  const earlier = check(
+    await api.GET('/v1/workflows', { params: { query: { connection_id: connectionId, limit: 100 } } }),
+    'list automations',
+  );
+  for (const old of earlier.data)
+    if (old.description === description)
+      check(await api.DELETE('/v1/workflows/{workflowId}', { params: { path: { workflowId: old.id } } }), 'delete');
+}
