@@ -305,7 +305,9 @@ async function startWorkers(running: {
     wakeOn: wakeOnJobsReady(database),
   });
   // Embedded: this process owns the data directory, so what a previous process held when it died (a kill -9)
-  // is freed now rather than when its leases run out. On PostgreSQL other processes may hold leases: they wait.
+  // is freed now rather than when its leases run out. On PostgreSQL other processes may hold claims: the worker
+  // frees, as it starts, those of the processes of this host that are gone, and at each heartbeat those of any
+  // worker whose heartbeat stopped (server/jobs/liveness.ts).
   if (database.engine === 'pglite') {
     const freed = await recoverFromDeadProcess(database.db);
     if (freed.jobs + freed.slots > 0) logger.warn(freed, 'jobs and webhook slots left by a stopped process freed');

@@ -10,7 +10,6 @@
 //   npm run check:integrations [-- --engine pglite|postgres|both] [--contacts 200]
 //
 // PostgreSQL: DATABASE_URL's server (default the local one), in a scratch database it drops at the end.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -23,7 +22,8 @@ import { createClient, type ApiClient } from '../../client/index.js';
 import { createAdminClient, type AdminClient } from '../../examples/sandbox-exchange.js';
 import { startReceiver, type WebhookReceiver } from '../../examples/webhook-receiver.js';
 import { check } from '../../examples/check.js';
-import { argInt, argValue, DEFAULT_POSTGRES, ENGINE_LABEL, root, type EngineName } from '../bench/common.js';
+import { argInt, argValue, DEFAULT_POSTGRES, ENGINE_LABEL, type EngineName } from '../bench/common.js';
+import { freePort, startServerProcess } from '../lib/server-process.js';
 
 const CLIENTS = 5;
 const ADMIN_TOKEN = `check-${randomBytes(16).toString('hex')}`;
@@ -52,46 +52,6 @@ async function startCrm(): Promise<Crm> {
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, attempts, close: () => new Promise((ok) => server.close(() => ok())) };
-}
-
-interface ServerProcess {
-  child: ChildProcess;
-  apiKey: string;
-  exited: Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((ok) => s.close(ok));
-  return port;
-}
-
-/** `npm start`'s command, on `env`; resolves once it printed its demo key and answers /readyz. */
-async function startServer(env: NodeJS.ProcessEnv, baseUrl: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const key = /demo API key \(every scope\): (epk_\S+)/.exec(out)?.[1];
-    if (key) {
-      const ready = await fetch(`${baseUrl}/readyz`)
-        .then((r) => r.ok)
-        .catch(() => false);
-      if (ready) return { child, apiKey: key, exited };
-    }
-    if (child.exitCode !== null) throw new Error(`the server exited ${child.exitCode}:\n${out}`);
-    if (Date.now() > deadline) throw new Error(`the server did not start:\n${out}`);
-    await sleep(200);
-  }
 }
 
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
@@ -259,7 +219,7 @@ async function checkEngine(engine: EngineName, contacts: number): Promise<Engine
   }
   const crm = await startCrm();
   const receiver = await startReceiver({ secrets: [], log: () => {} });
-  let server = await startServer(env, baseUrl);
+  let server = await startServerProcess(env, baseUrl);
   try {
     const api = createClient({ baseUrl, apiKey: server.apiKey });
     const admin = createAdminClient(baseUrl, ADMIN_TOKEN);
@@ -276,7 +236,7 @@ async function checkEngine(engine: EngineName, contacts: number): Promise<Engine
       const t0 = performance.now();
       server.child.kill('SIGKILL');
       await server.exited;
-      server = await startServer(env, baseUrl);
+      server = await startServerProcess(env, baseUrl);
       restartMs = performance.now() - t0;
     };
     const ids = Array.from({ length: contacts }, (_, i) => i);

@@ -3,6 +3,7 @@
 import type { Config } from '../config.js';
 import { failSentMessage } from '../domain/messaging/failures.js';
 import { runDeliveryJob, runPruneJob, type DeliveryDeps } from '../domain/webhooks/delivery.js';
+import { releaseAbandonedSlot } from '../domain/webhooks/slots.js';
 import { ApiError } from '../errors.js';
 import {
   ADVANCE_RUN_JOB,
@@ -21,6 +22,8 @@ import type { SpreadsheetProvider } from '../spreadsheets/provider.js';
 import { runAdvanceJob, runStopRunsJob } from '../engine/runs.js';
 import { runInboundJob } from '../engine/triggers.js';
 import { runInvokeJob } from '../blocks/invoke/call.js';
+import { INVOKE_TIMEOUT_MS } from '../blocks/invoke/http.js';
+import { DEFAULT_TIMEOUT_MS } from '../webhooks/sender.js';
 
 export interface JobDeps {
   /** The webhook settings (dev targets, in-flight limit, pacing): their defaults live in config.ts only. */
@@ -41,6 +44,17 @@ export interface JobDeps {
   webhookTimeoutMs?: number;
 }
 
+/**
+ * The leases (issue 23): each covers its kind's slowest stretch between two heartbeats (the worker renews a
+ * running job's lease every 2 s), with room to spare; a crash frees the job within it, or sooner when the other
+ * workers see the dead one's heartbeat stop (server/jobs/liveness.ts).
+ */
+const LEASE_MARGIN_MS = 20_000;
+/** An engine stretch, an inbound message, a sandbox failure: transactions of a few statements. */
+const SHORT_JOB_LEASE_MS = 30_000;
+/** The hourly retention job deletes in batches. */
+const PRUNE_LEASE_MS = 120_000;
+
 export function createJobRegistry(deps: JobDeps): JobRegistry {
   const config = deps.config;
   const delivery: DeliveryDeps = {
@@ -60,6 +74,7 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
     // Each kind's retry schedule is retries.ts's.
     new JobRegistry(JOB_RETRY_SCHEDULES)
       .register(FAIL_LATER_JOB, {
+        leaseMs: SHORT_JOB_LEASE_MS,
         // The sandbox's whatsapp reports a send it accepted as undelivered (the arranged `fails_later`).
         async run(job, ctx) {
           const p = job.payload;
@@ -76,21 +91,29 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
         },
       })
       .register(DELIVER_JOB, {
-        // One attempt of a webhook delivery (at least once: the job completes with the attempt's outcome).
+        // One attempt of a webhook delivery (at least once: the job completes with the attempt's outcome): its
+        // answer deadline and a margin. Cut short by a crash, it gives back its endpoint slot at once.
+        leaseMs: (deps.webhookTimeoutMs ?? DEFAULT_TIMEOUT_MS) + LEASE_MARGIN_MS,
         run: (job, ctx) => runDeliveryJob(job, ctx, delivery),
+        abandoned: (trx, job) => releaseAbandonedSlot(trx, job.payload.delivery_id),
       })
       // Automations: a contact's message (answers, taps, triggers) and a run's stretch (starts, waits ending).
       .register(INBOUND_MESSAGE_JOB, {
+        leaseMs: SHORT_JOB_LEASE_MS,
         run: (job, ctx) => runInboundJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
       })
       .register(ADVANCE_RUN_JOB, {
+        leaseMs: SHORT_JOB_LEASE_MS,
         run: (job, ctx) => runAdvanceJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
       })
       .register(STOP_RUNS_JOB, {
+        leaseMs: SHORT_JOB_LEASE_MS,
         run: (job, ctx) => runStopRunsJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
       })
       .register(INVOKE_JOB, {
-        // One attempt of an invoke block's call: no transaction held while the request waits.
+        // One attempt of an invoke block's call: no transaction held while the request waits; its deadline and
+        // a margin.
+        leaseMs: (deps.invokeTimeoutMs ?? INVOKE_TIMEOUT_MS) + LEASE_MARGIN_MS,
         run: (job, ctx) =>
           runInvokeJob(job, ctx, {
             ...engine,
@@ -101,6 +124,7 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
           }),
       })
       .register(PRUNE_JOB, {
+        leaseMs: PRUNE_LEASE_MS,
         // Deliveries are kept 7 days; the job re-enqueues itself every hour.
         async run(_job, ctx) {
           await runPruneJob(ctx);

@@ -1,10 +1,13 @@
 // The handler of each job kind. A worker claims only the kinds its registry knows, so a process running an
 // older release never takes a job it cannot run.
+import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { JobLease } from '../job-kinds.js';
 import type { RetrySchedule } from '../retries.js';
+import type { FreedJob } from '../store/job-workers.js';
 import type { ClaimedJob } from '../store/jobs.js';
+import type { DB } from '../store/schema.js';
 
 /** What a handler is given: the job's lease (the database, `complete`, `park`), the clock and the log. */
 export interface JobContext extends JobLease {
@@ -21,6 +24,17 @@ export interface JobHandler<K extends string = string> {
   run(job: ClaimedJob<K>, ctx: JobContext): Promise<void>;
   /** When to try again after `error` (job.attempts counts this attempt), or null to give up. */
   retryAt?: RetrySchedule;
+  /**
+   * How long a claim holds a job of this kind before another worker may take it (the worker renews it while the
+   * job runs): long enough for a run's slowest step between renewals, short enough that a crash costs seconds.
+   * Default: the worker's.
+   */
+  leaseMs?: number;
+  /**
+   * In the transaction that frees the claim of a worker that is gone (killed mid-run): gives back what the job
+   * held outside the jobs table (e.g. a webhook endpoint's in-flight slot), so its next run need not wait for it.
+   */
+  abandoned?(trx: Transaction<DB>, job: FreedJob<K>): Promise<void>;
 }
 
 export class LeaseLostError extends Error {
@@ -45,6 +59,8 @@ export class JobRegistry {
     this.handlers.set(kind, {
       run: (job, ctx) => widened.run(job, ctx),
       retryAt: widened.retryAt ?? this.schedules[kind],
+      ...(widened.leaseMs !== undefined ? { leaseMs: widened.leaseMs } : {}),
+      ...(widened.abandoned ? { abandoned: widened.abandoned.bind(widened) } : {}),
     });
     return this;
   }
@@ -55,5 +71,12 @@ export class JobRegistry {
 
   kinds(): string[] {
     return [...this.handlers.keys()];
+  }
+
+  /** The kinds with a lease of their own, and that lease. */
+  leases(): Record<string, number> {
+    const leases: Record<string, number> = {};
+    for (const [kind, handler] of this.handlers) if (handler.leaseMs !== undefined) leases[kind] = handler.leaseMs;
+    return leases;
   }
 }

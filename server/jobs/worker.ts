@@ -2,7 +2,11 @@
 // when done or put it back for a retry when it fails. Several workers, in one process or many, share one
 // table: the claim skips rows another worker is taking, and a lease that expires (a worker died) frees the job.
 //
-// Due times and leases come from the injected clock; the poll interval is wall-clock cadence only.
+// Due times and leases come from the injected clock; the poll interval and the heartbeat are wall-clock cadence.
+//
+// Each kind has a lease that fits it (JobHandler.leaseMs); the worker renews the lease of a job still running at
+// each heartbeat, so a short lease costs a live job nothing and a crash costs seconds. A started worker registers
+// itself and beats a heartbeat: the claims of a worker that is gone are freed by the others (./liveness.ts).
 //
 // An idle worker waits for the poll interval or for a wake-up (`wakeOn`, e.g. the database's notification that a
 // transaction committed a job due now), whichever comes first: the poll is the fallback, so a lost notification
@@ -27,6 +31,8 @@ import {
 } from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
 import { defaultJobRetryAt } from '../retries.js';
+import { renewLeases } from '../store/job-workers.js';
+import { WorkerLiveness } from './liveness.js';
 import { LeaseLostError, type JobRegistry } from './registry.js';
 
 /** How often a worker with a backlog refreshes the jobs table's statistics. */
@@ -41,8 +47,12 @@ export interface WorkerOptions {
   id?: string;
   /** How long to wait before looking again when nothing was due. Default 1 s. */
   pollIntervalMs?: number;
-  /** How long a claim holds a job; a job running longer may be taken by another worker. Default 5 min. */
+  /** How long a claim holds a job of a kind without a lease of its own (renewed while it runs). Default 60 s. */
   leaseMs?: number;
+  /** How often a started worker beats its heartbeat, renews its running jobs' leases and sweeps. Default 2 s. */
+  heartbeatMs?: number;
+  /** A worker whose heartbeat is older than this is gone: its claims are freed. Default 20 s. */
+  silentAfterMs?: number;
   /** Jobs run at once by this worker. Default 4. */
   concurrency?: number;
   /**
@@ -72,7 +82,12 @@ export class JobWorker {
   private readonly leaseMs: number;
   private readonly concurrency: number;
   private readonly wakeOn: WorkerOptions['wakeOn'];
+  private readonly heartbeatMs: number;
+  private readonly liveness: WorkerLiveness;
   private readonly running = new Set<Promise<void>>();
+  /** The claims this worker is running, by job id: their leases are renewed at each heartbeat. */
+  private readonly holding = new Map<string, ClaimedJob>();
+  private beating = false;
   private loopDone: Promise<void> | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
@@ -89,9 +104,12 @@ export class JobWorker {
     this.registry = options.registry;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
-    this.leaseMs = options.leaseMs ?? 300_000;
+    this.leaseMs = options.leaseMs ?? 60_000;
     this.concurrency = options.concurrency ?? 4;
     this.wakeOn = options.wakeOn;
+    this.heartbeatMs = options.heartbeatMs ?? 2000;
+    const identity = { id: this.id, host: hostname(), pid: process.pid };
+    this.liveness = new WorkerLiveness(this.db, identity, this.registry, this.logger, options.silentAfterMs ?? 20_000);
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new Error('concurrency must be ≥ 1');
   }
 
@@ -105,7 +123,7 @@ export class JobWorker {
 
   /**
    * Stops claiming, gives back jobs claimed but not started, and resolves when the running jobs have finished
-   * (each then completes or fails, which frees its lease).
+   * (each then completes or fails, which frees its lease) and the worker has left the registry.
    */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -113,6 +131,11 @@ export class JobWorker {
     await this.loopDone;
     await Promise.all([...this.running]);
     this.loopDone = undefined;
+    await this.liveness
+      .unregister()
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error, worker: this.id }, 'leaving the worker registry failed'),
+      );
   }
 
   /** Claims what is due now (up to `limit`) and runs it; resolves when those jobs have finished. */
@@ -126,14 +149,68 @@ export class JobWorker {
   }
 
   private async loop(): Promise<void> {
+    try {
+      await this.liveness.register();
+    } catch (error) {
+      // Its heartbeats register it again; meanwhile its claims are freed by their leases only.
+      this.logger.error({ err: error, worker: this.id }, 'joining the worker registry failed');
+    }
+    const heartbeat = setInterval(() => void this.beat(), this.heartbeatMs).unref();
     const unsubscribe = await this.subscribe();
     try {
       await this.work();
     } finally {
+      clearInterval(heartbeat);
       await unsubscribe?.().catch((error: unknown) =>
         this.logger.warn({ err: error, worker: this.id }, 'job wake-up unsubscribe failed'),
       );
     }
+  }
+
+  /** The heartbeat: this worker is alive, its running jobs' leases go on, the gone workers' claims are freed. */
+  private async beat(): Promise<void> {
+    if (this.beating) return; // the last beat is still running (a slow database): skip this one
+    this.beating = true;
+    try {
+      await runInBackground(async () => {
+        await this.renewLeases();
+        await this.liveness.beat();
+      });
+    } catch (error) {
+      this.logger.warn({ err: error, worker: this.id }, 'worker heartbeat failed');
+    } finally {
+      this.beating = false;
+    }
+  }
+
+  /** Renews, to a full lease, the claims of running jobs with half their lease left or less. */
+  private async renewLeases(): Promise<void> {
+    const now = this.clock.now().getTime();
+    const byLease = new Map<number, ClaimedJob[]>();
+    for (const job of this.holding.values()) {
+      const lease = this.leaseOf(job.kind);
+      if (Date.parse(job.lockedUntil) - now <= lease / 2) byLease.set(lease, [...(byLease.get(lease) ?? []), job]);
+    }
+    for (const [lease, jobs] of byLease) {
+      const until = new Date(now + lease);
+      const renewed = new Set(
+        await renewLeases(
+          this.db,
+          this.id,
+          jobs.map((job) => job.id),
+          until,
+        ),
+      );
+      for (const job of jobs) {
+        if (renewed.has(job.id)) job.lockedUntil = until.toISOString();
+        else if (this.holding.delete(job.id))
+          this.logger.warn({ job: job.id, kind: job.kind, worker: this.id }, 'job lease lost while it runs');
+      }
+    }
+  }
+
+  private leaseOf(kind: string): number {
+    return this.registry.get(kind)?.leaseMs ?? this.leaseMs;
   }
 
   private async subscribe(): Promise<(() => Promise<void>) | undefined> {
@@ -219,6 +296,7 @@ export class JobWorker {
       limit,
       now: this.clock.now(),
       leaseMs: this.leaseMs,
+      leases: this.registry.leases(),
     });
   }
 
@@ -240,6 +318,15 @@ export class JobWorker {
 
   /** Runs one claimed job to its end; never throws. */
   private async execute(job: ClaimedJob): Promise<void> {
+    this.holding.set(job.id, job);
+    try {
+      await this.executeHeld(job);
+    } finally {
+      this.holding.delete(job.id);
+    }
+  }
+
+  private async executeHeld(job: ClaimedJob): Promise<void> {
     const handler = this.registry.get(job.kind);
     const log = { job: job.id, kind: job.kind, attempts: job.attempts, worker: this.id };
     try {

@@ -50,7 +50,10 @@ export interface ClaimOptions {
   kinds: readonly string[];
   limit: number;
   now: Date;
+  /** How long a claim holds a job of a kind `leases` does not name. */
   leaseMs: number;
+  /** The lease of each kind that has its own (a webhook attempt: its deadline and a margin…). */
+  leases?: Readonly<Record<string, number>>;
 }
 
 /** The channel notified when a transaction adds a job that is due at once. */
@@ -127,7 +130,14 @@ export async function enqueueJobs<K extends string>(
 export async function claimJobs(db: Kysely<DB>, options: ClaimOptions): Promise<ClaimedJob[]> {
   if (options.kinds.length === 0 || options.limit < 1) return [];
   const now = options.now.toISOString();
-  const lockedUntil = new Date(options.now.getTime() + options.leaseMs).toISOString();
+  const until = (leaseMs: number) => new Date(options.now.getTime() + leaseMs).toISOString();
+  const ownLeases = Object.entries(options.leases ?? {}).filter(([kind]) => options.kinds.includes(kind));
+  // Each kind's own lease, the default for the others.
+  const cases = ownLeases.map(([kind, leaseMs]) => sql`when jobs.kind = ${kind} then ${until(leaseMs)}::timestamptz`);
+  const leaseEnd =
+    cases.length === 0
+      ? until(options.leaseMs)
+      : sql<string>`case ${sql.join(cases, sql` `)} else ${until(options.leaseMs)}::timestamptz end`;
   const rows = await db
     .with(
       (cte) => cte('due').materialized(),
@@ -149,7 +159,7 @@ export async function claimJobs(db: Kysely<DB>, options: ClaimOptions): Promise<
     .updateTable('jobs')
     .from('due')
     .set((eb) => ({
-      locked_until: lockedUntil,
+      locked_until: leaseEnd,
       locked_by: options.workerId,
       attempts: eb('jobs.attempts', '+', 1),
     }))

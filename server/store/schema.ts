@@ -71,6 +71,15 @@ export interface JobsTable {
   wait_until: Timestamp | null;
 }
 
+/** A running job worker (server/jobs/liveness.ts): its heartbeat on the database's clock. */
+export interface JobWorkersTable {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: Generated<Timestamp>;
+  heartbeat_at: Generated<Timestamp>;
+}
+
 export interface RateCountersTable {
   bucket: string;
   window_start: Timestamp;
@@ -640,6 +649,7 @@ export interface DB {
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
+  job_workers: JobWorkersTable;
   rate_counters: RateCountersTable;
   audit_log: AuditLogTable;
   service_secrets: ServiceSecretsTable;

@@ -157,6 +157,18 @@ export async function clearInFlightSlots(db: Kysely<DB>): Promise<number> {
   return Number(result.numUpdatedRows);
 }
 
+/** Ends the in-flight slot of one delivery (its attempt's process is gone); its endpoint, or null when none. */
+export async function clearInFlightSlot(db: Kysely<DB>, deliveryId: string): Promise<string | null> {
+  const row = await db
+    .updateTable('webhook_deliveries')
+    .set({ in_flight_until: null })
+    .where('id', '=', deliveryId)
+    .where('in_flight_until', 'is not', null)
+    .returning('webhook_id')
+    .executeTakeFirst();
+  return row?.webhook_id ?? null;
+}
+
 const paceBucket = (webhookId: string) => `webhook:${webhookId}:attempts`;
 
 /** Attempt starts of the endpoint counted in the one-minute window starting at `windowStart`. */

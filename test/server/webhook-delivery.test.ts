@@ -499,11 +499,17 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     const other = await addEndpoint(me.accountId, ['contact.tagged'], {}, rx.url.replace('/hooks', '/other'));
     let active = 0;
     let maxActive = 0;
+    // Each attempt holds until 5 are in flight (or 1.5 s passed: a loaded machine starts them slowly), so the
+    // limit is reached whatever the load, and a sixth would be seen.
+    let fiveInFlight!: () => void;
+    const five = new Promise<void>((ok) => (fiveInFlight = ok));
     rx.reset(async (r) => {
       if (r.headers['service-event-type'] !== 'contact.created') return 200;
       active += 1;
       maxActive = Math.max(maxActive, active);
-      await sleep(150);
+      if (active === 5) fiveInFlight();
+      await Promise.race([five, sleep(1500)]);
+      await sleep(50);
       active -= 1;
       return 200;
     });
@@ -639,43 +645,108 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     expect(await deliverJobs()).toEqual([]);
   });
 
+  /**
+   * A worker process (webhook-worker-child.ts) sends four deliveries to a receiver that holds them, then is killed
+   * (SIGKILL) without a word, right after `beforeKill`. Returns the ids of the events it sent.
+   */
+  async function killMidDelivery(
+    accountId: string,
+    heartbeatMs: number,
+    beforeKill: () => Promise<void> = async () => {},
+  ): Promise<(string | null)[]> {
+    const ids: (string | null)[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await emit(accountId));
+    let calls = 0;
+    rx.reset(() => (++calls <= 4 ? 'hold' : 200));
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./webhook-worker-child.ts', import.meta.url))],
+      {
+        env: {
+          ...process.env,
+          CHILD_DATABASE_URL: t.databaseUrl!,
+          CHILD_NOW: iso(t.clock.now()),
+          CHILD_HEARTBEAT_MS: String(heartbeatMs),
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const exited = new Promise<NodeJS.Signals | null>((ok) => child.on('exit', (_code, signal) => ok(signal)));
+    try {
+      await waitFor(() => rx.held.length === 4, 30_000);
+      await beforeKill();
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(await exited).toBe('SIGKILL');
+    for (const res of rx.held) res.socket?.destroy();
+    return ids;
+  }
+
+  /** Starts a worker that beats every 50 ms and takes a silent worker for gone after `silentAfterMs`. */
+  function liveWorker(silentAfterMs: number): JobWorker {
+    const registry = createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services });
+    const w = new JobWorker({ db, clock: t.clock, registry, pollIntervalMs: 5, heartbeatMs: 50, silentAfterMs });
+    w.start();
+    return w;
+  }
+
+  /** All four deliveries sent again once each, with the ids of the killed process's attempts, nothing left. */
+  async function expectDeliveredAgain(endpointId: string, ids: (string | null)[]): Promise<void> {
+    const again = rx.requests.slice(4);
+    expect(again).toHaveLength(4);
+    expect(new Set(again.map((r) => r.headers['service-event-id']))).toEqual(new Set(ids));
+    expect(new Set(rx.requests.slice(0, 4).map((r) => JSON.parse(r.body).id as string))).toEqual(new Set(ids));
+    expect((await deliveriesOf(endpointId)).every((d) => d.status === 'succeeded' && d.attempts === 1)).toBe(true);
+    expect(await deliverJobs()).toEqual([]);
+  }
+
+  const allSucceeded = (endpointId: string) => async () =>
+    (await deliveriesOf(endpointId)).every((d) => d.status === 'succeeded');
+
   it.runIf(engine === 'postgres')(
-    'a worker process killed (SIGKILL) mid-delivery loses nothing: after restart every event is delivered',
+    'a worker process killed (SIGKILL) mid-delivery loses nothing, and a process starting on its host resumes at once',
     async () => {
       const me = await t.account();
       const endpoint = await addEndpoint(me.accountId, ['contact.created']);
-      const ids: (string | null)[] = [];
-      for (let i = 0; i < 4; i++) ids.push(await emit(me.accountId));
-      let calls = 0;
-      rx.reset(() => (++calls <= 4 ? 'hold' : 200));
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', fileURLToPath(new URL('./webhook-worker-child.ts', import.meta.url))],
-        {
-          env: { ...process.env, CHILD_DATABASE_URL: t.databaseUrl!, CHILD_NOW: iso(t.clock.now()) },
-          stdio: ['ignore', 'pipe', 'inherit'],
-        },
-      );
-      const exited = new Promise<NodeJS.Signals | null>((ok) => child.on('exit', (_code, signal) => ok(signal)));
-      try {
-        // The child sends the four and waits for answers that never come; then it dies without a word.
-        await waitFor(() => rx.held.length === 4, 30_000);
-      } finally {
-        child.kill('SIGKILL');
-      }
-      expect(await exited).toBe('SIGKILL');
-      for (const res of rx.held) res.socket?.destroy();
+      const ids = await killMidDelivery(me.accountId, 2000);
       expect(await deliveriesOf(endpoint.id)).toMatchObject(Array(4).fill({ status: 'pending', attempts: 0 }));
 
-      // Restart: once the dead worker's leases are over (job 1 min, slot deadline + 30 s), all four go out again.
-      t.clock.advance(3 * MINUTE);
-      await drain();
-      const again = rx.requests.slice(4);
-      expect(again).toHaveLength(4);
-      expect(new Set(again.map((r) => r.headers['service-event-id']))).toEqual(new Set(ids));
-      expect(new Set(rx.requests.slice(0, 4).map((r) => JSON.parse(r.body).id as string))).toEqual(new Set(ids));
-      expect((await deliveriesOf(endpoint.id)).every((d) => d.status === 'succeeded' && d.attempts === 1)).toBe(true);
-      expect(await deliverJobs()).toEqual([]);
+      // The restart: the clock stands still (the leases — job 30 s, slot deadline + 30 s — have not run out);
+      // the starting worker sees that the killed process is gone and frees its claims and slots.
+      const w = liveWorker(60_000);
+      try {
+        await waitFor(allSucceeded(endpoint.id), 10_000);
+      } finally {
+        await w.stop();
+      }
+      await expectDeliveredAgain(endpoint.id, ids);
+    },
+  );
+
+  it.runIf(engine === 'postgres')(
+    'a worker process killed (SIGKILL) mid-delivery: a worker already running resumes its deliveries once its heartbeat stops',
+    async () => {
+      const me = await t.account();
+      const endpoint = await addEndpoint(me.accountId, ['contact.created']);
+      // The survivor starts before the kill (the other process is alive then: nothing to free) and knows it is
+      // gone only by its silence; the clock stands still.
+      let w: JobWorker | undefined;
+      const ids = await killMidDelivery(me.accountId, 100, async () => {
+        const survivor = liveWorker(1500);
+        w = survivor;
+        const registered = () => db.selectFrom('job_workers').select('id').where('id', '=', survivor.id).execute();
+        await waitFor(async () => (await registered()).length === 1, 10_000);
+      });
+      const killedAt = Date.now();
+      if (!w) throw new Error('the survivor did not start');
+      try {
+        await waitFor(allSucceeded(endpoint.id), 10_000);
+      } finally {
+        await w.stop();
+      }
+      expect(Date.now() - killedAt).toBeGreaterThanOrEqual(1000);
+      await expectDeliveredAgain(endpoint.id, ids);
     },
   );
 

@@ -1,5 +1,6 @@
 // A worker process for test/server/webhook-delivery.test.ts: runs the jobs of a PostgreSQL database with a
-// ManualClock set to CHILD_NOW, until the test kills it (SIGKILL, mid-delivery).
+// ManualClock set to CHILD_NOW, until the test kills it (SIGKILL, mid-delivery). It beats its heartbeat every
+// CHILD_HEARTBEAT_MS (default 2 s), as a server's worker does.
 import { ManualClock } from '../../server/clock.js';
 import { loadConfig } from '../../server/config.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
@@ -22,6 +23,7 @@ const worker = new JobWorker({
   concurrency: 5,
   pollIntervalMs: 20,
   leaseMs: 60_000,
+  heartbeatMs: Number(process.env.CHILD_HEARTBEAT_MS ?? 2000),
 });
 worker.start();
 process.stdout.write('worker started\n');

@@ -1,0 +1,50 @@
+// The server as an operator runs it, for the checks and benches that kill and restart it: `npm start`'s command
+// (`node --import tsx server/main.ts`) in a process of its own, on a port chosen here.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { repoRoot } from './root.js';
+
+export interface ServerProcess {
+  child: ChildProcess;
+  /** The demo account's API key the start printed. */
+  apiKey: string;
+  exited: Promise<void>;
+}
+
+/** A loopback port free now. */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((ok) => s.close(ok));
+  return port;
+}
+
+const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+/** `npm start`'s command, on `env`; resolves once it printed its demo key and answers /readyz. */
+export async function startServerProcess(env: NodeJS.ProcessEnv, baseUrl: string): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const key = /demo API key \(every scope\): (epk_\S+)/.exec(out)?.[1];
+    if (key) {
+      const ready = await fetch(`${baseUrl}/readyz`)
+        .then((r) => r.ok)
+        .catch(() => false);
+      if (ready) return { child, apiKey: key, exited };
+    }
+    if (child.exitCode !== null) throw new Error(`the server exited ${child.exitCode}:\n${out}`);
+    if (Date.now() > deadline) throw new Error(`the server did not start:\n${out}`);
+    await sleep(200);
+  }
+}
