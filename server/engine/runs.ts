@@ -308,8 +308,8 @@ async function answer(waking: Waking, text: string): Promise<Resumed | undefined
 
 /** The invoke call of the step the run waits at ended (or its bound passed): fields copied, the output followed. */
 async function callEnded(waking: Waking, output: number): Promise<Resumed> {
-  const context = await runContext(waking.tx, waking.deps, waking.run, waking.version);
-  const ended = await endCall(waking.tx, context, waking.run.id, waking.waitStep, output);
+  const context = () => runContext(waking.tx, waking.deps, waking.run, waking.version);
+  const ended = await endCall(waking.tx, context, waking.now, waking.run.id, waking.waitStep, output);
   await closeWait(waking, ended.output, ended.error ? 'failed' : 'completed', ended.error ?? undefined, ended.call);
   const written = Object.keys(ended.written).length > 0;
   const run = written

@@ -9,7 +9,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
-import { JobWorker } from '../../server/jobs/index.js';
+import { JobRegistry, JobWorker } from '../../server/jobs/index.js';
+import { INVOKE_JOB } from '../../server/job-kinds.js';
 import { ANY, engineHarness } from './engine-harness.js';
 import { engines, type TestCaller } from './harness.js';
 import { json } from './http-helpers.js';
@@ -243,6 +244,46 @@ describe.each(engines)('the invoke block on %s', (engine) => {
     const again = await runOnce(graphOf(invoke({ endpoint: receiver.url() })));
     expect(receiver.seen).toHaveLength(2);
     expect(again.step).toMatchObject({ output: 0, call: { attempts: 2 } });
+  });
+
+  it('a crash after a call was made (its record lost) counts that attempt: 500 three times makes 3 requests', async () => {
+    // The first `faults` invoke jobs lose their record: the transaction that writes the answer rolls back, as when
+    // the process dies after the request. The job is claimed again and must count the attempt as made.
+    const real = h.worker;
+    const registry = createJobRegistry({ config: h.t.config, baseUrl: h.t.baseUrl, ...h.t.services });
+    const faulty = new JobRegistry();
+    let faults = 2;
+    for (const kind of registry.kinds()) {
+      const handler = registry.get(kind);
+      if (!handler) continue;
+      faulty.register(kind, {
+        retryAt: handler.retryAt,
+        run: (job, ctx) =>
+          kind === INVOKE_JOB && faults-- > 0
+            ? handler.run(job, { ...ctx, complete: () => Promise.reject(new Error('the process died')) })
+            : handler.run(job, ctx),
+      });
+    }
+    h.worker = new JobWorker({ db: h.t.database.db, clock: h.t.clock, registry: faulty, pollIntervalMs: 5 });
+    try {
+      receiver.reset({ status: 500 }, { status: 500 }, { status: 500 }, { status: 200 });
+      const r = await runOnce(graphOf(invoke({ endpoint: receiver.url() })));
+      expect(faults).toBeLessThan(0);
+      expect(receiver.seen).toHaveLength(3);
+      expect(r.step).toMatchObject({ output: 1, call: { attempts: 3 } });
+      expect(r.sent).toEqual(['falhou']);
+
+      // A 200 whose record is lost: made again as the 2nd attempt (the receiver sees the same key twice).
+      faults = 1;
+      receiver.reset({ status: 200, body: '{}' }, { status: 200, body: '{}' });
+      const ok = await runOnce(graphOf(invoke({ endpoint: receiver.url() })));
+      expect(receiver.seen).toHaveLength(2);
+      expect(new Set(receiver.seen.map((q) => q.headers['idempotency-key'])).size).toBe(1);
+      expect(ok.step).toMatchObject({ output: 0, call: { attempts: 2 } });
+      expect(ok.sent).toEqual(['deu certo']);
+    } finally {
+      h.worker = real;
+    }
   });
 
   it('a JSON body gets variables JSON-escaped, and application/json unless a Content-Type is given', async () => {

@@ -24,7 +24,7 @@ export const execute: BlockExecutor<'invoke'> = async (ctx) => {
   await enqueue(ctx.tx, ctx.deps.clock, {
     kind: INVOKE_JOB,
     accountId: ctx.account.id,
-    payload: { call_id: id },
+    payload: { call_id: id, attempt: 1 },
     runAt: ctx.now,
   });
   return { wait: 'call', until: new Date(ctx.now.getTime() + CALL_WAIT_MS) };
