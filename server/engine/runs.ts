@@ -40,6 +40,7 @@ import type { RunnableVersionRow } from '../store/workflows.js';
 import { endCall } from '../blocks/invoke/outcome.js';
 import type { DB, WorkflowRunStepCall } from '../store/schema.js';
 import { runBlock } from './blocks/index.js';
+import { committing } from './commit.js';
 import { writeField } from './blocks/field-write.js';
 import {
   CONTACT_WAIT_MS,
@@ -138,7 +139,7 @@ export async function runAdvanceJob(
   deps: EngineDeps,
 ): Promise<void> {
   const payload = job.payload;
-  await ctx.db.transaction().execute(async (tx) => {
+  await committing(ctx.db, deps, async (tx, deps) => {
     const run = await lockRun(tx, payload.run_id);
     // A link's open also resumes a run that ended `stopped` (like a tap, engine/triggers.ts).
     if (run && (!run.ended_at || payload.wake.kind === 'link')) await advanceRun(tx, deps, run, payload.wake);

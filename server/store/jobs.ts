@@ -319,3 +319,43 @@ function compareIds(a: string, b: string): number {
 export async function analyzeJobs(db: Kysely<DB>): Promise<void> {
   await sql`analyze jobs`.execute(db);
 }
+
+/**
+ * Takes job `id` alone, as `claimJobs` takes due jobs (the lease, the claim counted), when it is free: not
+ * failed, not waiting, not leased, of one of `kinds`. For the process that just committed it, due now, to run it
+ * at once (JobWorker.runNow). Undefined when another worker holds it or is taking it (skipped, not waited for),
+ * or it is gone.
+ */
+export async function claimJobById(
+  db: Kysely<DB>,
+  options: { id: string; workerId: string; kinds: readonly string[]; now: Date; leaseMs: number },
+): Promise<ClaimedJob | undefined> {
+  if (options.kinds.length === 0) return undefined;
+  const now = options.now.toISOString();
+  const row = await db
+    .with(
+      (cte) => cte('free').materialized(),
+      (qb) =>
+        qb
+          .selectFrom('jobs')
+          .select('id')
+          .where('id', '=', options.id)
+          .where('failed_at', 'is', null)
+          .where('waiting_for', 'is', null)
+          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+          .where('kind', 'in', options.kinds)
+          .forUpdate()
+          .skipLocked(),
+    )
+    .updateTable('jobs')
+    .from('free')
+    .set((eb) => ({
+      locked_until: new Date(options.now.getTime() + options.leaseMs).toISOString(),
+      locked_by: options.workerId,
+      attempts: eb('jobs.attempts', '+', 1),
+    }))
+    .whereRef('jobs.id', '=', 'free.id')
+    .returningAll('jobs')
+    .executeTakeFirst();
+  return row ? toClaimedJob(row) : undefined;
+}

@@ -16,6 +16,7 @@
 //
 // A run that ended meanwhile (its automation deleted) or moved on (its wait's bound passed) cancels the call.
 import type { Kysely, Transaction } from 'kysely';
+import { committing } from '../../engine/commit.js';
 import { advanceRun } from '../../engine/runs.js';
 import type { EngineDeps } from '../../engine/context.js';
 import { INVOKE_JOB, type JobLease, type JobOf } from '../../job-kinds.js';
@@ -74,7 +75,8 @@ export async function runInvokeJob(job: JobOf<typeof INVOKE_JOB>, lease: JobLeas
     { call: call.id, run: call.run_id, attempt: begun.attempt, status: outcome.status, error: outcome.error },
     'invoke attempt',
   );
-  await lease.db.transaction().execute((tx) => record(tx, lease, deps, begun, outcome));
+  // The run's next stretch runs in it: an invoke block there is called at once after the commit (engine/commit.ts).
+  await committing(lease.db, deps, (tx, deps) => record(tx, lease, deps, begun, outcome));
 }
 
 type RunState = Pick<WorkflowRunRow, 'ended_at' | 'waiting_for' | 'wait_step'>;
