@@ -77,6 +77,12 @@ export interface FailLaterPayload {
 
 export interface InvokePayload {
   call_id: string;
+  /**
+   * The attempt this job makes (1 for the block's own job, 2 and 3 for the retries): its first claim calls
+   * without a write first and records the count with the answer; a claim again (a crash, a fault) counts it as
+   * made. Absent on jobs written before it: their attempt is counted before the call.
+   */
+  attempt?: number;
 }
 
 export interface DeliverPayload {
@@ -113,6 +119,8 @@ export interface JobOf<K extends JobKind> {
   id: string;
   accountId: AccountOf<K>;
   payload: JobPayloads[K];
+  /** Claims so far, this one included (more than 1: an earlier claim ended in a crash or a fault). */
+  attempts: number;
 }
 
 /**

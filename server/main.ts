@@ -304,6 +304,8 @@ async function startWorkers(running: {
     pollIntervalMs: config.workerPollMs,
     wakeOn: wakeOnJobsReady(database),
   });
+  // A job this process commits due now for itself (an invoke block's call) runs at once, without a round trip.
+  jobs.runJobsAtCommit();
   // Embedded: this process owns the data directory, so what a previous process held when it died (a kill -9)
   // is freed now rather than when its leases run out. On PostgreSQL other processes may hold claims: the worker
   // frees, as it starts, those of the processes of this host that are gone, and at each heartbeat those of any

@@ -273,6 +273,8 @@ export async function openBenchServer(): Promise<BenchServer> {
         wakeOn: wakeOnJobsReady(database),
         ...options,
       });
+      // As main.ts: a job this process commits for itself (an invoke block's call) runs at once.
+      jobs.runJobsAtCommit();
       await ensurePruneJob(database.db, systemClock);
       return () => {
         jobs.start();

@@ -25,6 +25,13 @@ export interface EngineDeps {
   logger?: Logger;
   /** Runs a contact may start per hour, per trigger and through the API (run_limit_reached). */
   runsPerContactPerHour: number;
+  /**
+   * Hands the jobs a transaction of this process just committed, due now, to this process's worker to run at
+   * once (JobRegistry.runSoon); absent: the workers' loops claim them (engine/commit.ts).
+   */
+  runSoon?: (ids: readonly string[]) => void;
+  /** The jobs of the transaction in progress that `runSoon` gets once it commits (engine/commit.ts). */
+  soon?: string[];
 }
 
 /** Why a step failed: `{code, message}` on the step, an open set of codes. */

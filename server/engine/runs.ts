@@ -40,6 +40,7 @@ import type { RunnableVersionRow } from '../store/workflows.js';
 import { endCall } from '../blocks/invoke/outcome.js';
 import type { DB, WorkflowRunStepCall } from '../store/schema.js';
 import { runBlock } from './blocks/index.js';
+import { committing } from './commit.js';
 import { writeField } from './blocks/field-write.js';
 import {
   CONTACT_WAIT_MS,
@@ -138,7 +139,7 @@ export async function runAdvanceJob(
   deps: EngineDeps,
 ): Promise<void> {
   const payload = job.payload;
-  await ctx.db.transaction().execute(async (tx) => {
+  await committing(ctx.db, deps, async (tx, deps) => {
     const run = await lockRun(tx, payload.run_id);
     // A link's open also resumes a run that ended `stopped` (like a tap, engine/triggers.ts).
     if (run && (!run.ended_at || payload.wake.kind === 'link')) await advanceRun(tx, deps, run, payload.wake);
@@ -308,8 +309,8 @@ async function answer(waking: Waking, text: string): Promise<Resumed | undefined
 
 /** The invoke call of the step the run waits at ended (or its bound passed): fields copied, the output followed. */
 async function callEnded(waking: Waking, output: number): Promise<Resumed> {
-  const context = await runContext(waking.tx, waking.deps, waking.run, waking.version);
-  const ended = await endCall(waking.tx, context, waking.run.id, waking.waitStep, output);
+  const context = () => runContext(waking.tx, waking.deps, waking.run, waking.version);
+  const ended = await endCall(waking.tx, context, waking.now, waking.run.id, waking.waitStep, output);
   await closeWait(waking, ended.output, ended.error ? 'failed' : 'completed', ended.error ?? undefined, ended.call);
   const written = Object.keys(ended.written).length > 0;
   const run = written

@@ -19,6 +19,7 @@ import { selectLiveTriggers, type LiveTrigger } from '../store/workflows.js';
 import { tapOutput } from './blocks/index.js';
 import { CONTACT_WAIT_MS, type EngineDeps } from './context.js';
 import { takeHandoff } from './handoff.js';
+import { committing } from './commit.js';
 import { advanceRun, startRunNow } from './runs.js';
 import { refusalToStart } from './start-rules.js';
 import { versionOf } from './walk/versions.js';
@@ -80,7 +81,7 @@ export async function runInboundJob(
   deps: EngineDeps,
 ): Promise<void> {
   const { message_id } = job.payload;
-  await ctx.db.transaction().execute(async (tx) => {
+  await committing(ctx.db, deps, async (tx, deps) => {
     const message = job.accountId ? await findMessage(tx, job.accountId, message_id) : undefined;
     const contact = message ? await findContact(tx, message.account_id, message.contact_id) : undefined;
     if (message && contact && message.direction === 'inbound') await onInbound(tx, deps, message, contact);

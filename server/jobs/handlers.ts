@@ -64,15 +64,18 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
     pacePerMinute: config.webhookPacePerMinute,
     ...(deps.webhookTimeoutMs !== undefined ? { timeoutMs: deps.webhookTimeoutMs } : {}),
   };
+  // Each kind's retry schedule is retries.ts's.
+  const registry = new JobRegistry(JOB_RETRY_SCHEDULES);
   const engine = {
     provider: deps.provider,
     spreadsheets: deps.spreadsheets,
     baseUrl: deps.baseUrl,
     runsPerContactPerHour: config.runsPerContactPerHour,
+    // An invoke block's call runs at once in this process after its transaction commits (engine/commit.ts).
+    runSoon: (ids: readonly string[]) => registry.runSoon(ids),
   };
   return (
-    // Each kind's retry schedule is retries.ts's.
-    new JobRegistry(JOB_RETRY_SCHEDULES)
+    registry
       .register(FAIL_LATER_JOB, {
         leaseMs: SHORT_JOB_LEASE_MS,
         // The sandbox's whatsapp reports a send it accepted as undelivered (the arranged `fails_later`).

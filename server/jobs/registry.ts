@@ -46,6 +46,7 @@ export class LeaseLostError extends Error {
 
 export class JobRegistry {
   private readonly handlers = new Map<string, JobHandler>();
+  private runner: ((ids: readonly string[]) => Promise<void>) | undefined;
 
   /** `schedules`: the retry schedule of each kind whose handler gives none (retries.ts JOB_RETRY_SCHEDULES). */
   constructor(private readonly schedules: Readonly<Partial<Record<string, RetrySchedule>>> = {}) {}
@@ -63,6 +64,21 @@ export class JobRegistry {
       ...(widened.abandoned ? { abandoned: widened.abandoned.bind(widened) } : {}),
     });
     return this;
+  }
+
+  /** Set by `JobWorker.runJobsAtCommit`: the worker that runs at once the jobs `runSoon` is given. */
+  runJobsWith(runner: ((ids: readonly string[]) => Promise<void>) | undefined): void {
+    this.runner = runner;
+  }
+
+  /**
+   * Jobs that a transaction of this process just committed, due now: run at once by the worker set, if any.
+   * Without one, or when that fails, the workers' loops claim them as any job (woken by the commit's
+   * notification). Neither throws nor waits.
+   */
+  runSoon(ids: readonly string[]): void {
+    // JobWorker.runNow logs its own failures; a runner that throws leaves the jobs to the loops all the same.
+    if (ids.length > 0) void this.runner?.(ids).catch(() => undefined);
   }
 
   get(kind: string): JobHandler | undefined {

@@ -20,6 +20,7 @@ import type { Database } from '../store/database.js';
 import { runInBackground } from '../store/priority.js';
 import {
   analyzeJobs,
+  claimJobById,
   claimJobs,
   completeJob,
   failJob,
@@ -372,5 +373,46 @@ export class JobWorker {
         this.logger.error({ ...log, err: storeError }, 'job failure could not be recorded');
       }
     }
+  }
+
+  /**
+   * Lets the registry hand this worker the jobs a transaction of this process just committed, due now
+   * (`JobRegistry.runSoon`, e.g. an invoke block's call): each is claimed by id and run at once, without waiting
+   * for the notification and the loop's claim. Returns the worker.
+   */
+  runJobsAtCommit(): this {
+    this.registry.runJobsWith((ids) => this.runNow(ids));
+    return this;
+  }
+
+  /**
+   * Claims jobs `ids` by id, those still free, and runs them like the loop's (stop() waits for them); resolves
+   * when they have finished. A job another worker holds is left to it; one not claimed here (a failure, or this
+   * worker stopping) stays in the table for the loops: nothing is lost. Never throws.
+   */
+  async runNow(ids: readonly string[]): Promise<void> {
+    await runInBackground(async () => {
+      const runs: Promise<void>[] = [];
+      for (const id of ids) {
+        if (this.stopping) break;
+        try {
+          const job = await claimJobById(this.db, {
+            id,
+            workerId: this.id,
+            kinds: this.registry.kinds(),
+            now: this.clock.now(),
+            leaseMs: this.leaseMs,
+            leases: this.registry.leases(),
+          });
+          if (!job) continue;
+          const run: Promise<void> = this.execute(job).finally(() => this.running.delete(run));
+          this.running.add(run);
+          runs.push(run);
+        } catch (error) {
+          this.logger.warn({ err: error, job: id, worker: this.id }, 'job claim by id failed: the loop takes it');
+        }
+      }
+      await Promise.all(runs);
+    });
   }
 }

@@ -1,7 +1,7 @@
 // SQL of the invoke block's calls (issue 22): the row the block writes, the attempts the `workflow.invoke` job
 // records, and the secrets a call reads for the host it reaches (the only read of a secret's value).
 import type { Kysely, Selectable } from 'kysely';
-import type { DB, InvokeCallsTable, InvokeRequest } from './schema.js';
+import type { DB, InvokeCallsTable, InvokeRequest, WorkflowRunsTable } from './schema.js';
 
 export type InvokeCallRow = Selectable<InvokeCallsTable>;
 
@@ -44,6 +44,26 @@ export async function findInvokeCallOfStep(
     .where('run_id', '=', runId)
     .where('step', '=', step)
     .executeTakeFirst();
+}
+
+/** What a call's attempt reads before it calls, without a lock: the call, and where its run stands. */
+export async function findCallAndRun(
+  db: Kysely<DB>,
+  callId: string,
+): Promise<
+  | { call: InvokeCallRow; run: Pick<Selectable<WorkflowRunsTable>, 'ended_at' | 'waiting_for' | 'wait_step'> }
+  | undefined
+> {
+  const row = await db
+    .selectFrom('invoke_calls as c')
+    .innerJoin('workflow_runs as r', 'r.id', 'c.run_id')
+    .selectAll('c')
+    .select(['r.ended_at as run_ended_at', 'r.waiting_for as run_waiting_for', 'r.wait_step as run_wait_step'])
+    .where('c.id', '=', callId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { run_ended_at, run_waiting_for, run_wait_step, ...call } = row;
+  return { call, run: { ended_at: run_ended_at, waiting_for: run_waiting_for, wait_step: run_wait_step } };
 }
 
 /** Locks the call's row (the attempt count is taken under it). */

@@ -130,14 +130,7 @@ export async function enqueueJobs<K extends string>(
 export async function claimJobs(db: Kysely<DB>, options: ClaimOptions): Promise<ClaimedJob[]> {
   if (options.kinds.length === 0 || options.limit < 1) return [];
   const now = options.now.toISOString();
-  const until = (leaseMs: number) => new Date(options.now.getTime() + leaseMs).toISOString();
-  const ownLeases = Object.entries(options.leases ?? {}).filter(([kind]) => options.kinds.includes(kind));
-  // Each kind's own lease, the default for the others.
-  const cases = ownLeases.map(([kind, leaseMs]) => sql`when jobs.kind = ${kind} then ${until(leaseMs)}::timestamptz`);
-  const leaseEnd =
-    cases.length === 0
-      ? until(options.leaseMs)
-      : sql<string>`case ${sql.join(cases, sql` `)} else ${until(options.leaseMs)}::timestamptz end`;
+  const leaseEnd = leaseEndOf(options);
   const rows = await db
     .with(
       (cte) => cte('due').materialized(),
@@ -169,6 +162,16 @@ export async function claimJobs(db: Kysely<DB>, options: ClaimOptions): Promise<
   return rows
     .map(toClaimedJob)
     .sort((a, b) => (a.runAt < b.runAt ? -1 : a.runAt > b.runAt ? 1 : compareIds(a.id, b.id)));
+}
+
+/** The end of a claim's lease, by the claimed row's kind: each kind's own lease, the default for the others. */
+function leaseEndOf(options: Pick<ClaimOptions, 'kinds' | 'now' | 'leaseMs' | 'leases'>) {
+  const until = (leaseMs: number) => new Date(options.now.getTime() + leaseMs).toISOString();
+  const ownLeases = Object.entries(options.leases ?? {}).filter(([kind]) => options.kinds.includes(kind));
+  const cases = ownLeases.map(([kind, leaseMs]) => sql`when jobs.kind = ${kind} then ${until(leaseMs)}::timestamptz`);
+  return cases.length === 0
+    ? until(options.leaseMs)
+    : sql<string>`case ${sql.join(cases, sql` `)} else ${until(options.leaseMs)}::timestamptz end`;
 }
 
 /** Deletes a finished job; false when this claim no longer holds it (its lease was taken over). */
@@ -328,4 +331,44 @@ function compareIds(a: string, b: string): number {
  */
 export async function analyzeJobs(db: Kysely<DB>): Promise<void> {
   await sql`analyze jobs`.execute(db);
+}
+
+/**
+ * Takes job `id` alone, as `claimJobs` takes due jobs (the lease, the claim counted), when it is free: not
+ * failed, not waiting, not leased, of one of `kinds`. For the process that just committed it, due now, to run it
+ * at once (JobWorker.runNow). Undefined when another worker holds it or is taking it (skipped, not waited for),
+ * or it is gone.
+ */
+export async function claimJobById(
+  db: Kysely<DB>,
+  options: { id: string } & Omit<ClaimOptions, 'limit'>,
+): Promise<ClaimedJob | undefined> {
+  if (options.kinds.length === 0) return undefined;
+  const now = options.now.toISOString();
+  const row = await db
+    .with(
+      (cte) => cte('free').materialized(),
+      (qb) =>
+        qb
+          .selectFrom('jobs')
+          .select('id')
+          .where('id', '=', options.id)
+          .where('failed_at', 'is', null)
+          .where('waiting_for', 'is', null)
+          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+          .where('kind', 'in', options.kinds)
+          .forUpdate()
+          .skipLocked(),
+    )
+    .updateTable('jobs')
+    .from('free')
+    .set((eb) => ({
+      locked_until: leaseEndOf(options),
+      locked_by: options.workerId,
+      attempts: eb('jobs.attempts', '+', 1),
+    }))
+    .whereRef('jobs.id', '=', 'free.id')
+    .returningAll('jobs')
+    .executeTakeFirst();
+  return row ? toClaimedJob(row) : undefined;
 }

@@ -9,7 +9,9 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
-import { JobWorker } from '../../server/jobs/index.js';
+import { JobRegistry, JobWorker } from '../../server/jobs/index.js';
+import { INVOKE_JOB } from '../../server/job-kinds.js';
+import { claimJobById } from '../../server/store/jobs.js';
 import { ANY, engineHarness } from './engine-harness.js';
 import { engines, type TestCaller } from './harness.js';
 import { json } from './http-helpers.js';
@@ -243,6 +245,126 @@ describe.each(engines)('the invoke block on %s', (engine) => {
     const again = await runOnce(graphOf(invoke({ endpoint: receiver.url() })));
     expect(receiver.seen).toHaveLength(2);
     expect(again.step).toMatchObject({ output: 0, call: { attempts: 2 } });
+  });
+
+  it('a crash after a call was made (its record lost) counts that attempt: 500 three times makes 3 requests', async () => {
+    // The first `faults` invoke jobs lose their record: the transaction that writes the answer rolls back, as when
+    // the process dies after the request. The job is claimed again and must count the attempt as made.
+    const real = h.worker;
+    const registry = createJobRegistry({ config: h.t.config, baseUrl: h.t.baseUrl, ...h.t.services });
+    const faulty = new JobRegistry();
+    let faults = 2;
+    for (const kind of registry.kinds()) {
+      const handler = registry.get(kind);
+      if (!handler) continue;
+      faulty.register(kind, {
+        retryAt: handler.retryAt,
+        run: (job, ctx) =>
+          kind === INVOKE_JOB && faults-- > 0
+            ? handler.run(job, { ...ctx, complete: () => Promise.reject(new Error('the process died')) })
+            : handler.run(job, ctx),
+      });
+    }
+    h.worker = new JobWorker({ db: h.t.database.db, clock: h.t.clock, registry: faulty, pollIntervalMs: 5 });
+    try {
+      receiver.reset({ status: 500 }, { status: 500 }, { status: 500 }, { status: 200 });
+      const r = await runOnce(graphOf(invoke({ endpoint: receiver.url() })));
+      expect(faults).toBeLessThan(0);
+      expect(receiver.seen).toHaveLength(3);
+      expect(r.step).toMatchObject({ output: 1, call: { attempts: 3 } });
+      expect(r.sent).toEqual(['falhou']);
+
+      // A 200 whose record is lost: made again as the 2nd attempt (the receiver sees the same key twice).
+      faults = 1;
+      receiver.reset({ status: 200, body: '{}' }, { status: 200, body: '{}' });
+      const ok = await runOnce(graphOf(invoke({ endpoint: receiver.url() })));
+      expect(receiver.seen).toHaveLength(2);
+      expect(new Set(receiver.seen.map((q) => q.headers['idempotency-key'])).size).toBe(1);
+      expect(ok.step).toMatchObject({ output: 0, call: { attempts: 2 } });
+      expect(ok.sent).toEqual(['deu certo']);
+    } finally {
+      h.worker = real;
+    }
+  });
+
+  /** Runs `body` with the harness's worker replaced by `worker` (its registry `registry`). */
+  async function withWorker(make: (registry: JobRegistry) => JobWorker, body: () => Promise<void>) {
+    const real = h.worker;
+    h.worker = make(createJobRegistry({ config: h.t.config, baseUrl: h.t.baseUrl, ...h.t.services }));
+    try {
+      await body();
+    } finally {
+      h.worker = real;
+    }
+  }
+  const workerOf = (registry: JobRegistry) =>
+    new JobWorker({ db: h.t.database.db, clock: h.t.clock, registry, pollIntervalMs: 5 });
+
+  it('the call runs at once in the process that committed the stretch (no loop claims it)', async () => {
+    await withWorker(
+      (registry) => workerOf(registry).runJobsAtCommit(),
+      async () => {
+        receiver.reset({ status: 200, body: '{}' });
+        const s = await setUp();
+        const workflowId = await publish(s.me, s.connection.id, graphOf(invoke({ endpoint: receiver.url() })), ANY);
+        // `writes` runs the jobs due (the trigger's stretch) once: the call's job is not left to a claim of it.
+        await s.writes('oi');
+        for (let i = 0; i < 200 && (await sentTexts(s.me)).length === 0; i += 1)
+          await new Promise((ok) => setTimeout(ok, 25));
+        expect(await sentTexts(s.me)).toEqual(['deu certo']);
+        expect(receiver.seen).toHaveLength(1);
+        const [run] = await runsOf(s.me, workflowId);
+        const read = await runOf(s.me, workflowId, run!.id);
+        expect(read.steps.find((st) => st.node_id === 'inv')).toMatchObject({ output: 0, call: { attempts: 1 } });
+      },
+    );
+  });
+
+  it('the call still runs when the committing process does not: its runner fails, or it dies holding the job', async () => {
+    await withWorker(
+      (registry) => {
+        registry.runJobsWith(() => Promise.reject(new Error('the fast path threw')));
+        return workerOf(registry);
+      },
+      async () => {
+        receiver.reset({ status: 200, body: '{}' });
+        const r = await runOnce(graphOf(invoke({ endpoint: receiver.url() })));
+        expect(receiver.seen).toHaveLength(1);
+        expect(r.sent).toEqual(['deu certo']);
+      },
+    );
+    await withWorker(
+      (registry) => {
+        // Claims the job by id, as the fast path does, then "dies": no call, the lease left to expire.
+        const dead = workerOf(registry);
+        registry.runJobsWith(async (ids) => {
+          for (const id of ids)
+            await claimJobById(h.t.database.db, {
+              id,
+              workerId: 'dead',
+              kinds: [INVOKE_JOB],
+              now: h.t.clock.now(),
+              leaseMs: 60_000,
+            });
+        });
+        return dead;
+      },
+      async () => {
+        receiver.reset({ status: 200, body: '{}' });
+        const s = await setUp();
+        const workflowId = await publish(s.me, s.connection.id, graphOf(invoke({ endpoint: receiver.url() })), ANY);
+        await s.writes('oi');
+        expect(receiver.seen).toHaveLength(0);
+        h.t.clock.advance(61_000);
+        await hx.drain();
+        expect(receiver.seen).toHaveLength(1);
+        expect(await sentTexts(s.me)).toEqual(['deu certo']);
+        const [run] = await runsOf(s.me, workflowId);
+        const read = await runOf(s.me, workflowId, run!.id);
+        // Claimed again, the job cannot know whether the dead claim called: it counts that attempt as made.
+        expect(read.steps.find((st) => st.node_id === 'inv')).toMatchObject({ output: 0, call: { attempts: 2 } });
+      },
+    );
   });
 
   it('a JSON body gets variables JSON-escaped, and application/json unless a Content-Type is given', async () => {

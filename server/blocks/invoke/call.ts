@@ -2,20 +2,33 @@
 // committed (the run waits, `waiting_for: 'call'`); this job holds no transaction and no database connection
 // while the request waits:
 //
-// 1. a short transaction counts the attempt on the call's row before calling (a crash after the call makes it
-//    again as the next attempt, so no more than 3 are ever made) and reads the secrets the request names;
+// 1. before calling, the attempt is counted so that a crash after the call makes it again as the next attempt,
+//    and no more than 3 are ever made. The job knows its attempt (`payload.attempt`): on its first claim one
+//    read finds the call still pending and its run waiting for it, and the count is written with the answer
+//    (step 3); claimed again (a crash or a fault after the call, maybe), it counts its attempt as made in a
+//    short transaction first, as a job without `attempt` (written before it) always does. The secrets the
+//    request names are read then;
 // 2. the request, with no database;
 // 3. a short transaction records it: a 429, a 5xx or a network error with attempts left enqueues the next
 //    attempt later on the clock; otherwise the call is done and the run is woken (`call` wake) in the same
-//    transaction, which copies the answer's fields; the job completes with it (`lease.complete`).
+//    transaction, which copies the answer's fields and runs the run's next stretch; the job completes with it
+//    (`lease.complete`).
 //
 // A run that ended meanwhile (its automation deleted) or moved on (its wait's bound passed) cancels the call.
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { committing } from '../../engine/commit.js';
 import { advanceRun } from '../../engine/runs.js';
 import type { EngineDeps } from '../../engine/context.js';
 import { INVOKE_JOB, type JobLease, type JobOf } from '../../job-kinds.js';
 import { INVOKE_MAX_ATTEMPTS, INVOKE_RETRY_DELAYS_MS } from '../../retries.js';
-import { lockInvokeCall, selectSecretsNamed, updateInvokeCall, type InvokeCallRow } from '../../store/invoke-calls.js';
+import {
+  findCallAndRun,
+  lockInvokeCall,
+  selectSecretsNamed,
+  updateInvokeCall,
+  type InvokeCallChanges,
+  type InvokeCallRow,
+} from '../../store/invoke-calls.js';
 import { enqueue } from '../../store/jobs.js';
 import type { DB } from '../../store/schema.js';
 import { lockRun, type WorkflowRunRow } from '../../store/workflow-runs.js';
@@ -42,8 +55,13 @@ const retried = (o: AttemptOutcome) =>
   o.status === 429 || (o.status !== null && o.status >= 500) || RETRIED.has(o.error ?? '');
 
 export async function runInvokeJob(job: JobOf<typeof INVOKE_JOB>, lease: JobLease, deps: InvokeDeps): Promise<void> {
-  const callId = job.payload.call_id;
-  const begun = await lease.db.transaction().execute((tx) => begin(tx, lease, deps, callId));
+  const { call_id: callId, attempt } = job.payload;
+  const first = attempt !== undefined && job.attempts === 1;
+  // Claimed again: this job's attempt may have been made before the crash or fault, so it counts as made.
+  const made = first ? 0 : (attempt ?? 0);
+  const begun =
+    (first ? await look(lease.db, callId, attempt) : null) ??
+    (await lease.db.transaction().execute((tx) => begin(tx, lease, deps, callId, made)));
   if (!begun) return;
   const { call } = begun;
   const outcome = await attemptCall({
@@ -57,14 +75,37 @@ export async function runInvokeJob(job: JobOf<typeof INVOKE_JOB>, lease: JobLeas
     { call: call.id, run: call.run_id, attempt: begun.attempt, status: outcome.status, error: outcome.error },
     'invoke attempt',
   );
-  await lease.db.transaction().execute((tx) => record(tx, lease, deps, begun, outcome));
+  // The run's next stretch runs in it: an invoke block there is called at once after the commit (engine/commit.ts).
+  await committing(lease.db, deps, (tx, deps) => record(tx, lease, deps, begun, outcome));
 }
 
+type RunState = Pick<WorkflowRunRow, 'ended_at' | 'waiting_for' | 'wait_step'>;
+
 /** The run waits for this call: not ended, waiting for a call at its step. */
-const waitsFor = (run: WorkflowRunRow | undefined, call: InvokeCallRow): run is WorkflowRunRow =>
+const waitsFor = <R extends RunState>(run: R | undefined, call: InvokeCallRow): run is R =>
   run !== undefined && !run.ended_at && run.waiting_for === 'call' && run.wait_step === call.step;
 
-async function begin(tx: Transaction<DB>, lease: JobLease, deps: InvokeDeps, callId: string): Promise<Begun | null> {
+/**
+ * The first claim of the job of attempt `attempt`: one read, no write. Null when the call is not as that job
+ * left it (pending, its run waiting for it, `attempt - 1` attempts made): the locked path below decides.
+ */
+async function look(db: Kysely<DB>, callId: string, attempt: number): Promise<Begun | null> {
+  const found = await findCallAndRun(db, callId);
+  if (!found || found.call.status !== 'pending' || !waitsFor(found.run, found.call)) return null;
+  const { call } = found;
+  if (call.attempts !== attempt - 1) return null;
+  const secrets = await selectSecretsNamed(db, call.account_id, secretNames(call.request));
+  return { call: { ...call, attempts: attempt }, attempt, secrets };
+}
+
+/** Counts the attempt before calling, under the call's lock (`made`: attempts known made, maybe not recorded). */
+async function begin(
+  tx: Transaction<DB>,
+  lease: JobLease,
+  deps: InvokeDeps,
+  callId: string,
+  made: number,
+): Promise<Begun | null> {
   const now = deps.clock.now().toISOString();
   const call = await lockInvokeCall(tx, callId);
   if (!call || call.status !== 'pending') {
@@ -77,12 +118,13 @@ async function begin(tx: Transaction<DB>, lease: JobLease, deps: InvokeDeps, cal
     await lease.complete(tx);
     return null;
   }
-  if (call.attempts >= INVOKE_MAX_ATTEMPTS) {
+  const counted = Math.max(call.attempts, made);
+  if (counted >= INVOKE_MAX_ATTEMPTS) {
     // Every attempt was made (the last one's record was lost in a crash): the call failed.
-    await finishCall(tx, lease, deps, run, call, { output: 1, error: 'connection_failed' });
+    await finishCall(tx, lease, deps, run, call, { output: 1, error: 'connection_failed' }, { attempts: counted });
     return null;
   }
-  const attempt = call.attempts + 1;
+  const attempt = counted + 1;
   await updateInvokeCall(tx, call.id, { attempts: attempt, updated_at: now });
   const secrets = await selectSecretsNamed(tx, call.account_id, secretNames(call.request));
   return { call: { ...call, attempts: attempt }, attempt, secrets };
@@ -98,27 +140,28 @@ async function record(tx: Transaction<DB>, lease: JobLease, deps: InvokeDeps, be
       await updateInvokeCall(tx, call.id, { status: 'cancelled', updated_at: now.toISOString() });
     return lease.complete(tx);
   }
+  // The attempt's count is written here when its first claim made it without a write first.
+  const attempts = Math.max(call.attempts, begun.attempt);
   const seen = {
+    attempts,
     response_status: outcome.status,
     excerpt: excerptOf(outcome.body, outcome.sent),
     duration_ms: call.duration_ms + outcome.durationMs,
-    updated_at: now.toISOString(),
   };
-  if (retried(outcome) && call.attempts < INVOKE_MAX_ATTEMPTS) {
-    await updateInvokeCall(tx, call.id, seen);
-    const delay = INVOKE_RETRY_DELAYS_MS[call.attempts - 1] ?? INVOKE_RETRY_DELAYS_MS[0] ?? 2_000;
+  if (retried(outcome) && attempts < INVOKE_MAX_ATTEMPTS) {
+    await updateInvokeCall(tx, call.id, { ...seen, updated_at: now.toISOString() });
+    const delay = INVOKE_RETRY_DELAYS_MS[attempts - 1] ?? INVOKE_RETRY_DELAYS_MS[0] ?? 2_000;
     await enqueue(tx, deps.clock, {
       kind: INVOKE_JOB,
       accountId: call.account_id,
-      payload: { call_id: call.id },
+      payload: { call_id: call.id, attempt: attempts + 1 },
       runAt: new Date(now.getTime() + delay),
     });
     return lease.complete(tx);
   }
-  await updateInvokeCall(tx, call.id, seen);
   const ok = outcome.error === null;
   const values = ok && call.request.fields.length > 0 ? answerFields(call, outcome.body) : null;
-  await finishCall(tx, lease, deps, run, call, { output: ok ? 0 : 1, error: outcome.error, values });
+  await finishCall(tx, lease, deps, run, call, { output: ok ? 0 : 1, error: outcome.error, values }, seen);
 }
 
 /** The fields of a 2xx answer; none when it is not JSON (the answer still takes the success output). */
@@ -140,7 +183,7 @@ const MESSAGES: Record<string, string> = {
   http_status: 'The endpoint answered with a status outside 2xx.',
 };
 
-/** The call is done: its outcome on the row, and the run woken in this transaction. */
+/** The call is done: its outcome on the row (with `seen`, the last attempt's), and the run woken in this transaction. */
 async function finishCall(
   tx: Transaction<DB>,
   lease: JobLease,
@@ -148,9 +191,11 @@ async function finishCall(
   run: WorkflowRunRow,
   call: InvokeCallRow,
   end: { output: number; error: string | null; values?: Record<string, string> | null },
+  seen: Omit<InvokeCallChanges, 'updated_at'>,
 ) {
   const error = end.error ? { code: end.error, message: MESSAGES[end.error] ?? 'The call failed.' } : null;
   await updateInvokeCall(tx, call.id, {
+    ...seen,
     status: 'done',
     output: end.output,
     error,

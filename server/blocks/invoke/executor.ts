@@ -21,11 +21,13 @@ export const execute: BlockExecutor<'invoke'> = async (ctx) => {
     request: rendered.request,
     now: ctx.now.toISOString(),
   });
-  await enqueue(ctx.tx, ctx.deps.clock, {
+  const job = await enqueue(ctx.tx, ctx.deps.clock, {
     kind: INVOKE_JOB,
     accountId: ctx.account.id,
-    payload: { call_id: id },
+    payload: { call_id: id, attempt: 1 },
     runAt: ctx.now,
   });
+  // Called at once after the commit by this process's worker (engine/commit.ts), else by any worker.
+  ctx.deps.soon?.push(job);
   return { wait: 'call', until: new Date(ctx.now.getTime() + CALL_WAIT_MS) };
 };

@@ -17,10 +17,14 @@ export interface CallEnd {
 
 const EXPIRED: StepError = { code: 'call_expired', message: 'The call did not finish within 10 minutes.' };
 
-/** The call of step `step` ended with `output` (or its bound passed while it was still pending). */
+/**
+ * The call of step `step` ended with `output` (or its bound passed while it was still pending). `context` is
+ * read only when the answer has fields to copy (most calls have none: the stretch that follows reads it anyway).
+ */
 export async function endCall(
   tx: Transaction<DB>,
-  context: RunContext | undefined,
+  context: () => Promise<RunContext | undefined>,
+  now: string,
   runId: string,
   step: number,
   output: number,
@@ -40,15 +44,16 @@ export async function endCall(
       : null;
   if (call.status !== 'done') {
     // The bound passed first: the job that may still come finds the call cancelled and makes no request.
-    const now = context?.now.toISOString() ?? call.updated_at;
     await updateInvokeCall(tx, call.id, { status: 'cancelled', output: 1, error: EXPIRED, updated_at: now });
     return { output: 1, error: EXPIRED, call: details, written: {} };
   }
   const written: Record<string, string> = {};
-  if (call.output === 0 && context)
-    for (const [key, value] of Object.entries(call.field_values ?? {})) {
+  const values = call.output === 0 ? Object.entries(call.field_values ?? {}) : [];
+  const ctx = values.length > 0 ? await context() : undefined;
+  if (ctx)
+    for (const [key, value] of values) {
       // A field the account no longer has, or a value its type refuses, is skipped: the answer was a success.
-      if ((await writeField(context, key, value)) === null) written[key] = value;
+      if ((await writeField(ctx, key, value)) === null) written[key] = value;
     }
   return { output: call.output ?? output, error: call.error, call: details, written };
 }
