@@ -5407,46 +5407,1261 @@ export interface components {
       replies_list_id?: string | null;
     };
     /**
-     * WorkflowNodeInput
-     * @description One block: `{type, data, position?}`. The format check (400) only refuses a block that is not an object or
-     *     whose fields have the wrong JSON type. Everything else is checked by the service against the block catalog
-     *     (`GET /v1/workflow-graph-schema`): a missing `type` or `data`, an unknown type, a missing, extra or malformed
-     *     field or a malformed `position` is `schema_violation`, answered `422 invalid_graph` on create and update and
-     *     listed in the result of validation. Fields the editor keeps (`group_id`, `media_kind`) and fields unknown to
-     *     you are returned as read.
+     * RootBlock
+     * @description The `root` block. The start of the automation. It does nothing; its output leads to the first block that runs. The graph
+     *     has exactly one: id `root`, type `root`. 1 output.
      */
-    WorkflowNodeInput: {
+    RootBlock: {
       /**
-       * @description The block type: `root`, `message`, `question`, `media`, `buttons`, `cards`, `tags`, `data`, `math`,
-       *     `conditional`, `randomizer`, `sleep`, `start`, `invoke`, `sheets`, `multichannel`,
-       *     `pause-automations`, `comment`, `blank`, `unsupported`, or a type added to the catalog later.
-       *     Required (`schema_violation` otherwise).
+       * @description The block type: `root`. (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
-      type?: string;
-      /** @description The block's fields as the catalog defines them for its `type`, with `next`. Required. */
-      data?: {
-        [key: string]: unknown;
+      type: 'root';
+      data: {
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
       };
       /**
-       * @description Optional, editor-only: `{x, y}`, two numbers. When missing, the service computes one. Keep the positions
-       *     you read when you send a graph back; they count toward the 256 KiB graph size.
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
        */
       position?: {
-        x?: number;
-        y?: number;
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
       };
-    } & {
-      [key: string]: unknown;
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
     };
+    /**
+     * MessageBlock
+     * @description The `message` block. Sends a text message. When `comment` or `live_comment` starts the run, the first message is a private
+     *     reply to the comment, not bound by the 24-hour window; the channel accepts one private reply per comment,
+     *     so a second message before the contact answers is refused and the run ends there (use buttons or a
+     *     question after the first message). Later messages go as direct messages. 1 output.
+     */
+    MessageBlock: {
+      /**
+       * @description The block type: `message`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'message';
+      data: {
+        /**
+         * @description The text, 1 to 4096 characters, variables allowed. instagram delivers only the first 1000
+         *     characters. With the platform signature in the plan, the text is trimmed so text and signature fit,
+         *     on both channels. The 1-character minimum is not checked by validation: an empty text is accepted
+         *     and the send fails when the run happens (with the signature, it goes out as the signature alone).
+         */
+        text: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * QuestionBlock
+     * @description The `question` block. Sends a question and waits up to 90 days for the contact's next message, which is the answer. The next
+     *     text message answers even if it carries another automation's keyword (that automation then does not
+     *     start). A message without text (audio, sticker, image without caption) does not answer and the question
+     *     keeps waiting. On whatsapp an image or video caption counts as text. On instagram a story reply does not
+     *     answer. 1 output, followed after the answer.
+     */
+    QuestionBlock: {
+      /**
+       * @description The block type: `question`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'question';
+      data: {
+        /**
+         * @description The question, 1 to 4096 characters, variables allowed. Validation checks neither limit: a longer
+         *     (or empty) text is accepted and the send fails when the run happens, unless the platform signature
+         *     trims it. instagram delivers only the first 1000 characters.
+         */
+        text: string;
+        /**
+         * @description `any`: any text answers. `number` is obsolete: accepted, it runs as `any` with no number check
+         *     (warning `answer_type_deprecated`).
+         * @enum {string}
+         */
+        answer_type: 'any' | 'number';
+        /**
+         * @description The key of an existing custom field that receives the answer (`custom_field_not_found`
+         *     otherwise), or an empty string to not save it. The answer is also available to later blocks as the
+         *     variable of that key.
+         */
+        answer_field: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * MediaBlock
+     * @description The `media` block. Sends an image, video, audio or document. Set exactly one of `upload_id` and `media_url`: neither or both
+     *     is `media_source_invalid` (a validation rule, not expressed here). The file must fit the channel's media
+     *     types and sizes, checked when the run sends. 1 output.
+     */
+    MediaBlock: {
+      /**
+       * @description The block type: `media`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'media';
+      data: {
+        /**
+         * Format: uuid
+         * @description The id of a file uploaded in the console (`upload_not_found` if the account lacks it). Works on
+         *     both channels.
+         */
+        upload_id?: string;
+        /**
+         * @description The address of the file, variables allowed. instagram only: on whatsapp only `upload_id` works
+         *     (validation does not check it; the send fails when the run happens).
+         * @example https://cdn.example.com/catalog/{contact.id}.pdf
+         */
+        media_url?: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * ButtonsBlock
+     * @description The `buttons` block. Sends a text with up to 3 buttons and waits up to 90 days for a tap. While it waits, a message from the
+     *     contact does not answer the buttons: it is treated as a new message and may start another automation by
+     *     keyword. On whatsapp the message has 1 to 3 reply buttons or exactly one link button, never both (not
+     *     checked by validation; the send fails when the run happens). 4 outputs.
+     */
+    ButtonsBlock: {
+      /**
+       * @description The block type: `buttons`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'buttons';
+      data: {
+        /**
+         * @description The text above the buttons, 1 to 4096 characters, variables allowed. instagram delivers up to 1000
+         *     characters and whatsapp up to 1024, less with the platform signature. The 1-character minimum is
+         *     not checked by validation: an empty subtitle is accepted and the send fails when the run happens
+         *     (with the signature, it goes out as the signature alone).
+         */
+        subtitle: string;
+        /** @description 0 to 3 buttons, in display order. */
+        buttons: {
+          /**
+           * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+           *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+           *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+           */
+          id?: string;
+          /**
+           * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+           *     title is accepted and the send fails when the run happens.
+           */
+          title: string;
+          /**
+           * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+           *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+           *     window: a message on that output is delivered only if the window is already open, else the run stops
+           *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+           *     Ignored when `whatsapp_connection_id` is set.
+           * @example https://shop.example.com/black-friday
+           */
+          url?: string;
+          /**
+           * Format: uuid
+           * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+           *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+           *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+           *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+           *     button becomes an ordinary reply button. A number that is not connected gives
+           *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+           *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+           *     stops there. On instagram the button is the standard click-to-chat link
+           *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+           *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+           *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+           *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+           *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+           *     records the output and that run ends `completed`. That message answers no question and starts no
+           *     automation by keyword.
+           */
+          whatsapp_connection_id?: string;
+          /**
+           * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+           *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+           *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+           *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
+           */
+          whatsapp_message?: string;
+        }[];
+        /**
+         * @description Exactly 4 entries: entries 1 to 3 follow a tap on button 1 to 3 (null for a missing button), and
+         *     the 4th follows right after the send (null: nothing runs there). In both cases the run also waits
+         *     for a tap, up to 90 days. A wrong count is `next_arity_invalid`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * CardsBlock
+     * @description The `cards` block. Sends a carousel of 1 to 10 cards. On whatsapp: 2 to 10 cards, all with an image, each with 1 to 3 reply
+     *     buttons or exactly one link button, the same kind in every card, and a caption (not checked by
+     *     validation; the send fails when the run happens). Button taps follow their outputs as in a `buttons`
+     *     block. 31 outputs.
+     */
+    CardsBlock: {
+      /**
+       * @description The block type: `cards`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'cards';
+      data: {
+        /**
+         * @description Optional text above the carousel, up to 4096 characters, variables allowed. whatsapp delivers up
+         *     to 1024 characters and requires it; instagram ignores it.
+         */
+        caption?: string;
+        /** @description 1 to 10 cards, in display order. */
+        cards: {
+          /**
+           * @description Up to 80 characters, variables allowed. On instagram each card title needs at least 1
+           *     character (not checked by validation; the send fails when the run happens).
+           */
+          title: string;
+          /** @description Up to 80 characters, variables allowed. */
+          subtitle: string;
+          /**
+           * Format: uuid
+           * @description Optional. The card image: the id of a file uploaded in the console (`upload_not_found` if the
+           *     account lacks it). Required on whatsapp.
+           */
+          upload_id?: string;
+          /** @description 0 to 3 buttons, with the same fields as in a `buttons` block. */
+          buttons: {
+            /**
+             * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+             *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+             *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+             */
+            id?: string;
+            /**
+             * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+             *     title is accepted and the send fails when the run happens.
+             */
+            title: string;
+            /**
+             * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+             *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+             *     window: a message on that output is delivered only if the window is already open, else the run stops
+             *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+             *     Ignored when `whatsapp_connection_id` is set.
+             * @example https://shop.example.com/black-friday
+             */
+            url?: string;
+            /**
+             * Format: uuid
+             * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+             *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+             *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+             *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+             *     button becomes an ordinary reply button. A number that is not connected gives
+             *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+             *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+             *     stops there. On instagram the button is the standard click-to-chat link
+             *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+             *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+             *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+             *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+             *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+             *     records the output and that run ends `completed`. That message answers no question and starts no
+             *     automation by keyword.
+             */
+            whatsapp_connection_id?: string;
+            /**
+             * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+             *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+             *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+             *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
+             */
+            whatsapp_message?: string;
+          }[];
+        }[];
+        /**
+         * @description Exactly 31 entries: three per card slot, one per button (button b, from 0, of card c, from 0,
+         *     follows entry c x 3 + b), and the 31st follows right after the send. Unused slots are null. A
+         *     wrong count is `next_arity_invalid`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * TagsBlock
+     * @description The `tags` block. Adds tags to the contact or removes them. The graph creates no tags: create them with `POST /v1/tags`.
+     *     1 output.
+     */
+    TagsBlock: {
+      /**
+       * @description The block type: `tags`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'tags';
+      data: {
+        /**
+         * @description `add` puts the tags on the contact; `remove` takes them off.
+         * @enum {string}
+         */
+        operation: 'add' | 'remove';
+        /**
+         * @description Tag names exactly as in the account (same letter case and accents). A name the account lacks is
+         *     `tag_not_found`. Validation accepts another spelling of an existing tag, but then `add` renames the
+         *     account's tag and `remove` does not remove it from the contact.
+         * @example [
+         *       "VIP",
+         *       "Black Friday 2026"
+         *     ]
+         */
+        tags: string[];
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * DataBlock
+     * @description The `data` block. Writes or clears a custom-field value of the contact. 1 output.
+     */
+    DataBlock: {
+      /**
+       * @description The block type: `data`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'data';
+      data: {
+        /** @description The key of an existing custom field, up to 50 characters (`custom_field_not_found` otherwise). */
+        name: string;
+        /**
+         * @description Optional. The value, 1 to 100 characters, variables allowed. As the entire value, `$input` is the
+         *     text of the current message and `$timestamp` the time in milliseconds since 1970 UTC. Any value
+         *     starting with `$` is read as a variable, so a price written with a leading dollar becomes empty.
+         *     Without `value` the block clears the contact's value. The 1-character minimum is not checked by
+         *     validation: an empty value is accepted and clears the value like a missing one.
+         * @example {contact.first_name}
+         * @example $input
+         * @example $timestamp
+         */
+        value?: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * MathBlock
+     * @description The `math` block. Computes `operand_a <operator> operand_b` and stores the result in a custom field. Division or mod by zero
+     *     gives 0. An empty field, or a text field whose value is not just a number with a decimal point, counts as
+     *     0. The result is stored as a plain dotted number without rounding, and that text is what the field
+     *     variable shows afterward. 1 output.
+     */
+    MathBlock: {
+      /**
+       * @description The block type: `math`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'math';
+      data: {
+        /**
+         * @description The key of an existing custom field that receives the result, up to 50 characters
+         *     (`custom_field_not_found` otherwise).
+         */
+        result_field: string;
+        /**
+         * @description An operand: `{type: field, value: <field key>}` (an existing custom field, `custom_field_not_found`
+         *     otherwise) or `{type: constant, value: <text>}`.
+         */
+        operand_a: {
+          /**
+           * @description `field`: the value of a custom field; `constant`: a fixed number.
+           * @enum {string}
+           */
+          type: 'field' | 'constant';
+          /**
+           * @description The field key, or the constant. Always a string, also for constants (an unquoted number is
+           *     `schema_violation`). Constants use a dot as decimal separator.
+           * @example pedidos
+           * @example 1.5
+           */
+          value: string;
+        };
+        /**
+         * @description An operand: `{type: field, value: <field key>}` (an existing custom field, `custom_field_not_found`
+         *     otherwise) or `{type: constant, value: <text>}`.
+         */
+        operand_b: {
+          /**
+           * @description `field`: the value of a custom field; `constant`: a fixed number.
+           * @enum {string}
+           */
+          type: 'field' | 'constant';
+          /**
+           * @description The field key, or the constant. Always a string, also for constants (an unquoted number is
+           *     `schema_violation`). Constants use a dot as decimal separator.
+           * @example pedidos
+           * @example 1.5
+           */
+          value: string;
+        };
+        /**
+         * @description `add`, `sub`, `mul`, `div`: the four operations. `min`, `max`: the smaller, the larger. `mod`: the
+         *     remainder of a divided by b. `pct_of`: a percent of b (a x b / 100). `pct_add`: a increased by b
+         *     percent (a x (1 + b / 100)).
+         * @enum {string}
+         */
+        operator: 'add' | 'sub' | 'mul' | 'div' | 'min' | 'max' | 'mod' | 'pct_of' | 'pct_add';
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * ConditionalBlock
+     * @description The `conditional` block. Branches on conditions about the contact. A malformed value, or a comparison without a value, makes the
+     *     condition false without an error. 2 outputs: true, false.
+     */
+    ConditionalBlock: {
+      /**
+       * @description The block type: `conditional`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'conditional';
+      data: {
+        /**
+         * @description The conditions, combined by `combinator`. A conditional with no condition at all (no `conditions`
+         *     and no old one-condition form) is `conditional_incomplete`.
+         */
+        conditions?: {
+          /**
+           * @description What is tested: a tag of the contact, a custom field, the contact score, a variable, whether
+           *     the contact follows the account (instagram only; always false on a whatsapp automation), or
+           *     whether the 24-hour messaging window is open.
+           * @enum {string}
+           */
+          field_type: 'tag' | 'custom_field' | 'score' | 'variable' | 'follower_status' | 'messaging_window';
+          /**
+           * @description `tag`: the tag name exactly as in the account (with another spelling validation passes and
+           *     `has_tag` is always false). `custom_field`: the field key. A tag or custom field the account
+           *     lacks is `tag_not_found` or `custom_field_not_found`. `variable`: the variable name without
+           *     braces. Not used by `score`, `follower_status` and `messaging_window`. Required (else
+           *     `conditional_incomplete`) for `tag`, `custom_field` and `variable`.
+           */
+          field_name?: string;
+          /** @description One of the operators of the `field_type` (see the table above). */
+          operator: string;
+          /**
+           * @description The compared value, a string. Numbers and `min,max` use a dot as decimal separator. Dates are
+           *     dd/MM/yyyy or yyyy-MM-dd; times are HH:mm; `time_between` takes `start,end` and may cross
+           *     midnight. Times compare by minute: `time_between` includes both ends, `time_before` and
+           *     `time_after` exclude the minute itself. On a `variable` condition equality and contains
+           *     ignore letter case, and the value is compared as written, without variable substitution.
+           *     Not used by operators that take none.
+           * @example 10
+           * @example 18,65
+           * @example 25/12/2026
+           * @example 2026-12-25
+           * @example 09:00,18:00
+           */
+          value?: string;
+        }[];
+        /**
+         * @description Optional. `and` (default): all conditions must hold; `or`: one is enough.
+         * @default and
+         * @enum {string}
+         */
+        combinator?: 'and' | 'or';
+        /**
+         * @deprecated
+         * @description Old one-condition form, placed directly in `data`; use `conditions`. Ignored when `conditions` is present.
+         * @enum {string}
+         */
+        field_type?: 'tag' | 'custom_field' | 'score' | 'variable' | 'follower_status' | 'messaging_window';
+        /**
+         * @deprecated
+         * @description Old one-condition form; use `conditions`.
+         */
+        field_name?: string;
+        /**
+         * @deprecated
+         * @description Old one-condition form; use `conditions`.
+         */
+        operator?: string;
+        /**
+         * @deprecated
+         * @description Old one-condition form; use `conditions`.
+         */
+        value?: string;
+        /** @description Exactly 2 entries: the block when the conditions hold, then the block when they do not. A wrong count is `next_arity_invalid`. */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * RandomizerBlock
+     * @description The `randomizer` block. Splits runs across its outputs by percentage. It is not a draw: the first run follows the first option,
+     *     and each later run follows the option furthest below its percentage (50 and 50 alternate). Keep the order
+     *     of the options of a randomizer that already ran: it counts choices by position. One output per option.
+     */
+    RandomizerBlock: {
+      /**
+       * @description The block type: `randomizer`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'randomizer';
+      data: {
+        /**
+         * @description 2 to 20 options, with non-negative percentages summing to 100 (the sum is checked by validation:
+         *     `randomizer_options_invalid`).
+         */
+        options: {
+          /** @description Optional, editor-only. */
+          id?: string;
+          /** @description The share of runs that follow this option, 0 to 100. */
+          percentage: number;
+        }[];
+        /** @description One entry per option, in the order of `options` (checked by validation: `next_arity_invalid`). */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * SleepBlock
+     * @description The `sleep` block. Waits, then continues. A message after the wait is delivered only if the contact's 24-hour window is still
+     *     open, except the first message of a comment-started run. 1 output, followed after the wait.
+     */
+    SleepBlock: {
+      /**
+       * @description The block type: `sleep`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'sleep';
+      data: {
+        /** @description The wait in seconds, 1 to 82800 (23 hours). */
+        seconds: number;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * StartBlock
+     * @description The `start` block. Starts another automation for the same contact on the same channel. If the target is not published there
+     *     (paused, in trash, on another channel) the run ends at this block, in both `parallel` modes; validation
+     *     only warns (`start_workflow_not_found`, `start_workflow_deleted`, `start_workflow_unpublished`,
+     *     `start_workflow_other_channel`). 1 output.
+     */
+    StartBlock: {
+      /**
+       * @description The block type: `start`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'start';
+      data: {
+        /**
+         * Format: uuid
+         * @description An automation published on the same channel (same connection).
+         */
+        workflow_id: string;
+        /** @description `true`: start it and continue at once. `false`: wait for it to finish, then continue. */
+        parallel: boolean;
+        /**
+         * @description Optional. Seconds to wait before starting it, 0 to 82800.
+         * @default 0
+         */
+        delay_seconds?: number;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * InvokeBlock
+     * @description The `invoke` block. Sends an HTTP request to an external system. 2 outputs: success (a 2xx answer), failure (anything
+     *     else). The run waits for the call without holding anything; the step shows `call` (method, host,
+     *     status, attempts, duration and the first 500 characters of the answer, secrets masked).
+     *
+     *     **The request.** Headers the service sends: `User-Agent: Service-Automations/1.0`; `Idempotency-Key:
+     *     <run_id>:<step>` (the run's id and the step's number in the run: the same on every attempt of one
+     *     call, so the receiver can recognise a repeat); `Content-Type: application/json` when `data` is set and
+     *     `headers` has no `Content-Type`. A header of `headers` replaces the service's of the same name, but
+     *     `Host`, `Content-Length`, `Connection`, `Transfer-Encoding` and `Idempotency-Key` are the service's
+     *     own. A control character that a variable brings into a header value becomes a space.
+     *
+     *     **Attempts.** Each attempt waits up to 60 seconds for the whole answer and follows up to 5 redirects
+     *     (301, 302 and 303 after a POST, and 303 always, continue as a GET without the body; 307 and 308 keep
+     *     the method and body); a 6th redirect fails the call (`too_many_redirects`). A 429, a 5xx, a timeout or
+     *     a network error is tried again (about 2 s, then 8 s later), at most 3 attempts in all, so the
+     *     receiver must tolerate repeats; any other answer is final at once.
+     *
+     *     **Addresses.** `http` and `https` on any port. Private, loopback, link-local, shared, multicast and
+     *     reserved addresses are refused (`unsafe_target`, the failure output), checked on the address the
+     *     request actually connects to, at every redirect. An endpoint that is not an http or https address
+     *     takes the failure output without a request (`invalid_endpoint`).
+     *
+     *     **Secrets.** Variables `secret.<name>` work only in `headers` and `data`, and only toward a host that
+     *     is exactly the secret's domain: a redirect to another host sends them empty, and anywhere else
+     *     (the endpoint, other blocks) they become empty. A secret's value never shows in the run, its events,
+     *     the logs or the audit log.
+     */
+    InvokeBlock: {
+      /**
+       * @description The block type: `invoke`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'invoke';
+      data: {
+        /**
+         * @description The HTTP method.
+         * @enum {string}
+         */
+        method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+        /**
+         * @description The http or https address, variables allowed.
+         * @example https://crm.example.com/leads?ig={contact.alias}
+         */
+        endpoint: string;
+        /** @description Optional request headers, variables and secrets allowed. */
+        headers?: {
+          /** @description The header name, 1 to 100 characters. */
+          name: string;
+          /**
+           * @description The header value, 1 to 1000 characters, variables and secrets allowed.
+           * @example Bearer {secret.crm_token}
+           */
+          value: string;
+        }[];
+        /**
+         * @description Optional request body text, variables and secrets allowed. Without a `Content-Type` header it goes
+         *     as `application/json`. In a JSON body, text variables enter already escaped but without quotes:
+         *     write the quotes in the body.
+         * @example {"email": "{email}", "name": "{contact.name}"}
+         */
+        data?: string;
+        /**
+         * @description Optional. Copies the first match of each path in a successful JSON response into a contact field.
+         *     A 0, false or empty result is not copied.
+         */
+        fields?: {
+          /**
+           * @description A JSONPath into the response, 1 to 500 characters.
+           * @example $.customer.plan
+           */
+          path: string;
+          /**
+           * @description The key of an existing custom field that receives the value, 1 to 50 characters
+           *     (`custom_field_not_found` otherwise).
+           */
+          name: string;
+        }[];
+        /** @description Exactly 2 entries: the block after a 2xx answer, then the block after anything else. A wrong count is `next_arity_invalid`. */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * SheetsBlock
+     * @description The `sheets` block. Appends, updates or deletes a row of a spreadsheet of a connected spreadsheet provider. The API lists no
+     *     provider accounts or spreadsheets: build the block in the console and read it back. Values accept
+     *     variables, `$input`, `$timestamp` (as the entire value) and `{contact.tag.<slug>}`, which becomes `true`
+     *     or `false` by whether the contact has the tag (slug: lowercase, accents removed, other runs of characters
+     *     replaced by a hyphen, up to 50 characters, with a possible numeric suffix). A value starting with `=`,
+     *     `+`, `-` or `@` is written as text, never as a formula. Validation does not check the spreadsheet.
+     *     1 output, followed when the row was written (or when `update` or `delete` found no row to act on). A
+     *     block that cannot write (a value that is not text, a spreadsheet account that is unknown or
+     *     disconnected, a spreadsheet or tab it lacks) fails its step and the run ends `stopped`. Starting an
+     *     automation through `POST …/runs` needs the spreadsheet account of every sheets block reachable from
+     *     `root` connected. `{contact.tag.<slug>}` is known only in this block: elsewhere it is an unknown
+     *     variable (empty text). Of the account's tags sharing a slug the oldest has it bare and each later one
+     *     takes `-2`, `-3`, …; a slug no tag has reads `false`.
+     */
+    SheetsBlock: {
+      /**
+       * @description The block type: `sheets`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'sheets';
+      data: {
+        /** @description The connected provider account. */
+        sheets_external_id: string;
+        /** @description The spreadsheet. */
+        spreadsheet_id: string;
+        /** @description Optional. Editor label of the spreadsheet. */
+        spreadsheet_name?: string;
+        /** @description The tab (sheet) of the spreadsheet. */
+        tab_title: string;
+        /**
+         * @description `append` adds a row. `update` rewrites the whole first matching row (columns missing from `values`
+         *     and empty results end up empty). `upsert` updates the first match without clearing cells whose
+         *     value is empty, or appends when nothing matches. `delete` removes the first match.
+         * @enum {string}
+         */
+        operation: 'append' | 'update' | 'upsert' | 'delete';
+        /**
+         * @description Optional. Matches the first row where every column equals its value exactly; used by `update`,
+         *     `upsert` and `delete`. Without a match, or with an empty list, they act on the first data row, so
+         *     always send a match.
+         */
+        match?: {
+          /** @description A column title (row 1 of the tab). */
+          column: string;
+          /**
+           * @description The value the column must equal, variables allowed; `$input` or `$timestamp` as the entire
+           *     value.
+           */
+          value: string;
+        }[];
+        /**
+         * @description Optional. Column title (row 1 of the tab) to value. A column the tab lacks is ignored. Values must
+         *     be strings: validation accepts other JSON values, but then the block fails when the run happens.
+         */
+        values?: {
+          [key: string]: unknown;
+        };
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * MultichannelBlock
+     * @description The `multichannel` block. Continues with the same person on another connected channel. Ids of channels are editor-only. Validation
+     *     does not check the connections beyond the rules below. One output per channel, plus one.
+     *
+     *     A channel can receive when its connection is the account's and connected (a removed one is skipped), the
+     *     person has a contact there that is not blocked from automations nor paused, and that contact's 24-hour
+     *     window is open, checked only when the channel's branch sends. A run always belongs to one contact: on the
+     *     run's own contact the run follows the channel's output; on another contact of the person a run of its own
+     *     begins at that output's block (same automation and version, its own `workflow_run.ended`) and this run
+     *     ends `completed` at the block. When no channel can receive, the run follows the last output.
+     */
+    MultichannelBlock: {
+      /**
+       * @description The block type: `multichannel`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'multichannel';
+      data: {
+        /**
+         * @description `first`: follow the first listed channel where the contact can receive. `all`: start one run on each
+         *     channel that can receive. Missing: `multichannel_mode_missing`.
+         * @enum {string}
+         */
+        mode: 'first' | 'all';
+        /**
+         * @description 1 to 10 channels, without repeated connections (checked by validation:
+         *     `multichannel_channels_invalid`).
+         */
+        channels: {
+          /** @description Optional, editor-only. */
+          id?: string;
+          /**
+           * @description The channel type of the connection.
+           * @enum {string}
+           */
+          provider: 'instagram' | 'whatsapp';
+          /** @description A connection of the account, from `GET /v1/connections`. */
+          connection_id: string;
+        }[];
+        /**
+         * @description One entry per channel, in the order of `channels`, plus a last one followed when no channel can
+         *     receive (checked by validation: `next_arity_invalid`).
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * PauseAutomationsBlock
+     * @description The `pause-automations` block. Pauses automations for the contact for a while and ends the run. Its 1 output is never followed: send
+     *     `[null]`.
+     */
+    PauseAutomationsBlock: {
+      /**
+       * @description The block type: `pause-automations`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'pause-automations';
+      data: {
+        /** @description How long automations stay paused for the contact, 1 to 52034400 minutes. */
+        minutes: number;
+        /** @description Always `[null]`: the output is never followed. */
+        next: null[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * CommentBlock
+     * @description The `comment` block. A note in the editor. It does nothing when the run passes through it. 1 output.
+     */
+    CommentBlock: {
+      /**
+       * @description The block type: `comment`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'comment';
+      data: {
+        /** @description Optional. The note. */
+        text?: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * BlankBlock
+     * @description The `blank` block. An empty block. It does nothing. Its output is optional: omit `next` or send 1 entry, never `[]`.
+     */
+    BlankBlock: {
+      /**
+       * @description The block type: `blank`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'blank';
+      data: {
+        /**
+         * @description Optional: omit the field for no output, or send exactly 1 entry. `[]` is not allowed (a block
+         *     without output omits `next`), like any other wrong count: `next_arity_invalid`.
+         */
+        next?: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * UnsupportedBlock
+     * @description The `unsupported` block. A step imported from another tool that was not converted. It does nothing. `data` holds the original
+     *     content besides `next`: send it back exactly as read. 1 output.
+     */
+    UnsupportedBlock: {
+      /**
+       * @description The block type: `unsupported`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'unsupported';
+      data: {
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * WorkflowNodeInput
+     * @description One block of a graph you send (create, update, validate): one schema per block type of the block catalog
+     *     (`GET /v1/workflow-graph-schema`), chosen by `type`. Each is closed: a block type or a field the catalog does
+     *     not define is refused.
+     *
+     *     The request's format check (400) looks only at the JSON types of `type`, `data` and `position`; the rest is
+     *     checked by the service against the current catalog: `422 invalid_graph` (`context.errors`) on create and
+     *     update, items of the result on validation.
+     *
+     *     **Blocks you read but do not know.** What you read (`WorkflowNode`) stays open: block types and fields added
+     *     to the catalog after your SDK was generated read back as stored (Part B rule 8). Send such a block back exactly
+     *     as you read it: the service checks blocks against its current catalog, not against this description, and
+     *     accepts it. A typed SDK generated before the catalog grew has no type for it: generate the SDK again from the
+     *     current description (the catalog only grows), or pass the block you read through your language's untyped value
+     *     (in TypeScript, the `WorkflowNode` you read, converted with `as unknown as WorkflowNodeInput`).
+     */
+    WorkflowNodeInput:
+      | components['schemas']['RootBlock']
+      | components['schemas']['MessageBlock']
+      | components['schemas']['QuestionBlock']
+      | components['schemas']['MediaBlock']
+      | components['schemas']['ButtonsBlock']
+      | components['schemas']['CardsBlock']
+      | components['schemas']['TagsBlock']
+      | components['schemas']['DataBlock']
+      | components['schemas']['MathBlock']
+      | components['schemas']['ConditionalBlock']
+      | components['schemas']['RandomizerBlock']
+      | components['schemas']['SleepBlock']
+      | components['schemas']['StartBlock']
+      | components['schemas']['InvokeBlock']
+      | components['schemas']['SheetsBlock']
+      | components['schemas']['MultichannelBlock']
+      | components['schemas']['PauseAutomationsBlock']
+      | components['schemas']['CommentBlock']
+      | components['schemas']['BlankBlock']
+      | components['schemas']['UnsupportedBlock'];
     /**
      * WorkflowGraphInput
      * @description The blocks of the automation. Sent whole: on update the graph replaces the previous one, and a block left
      *     out is deleted.
      *
-     *     The format check (400) only looks at this outer shape. The blocks themselves are checked against the block
-     *     catalog (`GET /v1/workflow-graph-schema`) by the service, which answers `422 invalid_graph` with
-     *     `context.errors` (items with `code`, `node_id` and `path`) for a problem of format, size, ids, root,
-     *     outputs or account resources.
+     *     Each block is typed by the block catalog (`WorkflowNodeInput`: one schema per block type). The format check
+     *     (400) only looks at the JSON types of a block's `type`, `data` and `position`. The blocks themselves are
+     *     checked against the block catalog (`GET /v1/workflow-graph-schema`) by the service, which answers
+     *     `422 invalid_graph` with `context.errors` (items with `code`, `node_id` and `path`) for a problem of format,
+     *     size, ids, root, outputs or account resources. Send back block types and fields you read but do not know
+     *     exactly as read (see `WorkflowNodeInput`).
      *
      *     Rules:
      *     1. Exactly one start: a block with id `root` and type `root`.
@@ -9218,6 +10433,26 @@ export type SchemaWorkflowList = components['schemas']['WorkflowList'];
 export type SchemaFolderNotFoundError = components['schemas']['FolderNotFoundError'];
 export type SchemaWorkflowChannelInput = components['schemas']['WorkflowChannelInput'];
 export type SchemaWorkflowTriggerInput = components['schemas']['WorkflowTriggerInput'];
+export type SchemaRootBlock = components['schemas']['RootBlock'];
+export type SchemaMessageBlock = components['schemas']['MessageBlock'];
+export type SchemaQuestionBlock = components['schemas']['QuestionBlock'];
+export type SchemaMediaBlock = components['schemas']['MediaBlock'];
+export type SchemaButtonsBlock = components['schemas']['ButtonsBlock'];
+export type SchemaCardsBlock = components['schemas']['CardsBlock'];
+export type SchemaTagsBlock = components['schemas']['TagsBlock'];
+export type SchemaDataBlock = components['schemas']['DataBlock'];
+export type SchemaMathBlock = components['schemas']['MathBlock'];
+export type SchemaConditionalBlock = components['schemas']['ConditionalBlock'];
+export type SchemaRandomizerBlock = components['schemas']['RandomizerBlock'];
+export type SchemaSleepBlock = components['schemas']['SleepBlock'];
+export type SchemaStartBlock = components['schemas']['StartBlock'];
+export type SchemaInvokeBlock = components['schemas']['InvokeBlock'];
+export type SchemaSheetsBlock = components['schemas']['SheetsBlock'];
+export type SchemaMultichannelBlock = components['schemas']['MultichannelBlock'];
+export type SchemaPauseAutomationsBlock = components['schemas']['PauseAutomationsBlock'];
+export type SchemaCommentBlock = components['schemas']['CommentBlock'];
+export type SchemaBlankBlock = components['schemas']['BlankBlock'];
+export type SchemaUnsupportedBlock = components['schemas']['UnsupportedBlock'];
 export type SchemaWorkflowNodeInput = components['schemas']['WorkflowNodeInput'];
 export type SchemaWorkflowGraphInput = components['schemas']['WorkflowGraphInput'];
 export type SchemaWorkflowCreate = components['schemas']['WorkflowCreate'];

@@ -23,7 +23,24 @@ function isApiSpec(doc: Node): doc is Node & ApiSpec {
 }
 
 /**
- * The bundled spec as the request validators read it: every query parameter `allowReserved`.
+ * The format check of a block sent in a graph: the JSON types of `type`, `data` and `position`, nothing more.
+ * The description types a sent block by the catalog (`WorkflowNodeInput`, one closed schema per block type) so
+ * that a generated SDK refuses a misspelled block; the service checks blocks against its current catalog itself
+ * and answers `422 invalid_graph` (create, update) or lists the problems (validate), never a 400, and accepts
+ * block types added after the description a client was generated from (Part B rule 8).
+ */
+const sentBlockFormat = {
+  type: 'object',
+  properties: {
+    type: { type: 'string' },
+    data: { type: 'object' },
+    position: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } } },
+  },
+};
+
+/**
+ * The bundled spec as the request validators read it: every query parameter `allowReserved`, and a sent block
+ * checked for its format only (`sentBlockFormat`).
  *
  * express-openapi-validator refuses ("must be url encoded") a query value whose raw form holds an RFC 3986
  * reserved character, unless its parameter allows them. Standard encoders leave some there: URLSearchParams
@@ -43,6 +60,9 @@ export function validatorSpec(): ApiSpec {
       if (isNode(holder) && Array.isArray(holder.parameters)) parameters.push(...holder.parameters);
   }
   for (const parameter of parameters) if (isNode(parameter) && parameter.in === 'query') parameter.allowReserved = true;
+  const schemas = isNode(doc.components) && isNode(doc.components.schemas) ? doc.components.schemas : undefined;
+  if (!schemas || !isNode(schemas.WorkflowNodeInput)) throw new Error(`${bundledSpecPath}: no WorkflowNodeInput`);
+  schemas.WorkflowNodeInput = structuredClone(sentBlockFormat);
   if (!isApiSpec(doc)) throw new Error(`${bundledSpecPath} is not an OpenAPI document`);
   return doc;
 }
