@@ -3286,6 +3286,32 @@ export interface webhooks {
 export interface components {
   schemas: {
     /**
+     * WebhookEvent
+     * @description Any event body the service sends to a webhook endpoint: one of the 16 event types (the `webhooks` of this
+     *     description, one per type), chosen by `type`. Parse a delivery as a `WebhookEvent` and narrow on `type`
+     *     (the same value as the `Service-Event-Type` header) after verifying `Service-Signature` over the raw bytes.
+     *
+     *     New event types may appear within /v1, and an event may carry `data` fields this version does not list:
+     *     ignore a `type` you do not know (answer 2xx) and `data` fields you do not know.
+     */
+    WebhookEvent:
+      | components['schemas']['CommentReceivedEvent']
+      | components['schemas']['ConnectionConnectedEvent']
+      | components['schemas']['ConnectionDisconnectedEvent']
+      | components['schemas']['ContactCreatedEvent']
+      | components['schemas']['ContactCustomFieldsUpdatedEvent']
+      | components['schemas']['ContactTaggedEvent']
+      | components['schemas']['ContactUntaggedEvent']
+      | components['schemas']['LinkClickedEvent']
+      | components['schemas']['LiveCommentReceivedEvent']
+      | components['schemas']['MessageDeletedEvent']
+      | components['schemas']['MessageFailedEvent']
+      | components['schemas']['MessageReceivedEvent']
+      | components['schemas']['MessageSentEvent']
+      | components['schemas']['MessageUpdatedEvent']
+      | components['schemas']['WebhookTestEvent']
+      | components['schemas']['WorkflowRunEndedEvent'];
+    /**
      * internal error
      * @description `500` `internal_error`: an unexpected fault on the service side. The body never carries internals.
      *     Repeat with the same `Idempotency-Key`: a mutating request that failed this way released its key.
@@ -9667,8 +9693,8 @@ export interface components {
     MessageReceivedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'message.received';
       api_version: components['schemas']['EventApiVersion'];
@@ -9683,8 +9709,8 @@ export interface components {
     CommentReceivedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'comment.received';
       api_version: components['schemas']['EventApiVersion'];
@@ -9699,8 +9725,8 @@ export interface components {
     LiveCommentReceivedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'live_comment.received';
       api_version: components['schemas']['EventApiVersion'];
@@ -9715,8 +9741,8 @@ export interface components {
     MessageSentEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'message.sent';
       api_version: components['schemas']['EventApiVersion'];
@@ -9731,8 +9757,8 @@ export interface components {
     MessageUpdatedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'message.updated';
       api_version: components['schemas']['EventApiVersion'];
@@ -9747,8 +9773,8 @@ export interface components {
     MessageDeletedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'message.deleted';
       api_version: components['schemas']['EventApiVersion'];
@@ -9763,8 +9789,8 @@ export interface components {
     MessageFailedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'message.failed';
       api_version: components['schemas']['EventApiVersion'];
@@ -9779,8 +9805,8 @@ export interface components {
     ContactCreatedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'contact.created';
       api_version: components['schemas']['EventApiVersion'];
@@ -9804,8 +9830,8 @@ export interface components {
     ContactTaggedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'contact.tagged';
       api_version: components['schemas']['EventApiVersion'];
@@ -9829,8 +9855,8 @@ export interface components {
     ContactUntaggedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'contact.untagged';
       api_version: components['schemas']['EventApiVersion'];
@@ -9854,8 +9880,8 @@ export interface components {
     ContactCustomFieldsUpdatedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'contact.custom_fields_updated';
       api_version: components['schemas']['EventApiVersion'];
@@ -9870,8 +9896,8 @@ export interface components {
     WorkflowRunEndedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'workflow_run.ended';
       api_version: components['schemas']['EventApiVersion'];
@@ -9918,8 +9944,8 @@ export interface components {
     LinkClickedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'link.clicked';
       api_version: components['schemas']['EventApiVersion'];
@@ -9934,8 +9960,8 @@ export interface components {
     ConnectionConnectedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'connection.connected';
       api_version: components['schemas']['EventApiVersion'];
@@ -9950,8 +9976,8 @@ export interface components {
     ConnectionDisconnectedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'connection.disconnected';
       api_version: components['schemas']['EventApiVersion'];
@@ -9977,8 +10003,8 @@ export interface components {
     WebhookTestEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'webhook.test';
       api_version: components['schemas']['EventApiVersion'];
@@ -10325,6 +10351,7 @@ export interface components {
   };
   pathItems: never;
 }
+export type SchemaWebhookEvent = components['schemas']['WebhookEvent'];
 export type SchemaInternalError = components['schemas']['InternalError'];
 export type SchemaScope = components['schemas']['Scope'];
 export type SchemaTimestamp = components['schemas']['Timestamp'];
