@@ -718,7 +718,8 @@ export interface paths {
      * Download a media
      * @description Redirects to the file of a media. This is the `url` of media attachments and card images. Call it with
      *     your key; it answers `302` with a `Location` download link valid 5 minutes, which needs no key (most HTTP
-     *     clients follow it by themselves; do not forward your `Authorization` header to it). Fetch this route again
+     *     clients follow it by themselves; do not forward your `Authorization` header to it). A client that follows
+     *     the redirect gets the file (`200`, a binary body with the media's `Content-Type`). Fetch this route again
      *     for a fresh link rather than storing one.
      *
      *     Readable media: those of the account's messages, received or sent, and those created with
@@ -12068,6 +12069,27 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /**
+       * @description The file itself, as the download link at `Location` answers it: what a client that follows redirects
+       *     (most do by default) receives from this call. The bytes as stored, with the media's `Content-Type`
+       *     (`image/jpeg`, `video/mp4`, …; `application/octet-stream` when it has none), declared here as
+       *     `application/octet-stream`: read the body as binary, never as JSON. This answer comes
+       *     from the media storage, not from the API, so it carries no rate-limit headers.
+       */
+      200: {
+        headers: {
+          /** @description The size of the file in bytes. */
+          'Content-Length'?: number;
+          /** @description `attachment` with the file name, when the media has one. */
+          'Content-Disposition'?: string;
+          /** @description `private, no-store`: the file is not cached. */
+          'Cache-Control'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': string;
+        };
+      };
       /** @description The file is at `Location`, a download link valid 5 minutes. No body. */
       302: {
         headers: {
