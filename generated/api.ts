@@ -10231,12 +10231,12 @@ export interface components {
      */
     IfMatchOptional: string;
     /**
-     * @description **Required by the service**, although the format check lets it through: without it the answer is
-     *     `428 precondition_required`. Carries the revision the change is based on, as read from the `ETag` header
-     *     (a quoted number such as `"3"`; the bare number is accepted too). If the automation changed since,
-     *     `412 version_conflict` with `context.current_revision`: read again and redo the change.
+     * @description Required: without it the answer is `428 precondition_required` (not a 400). Carries the revision the
+     *     change is based on, as read from the `ETag` header (a quoted number such as `"3"`; the bare number is
+     *     accepted too). If the automation changed since, `412 version_conflict` with `context.current_revision`:
+     *     read again and redo the change.
      */
-    IfMatch: string;
+    IfMatchRequired: string;
     /** @description The version id. */
     VersionId: string;
     /** @description The run id. */
@@ -10685,7 +10685,7 @@ export type ParameterMessageId = components['parameters']['MessageId'];
 export type ParameterMediaId = components['parameters']['MediaId'];
 export type ParameterWorkflowId = components['parameters']['WorkflowId'];
 export type ParameterIfMatchOptional = components['parameters']['IfMatchOptional'];
-export type ParameterIfMatch = components['parameters']['IfMatch'];
+export type ParameterIfMatchRequired = components['parameters']['IfMatchRequired'];
 export type ParameterVersionId = components['parameters']['VersionId'];
 export type ParameterRunId = components['parameters']['RunId'];
 export type ParameterFolderId = components['parameters']['FolderId'];
@@ -12453,14 +12453,14 @@ export interface operations {
   updateWorkflow: {
     parameters: {
       query?: never;
-      header?: {
+      header: {
         /**
-         * @description **Required by the service**, although the format check lets it through: without it the answer is
-         *     `428 precondition_required`. Carries the revision the change is based on, as read from the `ETag` header
-         *     (a quoted number such as `"3"`; the bare number is accepted too). If the automation changed since,
-         *     `412 version_conflict` with `context.current_revision`: read again and redo the change.
+         * @description Required: without it the answer is `428 precondition_required` (not a 400). Carries the revision the
+         *     change is based on, as read from the `ETag` header (a quoted number such as `"3"`; the bare number is
+         *     accepted too). If the automation changed since, `412 version_conflict` with `context.current_revision`:
+         *     read again and redo the change.
          */
-        'If-Match'?: components['parameters']['IfMatch'];
+        'If-Match': components['parameters']['IfMatchRequired'];
         /**
          * @description Makes a retry safe: the same key with the same request returns the first answer without repeating the
          *     effect, for 24 hours per account. A different request with the key gives `422 idempotency_key_reused`;
