@@ -3318,12 +3318,19 @@ export interface components {
      *     Repeat with the same `Idempotency-Key`: a mutating request that failed this way released its key.
      */
     InternalError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'internal_error';
         /** @description Identifies the request in the service's logs; quote it when contacting support. */
         request_id?: string;
@@ -3388,11 +3395,16 @@ export interface components {
      *     listed in `context.details`. Fix the request; repeating it unchanged gives the same answer.
      */
     ValidationError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
+        /** @description The faults found, one per wrong parameter or field. */
         details: {
           /**
            * @description Where the fault is.
@@ -3421,12 +3433,19 @@ export interface components {
      * @description `404` `not_found`: The resource is missing or belongs to another account (both answer alike).
      */
     NotFoundError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'not_found';
       };
     };
@@ -3435,12 +3454,19 @@ export interface components {
      * @description `429` `rate_limited`: The account used its calls of that kind for the minute.
      */
     RateLimitedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'rate_limited';
         /**
          * @description The call kind whose window is used up.
@@ -3458,12 +3484,19 @@ export interface components {
      * @description `503` `service_unavailable`: The idempotency key could not be checked, media storage, the automation engine or the webhook service did not answer, or the request did not finish within its deadline. Nothing it had not committed stays; retry.
      */
     ServiceUnavailableError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'service_unavailable';
       };
     };
@@ -3599,6 +3632,7 @@ export interface components {
      * @description A page of contacts.
      */
     ContactList: {
+      /** @description The contacts of this page, in the list's order. */
       data: components['schemas']['Contact'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -3607,42 +3641,77 @@ export interface components {
      * @description `400` `invalid_cursor`: The cursor was not issued by this list (or, for conversations and messages, was issued for another order, filters or conversation).
      */
     InvalidCursorError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_cursor';
       };
     };
+    /**
+     * ListBadRequestError
+     * @description The `400` answer of the list routes (they take a `cursor`): the format check (no `context.code`; the faults in
+     *     `context.details`) or `invalid_cursor`. Tell them apart by `context.code`; see each envelope for when it
+     *     happens.
+     */
+    ListBadRequestError: components['schemas']['ValidationError'] | components['schemas']['InvalidCursorError'];
     /**
      * insufficient_scope
      * @description `403` `insufficient_scope`: The key lacks the scope the route needs (or, on webhook routes, the read scope of a subscribed event type).
      */
     InsufficientScopeError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'insufficient_scope';
         /** @description The scope the key lacks. */
         required_scope: components['schemas']['Scope'];
       };
     };
     /**
+     * ForbiddenError
+     * @description The `403` answer of most routes: `insufficient_scope` or a gateway answer (only `message`: the account is
+     *     suspended or has no API access). A gateway answer has no `context`; the others are told apart by
+     *     `context.code`.
+     */
+    ForbiddenError: components['schemas']['InsufficientScopeError'] | components['schemas']['GatewayError'];
+    /**
      * invalid_phone
      * @description `422` `invalid_phone`: A phone no contact can have.
      */
     InvalidPhoneError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_phone';
       };
     };
@@ -3716,12 +3785,19 @@ export interface components {
      * @description `409` `idempotency_in_progress`: The first request with this `Idempotency-Key` is still running.
      */
     IdempotencyInProgressError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'idempotency_in_progress';
       };
     };
@@ -3730,26 +3806,47 @@ export interface components {
      * @description `502` `outcome_unknown`: Whether the operation happened cannot be known (502), or the first request with this key stopped before answering (409). The key keeps this answer: check the result, then retry with a new key.
      */
     OutcomeUnknownError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'outcome_unknown';
       };
     };
+    /**
+     * IdempotencyConflictError
+     * @description The `409` answer of the routes that take an `Idempotency-Key` and have no other `409`: `idempotency_in_progress` or
+     *     `outcome_unknown`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    IdempotencyConflictError:
+      components['schemas']['IdempotencyInProgressError'] | components['schemas']['OutcomeUnknownError'];
     /**
      * payload_too_large
      * @description `413` `payload_too_large`: The request body is larger than 1 MB (1,048,576 bytes). Nothing ran.
      */
     PayloadTooLargeError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'payload_too_large';
         /** @description The largest body accepted, in bytes. */
         max_size: number;
@@ -3760,12 +3857,19 @@ export interface components {
      * @description `422` `consent_required`: Creating a contact without `consent: true`.
      */
     ConsentRequiredError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'consent_required';
       };
     };
@@ -3774,12 +3878,19 @@ export interface components {
      * @description `422` `invalid_name`: A blank name.
      */
     InvalidNameError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_name';
       };
     };
@@ -3788,12 +3899,19 @@ export interface components {
      * @description `422` `invalid_connection`: `connection_id` is not a connected whatsapp number of the account.
      */
     InvalidConnectionError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_connection';
       };
     };
@@ -3802,12 +3920,19 @@ export interface components {
      * @description `422` `tag_not_found`: Tag ids in the body that the account does not have.
      */
     TagNotFoundError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'tag_not_found';
         /** @description The unknown tag ids. */
         tag_ids: string[];
@@ -3818,12 +3943,19 @@ export interface components {
      * @description `422` `custom_field_not_found`: Custom-field ids in the body that the account does not have.
      */
     CustomFieldNotFoundError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'custom_field_not_found';
         /** @description The unknown field ids. */
         field_ids: string[];
@@ -3856,12 +3988,19 @@ export interface components {
      * @description `422` `invalid_custom_field_value`: A value its field refuses. Nothing was written.
      */
     InvalidCustomFieldValueError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_custom_field_value';
         /** @description One item per refused entry. */
         errors: components['schemas']['CustomFieldValueIssue'][];
@@ -3872,15 +4011,37 @@ export interface components {
      * @description `422` `idempotency_key_reused`: The `Idempotency-Key` was already used with another request in the last 24 hours.
      */
     IdempotencyKeyReusedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'idempotency_key_reused';
       };
     };
+    /**
+     * CreateContactInvalidError
+     * @description The `422` answer of `POST /v1/contacts`: `consent_required`, `invalid_phone`, `invalid_name`,
+     *     `invalid_connection`, `tag_not_found`, `custom_field_not_found`, `invalid_custom_field_value` or
+     *     `idempotency_key_reused`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    CreateContactInvalidError:
+      | components['schemas']['ConsentRequiredError']
+      | components['schemas']['InvalidPhoneError']
+      | components['schemas']['InvalidNameError']
+      | components['schemas']['InvalidConnectionError']
+      | components['schemas']['TagNotFoundError']
+      | components['schemas']['CustomFieldNotFoundError']
+      | components['schemas']['InvalidCustomFieldValueError']
+      | components['schemas']['IdempotencyKeyReusedError'];
     /**
      * ContactTags
      * @description The contact's own tags after the change.
@@ -3919,6 +4080,16 @@ export interface components {
       custom_fields: components['schemas']['CustomFieldValue'][];
     };
     /**
+     * UpdateContactCustomFieldsInvalidError
+     * @description The `422` answer of `PATCH /v1/contacts/{contactId}/custom-fields`: `custom_field_not_found`,
+     *     `invalid_custom_field_value` or `idempotency_key_reused`. Tell them apart by `context.code`; see each envelope
+     *     for when it happens.
+     */
+    UpdateContactCustomFieldsInvalidError:
+      | components['schemas']['CustomFieldNotFoundError']
+      | components['schemas']['InvalidCustomFieldValueError']
+      | components['schemas']['IdempotencyKeyReusedError'];
+    /**
      * Tag
      * @description A tag of the account.
      */
@@ -3942,6 +4113,7 @@ export interface components {
      * @description A page of tags, oldest first.
      */
     TagList: {
+      /** @description The tags of this page, in the list's order. */
       data: components['schemas']['Tag'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -3963,12 +4135,19 @@ export interface components {
      * @description `409` `tag_already_exists`: An active tag already has this name, in any letter case.
      */
     TagAlreadyExistsError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'tag_already_exists';
         /**
          * Format: uuid
@@ -3978,16 +4157,38 @@ export interface components {
       };
     };
     /**
+     * CreateTagConflictError
+     * @description The `409` answer of `POST /v1/tags`: `tag_already_exists`, `idempotency_in_progress` or `outcome_unknown`.
+     *     Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    CreateTagConflictError:
+      | components['schemas']['TagAlreadyExistsError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
+    /**
+     * TagInvalidError
+     * @description The `422` answer of `POST /v1/tags` and `PATCH /v1/tags/{tagId}`: `invalid_name` or `idempotency_key_reused`.
+     *     Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    TagInvalidError: components['schemas']['InvalidNameError'] | components['schemas']['IdempotencyKeyReusedError'];
+    /**
      * tag_in_use
      * @description `409` `tag_in_use`: Automations of the account (drafts or published versions) name the tag.
      */
     TagInUseError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'tag_in_use';
         /** @description Up to 50 of the automations naming the tag. */
         workflow_ids: string[];
@@ -3995,6 +4196,15 @@ export interface components {
         workflow_count: number;
       };
     };
+    /**
+     * DeleteTagConflictError
+     * @description The `409` answer of `DELETE /v1/tags/{tagId}`: `tag_in_use`, `idempotency_in_progress` or `outcome_unknown`.
+     *     Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    DeleteTagConflictError:
+      | components['schemas']['TagInUseError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
     /**
      * TagUpdateRequest
      * @description The new name of the tag.
@@ -4008,6 +4218,16 @@ export interface components {
        */
       name: string;
     };
+    /**
+     * UpdateTagConflictError
+     * @description The `409` answer of `PATCH /v1/tags/{tagId}`: `tag_already_exists`, `tag_in_use`, `idempotency_in_progress` or
+     *     `outcome_unknown`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    UpdateTagConflictError:
+      | components['schemas']['TagAlreadyExistsError']
+      | components['schemas']['TagInUseError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
     /**
      * TaggedContact
      * @description A contact holding the tag, with the moment it got the tag.
@@ -4025,6 +4245,7 @@ export interface components {
      * @description A page of the contacts holding a tag.
      */
     TaggedContactList: {
+      /** @description The contacts with the tag on this page, in the list's order. */
       data: components['schemas']['TaggedContact'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -4076,6 +4297,7 @@ export interface components {
      * @description A page of custom fields, ordered by `name`.
      */
     CustomFieldList: {
+      /** @description The custom fields of this page, in the list's order. */
       data: components['schemas']['CustomField'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -4139,6 +4361,7 @@ export interface components {
      * @description A page of connections, oldest first.
      */
     ConnectionList: {
+      /** @description The connections of this page, in the list's order. */
       data: components['schemas']['Connection'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -4216,6 +4439,7 @@ export interface components {
      * @description A page of conversations.
      */
     ConversationList: {
+      /** @description The conversations of this page, in the list's order. */
       data: components['schemas']['Conversation'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -4360,8 +4584,12 @@ export interface components {
      *     the text above a carousel is the message `text`.
      */
     CardsAttachment: {
-      /** @constant */
+      /**
+       * @description Always `cards` for this attachment.
+       * @constant
+       */
       type: 'cards';
+      /** @description The cards, in the order shown. */
       cards: components['schemas']['MessageCard'][];
     };
     /**
@@ -4595,6 +4823,7 @@ export interface components {
      * @description A page of messages of one conversation.
      */
     MessageList: {
+      /** @description The messages of this page, in the list's order. */
       data: components['schemas']['Message'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -4758,12 +4987,19 @@ export interface components {
      * @description `410` `media_expired`: The media is no longer stored (received media is kept up to 90 days).
      */
     MediaExpiredError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'media_expired';
       };
     };
@@ -4772,12 +5008,19 @@ export interface components {
      * @description `422` `invalid_message`: The message fits no channel: empty, template with more content, buttons without text or with an attachment, non-https URL, duplicate reply-button id.
      */
     InvalidMessageError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_message';
         /**
          * @description What is wrong.
@@ -4799,12 +5042,19 @@ export interface components {
      * @description `422` `content_not_supported`: The channel cannot carry the message or part of it (template on instagram, caption on audio; on whatsapp link and reply buttons together, more than one link button, two reply buttons with the same title, cards with different buttons).
      */
     ContentNotSupportedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'content_not_supported';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
@@ -4817,12 +5067,19 @@ export interface components {
      * @description `422` `text_too_long`: A text longer than the channel delivers there.
      */
     TextTooLongError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'text_too_long';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
@@ -4837,12 +5094,19 @@ export interface components {
      * @description `422` `media_not_found`: A `media_id` the account did not create.
      */
     MediaNotFoundError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'media_not_found';
         /**
          * Format: uuid
@@ -4856,12 +5120,19 @@ export interface components {
      * @description `422` `media_not_uploaded`: Nothing was uploaded to the media's `upload_url` (if it expired, create another media).
      */
     MediaNotUploadedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'media_not_uploaded';
         /**
          * Format: uuid
@@ -4875,12 +5146,19 @@ export interface components {
      * @description `422` `media_not_supported`: The channel does not accept the media's type, format or size.
      */
     MediaNotSupportedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'media_not_supported';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
@@ -4909,12 +5187,19 @@ export interface components {
      * @description `422` `template_not_found`: No whatsapp template of the account has that name and language.
      */
     TemplateNotFoundError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'template_not_found';
         /** @description The template name sent. */
         name: string;
@@ -4927,12 +5212,19 @@ export interface components {
      * @description `422` `template_not_approved`: The template is not approved.
      */
     TemplateNotApprovedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'template_not_approved';
         /**
          * @description The template's current status.
@@ -4949,12 +5241,19 @@ export interface components {
      * @description `422` `template_not_supported`: The template needs parameters the API does not send.
      */
     TemplateNotSupportedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'template_not_supported';
         /**
          * @description What the template needs.
@@ -4969,12 +5268,19 @@ export interface components {
      * @description `422` `template_variables_mismatch`: `body_variables` does not hold one value for each numbered placeholder of the body.
      */
     TemplateVariablesMismatchError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'template_variables_mismatch';
         /** @description Placeholders in the template body. */
         expected: number;
@@ -4987,12 +5293,19 @@ export interface components {
      * @description `422` `channel_disconnected`: The conversation's connection is disconnected.
      */
     ChannelDisconnectedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'channel_disconnected';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
@@ -5008,12 +5321,19 @@ export interface components {
      * @description `422` `messaging_window_closed`: The contact's last message on that connection is older than 24 hours.
      */
     MessagingWindowClosedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'messaging_window_closed';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
@@ -5029,12 +5349,19 @@ export interface components {
      * @description `422` `template_required`: On whatsapp, the contact's last message is older than 24 hours: only a template reaches the contact.
      */
     TemplateRequiredError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'template_required';
         /** @description Always `whatsapp`. */
         channel: components['schemas']['ChannelType'];
@@ -5050,12 +5377,19 @@ export interface components {
      * @description `422` `contact_blocked`: The account blocked the contact from automations; sends through the API are refused.
      */
     ContactBlockedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'contact_blocked';
       };
     };
@@ -5064,12 +5398,19 @@ export interface components {
      * @description `422` `conversation_not_owned`: Another app controls the instagram conversation for now; it returns by itself.
      */
     ConversationNotOwnedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'conversation_not_owned';
       };
     };
@@ -5078,12 +5419,19 @@ export interface components {
      * @description `422` `recipient_unavailable`: The conversation or the contact no longer exists on the channel.
      */
     RecipientUnavailableError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'recipient_unavailable';
       };
     };
@@ -5092,12 +5440,19 @@ export interface components {
      * @description `422` `provider_rejected`: The channel refused the message for good without a specific code.
      */
     ProviderRejectedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'provider_rejected';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
@@ -5106,32 +5461,81 @@ export interface components {
       };
     };
     /**
+     * SendMessageInvalidError
+     * @description The `422` answer of `POST /v1/conversations/{conversationId}/messages`: `invalid_message`,
+     *     `content_not_supported`, `text_too_long`, `media_not_found`, `media_not_uploaded`, `media_not_supported`,
+     *     `template_not_found`, `template_not_approved`, `template_not_supported`, `template_variables_mismatch`,
+     *     `channel_disconnected`, `messaging_window_closed`, `template_required`, `contact_blocked`,
+     *     `conversation_not_owned`, `recipient_unavailable`, `provider_rejected` or `idempotency_key_reused`. Tell them
+     *     apart by `context.code`; see each envelope for when it happens.
+     */
+    SendMessageInvalidError:
+      | components['schemas']['InvalidMessageError']
+      | components['schemas']['ContentNotSupportedError']
+      | components['schemas']['TextTooLongError']
+      | components['schemas']['MediaNotFoundError']
+      | components['schemas']['MediaNotUploadedError']
+      | components['schemas']['MediaNotSupportedError']
+      | components['schemas']['TemplateNotFoundError']
+      | components['schemas']['TemplateNotApprovedError']
+      | components['schemas']['TemplateNotSupportedError']
+      | components['schemas']['TemplateVariablesMismatchError']
+      | components['schemas']['ChannelDisconnectedError']
+      | components['schemas']['MessagingWindowClosedError']
+      | components['schemas']['TemplateRequiredError']
+      | components['schemas']['ContactBlockedError']
+      | components['schemas']['ConversationNotOwnedError']
+      | components['schemas']['RecipientUnavailableError']
+      | components['schemas']['ProviderRejectedError']
+      | components['schemas']['IdempotencyKeyReusedError'];
+    /**
      * provider_throttled
      * @description `429` `provider_throttled`: The channel is holding the account's sends.
      */
     ProviderThrottledError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'provider_throttled';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
       };
     };
     /**
+     * SendMessageRateLimitedError
+     * @description The `429` answer of `POST /v1/conversations/{conversationId}/messages`: `rate_limited` or
+     *     `provider_throttled`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    SendMessageRateLimitedError:
+      components['schemas']['RateLimitedError'] | components['schemas']['ProviderThrottledError'];
+    /**
      * outcome_unknown
      * @description `502` `outcome_unknown`: The channel did not confirm the send; the message may have gone out. Check the conversation's messages before sending again with a new key.
      */
     SendOutcomeUnknownError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'outcome_unknown';
         /** @description True when the channel accepted the message. */
         provider_accepted: boolean;
@@ -5142,17 +5546,31 @@ export interface components {
      * @description `503` `provider_unavailable`: instagram failed without sending. Retry.
      */
     ProviderUnavailableError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'provider_unavailable';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
       };
     };
+    /**
+     * SendMessageUnavailableError
+     * @description The `503` answer of `POST /v1/conversations/{conversationId}/messages`: `provider_unavailable` or
+     *     `service_unavailable`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    SendMessageUnavailableError:
+      components['schemas']['ProviderUnavailableError'] | components['schemas']['ServiceUnavailableError'];
     /**
      * CreateMediaRequest
      * @description The file to come. Upload it afterwards with `PUT` to the returned `upload_url`.
@@ -5282,8 +5700,12 @@ export interface components {
       /** @description The posts that start it, or null for any post. */
       posts:
         | {
-            /** @enum {string} */
+            /**
+             * @description `feed` (a post or reel) or `story`.
+             * @enum {string}
+             */
             type: 'feed' | 'story';
+            /** @description The post id on the channel. */
             id: string;
           }[]
         | null;
@@ -5301,21 +5723,36 @@ export interface components {
      *     to get its graph).
      */
     WorkflowSummary: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation id.
+       */
       id: string;
+      /** @description The name shown in the console. */
       title: string;
+      /** @description A note for the team, or null. */
       description: string | null;
       status: components['schemas']['WorkflowStatus'];
       channel: components['schemas']['WorkflowChannel'];
       trigger: components['schemas']['WorkflowTrigger'];
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The workflow folder that holds the automation, or null outside folders.
+       */
       folder_id: string | null;
       /** @description The draft's revision, to send in `If-Match`. */
       revision: number;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The live version, or null when the automation is not published.
+       */
       published_version_id: string | null;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description When the live version was published, or null when not published.
+       */
       published_at: string | null;
+      /** @description True when the draft differs from the live version (publish to put it live). */
       has_unpublished_changes: boolean;
       created_at: components['schemas']['Timestamp'];
       updated_at: components['schemas']['Timestamp'];
@@ -5325,6 +5762,7 @@ export interface components {
      * @description A page of automations, oldest first.
      */
     WorkflowList: {
+      /** @description The automations of this page, in the list's order. */
       data: components['schemas']['WorkflowSummary'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -5333,12 +5771,19 @@ export interface components {
      * @description `422` `folder_not_found`: A `folder_id` or `parent_id` that is not a workflow folder of the account.
      */
     FolderNotFoundError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'folder_not_found';
         /**
          * @description The body field naming the unknown folder.
@@ -6759,7 +7204,9 @@ export interface components {
      *     position the service computes one. Keep the positions you read when you send a graph back.
      */
     WorkflowNodePosition: {
+      /** @description Horizontal coordinate in the editor canvas. */
       x: number;
+      /** @description Vertical coordinate in the editor canvas. */
       y: number;
     };
     /**
@@ -6797,7 +7244,10 @@ export interface components {
      *     they started with. The `ETag` response header carries `revision`.
      */
     Workflow: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation id.
+       */
       id: string;
       /** @description 1 to 128 characters. */
       title: string;
@@ -6938,8 +7388,12 @@ export interface components {
       keywords?: string[];
       /** @description `start_workflow_deleted`, `start_workflow_unpublished`, `start_workflow_other_channel`: the targeted automation with its title. */
       workflows?: {
-        /** Format: uuid */
+        /**
+         * Format: uuid
+         * @description The automation id.
+         */
         id: string;
+        /** @description The automation's title. */
         title: string;
       }[];
     };
@@ -6948,12 +7402,19 @@ export interface components {
      * @description `422` `invalid_graph`: The graph does not follow the contract (format, size, ids, root, outputs or account resources).
      */
     InvalidGraphError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_graph';
         /** @description The problems found, with `node_id` and `path`. */
         errors: components['schemas']['ValidationIssue'][];
@@ -6964,12 +7425,19 @@ export interface components {
      * @description `422` `invalid_channel`: The channel cannot be bound.
      */
     InvalidChannelError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_channel';
         /**
          * @description `required`: whatsapp without `connection_id`; `not_found`: no such connection in the account; `type_mismatch`: the connection is of another channel.
@@ -6983,12 +7451,19 @@ export interface components {
      * @description `422` `invalid_trigger`: The trigger is not coherent.
      */
     InvalidTriggerError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_trigger';
         /**
          * @description The validation code of the first problem found.
@@ -7001,6 +7476,18 @@ export interface components {
         reason: string;
       };
     };
+    /**
+     * WorkflowDefinitionInvalidError
+     * @description The `422` answer of `POST /v1/workflows` and `PATCH /v1/workflows/{workflowId}`: `invalid_graph`,
+     *     `invalid_channel`, `invalid_trigger`, `folder_not_found` or `idempotency_key_reused`. Tell them apart by
+     *     `context.code`; see each envelope for when it happens.
+     */
+    WorkflowDefinitionInvalidError:
+      | components['schemas']['InvalidGraphError']
+      | components['schemas']['InvalidChannelError']
+      | components['schemas']['InvalidTriggerError']
+      | components['schemas']['FolderNotFoundError']
+      | components['schemas']['IdempotencyKeyReusedError'];
     /**
      * WorkflowValidateRequest
      * @description A definition to check without saving it: only `channel`, `trigger` and `graph`, all required. `title`,
@@ -7034,7 +7521,10 @@ export interface components {
        * @description The deleted automation.
        */
       id: string;
-      /** @constant */
+      /**
+       * @description Always true.
+       * @constant
+       */
       deleted: true;
     };
     /**
@@ -7042,12 +7532,19 @@ export interface components {
      * @description `412` `version_conflict`: `If-Match` is not the current revision: read again and redo the change.
      */
     VersionConflictError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'version_conflict';
         /** @description The automation's current revision. */
         current_revision: number;
@@ -7078,26 +7575,49 @@ export interface components {
      * @description `409` `workflow_published`: The change needs an unpublished automation (such as a channel change): unpublish first.
      */
     WorkflowPublishedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'workflow_published';
       };
     };
+    /**
+     * UpdateWorkflowConflictError
+     * @description The `409` answer of `PATCH /v1/workflows/{workflowId}`: `workflow_published`, `idempotency_in_progress` or
+     *     `outcome_unknown`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    UpdateWorkflowConflictError:
+      | components['schemas']['WorkflowPublishedError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
     /**
      * precondition_required
      * @description `428` `precondition_required`: A change without the `If-Match` header.
      */
     PreconditionRequiredError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'precondition_required';
       };
     };
@@ -7122,26 +7642,49 @@ export interface components {
      * @description `409` `workflow_changed`: The draft kept changing during a publish without `If-Match`.
      */
     WorkflowChangedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'workflow_changed';
       };
     };
+    /**
+     * PublishWorkflowConflictError
+     * @description The `409` answer of `POST /v1/workflows/{workflowId}/publish`: `workflow_changed`, `idempotency_in_progress`
+     *     or `outcome_unknown`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    PublishWorkflowConflictError:
+      | components['schemas']['WorkflowChangedError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
     /**
      * workflow_invalid
      * @description `422` `workflow_invalid`: The publish checks refused the automation.
      */
     WorkflowInvalidError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'workflow_invalid';
         /** @description The validation errors. */
         errors: components['schemas']['ValidationIssue'][];
@@ -7152,28 +7695,53 @@ export interface components {
      * @description `422` `workflow_not_publishable`: The engine refused the compiled automation.
      */
     WorkflowNotPublishableError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'workflow_not_publishable';
         /** @description The engine's reason, for humans. */
         details: string;
       };
     };
     /**
+     * PublishWorkflowInvalidError
+     * @description The `422` answer of `POST /v1/workflows/{workflowId}/publish`: `workflow_invalid`, `workflow_not_publishable`
+     *     or `idempotency_key_reused`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    PublishWorkflowInvalidError:
+      | components['schemas']['WorkflowInvalidError']
+      | components['schemas']['WorkflowNotPublishableError']
+      | components['schemas']['IdempotencyKeyReusedError'];
+    /**
      * WorkflowVersionSummary
      * @description A version as the list returns it, without `graph` (read one version to get its graph).
      */
     WorkflowVersionSummary: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The version id.
+       */
       id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation the version belongs to.
+       */
       workflow_id: string;
+      /** @description The version number: 1 for the first publish, then one more per publish. */
       number: number;
+      /** @description The revision of the draft that was published. */
       revision: number;
+      /** @description The automation's title when this version was published. */
       title: string;
       channel: components['schemas']['WorkflowChannel'];
       trigger: components['schemas']['WorkflowTrigger'];
@@ -7184,6 +7752,7 @@ export interface components {
      * @description A page of versions, most recent first.
      */
     WorkflowVersionList: {
+      /** @description The published versions of this page, in the list's order. */
       data: components['schemas']['WorkflowVersionSummary'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -7193,9 +7762,15 @@ export interface components {
      *     creates a new one.
      */
     WorkflowVersion: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The version id.
+       */
       id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation the version belongs to.
+       */
       workflow_id: string;
       /** @description 1 for the first publish of the automation, then one more for each publish. */
       number: number;
@@ -7231,25 +7806,47 @@ export interface components {
      * @description A run as the list returns it, without its steps (read one run to get them).
      */
     WorkflowRunSummary: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The run id.
+       */
       id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation that runs.
+       */
       workflow_id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The published version that runs.
+       */
       version_id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The contact the run is for.
+       */
       contact_id: string;
+      /** @description The channel and connection the run sends on. */
       channel: {
         type: components['schemas']['ChannelType'];
-        /** Format: uuid */
+        /**
+         * Format: uuid
+         * @description The connection the run sends through.
+         */
         connection_id: string;
       };
-      /** @enum {string} */
+      /**
+       * @description What started the run: a trigger, the API, the console or another automation.
+       * @enum {string}
+       */
       source: 'trigger' | 'api' | 'console' | 'workflow';
       status: components['schemas']['WorkflowRunStatus'];
       created_at: components['schemas']['Timestamp'];
       updated_at: components['schemas']['Timestamp'];
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description When the run ended, or null while it runs or waits.
+       */
       ended_at: string | null;
     };
     /**
@@ -7257,6 +7854,7 @@ export interface components {
      * @description A page of runs, most recent first.
      */
     WorkflowRunList: {
+      /** @description The runs of this page, in the list's order. */
       data: components['schemas']['WorkflowRunSummary'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -7278,11 +7876,20 @@ export interface components {
      *     with the `workflow_run.ended` event.
      */
     WorkflowRunStarted: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The run id.
+       */
       id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation that runs.
+       */
       workflow_id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The contact the run is for.
+       */
       contact_id: string;
       /**
        * @description Always `queued` in this answer.
@@ -7296,12 +7903,19 @@ export interface components {
      * @description `409` `workflow_not_published`: A run was requested for an unpublished automation.
      */
     WorkflowNotPublishedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'workflow_not_published';
       };
     };
@@ -7310,12 +7924,19 @@ export interface components {
      * @description `409` `run_in_progress`: The contact is in the middle of a run of this automation.
      */
     RunInProgressError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'run_in_progress';
       };
     };
@@ -7324,26 +7945,52 @@ export interface components {
      * @description `409` `contact_automations_paused`: The account paused automations for the contact.
      */
     ContactAutomationsPausedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'contact_automations_paused';
       };
     };
+    /**
+     * StartWorkflowRunConflictError
+     * @description The `409` answer of `POST /v1/workflows/{workflowId}/runs`: `workflow_not_published`, `run_in_progress`,
+     *     `contact_automations_paused`, `idempotency_in_progress` or `outcome_unknown`. Tell them apart by
+     *     `context.code`; see each envelope for when it happens.
+     */
+    StartWorkflowRunConflictError:
+      | components['schemas']['WorkflowNotPublishedError']
+      | components['schemas']['RunInProgressError']
+      | components['schemas']['ContactAutomationsPausedError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
     /**
      * channel_disconnected
      * @description `422` `channel_disconnected`: The automation's channel is not connected.
      */
     RunChannelDisconnectedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'channel_disconnected';
         /**
          * Format: uuid
@@ -7357,12 +8004,19 @@ export interface components {
      * @description `422` `contact_not_on_channel`: The contact never came through the automation's channel.
      */
     ContactNotOnChannelError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'contact_not_on_channel';
         /**
          * Format: uuid
@@ -7376,12 +8030,19 @@ export interface components {
      * @description `422` `messaging_window_closed`: The automation sends messages and the contact's 24-hour window on that channel is closed.
      */
     RunMessagingWindowClosedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'messaging_window_closed';
         /**
          * Format: date-time
@@ -7395,12 +8056,19 @@ export interface components {
      * @description `422` `integration_disconnected`: An integration the automation uses is not connected.
      */
     IntegrationDisconnectedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'integration_disconnected';
         /**
          * @description The kind of integration.
@@ -7410,19 +8078,45 @@ export interface components {
       };
     };
     /**
+     * StartWorkflowRunInvalidError
+     * @description The `422` answer of `POST /v1/workflows/{workflowId}/runs`: `channel_disconnected`, `contact_not_on_channel`,
+     *     `messaging_window_closed`, `integration_disconnected` or `idempotency_key_reused`. Tell them apart by
+     *     `context.code`; see each envelope for when it happens.
+     */
+    StartWorkflowRunInvalidError:
+      | components['schemas']['RunChannelDisconnectedError']
+      | components['schemas']['ContactNotOnChannelError']
+      | components['schemas']['RunMessagingWindowClosedError']
+      | components['schemas']['IntegrationDisconnectedError']
+      | components['schemas']['IdempotencyKeyReusedError'];
+    /**
      * run_limit_reached
      * @description `429` `run_limit_reached`: The per-contact hourly run limit of the automation is reached.
      */
     RunLimitReachedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'run_limit_reached';
       };
     };
+    /**
+     * StartWorkflowRunRateLimitedError
+     * @description The `429` answer of `POST /v1/workflows/{workflowId}/runs`: `rate_limited` or `run_limit_reached`. Tell them
+     *     apart by `context.code`; see each envelope for when it happens.
+     */
+    StartWorkflowRunRateLimitedError:
+      components['schemas']['RateLimitedError'] | components['schemas']['RunLimitReachedError'];
     /**
      * WorkflowRunStep
      * @description One run of one block. A block that runs several times in one run (a `next` going back) has one step each
@@ -7494,7 +8188,10 @@ export interface components {
        *     that is not an http or https address).
        */
       call?: {
-        /** @example POST */
+        /**
+         * @description The HTTP method of the call.
+         * @example POST
+         */
         method: string;
         /**
          * @description The host of the endpoint as rendered (not of a redirect).
@@ -7530,9 +8227,15 @@ export interface components {
      *     `steps` covers the run's most recent stretches; `steps_truncated` is true when older steps were left out.
      */
     WorkflowRun: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The run id.
+       */
       id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation that runs.
+       */
       workflow_id: string;
       /**
        * Format: uuid
@@ -7547,7 +8250,10 @@ export interface components {
       /** @description The channel and connection the run works on. */
       channel: {
         type: components['schemas']['ChannelType'];
-        /** Format: uuid */
+        /**
+         * Format: uuid
+         * @description The connection the run sends through.
+         */
         connection_id: string;
       };
       /**
@@ -7582,7 +8288,10 @@ export interface components {
      * @description A folder that organizes automations. Folders nest; names need not be unique.
      */
     Folder: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The folder id.
+       */
       id: string;
       /**
        * @description What the folder holds. `workflow` is the only value so far; tolerate others.
@@ -7604,6 +8313,7 @@ export interface components {
      * @description A page of folders of every level, oldest first.
      */
     FolderList: {
+      /** @description The folders of this page, in the list's order. */
       data: components['schemas']['Folder'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -7625,6 +8335,15 @@ export interface components {
       parent_id?: string | null;
     };
     /**
+     * CreateFolderInvalidError
+     * @description The `422` answer of `POST /v1/folders`: `invalid_name`, `folder_not_found` or `idempotency_key_reused`. Tell
+     *     them apart by `context.code`; see each envelope for when it happens.
+     */
+    CreateFolderInvalidError:
+      | components['schemas']['InvalidNameError']
+      | components['schemas']['FolderNotFoundError']
+      | components['schemas']['IdempotencyKeyReusedError'];
+    /**
      * DeletedFolder
      * @description The answer to a folder deletion.
      */
@@ -7634,7 +8353,10 @@ export interface components {
        * @description The deleted folder.
        */
       id: string;
-      /** @constant */
+      /**
+       * @description Always true.
+       * @constant
+       */
       deleted: true;
       /** @description Every folder deleted, the folder itself first, then its subfolders of every level. */
       deleted_folder_ids: string[];
@@ -7659,22 +8381,43 @@ export interface components {
      * @description `422` `invalid_parent`: A folder cannot go inside itself or one of its subfolders.
      */
     InvalidParentError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_parent';
       };
     };
+    /**
+     * UpdateFolderInvalidError
+     * @description The `422` answer of `PATCH /v1/folders/{folderId}`: `invalid_name`, `invalid_parent`, `folder_not_found` or
+     *     `idempotency_key_reused`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    UpdateFolderInvalidError:
+      | components['schemas']['InvalidNameError']
+      | components['schemas']['InvalidParentError']
+      | components['schemas']['FolderNotFoundError']
+      | components['schemas']['IdempotencyKeyReusedError'];
     /**
      * RepliesListSummary
      * @description A reply list as the list route returns it, with `reply_count` instead of `replies`.
      */
     RepliesListSummary: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The reply list id.
+       */
       id: string;
+      /** @description The reply list's name, unique in the account. */
       name: string;
       /** @description How many replies the list holds. */
       reply_count: number;
@@ -7686,6 +8429,7 @@ export interface components {
      * @description A page of reply lists, oldest first.
      */
     RepliesListPage: {
+      /** @description The reply lists of this page, in the list's order. */
       data: components['schemas']['RepliesListSummary'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -7711,7 +8455,10 @@ export interface components {
      *     names the list (`trigger.replies_list_id`), one picked at random per comment.
      */
     RepliesList: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The reply list id.
+       */
       id: string;
       /** @description 1 to 128 characters, unique in the account ignoring letter case. */
       name: string;
@@ -7725,12 +8472,19 @@ export interface components {
      * @description `409` `replies_list_already_exists`: A reply list already has this name, in any letter case.
      */
     RepliesListAlreadyExistsError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'replies_list_already_exists';
         /**
          * Format: uuid
@@ -7740,21 +8494,48 @@ export interface components {
       };
     };
     /**
+     * RepliesListConflictError
+     * @description The `409` answer of `POST /v1/replies-lists` and `PATCH /v1/replies-lists/{repliesListId}`:
+     *     `replies_list_already_exists`, `idempotency_in_progress` or `outcome_unknown`. Tell them apart by
+     *     `context.code`; see each envelope for when it happens.
+     */
+    RepliesListConflictError:
+      | components['schemas']['RepliesListAlreadyExistsError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
+    /**
      * invalid_reply
      * @description `422` `invalid_reply`: A blank reply.
      */
     InvalidReplyError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_reply';
         /** @description Position of the first blank reply in `replies`, from 0. */
         index: number;
       };
     };
+    /**
+     * RepliesListInvalidError
+     * @description The `422` answer of `POST /v1/replies-lists` and `PATCH /v1/replies-lists/{repliesListId}`: `invalid_name`,
+     *     `invalid_reply` or `idempotency_key_reused`. Tell them apart by `context.code`; see each envelope for when it
+     *     happens.
+     */
+    RepliesListInvalidError:
+      | components['schemas']['InvalidNameError']
+      | components['schemas']['InvalidReplyError']
+      | components['schemas']['IdempotencyKeyReusedError'];
     /**
      * DeletedRepliesList
      * @description The answer to a reply list deletion.
@@ -7765,7 +8546,10 @@ export interface components {
        * @description The deleted list.
        */
       id: string;
-      /** @constant */
+      /**
+       * @description Always true.
+       * @constant
+       */
       deleted: true;
     };
     /**
@@ -7773,12 +8557,19 @@ export interface components {
      * @description `409` `replies_list_in_use`: An automation of the account (draft or published) uses the list.
      */
     RepliesListInUseError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'replies_list_in_use';
         /** @description Up to 50 of the automations using the list. */
         workflow_ids: string[];
@@ -7786,6 +8577,16 @@ export interface components {
         workflow_count: number;
       };
     };
+    /**
+     * DeleteRepliesListConflictError
+     * @description The `409` answer of `DELETE /v1/replies-lists/{repliesListId}`: `replies_list_in_use`,
+     *     `idempotency_in_progress` or `outcome_unknown`. Tell them apart by `context.code`; see each envelope for when
+     *     it happens.
+     */
+    DeleteRepliesListConflictError:
+      | components['schemas']['RepliesListInUseError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
     /**
      * RepliesListUpdate
      * @description The fields to change (`name`, `replies` or both).
@@ -7907,6 +8708,7 @@ export interface components {
      * @description Every endpoint of the account (at most 10), newest first, in one page.
      */
     WebhookEndpointList: {
+      /** @description The endpoints of this page, in the list's order. */
       data: components['schemas']['WebhookEndpoint'][];
       /** @description Always null. The list holds every endpoint in one page. */
       next_cursor: null;
@@ -7943,26 +8745,50 @@ export interface components {
      * @description `403` `api_disabled`: The API was switched off for the account.
      */
     ApiDisabledError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'api_disabled';
       };
     };
+    /**
+     * WebhookForbiddenError
+     * @description The `403` answer of the webhook routes that register, change, test or retry an endpoint: `insufficient_scope`,
+     *     `api_disabled` or a gateway answer (only `message`: the account is suspended or has no API access). A gateway
+     *     answer has no `context`; the others are told apart by `context.code`.
+     */
+    WebhookForbiddenError:
+      | components['schemas']['InsufficientScopeError']
+      | components['schemas']['ApiDisabledError']
+      | components['schemas']['GatewayError'];
     /**
      * webhook_limit_reached
      * @description `409` `webhook_limit_reached`: The account already has the maximum number of endpoints (disabled ones included).
      */
     WebhookLimitReachedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'webhook_limit_reached';
         /**
          * @description The maximum.
@@ -7972,16 +8798,32 @@ export interface components {
       };
     };
     /**
+     * CreateWebhookConflictError
+     * @description The `409` answer of `POST /v1/webhooks`: `webhook_limit_reached`, `idempotency_in_progress` or
+     *     `outcome_unknown`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    CreateWebhookConflictError:
+      | components['schemas']['WebhookLimitReachedError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
+    /**
      * invalid_webhook_url
      * @description `422` `invalid_webhook_url`: The URL is not one the service sends to.
      */
     InvalidWebhookUrlError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_webhook_url';
         /**
          * @description `invalid`: not a URL; `https_required`: not https; `credentials`: has user or password; `port`: port other than 443; `unreachable`: the domain does not point to a public address.
@@ -7990,6 +8832,13 @@ export interface components {
         reason: 'invalid' | 'https_required' | 'credentials' | 'port' | 'unreachable';
       };
     };
+    /**
+     * WebhookInvalidError
+     * @description The `422` answer of `POST /v1/webhooks` and `PATCH /v1/webhooks/{webhookId}`: `invalid_webhook_url` or
+     *     `idempotency_key_reused`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    WebhookInvalidError:
+      components['schemas']['InvalidWebhookUrlError'] | components['schemas']['IdempotencyKeyReusedError'];
     /**
      * DeletedWebhook
      * @description The answer to a deletion.
@@ -8000,7 +8849,10 @@ export interface components {
        * @description The deleted endpoint.
        */
       id: string;
-      /** @constant */
+      /**
+       * @description Always true.
+       * @constant
+       */
       deleted: true;
     };
     /**
@@ -8146,6 +8998,7 @@ export interface components {
      * @description A page of deliveries, newest first.
      */
     WebhookDeliveryList: {
+      /** @description The deliveries of this page, in the list's order. */
       data: components['schemas']['WebhookDelivery'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -8154,12 +9007,19 @@ export interface components {
      * @description `409` `webhook_disabled`: A resend to a disabled endpoint: enable it first.
      */
     WebhookDisabledError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'webhook_disabled';
       };
     };
@@ -9263,12 +10123,19 @@ export interface components {
      *     sandbox routes only). `reason` says why.
      */
     InvalidSandboxActionError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_sandbox_action';
         /**
          * @description What is wrong:
@@ -10098,7 +10965,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['ValidationError'] | components['schemas']['InvalidCursorError'];
+        'application/json': components['schemas']['ListBadRequestError'];
       };
     };
     /**
@@ -10111,7 +10978,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['InsufficientScopeError'] | components['schemas']['GatewayError'];
+        'application/json': components['schemas']['ForbiddenError'];
       };
     };
     /**
@@ -10146,8 +11013,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json':
-          components['schemas']['IdempotencyInProgressError'] | components['schemas']['OutcomeUnknownError'];
+        'application/json': components['schemas']['IdempotencyConflictError'];
       };
     };
     /** @description `idempotency_key_reused`: the `Idempotency-Key` was already used with another request. */
@@ -10370,12 +11236,15 @@ export type SchemaContact = components['schemas']['Contact'];
 export type SchemaNextCursor = components['schemas']['NextCursor'];
 export type SchemaContactList = components['schemas']['ContactList'];
 export type SchemaInvalidCursorError = components['schemas']['InvalidCursorError'];
+export type SchemaListBadRequestError = components['schemas']['ListBadRequestError'];
 export type SchemaInsufficientScopeError = components['schemas']['InsufficientScopeError'];
+export type SchemaForbiddenError = components['schemas']['ForbiddenError'];
 export type SchemaInvalidPhoneError = components['schemas']['InvalidPhoneError'];
 export type SchemaCustomFieldValueInput = components['schemas']['CustomFieldValueInput'];
 export type SchemaContactCreateRequest = components['schemas']['ContactCreateRequest'];
 export type SchemaIdempotencyInProgressError = components['schemas']['IdempotencyInProgressError'];
 export type SchemaOutcomeUnknownError = components['schemas']['OutcomeUnknownError'];
+export type SchemaIdempotencyConflictError = components['schemas']['IdempotencyConflictError'];
 export type SchemaPayloadTooLargeError = components['schemas']['PayloadTooLargeError'];
 export type SchemaConsentRequiredError = components['schemas']['ConsentRequiredError'];
 export type SchemaInvalidNameError = components['schemas']['InvalidNameError'];
@@ -10385,15 +11254,22 @@ export type SchemaCustomFieldNotFoundError = components['schemas']['CustomFieldN
 export type SchemaCustomFieldValueIssue = components['schemas']['CustomFieldValueIssue'];
 export type SchemaInvalidCustomFieldValueError = components['schemas']['InvalidCustomFieldValueError'];
 export type SchemaIdempotencyKeyReusedError = components['schemas']['IdempotencyKeyReusedError'];
+export type SchemaCreateContactInvalidError = components['schemas']['CreateContactInvalidError'];
 export type SchemaContactTags = components['schemas']['ContactTags'];
 export type SchemaContactCustomFieldsUpdateRequest = components['schemas']['ContactCustomFieldsUpdateRequest'];
 export type SchemaContactCustomFields = components['schemas']['ContactCustomFields'];
+export type SchemaUpdateContactCustomFieldsInvalidError =
+  components['schemas']['UpdateContactCustomFieldsInvalidError'];
 export type SchemaTag = components['schemas']['Tag'];
 export type SchemaTagList = components['schemas']['TagList'];
 export type SchemaTagCreateRequest = components['schemas']['TagCreateRequest'];
 export type SchemaTagAlreadyExistsError = components['schemas']['TagAlreadyExistsError'];
+export type SchemaCreateTagConflictError = components['schemas']['CreateTagConflictError'];
+export type SchemaTagInvalidError = components['schemas']['TagInvalidError'];
 export type SchemaTagInUseError = components['schemas']['TagInUseError'];
+export type SchemaDeleteTagConflictError = components['schemas']['DeleteTagConflictError'];
 export type SchemaTagUpdateRequest = components['schemas']['TagUpdateRequest'];
+export type SchemaUpdateTagConflictError = components['schemas']['UpdateTagConflictError'];
 export type SchemaTaggedContact = components['schemas']['TaggedContact'];
 export type SchemaTaggedContactList = components['schemas']['TaggedContactList'];
 export type SchemaCustomFieldOption = components['schemas']['CustomFieldOption'];
@@ -10446,9 +11322,12 @@ export type SchemaContactBlockedError = components['schemas']['ContactBlockedErr
 export type SchemaConversationNotOwnedError = components['schemas']['ConversationNotOwnedError'];
 export type SchemaRecipientUnavailableError = components['schemas']['RecipientUnavailableError'];
 export type SchemaProviderRejectedError = components['schemas']['ProviderRejectedError'];
+export type SchemaSendMessageInvalidError = components['schemas']['SendMessageInvalidError'];
 export type SchemaProviderThrottledError = components['schemas']['ProviderThrottledError'];
+export type SchemaSendMessageRateLimitedError = components['schemas']['SendMessageRateLimitedError'];
 export type SchemaSendOutcomeUnknownError = components['schemas']['SendOutcomeUnknownError'];
 export type SchemaProviderUnavailableError = components['schemas']['ProviderUnavailableError'];
+export type SchemaSendMessageUnavailableError = components['schemas']['SendMessageUnavailableError'];
 export type SchemaCreateMediaRequest = components['schemas']['CreateMediaRequest'];
 export type SchemaMedia = components['schemas']['Media'];
 export type SchemaWorkflowGraphSchema = components['schemas']['WorkflowGraphSchema'];
@@ -10492,17 +11371,21 @@ export type SchemaValidationIssue = components['schemas']['ValidationIssue'];
 export type SchemaInvalidGraphError = components['schemas']['InvalidGraphError'];
 export type SchemaInvalidChannelError = components['schemas']['InvalidChannelError'];
 export type SchemaInvalidTriggerError = components['schemas']['InvalidTriggerError'];
+export type SchemaWorkflowDefinitionInvalidError = components['schemas']['WorkflowDefinitionInvalidError'];
 export type SchemaWorkflowValidateRequest = components['schemas']['WorkflowValidateRequest'];
 export type SchemaValidationResult = components['schemas']['ValidationResult'];
 export type SchemaDeletedWorkflow = components['schemas']['DeletedWorkflow'];
 export type SchemaVersionConflictError = components['schemas']['VersionConflictError'];
 export type SchemaWorkflowUpdate = components['schemas']['WorkflowUpdate'];
 export type SchemaWorkflowPublishedError = components['schemas']['WorkflowPublishedError'];
+export type SchemaUpdateWorkflowConflictError = components['schemas']['UpdateWorkflowConflictError'];
 export type SchemaPreconditionRequiredError = components['schemas']['PreconditionRequiredError'];
 export type SchemaWorkflowValidationResult = components['schemas']['WorkflowValidationResult'];
 export type SchemaWorkflowChangedError = components['schemas']['WorkflowChangedError'];
+export type SchemaPublishWorkflowConflictError = components['schemas']['PublishWorkflowConflictError'];
 export type SchemaWorkflowInvalidError = components['schemas']['WorkflowInvalidError'];
 export type SchemaWorkflowNotPublishableError = components['schemas']['WorkflowNotPublishableError'];
+export type SchemaPublishWorkflowInvalidError = components['schemas']['PublishWorkflowInvalidError'];
 export type SchemaWorkflowVersionSummary = components['schemas']['WorkflowVersionSummary'];
 export type SchemaWorkflowVersionList = components['schemas']['WorkflowVersionList'];
 export type SchemaWorkflowVersion = components['schemas']['WorkflowVersion'];
@@ -10514,28 +11397,36 @@ export type SchemaWorkflowRunStarted = components['schemas']['WorkflowRunStarted
 export type SchemaWorkflowNotPublishedError = components['schemas']['WorkflowNotPublishedError'];
 export type SchemaRunInProgressError = components['schemas']['RunInProgressError'];
 export type SchemaContactAutomationsPausedError = components['schemas']['ContactAutomationsPausedError'];
+export type SchemaStartWorkflowRunConflictError = components['schemas']['StartWorkflowRunConflictError'];
 export type SchemaRunChannelDisconnectedError = components['schemas']['RunChannelDisconnectedError'];
 export type SchemaContactNotOnChannelError = components['schemas']['ContactNotOnChannelError'];
 export type SchemaRunMessagingWindowClosedError = components['schemas']['RunMessagingWindowClosedError'];
 export type SchemaIntegrationDisconnectedError = components['schemas']['IntegrationDisconnectedError'];
+export type SchemaStartWorkflowRunInvalidError = components['schemas']['StartWorkflowRunInvalidError'];
 export type SchemaRunLimitReachedError = components['schemas']['RunLimitReachedError'];
+export type SchemaStartWorkflowRunRateLimitedError = components['schemas']['StartWorkflowRunRateLimitedError'];
 export type SchemaWorkflowRunStep = components['schemas']['WorkflowRunStep'];
 export type SchemaWorkflowRun = components['schemas']['WorkflowRun'];
 export type SchemaTrackedLinkPage = components['schemas']['TrackedLinkPage'];
 export type SchemaFolder = components['schemas']['Folder'];
 export type SchemaFolderList = components['schemas']['FolderList'];
 export type SchemaFolderCreate = components['schemas']['FolderCreate'];
+export type SchemaCreateFolderInvalidError = components['schemas']['CreateFolderInvalidError'];
 export type SchemaDeletedFolder = components['schemas']['DeletedFolder'];
 export type SchemaFolderUpdate = components['schemas']['FolderUpdate'];
 export type SchemaInvalidParentError = components['schemas']['InvalidParentError'];
+export type SchemaUpdateFolderInvalidError = components['schemas']['UpdateFolderInvalidError'];
 export type SchemaRepliesListSummary = components['schemas']['RepliesListSummary'];
 export type SchemaRepliesListPage = components['schemas']['RepliesListPage'];
 export type SchemaRepliesListCreate = components['schemas']['RepliesListCreate'];
 export type SchemaRepliesList = components['schemas']['RepliesList'];
 export type SchemaRepliesListAlreadyExistsError = components['schemas']['RepliesListAlreadyExistsError'];
+export type SchemaRepliesListConflictError = components['schemas']['RepliesListConflictError'];
 export type SchemaInvalidReplyError = components['schemas']['InvalidReplyError'];
+export type SchemaRepliesListInvalidError = components['schemas']['RepliesListInvalidError'];
 export type SchemaDeletedRepliesList = components['schemas']['DeletedRepliesList'];
 export type SchemaRepliesListInUseError = components['schemas']['RepliesListInUseError'];
+export type SchemaDeleteRepliesListConflictError = components['schemas']['DeleteRepliesListConflictError'];
 export type SchemaRepliesListUpdate = components['schemas']['RepliesListUpdate'];
 export type SchemaWebhookUrl = components['schemas']['WebhookUrl'];
 export type SchemaWebhookDescription = components['schemas']['WebhookDescription'];
@@ -10546,8 +11437,11 @@ export type SchemaCreateWebhookRequest = components['schemas']['CreateWebhookReq
 export type SchemaWebhookSecret = components['schemas']['WebhookSecret'];
 export type SchemaWebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
 export type SchemaApiDisabledError = components['schemas']['ApiDisabledError'];
+export type SchemaWebhookForbiddenError = components['schemas']['WebhookForbiddenError'];
 export type SchemaWebhookLimitReachedError = components['schemas']['WebhookLimitReachedError'];
+export type SchemaCreateWebhookConflictError = components['schemas']['CreateWebhookConflictError'];
 export type SchemaInvalidWebhookUrlError = components['schemas']['InvalidWebhookUrlError'];
+export type SchemaWebhookInvalidError = components['schemas']['WebhookInvalidError'];
 export type SchemaDeletedWebhook = components['schemas']['DeletedWebhook'];
 export type SchemaUpdateWebhookRequest = components['schemas']['UpdateWebhookRequest'];
 export type SchemaWebhookAttemptError = components['schemas']['WebhookAttemptError'];
@@ -10894,8 +11788,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['IdempotencyInProgressError'] | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['IdempotencyConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -10915,15 +11808,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['ConsentRequiredError']
-            | components['schemas']['InvalidPhoneError']
-            | components['schemas']['InvalidNameError']
-            | components['schemas']['InvalidConnectionError']
-            | components['schemas']['TagNotFoundError']
-            | components['schemas']['CustomFieldNotFoundError']
-            | components['schemas']['InvalidCustomFieldValueError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['CreateContactInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -11151,10 +12036,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['CustomFieldNotFoundError']
-            | components['schemas']['InvalidCustomFieldValueError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['UpdateContactCustomFieldsInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -11310,10 +12192,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['TagAlreadyExistsError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['CreateTagConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -11326,8 +12205,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['InvalidNameError'] | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['TagInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -11421,10 +12299,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['TagInUseError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['DeleteTagConflictError'];
         };
       };
       422: components['responses']['IdempotencyKeyReused'];
@@ -11490,11 +12365,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['TagAlreadyExistsError']
-            | components['schemas']['TagInUseError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['UpdateTagConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -11507,8 +12378,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['InvalidNameError'] | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['TagInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -11869,8 +12739,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['IdempotencyInProgressError'] | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['IdempotencyConflictError'];
         };
       };
       /** @description `media_expired`: a `media_id` of a received media that is no longer stored. */
@@ -11892,25 +12761,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidMessageError']
-            | components['schemas']['ContentNotSupportedError']
-            | components['schemas']['TextTooLongError']
-            | components['schemas']['MediaNotFoundError']
-            | components['schemas']['MediaNotUploadedError']
-            | components['schemas']['MediaNotSupportedError']
-            | components['schemas']['TemplateNotFoundError']
-            | components['schemas']['TemplateNotApprovedError']
-            | components['schemas']['TemplateNotSupportedError']
-            | components['schemas']['TemplateVariablesMismatchError']
-            | components['schemas']['ChannelDisconnectedError']
-            | components['schemas']['MessagingWindowClosedError']
-            | components['schemas']['TemplateRequiredError']
-            | components['schemas']['ContactBlockedError']
-            | components['schemas']['ConversationNotOwnedError']
-            | components['schemas']['RecipientUnavailableError']
-            | components['schemas']['ProviderRejectedError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['SendMessageInvalidError'];
         };
       };
       /**
@@ -11927,8 +12778,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['RateLimitedError'] | components['schemas']['ProviderThrottledError'];
+          'application/json': components['schemas']['SendMessageRateLimitedError'];
         };
       };
       /**
@@ -11955,8 +12805,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['ProviderUnavailableError'] | components['schemas']['ServiceUnavailableError'];
+          'application/json': components['schemas']['SendMessageUnavailableError'];
         };
       };
       default: components['responses']['UnexpectedError'];
@@ -12289,12 +13138,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidGraphError']
-            | components['schemas']['InvalidChannelError']
-            | components['schemas']['InvalidTriggerError']
-            | components['schemas']['FolderNotFoundError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['WorkflowDefinitionInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -12438,7 +13282,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['InsufficientScopeError'] | components['schemas']['GatewayError'];
+          'application/json': components['schemas']['ForbiddenError'];
         };
       };
       404: components['responses']['NotFound'];
@@ -12513,10 +13357,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['WorkflowPublishedError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['UpdateWorkflowConflictError'];
         };
       };
       412: components['responses']['VersionConflict'];
@@ -12530,12 +13371,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidGraphError']
-            | components['schemas']['InvalidChannelError']
-            | components['schemas']['InvalidTriggerError']
-            | components['schemas']['FolderNotFoundError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['WorkflowDefinitionInvalidError'];
         };
       };
       428: components['responses']['PreconditionRequired'];
@@ -12646,10 +13482,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['WorkflowChangedError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['PublishWorkflowConflictError'];
         };
       };
       412: components['responses']['VersionConflict'];
@@ -12662,10 +13495,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['WorkflowInvalidError']
-            | components['schemas']['WorkflowNotPublishableError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['PublishWorkflowInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -12915,12 +13745,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['WorkflowNotPublishedError']
-            | components['schemas']['RunInProgressError']
-            | components['schemas']['ContactAutomationsPausedError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['StartWorkflowRunConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -12934,12 +13759,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['RunChannelDisconnectedError']
-            | components['schemas']['ContactNotOnChannelError']
-            | components['schemas']['RunMessagingWindowClosedError']
-            | components['schemas']['IntegrationDisconnectedError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['StartWorkflowRunInvalidError'];
         };
       };
       /**
@@ -12957,7 +13777,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['RateLimitedError'] | components['schemas']['RunLimitReachedError'];
+          'application/json': components['schemas']['StartWorkflowRunRateLimitedError'];
         };
       };
       /**
@@ -13150,10 +13970,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidNameError']
-            | components['schemas']['FolderNotFoundError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['CreateFolderInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -13263,11 +14080,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidNameError']
-            | components['schemas']['InvalidParentError']
-            | components['schemas']['FolderNotFoundError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['UpdateFolderInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -13365,10 +14178,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['RepliesListAlreadyExistsError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['RepliesListConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -13378,10 +14188,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidNameError']
-            | components['schemas']['InvalidReplyError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['RepliesListInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -13475,10 +14282,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['RepliesListInUseError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['DeleteRepliesListConflictError'];
         };
       };
       422: components['responses']['IdempotencyKeyReused'];
@@ -13541,10 +14345,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['RepliesListAlreadyExistsError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['RepliesListConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -13554,10 +14355,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidNameError']
-            | components['schemas']['InvalidReplyError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['RepliesListInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -13660,10 +14458,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InsufficientScopeError']
-            | components['schemas']['ApiDisabledError']
-            | components['schemas']['GatewayError'];
+          'application/json': components['schemas']['WebhookForbiddenError'];
         };
       };
       /** @description `not_found`: the request repeats an `Idempotency-Key` whose endpoint was deleted since. */
@@ -13687,10 +14482,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['WebhookLimitReachedError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['CreateWebhookConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -13704,8 +14496,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['InvalidWebhookUrlError'] | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['WebhookInvalidError'];
         };
       };
       /** @description `rate_limited`: the account used its write calls for the minute (60). Wait `Retry-After` seconds. */
@@ -13883,10 +14674,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InsufficientScopeError']
-            | components['schemas']['ApiDisabledError']
-            | components['schemas']['GatewayError'];
+          'application/json': components['schemas']['WebhookForbiddenError'];
         };
       };
       404: components['responses']['NotFound'];
@@ -13901,8 +14689,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['InvalidWebhookUrlError'] | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['WebhookInvalidError'];
         };
       };
       /** @description `rate_limited`: the account used its write calls for the minute (60). Wait `Retry-After` seconds. */
@@ -14030,10 +14817,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InsufficientScopeError']
-            | components['schemas']['ApiDisabledError']
-            | components['schemas']['GatewayError'];
+          'application/json': components['schemas']['WebhookForbiddenError'];
         };
       };
       404: components['responses']['NotFound'];
@@ -14156,10 +14940,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InsufficientScopeError']
-            | components['schemas']['ApiDisabledError']
-            | components['schemas']['GatewayError'];
+          'application/json': components['schemas']['WebhookForbiddenError'];
         };
       };
       /**
