@@ -718,7 +718,8 @@ export interface paths {
      * Download a media
      * @description Redirects to the file of a media. This is the `url` of media attachments and card images. Call it with
      *     your key; it answers `302` with a `Location` download link valid 5 minutes, which needs no key (most HTTP
-     *     clients follow it by themselves; do not forward your `Authorization` header to it). Fetch this route again
+     *     clients follow it by themselves; do not forward your `Authorization` header to it). A client that follows
+     *     the redirect gets the file (`200`, a binary body with the media's `Content-Type`). Fetch this route again
      *     for a fresh link rather than storing one.
      *
      *     Readable media: those of the account's messages, received or sent, and those created with
@@ -3286,17 +3287,50 @@ export interface webhooks {
 export interface components {
   schemas: {
     /**
+     * WebhookEvent
+     * @description Any event body the service sends to a webhook endpoint: one of the 16 event types (the `webhooks` of this
+     *     description, one per type), chosen by `type`. Parse a delivery as a `WebhookEvent` and narrow on `type`
+     *     (the same value as the `Service-Event-Type` header) after verifying `Service-Signature` over the raw bytes.
+     *
+     *     New event types may appear within /v1, and an event may carry `data` fields this version does not list:
+     *     ignore a `type` you do not know (answer 2xx) and `data` fields you do not know.
+     */
+    WebhookEvent:
+      | components['schemas']['CommentReceivedEvent']
+      | components['schemas']['ConnectionConnectedEvent']
+      | components['schemas']['ConnectionDisconnectedEvent']
+      | components['schemas']['ContactCreatedEvent']
+      | components['schemas']['ContactCustomFieldsUpdatedEvent']
+      | components['schemas']['ContactTaggedEvent']
+      | components['schemas']['ContactUntaggedEvent']
+      | components['schemas']['LinkClickedEvent']
+      | components['schemas']['LiveCommentReceivedEvent']
+      | components['schemas']['MessageDeletedEvent']
+      | components['schemas']['MessageFailedEvent']
+      | components['schemas']['MessageReceivedEvent']
+      | components['schemas']['MessageSentEvent']
+      | components['schemas']['MessageUpdatedEvent']
+      | components['schemas']['WebhookTestEvent']
+      | components['schemas']['WorkflowRunEndedEvent'];
+    /**
      * internal error
      * @description `500` `internal_error`: an unexpected fault on the service side. The body never carries internals.
      *     Repeat with the same `Idempotency-Key`: a mutating request that failed this way released its key.
      */
     InternalError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'internal_error';
         /** @description Identifies the request in the service's logs; quote it when contacting support. */
         request_id?: string;
@@ -3361,11 +3395,16 @@ export interface components {
      *     listed in `context.details`. Fix the request; repeating it unchanged gives the same answer.
      */
     ValidationError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
+        /** @description The faults found, one per wrong parameter or field. */
         details: {
           /**
            * @description Where the fault is.
@@ -3394,12 +3433,19 @@ export interface components {
      * @description `404` `not_found`: The resource is missing or belongs to another account (both answer alike).
      */
     NotFoundError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'not_found';
       };
     };
@@ -3408,12 +3454,19 @@ export interface components {
      * @description `429` `rate_limited`: The account used its calls of that kind for the minute.
      */
     RateLimitedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'rate_limited';
         /**
          * @description The call kind whose window is used up.
@@ -3431,12 +3484,19 @@ export interface components {
      * @description `503` `service_unavailable`: The idempotency key could not be checked, media storage, the automation engine or the webhook service did not answer, or the request did not finish within its deadline. Nothing it had not committed stays; retry.
      */
     ServiceUnavailableError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'service_unavailable';
       };
     };
@@ -3572,6 +3632,7 @@ export interface components {
      * @description A page of contacts.
      */
     ContactList: {
+      /** @description The contacts of this page, in the list's order. */
       data: components['schemas']['Contact'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -3580,42 +3641,77 @@ export interface components {
      * @description `400` `invalid_cursor`: The cursor was not issued by this list (or, for conversations and messages, was issued for another order, filters or conversation).
      */
     InvalidCursorError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_cursor';
       };
     };
+    /**
+     * ListBadRequestError
+     * @description The `400` answer of the list routes (they take a `cursor`): the format check (no `context.code`; the faults in
+     *     `context.details`) or `invalid_cursor`. Tell them apart by `context.code`; see each envelope for when it
+     *     happens.
+     */
+    ListBadRequestError: components['schemas']['ValidationError'] | components['schemas']['InvalidCursorError'];
     /**
      * insufficient_scope
      * @description `403` `insufficient_scope`: The key lacks the scope the route needs (or, on webhook routes, the read scope of a subscribed event type).
      */
     InsufficientScopeError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'insufficient_scope';
         /** @description The scope the key lacks. */
         required_scope: components['schemas']['Scope'];
       };
     };
     /**
+     * ForbiddenError
+     * @description The `403` answer of most routes: `insufficient_scope` or a gateway answer (only `message`: the account is
+     *     suspended or has no API access). A gateway answer has no `context`; the others are told apart by
+     *     `context.code`.
+     */
+    ForbiddenError: components['schemas']['InsufficientScopeError'] | components['schemas']['GatewayError'];
+    /**
      * invalid_phone
      * @description `422` `invalid_phone`: A phone no contact can have.
      */
     InvalidPhoneError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_phone';
       };
     };
@@ -3689,12 +3785,19 @@ export interface components {
      * @description `409` `idempotency_in_progress`: The first request with this `Idempotency-Key` is still running.
      */
     IdempotencyInProgressError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'idempotency_in_progress';
       };
     };
@@ -3703,26 +3806,47 @@ export interface components {
      * @description `502` `outcome_unknown`: Whether the operation happened cannot be known (502), or the first request with this key stopped before answering (409). The key keeps this answer: check the result, then retry with a new key.
      */
     OutcomeUnknownError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'outcome_unknown';
       };
     };
+    /**
+     * IdempotencyConflictError
+     * @description The `409` answer of the routes that take an `Idempotency-Key` and have no other `409`: `idempotency_in_progress` or
+     *     `outcome_unknown`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    IdempotencyConflictError:
+      components['schemas']['IdempotencyInProgressError'] | components['schemas']['OutcomeUnknownError'];
     /**
      * payload_too_large
      * @description `413` `payload_too_large`: The request body is larger than 1 MB (1,048,576 bytes). Nothing ran.
      */
     PayloadTooLargeError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'payload_too_large';
         /** @description The largest body accepted, in bytes. */
         max_size: number;
@@ -3733,12 +3857,19 @@ export interface components {
      * @description `422` `consent_required`: Creating a contact without `consent: true`.
      */
     ConsentRequiredError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'consent_required';
       };
     };
@@ -3747,12 +3878,19 @@ export interface components {
      * @description `422` `invalid_name`: A blank name.
      */
     InvalidNameError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_name';
       };
     };
@@ -3761,12 +3899,19 @@ export interface components {
      * @description `422` `invalid_connection`: `connection_id` is not a connected whatsapp number of the account.
      */
     InvalidConnectionError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_connection';
       };
     };
@@ -3775,12 +3920,19 @@ export interface components {
      * @description `422` `tag_not_found`: Tag ids in the body that the account does not have.
      */
     TagNotFoundError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'tag_not_found';
         /** @description The unknown tag ids. */
         tag_ids: string[];
@@ -3791,12 +3943,19 @@ export interface components {
      * @description `422` `custom_field_not_found`: Custom-field ids in the body that the account does not have.
      */
     CustomFieldNotFoundError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'custom_field_not_found';
         /** @description The unknown field ids. */
         field_ids: string[];
@@ -3829,12 +3988,19 @@ export interface components {
      * @description `422` `invalid_custom_field_value`: A value its field refuses. Nothing was written.
      */
     InvalidCustomFieldValueError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_custom_field_value';
         /** @description One item per refused entry. */
         errors: components['schemas']['CustomFieldValueIssue'][];
@@ -3845,15 +4011,37 @@ export interface components {
      * @description `422` `idempotency_key_reused`: The `Idempotency-Key` was already used with another request in the last 24 hours.
      */
     IdempotencyKeyReusedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'idempotency_key_reused';
       };
     };
+    /**
+     * CreateContactInvalidError
+     * @description The `422` answer of `POST /v1/contacts`: `consent_required`, `invalid_phone`, `invalid_name`,
+     *     `invalid_connection`, `tag_not_found`, `custom_field_not_found`, `invalid_custom_field_value` or
+     *     `idempotency_key_reused`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    CreateContactInvalidError:
+      | components['schemas']['ConsentRequiredError']
+      | components['schemas']['InvalidPhoneError']
+      | components['schemas']['InvalidNameError']
+      | components['schemas']['InvalidConnectionError']
+      | components['schemas']['TagNotFoundError']
+      | components['schemas']['CustomFieldNotFoundError']
+      | components['schemas']['InvalidCustomFieldValueError']
+      | components['schemas']['IdempotencyKeyReusedError'];
     /**
      * ContactTags
      * @description The contact's own tags after the change.
@@ -3892,6 +4080,16 @@ export interface components {
       custom_fields: components['schemas']['CustomFieldValue'][];
     };
     /**
+     * UpdateContactCustomFieldsInvalidError
+     * @description The `422` answer of `PATCH /v1/contacts/{contactId}/custom-fields`: `custom_field_not_found`,
+     *     `invalid_custom_field_value` or `idempotency_key_reused`. Tell them apart by `context.code`; see each envelope
+     *     for when it happens.
+     */
+    UpdateContactCustomFieldsInvalidError:
+      | components['schemas']['CustomFieldNotFoundError']
+      | components['schemas']['InvalidCustomFieldValueError']
+      | components['schemas']['IdempotencyKeyReusedError'];
+    /**
      * Tag
      * @description A tag of the account.
      */
@@ -3915,6 +4113,7 @@ export interface components {
      * @description A page of tags, oldest first.
      */
     TagList: {
+      /** @description The tags of this page, in the list's order. */
       data: components['schemas']['Tag'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -3936,12 +4135,19 @@ export interface components {
      * @description `409` `tag_already_exists`: An active tag already has this name, in any letter case.
      */
     TagAlreadyExistsError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'tag_already_exists';
         /**
          * Format: uuid
@@ -3951,16 +4157,38 @@ export interface components {
       };
     };
     /**
+     * CreateTagConflictError
+     * @description The `409` answer of `POST /v1/tags`: `tag_already_exists`, `idempotency_in_progress` or `outcome_unknown`.
+     *     Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    CreateTagConflictError:
+      | components['schemas']['TagAlreadyExistsError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
+    /**
+     * TagInvalidError
+     * @description The `422` answer of `POST /v1/tags` and `PATCH /v1/tags/{tagId}`: `invalid_name` or `idempotency_key_reused`.
+     *     Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    TagInvalidError: components['schemas']['InvalidNameError'] | components['schemas']['IdempotencyKeyReusedError'];
+    /**
      * tag_in_use
      * @description `409` `tag_in_use`: Automations of the account (drafts or published versions) name the tag.
      */
     TagInUseError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'tag_in_use';
         /** @description Up to 50 of the automations naming the tag. */
         workflow_ids: string[];
@@ -3968,6 +4196,15 @@ export interface components {
         workflow_count: number;
       };
     };
+    /**
+     * DeleteTagConflictError
+     * @description The `409` answer of `DELETE /v1/tags/{tagId}`: `tag_in_use`, `idempotency_in_progress` or `outcome_unknown`.
+     *     Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    DeleteTagConflictError:
+      | components['schemas']['TagInUseError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
     /**
      * TagUpdateRequest
      * @description The new name of the tag.
@@ -3981,6 +4218,16 @@ export interface components {
        */
       name: string;
     };
+    /**
+     * UpdateTagConflictError
+     * @description The `409` answer of `PATCH /v1/tags/{tagId}`: `tag_already_exists`, `tag_in_use`, `idempotency_in_progress` or
+     *     `outcome_unknown`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    UpdateTagConflictError:
+      | components['schemas']['TagAlreadyExistsError']
+      | components['schemas']['TagInUseError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
     /**
      * TaggedContact
      * @description A contact holding the tag, with the moment it got the tag.
@@ -3998,6 +4245,7 @@ export interface components {
      * @description A page of the contacts holding a tag.
      */
     TaggedContactList: {
+      /** @description The contacts with the tag on this page, in the list's order. */
       data: components['schemas']['TaggedContact'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -4049,6 +4297,7 @@ export interface components {
      * @description A page of custom fields, ordered by `name`.
      */
     CustomFieldList: {
+      /** @description The custom fields of this page, in the list's order. */
       data: components['schemas']['CustomField'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -4112,6 +4361,7 @@ export interface components {
      * @description A page of connections, oldest first.
      */
     ConnectionList: {
+      /** @description The connections of this page, in the list's order. */
       data: components['schemas']['Connection'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -4189,6 +4439,7 @@ export interface components {
      * @description A page of conversations.
      */
     ConversationList: {
+      /** @description The conversations of this page, in the list's order. */
       data: components['schemas']['Conversation'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -4333,8 +4584,12 @@ export interface components {
      *     the text above a carousel is the message `text`.
      */
     CardsAttachment: {
-      /** @constant */
+      /**
+       * @description Always `cards` for this attachment.
+       * @constant
+       */
       type: 'cards';
+      /** @description The cards, in the order shown. */
       cards: components['schemas']['MessageCard'][];
     };
     /**
@@ -4568,6 +4823,7 @@ export interface components {
      * @description A page of messages of one conversation.
      */
     MessageList: {
+      /** @description The messages of this page, in the list's order. */
       data: components['schemas']['Message'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -4731,12 +4987,19 @@ export interface components {
      * @description `410` `media_expired`: The media is no longer stored (received media is kept up to 90 days).
      */
     MediaExpiredError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'media_expired';
       };
     };
@@ -4745,12 +5008,19 @@ export interface components {
      * @description `422` `invalid_message`: The message fits no channel: empty, template with more content, buttons without text or with an attachment, non-https URL, duplicate reply-button id.
      */
     InvalidMessageError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_message';
         /**
          * @description What is wrong.
@@ -4772,12 +5042,19 @@ export interface components {
      * @description `422` `content_not_supported`: The channel cannot carry the message or part of it (template on instagram, caption on audio; on whatsapp link and reply buttons together, more than one link button, two reply buttons with the same title, cards with different buttons).
      */
     ContentNotSupportedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'content_not_supported';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
@@ -4790,12 +5067,19 @@ export interface components {
      * @description `422` `text_too_long`: A text longer than the channel delivers there.
      */
     TextTooLongError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'text_too_long';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
@@ -4810,12 +5094,19 @@ export interface components {
      * @description `422` `media_not_found`: A `media_id` the account did not create.
      */
     MediaNotFoundError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'media_not_found';
         /**
          * Format: uuid
@@ -4829,12 +5120,19 @@ export interface components {
      * @description `422` `media_not_uploaded`: Nothing was uploaded to the media's `upload_url` (if it expired, create another media).
      */
     MediaNotUploadedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'media_not_uploaded';
         /**
          * Format: uuid
@@ -4848,12 +5146,19 @@ export interface components {
      * @description `422` `media_not_supported`: The channel does not accept the media's type, format or size.
      */
     MediaNotSupportedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'media_not_supported';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
@@ -4882,12 +5187,19 @@ export interface components {
      * @description `422` `template_not_found`: No whatsapp template of the account has that name and language.
      */
     TemplateNotFoundError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'template_not_found';
         /** @description The template name sent. */
         name: string;
@@ -4900,12 +5212,19 @@ export interface components {
      * @description `422` `template_not_approved`: The template is not approved.
      */
     TemplateNotApprovedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'template_not_approved';
         /**
          * @description The template's current status.
@@ -4922,12 +5241,19 @@ export interface components {
      * @description `422` `template_not_supported`: The template needs parameters the API does not send.
      */
     TemplateNotSupportedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'template_not_supported';
         /**
          * @description What the template needs.
@@ -4942,12 +5268,19 @@ export interface components {
      * @description `422` `template_variables_mismatch`: `body_variables` does not hold one value for each numbered placeholder of the body.
      */
     TemplateVariablesMismatchError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'template_variables_mismatch';
         /** @description Placeholders in the template body. */
         expected: number;
@@ -4960,12 +5293,19 @@ export interface components {
      * @description `422` `channel_disconnected`: The conversation's connection is disconnected.
      */
     ChannelDisconnectedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'channel_disconnected';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
@@ -4981,12 +5321,19 @@ export interface components {
      * @description `422` `messaging_window_closed`: The contact's last message on that connection is older than 24 hours.
      */
     MessagingWindowClosedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'messaging_window_closed';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
@@ -5002,12 +5349,19 @@ export interface components {
      * @description `422` `template_required`: On whatsapp, the contact's last message is older than 24 hours: only a template reaches the contact.
      */
     TemplateRequiredError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'template_required';
         /** @description Always `whatsapp`. */
         channel: components['schemas']['ChannelType'];
@@ -5023,12 +5377,19 @@ export interface components {
      * @description `422` `contact_blocked`: The account blocked the contact from automations; sends through the API are refused.
      */
     ContactBlockedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'contact_blocked';
       };
     };
@@ -5037,12 +5398,19 @@ export interface components {
      * @description `422` `conversation_not_owned`: Another app controls the instagram conversation for now; it returns by itself.
      */
     ConversationNotOwnedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'conversation_not_owned';
       };
     };
@@ -5051,12 +5419,19 @@ export interface components {
      * @description `422` `recipient_unavailable`: The conversation or the contact no longer exists on the channel.
      */
     RecipientUnavailableError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'recipient_unavailable';
       };
     };
@@ -5065,12 +5440,19 @@ export interface components {
      * @description `422` `provider_rejected`: The channel refused the message for good without a specific code.
      */
     ProviderRejectedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'provider_rejected';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
@@ -5079,32 +5461,81 @@ export interface components {
       };
     };
     /**
+     * SendMessageInvalidError
+     * @description The `422` answer of `POST /v1/conversations/{conversationId}/messages`: `invalid_message`,
+     *     `content_not_supported`, `text_too_long`, `media_not_found`, `media_not_uploaded`, `media_not_supported`,
+     *     `template_not_found`, `template_not_approved`, `template_not_supported`, `template_variables_mismatch`,
+     *     `channel_disconnected`, `messaging_window_closed`, `template_required`, `contact_blocked`,
+     *     `conversation_not_owned`, `recipient_unavailable`, `provider_rejected` or `idempotency_key_reused`. Tell them
+     *     apart by `context.code`; see each envelope for when it happens.
+     */
+    SendMessageInvalidError:
+      | components['schemas']['InvalidMessageError']
+      | components['schemas']['ContentNotSupportedError']
+      | components['schemas']['TextTooLongError']
+      | components['schemas']['MediaNotFoundError']
+      | components['schemas']['MediaNotUploadedError']
+      | components['schemas']['MediaNotSupportedError']
+      | components['schemas']['TemplateNotFoundError']
+      | components['schemas']['TemplateNotApprovedError']
+      | components['schemas']['TemplateNotSupportedError']
+      | components['schemas']['TemplateVariablesMismatchError']
+      | components['schemas']['ChannelDisconnectedError']
+      | components['schemas']['MessagingWindowClosedError']
+      | components['schemas']['TemplateRequiredError']
+      | components['schemas']['ContactBlockedError']
+      | components['schemas']['ConversationNotOwnedError']
+      | components['schemas']['RecipientUnavailableError']
+      | components['schemas']['ProviderRejectedError']
+      | components['schemas']['IdempotencyKeyReusedError'];
+    /**
      * provider_throttled
      * @description `429` `provider_throttled`: The channel is holding the account's sends.
      */
     ProviderThrottledError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'provider_throttled';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
       };
     };
     /**
+     * SendMessageRateLimitedError
+     * @description The `429` answer of `POST /v1/conversations/{conversationId}/messages`: `rate_limited` or
+     *     `provider_throttled`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    SendMessageRateLimitedError:
+      components['schemas']['RateLimitedError'] | components['schemas']['ProviderThrottledError'];
+    /**
      * outcome_unknown
      * @description `502` `outcome_unknown`: The channel did not confirm the send; the message may have gone out. Check the conversation's messages before sending again with a new key.
      */
     SendOutcomeUnknownError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'outcome_unknown';
         /** @description True when the channel accepted the message. */
         provider_accepted: boolean;
@@ -5115,17 +5546,31 @@ export interface components {
      * @description `503` `provider_unavailable`: instagram failed without sending. Retry.
      */
     ProviderUnavailableError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'provider_unavailable';
         /** @description The conversation's channel. */
         channel: components['schemas']['ChannelType'];
       };
     };
+    /**
+     * SendMessageUnavailableError
+     * @description The `503` answer of `POST /v1/conversations/{conversationId}/messages`: `provider_unavailable` or
+     *     `service_unavailable`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    SendMessageUnavailableError:
+      components['schemas']['ProviderUnavailableError'] | components['schemas']['ServiceUnavailableError'];
     /**
      * CreateMediaRequest
      * @description The file to come. Upload it afterwards with `PUT` to the returned `upload_url`.
@@ -5255,8 +5700,12 @@ export interface components {
       /** @description The posts that start it, or null for any post. */
       posts:
         | {
-            /** @enum {string} */
+            /**
+             * @description `feed` (a post or reel) or `story`.
+             * @enum {string}
+             */
             type: 'feed' | 'story';
+            /** @description The post id on the channel. */
             id: string;
           }[]
         | null;
@@ -5274,21 +5723,36 @@ export interface components {
      *     to get its graph).
      */
     WorkflowSummary: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation id.
+       */
       id: string;
+      /** @description The name shown in the console. */
       title: string;
+      /** @description A note for the team, or null. */
       description: string | null;
       status: components['schemas']['WorkflowStatus'];
       channel: components['schemas']['WorkflowChannel'];
       trigger: components['schemas']['WorkflowTrigger'];
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The workflow folder that holds the automation, or null outside folders.
+       */
       folder_id: string | null;
       /** @description The draft's revision, to send in `If-Match`. */
       revision: number;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The live version, or null when the automation is not published.
+       */
       published_version_id: string | null;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description When the live version was published, or null when not published.
+       */
       published_at: string | null;
+      /** @description True when the draft differs from the live version (publish to put it live). */
       has_unpublished_changes: boolean;
       created_at: components['schemas']['Timestamp'];
       updated_at: components['schemas']['Timestamp'];
@@ -5298,6 +5762,7 @@ export interface components {
      * @description A page of automations, oldest first.
      */
     WorkflowList: {
+      /** @description The automations of this page, in the list's order. */
       data: components['schemas']['WorkflowSummary'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -5306,12 +5771,19 @@ export interface components {
      * @description `422` `folder_not_found`: A `folder_id` or `parent_id` that is not a workflow folder of the account.
      */
     FolderNotFoundError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'folder_not_found';
         /**
          * @description The body field naming the unknown folder.
@@ -5407,46 +5879,1261 @@ export interface components {
       replies_list_id?: string | null;
     };
     /**
-     * WorkflowNodeInput
-     * @description One block: `{type, data, position?}`. The format check (400) only refuses a block that is not an object or
-     *     whose fields have the wrong JSON type. Everything else is checked by the service against the block catalog
-     *     (`GET /v1/workflow-graph-schema`): a missing `type` or `data`, an unknown type, a missing, extra or malformed
-     *     field or a malformed `position` is `schema_violation`, answered `422 invalid_graph` on create and update and
-     *     listed in the result of validation. Fields the editor keeps (`group_id`, `media_kind`) and fields unknown to
-     *     you are returned as read.
+     * RootBlock
+     * @description The `root` block. The start of the automation. It does nothing; its output leads to the first block that runs. The graph
+     *     has exactly one: id `root`, type `root`. 1 output.
      */
-    WorkflowNodeInput: {
+    RootBlock: {
       /**
-       * @description The block type: `root`, `message`, `question`, `media`, `buttons`, `cards`, `tags`, `data`, `math`,
-       *     `conditional`, `randomizer`, `sleep`, `start`, `invoke`, `sheets`, `multichannel`,
-       *     `pause-automations`, `comment`, `blank`, `unsupported`, or a type added to the catalog later.
-       *     Required (`schema_violation` otherwise).
+       * @description The block type: `root`. (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
-      type?: string;
-      /** @description The block's fields as the catalog defines them for its `type`, with `next`. Required. */
-      data?: {
-        [key: string]: unknown;
+      type: 'root';
+      data: {
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
       };
       /**
-       * @description Optional, editor-only: `{x, y}`, two numbers. When missing, the service computes one. Keep the positions
-       *     you read when you send a graph back; they count toward the 256 KiB graph size.
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
        */
       position?: {
-        x?: number;
-        y?: number;
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
       };
-    } & {
-      [key: string]: unknown;
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
     };
+    /**
+     * MessageBlock
+     * @description The `message` block. Sends a text message. When `comment` or `live_comment` starts the run, the first message is a private
+     *     reply to the comment, not bound by the 24-hour window; the channel accepts one private reply per comment,
+     *     so a second message before the contact answers is refused and the run ends there (use buttons or a
+     *     question after the first message). Later messages go as direct messages. 1 output.
+     */
+    MessageBlock: {
+      /**
+       * @description The block type: `message`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'message';
+      data: {
+        /**
+         * @description The text, 1 to 4096 characters, variables allowed. instagram delivers only the first 1000
+         *     characters. With the platform signature in the plan, the text is trimmed so text and signature fit,
+         *     on both channels. The 1-character minimum is not checked by validation: an empty text is accepted
+         *     and the send fails when the run happens (with the signature, it goes out as the signature alone).
+         */
+        text: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * QuestionBlock
+     * @description The `question` block. Sends a question and waits up to 90 days for the contact's next message, which is the answer. The next
+     *     text message answers even if it carries another automation's keyword (that automation then does not
+     *     start). A message without text (audio, sticker, image without caption) does not answer and the question
+     *     keeps waiting. On whatsapp an image or video caption counts as text. On instagram a story reply does not
+     *     answer. 1 output, followed after the answer.
+     */
+    QuestionBlock: {
+      /**
+       * @description The block type: `question`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'question';
+      data: {
+        /**
+         * @description The question, 1 to 4096 characters, variables allowed. Validation checks neither limit: a longer
+         *     (or empty) text is accepted and the send fails when the run happens, unless the platform signature
+         *     trims it. instagram delivers only the first 1000 characters.
+         */
+        text: string;
+        /**
+         * @description `any`: any text answers. `number` is obsolete: accepted, it runs as `any` with no number check
+         *     (warning `answer_type_deprecated`).
+         * @enum {string}
+         */
+        answer_type: 'any' | 'number';
+        /**
+         * @description The key of an existing custom field that receives the answer (`custom_field_not_found`
+         *     otherwise), or an empty string to not save it. The answer is also available to later blocks as the
+         *     variable of that key.
+         */
+        answer_field: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * MediaBlock
+     * @description The `media` block. Sends an image, video, audio or document. Set exactly one of `upload_id` and `media_url`: neither or both
+     *     is `media_source_invalid` (a validation rule, not expressed here). The file must fit the channel's media
+     *     types and sizes, checked when the run sends. 1 output.
+     */
+    MediaBlock: {
+      /**
+       * @description The block type: `media`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'media';
+      data: {
+        /**
+         * Format: uuid
+         * @description The id of a file uploaded in the console (`upload_not_found` if the account lacks it). Works on
+         *     both channels.
+         */
+        upload_id?: string;
+        /**
+         * @description The address of the file, variables allowed. instagram only: on whatsapp only `upload_id` works
+         *     (validation does not check it; the send fails when the run happens).
+         * @example https://cdn.example.com/catalog/{contact.id}.pdf
+         */
+        media_url?: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * ButtonsBlock
+     * @description The `buttons` block. Sends a text with up to 3 buttons and waits up to 90 days for a tap. While it waits, a message from the
+     *     contact does not answer the buttons: it is treated as a new message and may start another automation by
+     *     keyword. On whatsapp the message has 1 to 3 reply buttons or exactly one link button, never both (not
+     *     checked by validation; the send fails when the run happens). 4 outputs.
+     */
+    ButtonsBlock: {
+      /**
+       * @description The block type: `buttons`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'buttons';
+      data: {
+        /**
+         * @description The text above the buttons, 1 to 4096 characters, variables allowed. instagram delivers up to 1000
+         *     characters and whatsapp up to 1024, less with the platform signature. The 1-character minimum is
+         *     not checked by validation: an empty subtitle is accepted and the send fails when the run happens
+         *     (with the signature, it goes out as the signature alone).
+         */
+        subtitle: string;
+        /** @description 0 to 3 buttons, in display order. */
+        buttons: {
+          /**
+           * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+           *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+           *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+           */
+          id?: string;
+          /**
+           * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+           *     title is accepted and the send fails when the run happens.
+           */
+          title: string;
+          /**
+           * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+           *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+           *     window: a message on that output is delivered only if the window is already open, else the run stops
+           *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+           *     Ignored when `whatsapp_connection_id` is set.
+           * @example https://shop.example.com/black-friday
+           */
+          url?: string;
+          /**
+           * Format: uuid
+           * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+           *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+           *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+           *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+           *     button becomes an ordinary reply button. A number that is not connected gives
+           *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+           *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+           *     stops there. On instagram the button is the standard click-to-chat link
+           *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+           *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+           *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+           *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+           *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+           *     records the output and that run ends `completed`. That message answers no question and starts no
+           *     automation by keyword.
+           */
+          whatsapp_connection_id?: string;
+          /**
+           * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+           *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+           *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+           *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
+           */
+          whatsapp_message?: string;
+        }[];
+        /**
+         * @description Exactly 4 entries: entries 1 to 3 follow a tap on button 1 to 3 (null for a missing button), and
+         *     the 4th follows right after the send (null: nothing runs there). In both cases the run also waits
+         *     for a tap, up to 90 days. A wrong count is `next_arity_invalid`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * CardsBlock
+     * @description The `cards` block. Sends a carousel of 1 to 10 cards. On whatsapp: 2 to 10 cards, all with an image, each with 1 to 3 reply
+     *     buttons or exactly one link button, the same kind in every card, and a caption (not checked by
+     *     validation; the send fails when the run happens). Button taps follow their outputs as in a `buttons`
+     *     block. 31 outputs.
+     */
+    CardsBlock: {
+      /**
+       * @description The block type: `cards`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'cards';
+      data: {
+        /**
+         * @description Optional text above the carousel, up to 4096 characters, variables allowed. whatsapp delivers up
+         *     to 1024 characters and requires it; instagram ignores it.
+         */
+        caption?: string;
+        /** @description 1 to 10 cards, in display order. */
+        cards: {
+          /**
+           * @description Up to 80 characters, variables allowed. On instagram each card title needs at least 1
+           *     character (not checked by validation; the send fails when the run happens).
+           */
+          title: string;
+          /** @description Up to 80 characters, variables allowed. */
+          subtitle: string;
+          /**
+           * Format: uuid
+           * @description Optional. The card image: the id of a file uploaded in the console (`upload_not_found` if the
+           *     account lacks it). Required on whatsapp.
+           */
+          upload_id?: string;
+          /** @description 0 to 3 buttons, with the same fields as in a `buttons` block. */
+          buttons: {
+            /**
+             * @description Optional. Identifies the button in click metrics and as `button_id` in `link.clicked` events. Keep it
+             *     when you send back a graph you read. Without it, metrics use the button's position and title, and
+             *     changing either splits the counts. Use ids that are unique in the graph, or their counts merge.
+             */
+            id?: string;
+            /**
+             * @description The button label, 1 to 20 characters. The 1-character minimum is not checked by validation: an empty
+             *     title is accepted and the send fails when the run happens.
+             */
+            title: string;
+            /**
+             * @description Optional http or https address; makes a link button. An empty `url` is `link_button_url_empty`.
+             *     On instagram the click opens the link and follows the button's output, but does not open the 24-hour
+             *     window: a message on that output is delivered only if the window is already open, else the run stops
+             *     there. On whatsapp the click opens the link but the output is not followed yet (leave it null).
+             *     Ignored when `whatsapp_connection_id` is set.
+             * @example https://shop.example.com/black-friday
+             */
+            url?: string;
+            /**
+             * Format: uuid
+             * @description Optional. Makes a button that opens a chat with a connected whatsapp number of the account (a
+             *     connection id from `GET /v1/connections`), with `whatsapp_message` pre-written. The output is
+             *     followed when the contact sends that message to the number, and the run continues on whatsapp, so the
+             *     blocks on that output must work there. Only in instagram automations: in a whatsapp automation the
+             *     button becomes an ordinary reply button. A number that is not connected gives
+             *     `handoff_number_disconnected` (with `connection_id`); a number disconnected (or removed) after
+             *     publishing fails the block's step with `handoff_number_disconnected` when the run sends it, and the run
+             *     stops there. On instagram the button is the standard click-to-chat link
+             *     `https://wa.me/<digits>?text=<message>` (the number's digits with country code, no `+`; the message
+             *     URL-encoded), never a tracked link, and emits no `link.clicked`. When that number receives a message
+             *     carrying the button's reference code (from any phone, within the 90 days a tap is waited for, once),
+             *     the run follows the button's output on whatsapp: a run of its own on the sender's whatsapp contact,
+             *     joined to the instagram contact's person, carrying the run's variables; the instagram run's step
+             *     records the output and that run ends `completed`. That message answers no question and starts no
+             *     automation by keyword.
+             */
+            whatsapp_connection_id?: string;
+            /**
+             * @description The message pre-written for the contact in the whatsapp chat, up to 300 characters, with variables.
+             *     The platform prefixes a reference code to it: `#` and 8 characters from `23456789ABCDEFGHJKLMNPQRSTUVWXYZ`
+             *     and a space, so the chat opens with `#K7Q2MX9D <message>`. The code is unguessable and used once; it
+             *     is recognized anywhere in the message received, in any letter case, whatever else the contact edited.
+             */
+            whatsapp_message?: string;
+          }[];
+        }[];
+        /**
+         * @description Exactly 31 entries: three per card slot, one per button (button b, from 0, of card c, from 0,
+         *     follows entry c x 3 + b), and the 31st follows right after the send. Unused slots are null. A
+         *     wrong count is `next_arity_invalid`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * TagsBlock
+     * @description The `tags` block. Adds tags to the contact or removes them. The graph creates no tags: create them with `POST /v1/tags`.
+     *     1 output.
+     */
+    TagsBlock: {
+      /**
+       * @description The block type: `tags`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'tags';
+      data: {
+        /**
+         * @description `add` puts the tags on the contact; `remove` takes them off.
+         * @enum {string}
+         */
+        operation: 'add' | 'remove';
+        /**
+         * @description Tag names exactly as in the account (same letter case and accents). A name the account lacks is
+         *     `tag_not_found`. Validation accepts another spelling of an existing tag, but then `add` renames the
+         *     account's tag and `remove` does not remove it from the contact.
+         * @example [
+         *       "VIP",
+         *       "Black Friday 2026"
+         *     ]
+         */
+        tags: string[];
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * DataBlock
+     * @description The `data` block. Writes or clears a custom-field value of the contact. 1 output.
+     */
+    DataBlock: {
+      /**
+       * @description The block type: `data`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'data';
+      data: {
+        /** @description The key of an existing custom field, up to 50 characters (`custom_field_not_found` otherwise). */
+        name: string;
+        /**
+         * @description Optional. The value, 1 to 100 characters, variables allowed. As the entire value, `$input` is the
+         *     text of the current message and `$timestamp` the time in milliseconds since 1970 UTC. Any value
+         *     starting with `$` is read as a variable, so a price written with a leading dollar becomes empty.
+         *     Without `value` the block clears the contact's value. The 1-character minimum is not checked by
+         *     validation: an empty value is accepted and clears the value like a missing one.
+         * @example {contact.first_name}
+         * @example $input
+         * @example $timestamp
+         */
+        value?: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * MathBlock
+     * @description The `math` block. Computes `operand_a <operator> operand_b` and stores the result in a custom field. Division or mod by zero
+     *     gives 0. An empty field, or a text field whose value is not just a number with a decimal point, counts as
+     *     0. The result is stored as a plain dotted number without rounding, and that text is what the field
+     *     variable shows afterward. 1 output.
+     */
+    MathBlock: {
+      /**
+       * @description The block type: `math`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'math';
+      data: {
+        /**
+         * @description The key of an existing custom field that receives the result, up to 50 characters
+         *     (`custom_field_not_found` otherwise).
+         */
+        result_field: string;
+        /**
+         * @description An operand: `{type: field, value: <field key>}` (an existing custom field, `custom_field_not_found`
+         *     otherwise) or `{type: constant, value: <text>}`.
+         */
+        operand_a: {
+          /**
+           * @description `field`: the value of a custom field; `constant`: a fixed number.
+           * @enum {string}
+           */
+          type: 'field' | 'constant';
+          /**
+           * @description The field key, or the constant. Always a string, also for constants (an unquoted number is
+           *     `schema_violation`). Constants use a dot as decimal separator.
+           * @example pedidos
+           * @example 1.5
+           */
+          value: string;
+        };
+        /**
+         * @description An operand: `{type: field, value: <field key>}` (an existing custom field, `custom_field_not_found`
+         *     otherwise) or `{type: constant, value: <text>}`.
+         */
+        operand_b: {
+          /**
+           * @description `field`: the value of a custom field; `constant`: a fixed number.
+           * @enum {string}
+           */
+          type: 'field' | 'constant';
+          /**
+           * @description The field key, or the constant. Always a string, also for constants (an unquoted number is
+           *     `schema_violation`). Constants use a dot as decimal separator.
+           * @example pedidos
+           * @example 1.5
+           */
+          value: string;
+        };
+        /**
+         * @description `add`, `sub`, `mul`, `div`: the four operations. `min`, `max`: the smaller, the larger. `mod`: the
+         *     remainder of a divided by b. `pct_of`: a percent of b (a x b / 100). `pct_add`: a increased by b
+         *     percent (a x (1 + b / 100)).
+         * @enum {string}
+         */
+        operator: 'add' | 'sub' | 'mul' | 'div' | 'min' | 'max' | 'mod' | 'pct_of' | 'pct_add';
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * ConditionalBlock
+     * @description The `conditional` block. Branches on conditions about the contact. A malformed value, or a comparison without a value, makes the
+     *     condition false without an error. 2 outputs: true, false.
+     */
+    ConditionalBlock: {
+      /**
+       * @description The block type: `conditional`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'conditional';
+      data: {
+        /**
+         * @description The conditions, combined by `combinator`. A conditional with no condition at all (no `conditions`
+         *     and no old one-condition form) is `conditional_incomplete`.
+         */
+        conditions?: {
+          /**
+           * @description What is tested: a tag of the contact, a custom field, the contact score, a variable, whether
+           *     the contact follows the account (instagram only; always false on a whatsapp automation), or
+           *     whether the 24-hour messaging window is open.
+           * @enum {string}
+           */
+          field_type: 'tag' | 'custom_field' | 'score' | 'variable' | 'follower_status' | 'messaging_window';
+          /**
+           * @description `tag`: the tag name exactly as in the account (with another spelling validation passes and
+           *     `has_tag` is always false). `custom_field`: the field key. A tag or custom field the account
+           *     lacks is `tag_not_found` or `custom_field_not_found`. `variable`: the variable name without
+           *     braces. Not used by `score`, `follower_status` and `messaging_window`. Required (else
+           *     `conditional_incomplete`) for `tag`, `custom_field` and `variable`.
+           */
+          field_name?: string;
+          /** @description One of the operators of the `field_type` (see the table above). */
+          operator: string;
+          /**
+           * @description The compared value, a string. Numbers and `min,max` use a dot as decimal separator. Dates are
+           *     dd/MM/yyyy or yyyy-MM-dd; times are HH:mm; `time_between` takes `start,end` and may cross
+           *     midnight. Times compare by minute: `time_between` includes both ends, `time_before` and
+           *     `time_after` exclude the minute itself. On a `variable` condition equality and contains
+           *     ignore letter case, and the value is compared as written, without variable substitution.
+           *     Not used by operators that take none.
+           * @example 10
+           * @example 18,65
+           * @example 25/12/2026
+           * @example 2026-12-25
+           * @example 09:00,18:00
+           */
+          value?: string;
+        }[];
+        /**
+         * @description Optional. `and` (default): all conditions must hold; `or`: one is enough.
+         * @default and
+         * @enum {string}
+         */
+        combinator?: 'and' | 'or';
+        /**
+         * @deprecated
+         * @description Old one-condition form, placed directly in `data`; use `conditions`. Ignored when `conditions` is present.
+         * @enum {string}
+         */
+        field_type?: 'tag' | 'custom_field' | 'score' | 'variable' | 'follower_status' | 'messaging_window';
+        /**
+         * @deprecated
+         * @description Old one-condition form; use `conditions`.
+         */
+        field_name?: string;
+        /**
+         * @deprecated
+         * @description Old one-condition form; use `conditions`.
+         */
+        operator?: string;
+        /**
+         * @deprecated
+         * @description Old one-condition form; use `conditions`.
+         */
+        value?: string;
+        /** @description Exactly 2 entries: the block when the conditions hold, then the block when they do not. A wrong count is `next_arity_invalid`. */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * RandomizerBlock
+     * @description The `randomizer` block. Splits runs across its outputs by percentage. It is not a draw: the first run follows the first option,
+     *     and each later run follows the option furthest below its percentage (50 and 50 alternate). Keep the order
+     *     of the options of a randomizer that already ran: it counts choices by position. One output per option.
+     */
+    RandomizerBlock: {
+      /**
+       * @description The block type: `randomizer`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'randomizer';
+      data: {
+        /**
+         * @description 2 to 20 options, with non-negative percentages summing to 100 (the sum is checked by validation:
+         *     `randomizer_options_invalid`).
+         */
+        options: {
+          /** @description Optional, editor-only. */
+          id?: string;
+          /** @description The share of runs that follow this option, 0 to 100. */
+          percentage: number;
+        }[];
+        /** @description One entry per option, in the order of `options` (checked by validation: `next_arity_invalid`). */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * SleepBlock
+     * @description The `sleep` block. Waits, then continues. A message after the wait is delivered only if the contact's 24-hour window is still
+     *     open, except the first message of a comment-started run. 1 output, followed after the wait.
+     */
+    SleepBlock: {
+      /**
+       * @description The block type: `sleep`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'sleep';
+      data: {
+        /** @description The wait in seconds, 1 to 82800 (23 hours). */
+        seconds: number;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * StartBlock
+     * @description The `start` block. Starts another automation for the same contact on the same channel. If the target is not published there
+     *     (paused, in trash, on another channel) the run ends at this block, in both `parallel` modes; validation
+     *     only warns (`start_workflow_not_found`, `start_workflow_deleted`, `start_workflow_unpublished`,
+     *     `start_workflow_other_channel`). 1 output.
+     */
+    StartBlock: {
+      /**
+       * @description The block type: `start`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'start';
+      data: {
+        /**
+         * Format: uuid
+         * @description An automation published on the same channel (same connection).
+         */
+        workflow_id: string;
+        /** @description `true`: start it and continue at once. `false`: wait for it to finish, then continue. */
+        parallel: boolean;
+        /**
+         * @description Optional. Seconds to wait before starting it, 0 to 82800.
+         * @default 0
+         */
+        delay_seconds?: number;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * InvokeBlock
+     * @description The `invoke` block. Sends an HTTP request to an external system. 2 outputs: success (a 2xx answer), failure (anything
+     *     else). The run waits for the call without holding anything; the step shows `call` (method, host,
+     *     status, attempts, duration and the first 500 characters of the answer, secrets masked).
+     *
+     *     **The request.** Headers the service sends: `User-Agent: Service-Automations/1.0`; `Idempotency-Key:
+     *     <run_id>:<step>` (the run's id and the step's number in the run: the same on every attempt of one
+     *     call, so the receiver can recognise a repeat); `Content-Type: application/json` when `data` is set and
+     *     `headers` has no `Content-Type`. A header of `headers` replaces the service's of the same name, but
+     *     `Host`, `Content-Length`, `Connection`, `Transfer-Encoding` and `Idempotency-Key` are the service's
+     *     own. A control character that a variable brings into a header value becomes a space.
+     *
+     *     **Attempts.** Each attempt waits up to 60 seconds for the whole answer and follows up to 5 redirects
+     *     (301, 302 and 303 after a POST, and 303 always, continue as a GET without the body; 307 and 308 keep
+     *     the method and body); a 6th redirect fails the call (`too_many_redirects`). A 429, a 5xx, a timeout or
+     *     a network error is tried again (about 2 s, then 8 s later), at most 3 attempts in all, so the
+     *     receiver must tolerate repeats; any other answer is final at once.
+     *
+     *     **Addresses.** `http` and `https` on any port. Private, loopback, link-local, shared, multicast and
+     *     reserved addresses are refused (`unsafe_target`, the failure output), checked on the address the
+     *     request actually connects to, at every redirect. An endpoint that is not an http or https address
+     *     takes the failure output without a request (`invalid_endpoint`).
+     *
+     *     **Secrets.** Variables `secret.<name>` work only in `headers` and `data`, and only toward a host that
+     *     is exactly the secret's domain: a redirect to another host sends them empty, and anywhere else
+     *     (the endpoint, other blocks) they become empty. A secret's value never shows in the run, its events,
+     *     the logs or the audit log.
+     */
+    InvokeBlock: {
+      /**
+       * @description The block type: `invoke`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'invoke';
+      data: {
+        /**
+         * @description The HTTP method.
+         * @enum {string}
+         */
+        method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+        /**
+         * @description The http or https address, variables allowed.
+         * @example https://crm.example.com/leads?ig={contact.alias}
+         */
+        endpoint: string;
+        /** @description Optional request headers, variables and secrets allowed. */
+        headers?: {
+          /** @description The header name, 1 to 100 characters. */
+          name: string;
+          /**
+           * @description The header value, 1 to 1000 characters, variables and secrets allowed.
+           * @example Bearer {secret.crm_token}
+           */
+          value: string;
+        }[];
+        /**
+         * @description Optional request body text, variables and secrets allowed. Without a `Content-Type` header it goes
+         *     as `application/json`. In a JSON body, text variables enter already escaped but without quotes:
+         *     write the quotes in the body.
+         * @example {"email": "{email}", "name": "{contact.name}"}
+         */
+        data?: string;
+        /**
+         * @description Optional. Copies the first match of each path in a successful JSON response into a contact field.
+         *     A 0, false or empty result is not copied.
+         */
+        fields?: {
+          /**
+           * @description A JSONPath into the response, 1 to 500 characters.
+           * @example $.customer.plan
+           */
+          path: string;
+          /**
+           * @description The key of an existing custom field that receives the value, 1 to 50 characters
+           *     (`custom_field_not_found` otherwise).
+           */
+          name: string;
+        }[];
+        /** @description Exactly 2 entries: the block after a 2xx answer, then the block after anything else. A wrong count is `next_arity_invalid`. */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * SheetsBlock
+     * @description The `sheets` block. Appends, updates or deletes a row of a spreadsheet of a connected spreadsheet provider. The API lists no
+     *     provider accounts or spreadsheets: build the block in the console and read it back. Values accept
+     *     variables, `$input`, `$timestamp` (as the entire value) and `{contact.tag.<slug>}`, which becomes `true`
+     *     or `false` by whether the contact has the tag (slug: lowercase, accents removed, other runs of characters
+     *     replaced by a hyphen, up to 50 characters, with a possible numeric suffix). A value starting with `=`,
+     *     `+`, `-` or `@` is written as text, never as a formula. Validation does not check the spreadsheet.
+     *     1 output, followed when the row was written (or when `update` or `delete` found no row to act on). A
+     *     block that cannot write (a value that is not text, a spreadsheet account that is unknown or
+     *     disconnected, a spreadsheet or tab it lacks) fails its step and the run ends `stopped`. Starting an
+     *     automation through `POST …/runs` needs the spreadsheet account of every sheets block reachable from
+     *     `root` connected. `{contact.tag.<slug>}` is known only in this block: elsewhere it is an unknown
+     *     variable (empty text). Of the account's tags sharing a slug the oldest has it bare and each later one
+     *     takes `-2`, `-3`, …; a slug no tag has reads `false`.
+     */
+    SheetsBlock: {
+      /**
+       * @description The block type: `sheets`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'sheets';
+      data: {
+        /** @description The connected provider account. */
+        sheets_external_id: string;
+        /** @description The spreadsheet. */
+        spreadsheet_id: string;
+        /** @description Optional. Editor label of the spreadsheet. */
+        spreadsheet_name?: string;
+        /** @description The tab (sheet) of the spreadsheet. */
+        tab_title: string;
+        /**
+         * @description `append` adds a row. `update` rewrites the whole first matching row (columns missing from `values`
+         *     and empty results end up empty). `upsert` updates the first match without clearing cells whose
+         *     value is empty, or appends when nothing matches. `delete` removes the first match.
+         * @enum {string}
+         */
+        operation: 'append' | 'update' | 'upsert' | 'delete';
+        /**
+         * @description Optional. Matches the first row where every column equals its value exactly; used by `update`,
+         *     `upsert` and `delete`. Without a match, or with an empty list, they act on the first data row, so
+         *     always send a match.
+         */
+        match?: {
+          /** @description A column title (row 1 of the tab). */
+          column: string;
+          /**
+           * @description The value the column must equal, variables allowed; `$input` or `$timestamp` as the entire
+           *     value.
+           */
+          value: string;
+        }[];
+        /**
+         * @description Optional. Column title (row 1 of the tab) to value. A column the tab lacks is ignored. Values must
+         *     be strings: validation accepts other JSON values, but then the block fails when the run happens.
+         */
+        values?: {
+          [key: string]: unknown;
+        };
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * MultichannelBlock
+     * @description The `multichannel` block. Continues with the same person on another connected channel. Ids of channels are editor-only. Validation
+     *     does not check the connections beyond the rules below. One output per channel, plus one.
+     *
+     *     A channel can receive when its connection is the account's and connected (a removed one is skipped), the
+     *     person has a contact there that is not blocked from automations nor paused, and that contact's 24-hour
+     *     window is open, checked only when the channel's branch sends. A run always belongs to one contact: on the
+     *     run's own contact the run follows the channel's output; on another contact of the person a run of its own
+     *     begins at that output's block (same automation and version, its own `workflow_run.ended`) and this run
+     *     ends `completed` at the block. When no channel can receive, the run follows the last output.
+     */
+    MultichannelBlock: {
+      /**
+       * @description The block type: `multichannel`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'multichannel';
+      data: {
+        /**
+         * @description `first`: follow the first listed channel where the contact can receive. `all`: start one run on each
+         *     channel that can receive. Missing: `multichannel_mode_missing`.
+         * @enum {string}
+         */
+        mode: 'first' | 'all';
+        /**
+         * @description 1 to 10 channels, without repeated connections (checked by validation:
+         *     `multichannel_channels_invalid`).
+         */
+        channels: {
+          /** @description Optional, editor-only. */
+          id?: string;
+          /**
+           * @description The channel type of the connection.
+           * @enum {string}
+           */
+          provider: 'instagram' | 'whatsapp';
+          /** @description A connection of the account, from `GET /v1/connections`. */
+          connection_id: string;
+        }[];
+        /**
+         * @description One entry per channel, in the order of `channels`, plus a last one followed when no channel can
+         *     receive (checked by validation: `next_arity_invalid`).
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * PauseAutomationsBlock
+     * @description The `pause-automations` block. Pauses automations for the contact for a while and ends the run. Its 1 output is never followed: send
+     *     `[null]`.
+     */
+    PauseAutomationsBlock: {
+      /**
+       * @description The block type: `pause-automations`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'pause-automations';
+      data: {
+        /** @description How long automations stay paused for the contact, 1 to 52034400 minutes. */
+        minutes: number;
+        /** @description Always `[null]`: the output is never followed. */
+        next: null[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * CommentBlock
+     * @description The `comment` block. A note in the editor. It does nothing when the run passes through it. 1 output.
+     */
+    CommentBlock: {
+      /**
+       * @description The block type: `comment`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'comment';
+      data: {
+        /** @description Optional. The note. */
+        text?: string;
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * BlankBlock
+     * @description The `blank` block. An empty block. It does nothing. Its output is optional: omit `next` or send 1 entry, never `[]`.
+     */
+    BlankBlock: {
+      /**
+       * @description The block type: `blank`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'blank';
+      data: {
+        /**
+         * @description Optional: omit the field for no output, or send exactly 1 entry. `[]` is not allowed (a block
+         *     without output omits `next`), like any other wrong count: `next_arity_invalid`.
+         */
+        next?: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * UnsupportedBlock
+     * @description The `unsupported` block. A step imported from another tool that was not converted. It does nothing. `data` holds the original
+     *     content besides `next`: send it back exactly as read. 1 output.
+     */
+    UnsupportedBlock: {
+      /**
+       * @description The block type: `unsupported`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      type: 'unsupported';
+      data: {
+        /**
+         * @description Exactly 1 entry: the id of the next block, or null to end the run there (a final block has `[null]`,
+         *     never `[]`). A wrong count is `next_arity_invalid`; an id that is not a block of the graph is
+         *     `node_not_found`.
+         */
+        next: (string | null)[];
+      };
+      /**
+       * @description Editor-only: where the editor draws the block. When missing, the service computes one. Keep positions
+       *     when you send back a graph you read. Positions count toward the 256 KiB graph size.
+       */
+      position?: {
+        /** @description Horizontal coordinate in the editor canvas. */
+        x: number;
+        /** @description Vertical coordinate in the editor canvas. */
+        y: number;
+      };
+      /** @description Editor-only. The editor group that holds the block. The service ignores it and returns it as received. */
+      group_id?: string | null;
+      /**
+       * @description Editor-only. The kind of media the editor shows on the block (such as image, video, audio or document).
+       *     The service ignores it and returns it as received; what is sent depends on the upload or address.
+       */
+      media_kind?: string | null;
+    };
+    /**
+     * WorkflowNodeInput
+     * @description One block of a graph you send (create, update, validate): one schema per block type of the block catalog
+     *     (`GET /v1/workflow-graph-schema`), chosen by `type`. Each is closed: a block type or a field the catalog does
+     *     not define is refused.
+     *
+     *     The request's format check (400) looks only at the JSON types of `type`, `data` and `position`; the rest is
+     *     checked by the service against the current catalog: `422 invalid_graph` (`context.errors`) on create and
+     *     update, items of the result on validation.
+     *
+     *     **Blocks you read but do not know.** What you read (`WorkflowNode`) stays open: block types and fields added
+     *     to the catalog after your SDK was generated read back as stored (Part B rule 8). Send such a block back exactly
+     *     as you read it: the service checks blocks against its current catalog, not against this description, and
+     *     accepts it. A typed SDK generated before the catalog grew has no type for it: generate the SDK again from the
+     *     current description (the catalog only grows), or pass the block you read through your language's untyped value
+     *     (in TypeScript, the `WorkflowNode` you read, converted with `as unknown as WorkflowNodeInput`).
+     */
+    WorkflowNodeInput:
+      | components['schemas']['RootBlock']
+      | components['schemas']['MessageBlock']
+      | components['schemas']['QuestionBlock']
+      | components['schemas']['MediaBlock']
+      | components['schemas']['ButtonsBlock']
+      | components['schemas']['CardsBlock']
+      | components['schemas']['TagsBlock']
+      | components['schemas']['DataBlock']
+      | components['schemas']['MathBlock']
+      | components['schemas']['ConditionalBlock']
+      | components['schemas']['RandomizerBlock']
+      | components['schemas']['SleepBlock']
+      | components['schemas']['StartBlock']
+      | components['schemas']['InvokeBlock']
+      | components['schemas']['SheetsBlock']
+      | components['schemas']['MultichannelBlock']
+      | components['schemas']['PauseAutomationsBlock']
+      | components['schemas']['CommentBlock']
+      | components['schemas']['BlankBlock']
+      | components['schemas']['UnsupportedBlock'];
     /**
      * WorkflowGraphInput
      * @description The blocks of the automation. Sent whole: on update the graph replaces the previous one, and a block left
      *     out is deleted.
      *
-     *     The format check (400) only looks at this outer shape. The blocks themselves are checked against the block
-     *     catalog (`GET /v1/workflow-graph-schema`) by the service, which answers `422 invalid_graph` with
-     *     `context.errors` (items with `code`, `node_id` and `path`) for a problem of format, size, ids, root,
-     *     outputs or account resources.
+     *     Each block is typed by the block catalog (`WorkflowNodeInput`: one schema per block type). The format check
+     *     (400) only looks at the JSON types of a block's `type`, `data` and `position`. The blocks themselves are
+     *     checked against the block catalog (`GET /v1/workflow-graph-schema`) by the service, which answers
+     *     `422 invalid_graph` with `context.errors` (items with `code`, `node_id` and `path`) for a problem of format,
+     *     size, ids, root, outputs or account resources. Send back block types and fields you read but do not know
+     *     exactly as read (see `WorkflowNodeInput`).
      *
      *     Rules:
      *     1. Exactly one start: a block with id `root` and type `root`.
@@ -5517,7 +7204,9 @@ export interface components {
      *     position the service computes one. Keep the positions you read when you send a graph back.
      */
     WorkflowNodePosition: {
+      /** @description Horizontal coordinate in the editor canvas. */
       x: number;
+      /** @description Vertical coordinate in the editor canvas. */
       y: number;
     };
     /**
@@ -5555,7 +7244,10 @@ export interface components {
      *     they started with. The `ETag` response header carries `revision`.
      */
     Workflow: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation id.
+       */
       id: string;
       /** @description 1 to 128 characters. */
       title: string;
@@ -5696,8 +7388,12 @@ export interface components {
       keywords?: string[];
       /** @description `start_workflow_deleted`, `start_workflow_unpublished`, `start_workflow_other_channel`: the targeted automation with its title. */
       workflows?: {
-        /** Format: uuid */
+        /**
+         * Format: uuid
+         * @description The automation id.
+         */
         id: string;
+        /** @description The automation's title. */
         title: string;
       }[];
     };
@@ -5706,12 +7402,19 @@ export interface components {
      * @description `422` `invalid_graph`: The graph does not follow the contract (format, size, ids, root, outputs or account resources).
      */
     InvalidGraphError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_graph';
         /** @description The problems found, with `node_id` and `path`. */
         errors: components['schemas']['ValidationIssue'][];
@@ -5722,12 +7425,19 @@ export interface components {
      * @description `422` `invalid_channel`: The channel cannot be bound.
      */
     InvalidChannelError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_channel';
         /**
          * @description `required`: whatsapp without `connection_id`; `not_found`: no such connection in the account; `type_mismatch`: the connection is of another channel.
@@ -5741,12 +7451,19 @@ export interface components {
      * @description `422` `invalid_trigger`: The trigger is not coherent.
      */
     InvalidTriggerError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_trigger';
         /**
          * @description The validation code of the first problem found.
@@ -5759,6 +7476,18 @@ export interface components {
         reason: string;
       };
     };
+    /**
+     * WorkflowDefinitionInvalidError
+     * @description The `422` answer of `POST /v1/workflows` and `PATCH /v1/workflows/{workflowId}`: `invalid_graph`,
+     *     `invalid_channel`, `invalid_trigger`, `folder_not_found` or `idempotency_key_reused`. Tell them apart by
+     *     `context.code`; see each envelope for when it happens.
+     */
+    WorkflowDefinitionInvalidError:
+      | components['schemas']['InvalidGraphError']
+      | components['schemas']['InvalidChannelError']
+      | components['schemas']['InvalidTriggerError']
+      | components['schemas']['FolderNotFoundError']
+      | components['schemas']['IdempotencyKeyReusedError'];
     /**
      * WorkflowValidateRequest
      * @description A definition to check without saving it: only `channel`, `trigger` and `graph`, all required. `title`,
@@ -5792,7 +7521,10 @@ export interface components {
        * @description The deleted automation.
        */
       id: string;
-      /** @constant */
+      /**
+       * @description Always true.
+       * @constant
+       */
       deleted: true;
     };
     /**
@@ -5800,12 +7532,19 @@ export interface components {
      * @description `412` `version_conflict`: `If-Match` is not the current revision: read again and redo the change.
      */
     VersionConflictError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'version_conflict';
         /** @description The automation's current revision. */
         current_revision: number;
@@ -5836,26 +7575,49 @@ export interface components {
      * @description `409` `workflow_published`: The change needs an unpublished automation (such as a channel change): unpublish first.
      */
     WorkflowPublishedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'workflow_published';
       };
     };
+    /**
+     * UpdateWorkflowConflictError
+     * @description The `409` answer of `PATCH /v1/workflows/{workflowId}`: `workflow_published`, `idempotency_in_progress` or
+     *     `outcome_unknown`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    UpdateWorkflowConflictError:
+      | components['schemas']['WorkflowPublishedError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
     /**
      * precondition_required
      * @description `428` `precondition_required`: A change without the `If-Match` header.
      */
     PreconditionRequiredError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'precondition_required';
       };
     };
@@ -5880,26 +7642,49 @@ export interface components {
      * @description `409` `workflow_changed`: The draft kept changing during a publish without `If-Match`.
      */
     WorkflowChangedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'workflow_changed';
       };
     };
+    /**
+     * PublishWorkflowConflictError
+     * @description The `409` answer of `POST /v1/workflows/{workflowId}/publish`: `workflow_changed`, `idempotency_in_progress`
+     *     or `outcome_unknown`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    PublishWorkflowConflictError:
+      | components['schemas']['WorkflowChangedError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
     /**
      * workflow_invalid
      * @description `422` `workflow_invalid`: The publish checks refused the automation.
      */
     WorkflowInvalidError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'workflow_invalid';
         /** @description The validation errors. */
         errors: components['schemas']['ValidationIssue'][];
@@ -5910,28 +7695,53 @@ export interface components {
      * @description `422` `workflow_not_publishable`: The engine refused the compiled automation.
      */
     WorkflowNotPublishableError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'workflow_not_publishable';
         /** @description The engine's reason, for humans. */
         details: string;
       };
     };
     /**
+     * PublishWorkflowInvalidError
+     * @description The `422` answer of `POST /v1/workflows/{workflowId}/publish`: `workflow_invalid`, `workflow_not_publishable`
+     *     or `idempotency_key_reused`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    PublishWorkflowInvalidError:
+      | components['schemas']['WorkflowInvalidError']
+      | components['schemas']['WorkflowNotPublishableError']
+      | components['schemas']['IdempotencyKeyReusedError'];
+    /**
      * WorkflowVersionSummary
      * @description A version as the list returns it, without `graph` (read one version to get its graph).
      */
     WorkflowVersionSummary: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The version id.
+       */
       id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation the version belongs to.
+       */
       workflow_id: string;
+      /** @description The version number: 1 for the first publish, then one more per publish. */
       number: number;
+      /** @description The revision of the draft that was published. */
       revision: number;
+      /** @description The automation's title when this version was published. */
       title: string;
       channel: components['schemas']['WorkflowChannel'];
       trigger: components['schemas']['WorkflowTrigger'];
@@ -5942,6 +7752,7 @@ export interface components {
      * @description A page of versions, most recent first.
      */
     WorkflowVersionList: {
+      /** @description The published versions of this page, in the list's order. */
       data: components['schemas']['WorkflowVersionSummary'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -5951,9 +7762,15 @@ export interface components {
      *     creates a new one.
      */
     WorkflowVersion: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The version id.
+       */
       id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation the version belongs to.
+       */
       workflow_id: string;
       /** @description 1 for the first publish of the automation, then one more for each publish. */
       number: number;
@@ -5989,25 +7806,47 @@ export interface components {
      * @description A run as the list returns it, without its steps (read one run to get them).
      */
     WorkflowRunSummary: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The run id.
+       */
       id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation that runs.
+       */
       workflow_id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The published version that runs.
+       */
       version_id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The contact the run is for.
+       */
       contact_id: string;
+      /** @description The channel and connection the run sends on. */
       channel: {
         type: components['schemas']['ChannelType'];
-        /** Format: uuid */
+        /**
+         * Format: uuid
+         * @description The connection the run sends through.
+         */
         connection_id: string;
       };
-      /** @enum {string} */
+      /**
+       * @description What started the run: a trigger, the API, the console or another automation.
+       * @enum {string}
+       */
       source: 'trigger' | 'api' | 'console' | 'workflow';
       status: components['schemas']['WorkflowRunStatus'];
       created_at: components['schemas']['Timestamp'];
       updated_at: components['schemas']['Timestamp'];
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description When the run ended, or null while it runs or waits.
+       */
       ended_at: string | null;
     };
     /**
@@ -6015,6 +7854,7 @@ export interface components {
      * @description A page of runs, most recent first.
      */
     WorkflowRunList: {
+      /** @description The runs of this page, in the list's order. */
       data: components['schemas']['WorkflowRunSummary'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -6036,11 +7876,20 @@ export interface components {
      *     with the `workflow_run.ended` event.
      */
     WorkflowRunStarted: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The run id.
+       */
       id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation that runs.
+       */
       workflow_id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The contact the run is for.
+       */
       contact_id: string;
       /**
        * @description Always `queued` in this answer.
@@ -6054,12 +7903,19 @@ export interface components {
      * @description `409` `workflow_not_published`: A run was requested for an unpublished automation.
      */
     WorkflowNotPublishedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'workflow_not_published';
       };
     };
@@ -6068,12 +7924,19 @@ export interface components {
      * @description `409` `run_in_progress`: The contact is in the middle of a run of this automation.
      */
     RunInProgressError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'run_in_progress';
       };
     };
@@ -6082,26 +7945,52 @@ export interface components {
      * @description `409` `contact_automations_paused`: The account paused automations for the contact.
      */
     ContactAutomationsPausedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'contact_automations_paused';
       };
     };
+    /**
+     * StartWorkflowRunConflictError
+     * @description The `409` answer of `POST /v1/workflows/{workflowId}/runs`: `workflow_not_published`, `run_in_progress`,
+     *     `contact_automations_paused`, `idempotency_in_progress` or `outcome_unknown`. Tell them apart by
+     *     `context.code`; see each envelope for when it happens.
+     */
+    StartWorkflowRunConflictError:
+      | components['schemas']['WorkflowNotPublishedError']
+      | components['schemas']['RunInProgressError']
+      | components['schemas']['ContactAutomationsPausedError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
     /**
      * channel_disconnected
      * @description `422` `channel_disconnected`: The automation's channel is not connected.
      */
     RunChannelDisconnectedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'channel_disconnected';
         /**
          * Format: uuid
@@ -6115,12 +8004,19 @@ export interface components {
      * @description `422` `contact_not_on_channel`: The contact never came through the automation's channel.
      */
     ContactNotOnChannelError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'contact_not_on_channel';
         /**
          * Format: uuid
@@ -6134,12 +8030,19 @@ export interface components {
      * @description `422` `messaging_window_closed`: The automation sends messages and the contact's 24-hour window on that channel is closed.
      */
     RunMessagingWindowClosedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'messaging_window_closed';
         /**
          * Format: date-time
@@ -6153,12 +8056,19 @@ export interface components {
      * @description `422` `integration_disconnected`: An integration the automation uses is not connected.
      */
     IntegrationDisconnectedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'integration_disconnected';
         /**
          * @description The kind of integration.
@@ -6168,19 +8078,45 @@ export interface components {
       };
     };
     /**
+     * StartWorkflowRunInvalidError
+     * @description The `422` answer of `POST /v1/workflows/{workflowId}/runs`: `channel_disconnected`, `contact_not_on_channel`,
+     *     `messaging_window_closed`, `integration_disconnected` or `idempotency_key_reused`. Tell them apart by
+     *     `context.code`; see each envelope for when it happens.
+     */
+    StartWorkflowRunInvalidError:
+      | components['schemas']['RunChannelDisconnectedError']
+      | components['schemas']['ContactNotOnChannelError']
+      | components['schemas']['RunMessagingWindowClosedError']
+      | components['schemas']['IntegrationDisconnectedError']
+      | components['schemas']['IdempotencyKeyReusedError'];
+    /**
      * run_limit_reached
      * @description `429` `run_limit_reached`: The per-contact hourly run limit of the automation is reached.
      */
     RunLimitReachedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'run_limit_reached';
       };
     };
+    /**
+     * StartWorkflowRunRateLimitedError
+     * @description The `429` answer of `POST /v1/workflows/{workflowId}/runs`: `rate_limited` or `run_limit_reached`. Tell them
+     *     apart by `context.code`; see each envelope for when it happens.
+     */
+    StartWorkflowRunRateLimitedError:
+      components['schemas']['RateLimitedError'] | components['schemas']['RunLimitReachedError'];
     /**
      * WorkflowRunStep
      * @description One run of one block. A block that runs several times in one run (a `next` going back) has one step each
@@ -6252,7 +8188,10 @@ export interface components {
        *     that is not an http or https address).
        */
       call?: {
-        /** @example POST */
+        /**
+         * @description The HTTP method of the call.
+         * @example POST
+         */
         method: string;
         /**
          * @description The host of the endpoint as rendered (not of a redirect).
@@ -6288,9 +8227,15 @@ export interface components {
      *     `steps` covers the run's most recent stretches; `steps_truncated` is true when older steps were left out.
      */
     WorkflowRun: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The run id.
+       */
       id: string;
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The automation that runs.
+       */
       workflow_id: string;
       /**
        * Format: uuid
@@ -6305,7 +8250,10 @@ export interface components {
       /** @description The channel and connection the run works on. */
       channel: {
         type: components['schemas']['ChannelType'];
-        /** Format: uuid */
+        /**
+         * Format: uuid
+         * @description The connection the run sends through.
+         */
         connection_id: string;
       };
       /**
@@ -6340,7 +8288,10 @@ export interface components {
      * @description A folder that organizes automations. Folders nest; names need not be unique.
      */
     Folder: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The folder id.
+       */
       id: string;
       /**
        * @description What the folder holds. `workflow` is the only value so far; tolerate others.
@@ -6362,6 +8313,7 @@ export interface components {
      * @description A page of folders of every level, oldest first.
      */
     FolderList: {
+      /** @description The folders of this page, in the list's order. */
       data: components['schemas']['Folder'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -6383,6 +8335,15 @@ export interface components {
       parent_id?: string | null;
     };
     /**
+     * CreateFolderInvalidError
+     * @description The `422` answer of `POST /v1/folders`: `invalid_name`, `folder_not_found` or `idempotency_key_reused`. Tell
+     *     them apart by `context.code`; see each envelope for when it happens.
+     */
+    CreateFolderInvalidError:
+      | components['schemas']['InvalidNameError']
+      | components['schemas']['FolderNotFoundError']
+      | components['schemas']['IdempotencyKeyReusedError'];
+    /**
      * DeletedFolder
      * @description The answer to a folder deletion.
      */
@@ -6392,7 +8353,10 @@ export interface components {
        * @description The deleted folder.
        */
       id: string;
-      /** @constant */
+      /**
+       * @description Always true.
+       * @constant
+       */
       deleted: true;
       /** @description Every folder deleted, the folder itself first, then its subfolders of every level. */
       deleted_folder_ids: string[];
@@ -6417,22 +8381,43 @@ export interface components {
      * @description `422` `invalid_parent`: A folder cannot go inside itself or one of its subfolders.
      */
     InvalidParentError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_parent';
       };
     };
+    /**
+     * UpdateFolderInvalidError
+     * @description The `422` answer of `PATCH /v1/folders/{folderId}`: `invalid_name`, `invalid_parent`, `folder_not_found` or
+     *     `idempotency_key_reused`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    UpdateFolderInvalidError:
+      | components['schemas']['InvalidNameError']
+      | components['schemas']['InvalidParentError']
+      | components['schemas']['FolderNotFoundError']
+      | components['schemas']['IdempotencyKeyReusedError'];
     /**
      * RepliesListSummary
      * @description A reply list as the list route returns it, with `reply_count` instead of `replies`.
      */
     RepliesListSummary: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The reply list id.
+       */
       id: string;
+      /** @description The reply list's name, unique in the account. */
       name: string;
       /** @description How many replies the list holds. */
       reply_count: number;
@@ -6444,6 +8429,7 @@ export interface components {
      * @description A page of reply lists, oldest first.
      */
     RepliesListPage: {
+      /** @description The reply lists of this page, in the list's order. */
       data: components['schemas']['RepliesListSummary'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -6469,7 +8455,10 @@ export interface components {
      *     names the list (`trigger.replies_list_id`), one picked at random per comment.
      */
     RepliesList: {
-      /** Format: uuid */
+      /**
+       * Format: uuid
+       * @description The reply list id.
+       */
       id: string;
       /** @description 1 to 128 characters, unique in the account ignoring letter case. */
       name: string;
@@ -6483,12 +8472,19 @@ export interface components {
      * @description `409` `replies_list_already_exists`: A reply list already has this name, in any letter case.
      */
     RepliesListAlreadyExistsError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'replies_list_already_exists';
         /**
          * Format: uuid
@@ -6498,21 +8494,48 @@ export interface components {
       };
     };
     /**
+     * RepliesListConflictError
+     * @description The `409` answer of `POST /v1/replies-lists` and `PATCH /v1/replies-lists/{repliesListId}`:
+     *     `replies_list_already_exists`, `idempotency_in_progress` or `outcome_unknown`. Tell them apart by
+     *     `context.code`; see each envelope for when it happens.
+     */
+    RepliesListConflictError:
+      | components['schemas']['RepliesListAlreadyExistsError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
+    /**
      * invalid_reply
      * @description `422` `invalid_reply`: A blank reply.
      */
     InvalidReplyError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_reply';
         /** @description Position of the first blank reply in `replies`, from 0. */
         index: number;
       };
     };
+    /**
+     * RepliesListInvalidError
+     * @description The `422` answer of `POST /v1/replies-lists` and `PATCH /v1/replies-lists/{repliesListId}`: `invalid_name`,
+     *     `invalid_reply` or `idempotency_key_reused`. Tell them apart by `context.code`; see each envelope for when it
+     *     happens.
+     */
+    RepliesListInvalidError:
+      | components['schemas']['InvalidNameError']
+      | components['schemas']['InvalidReplyError']
+      | components['schemas']['IdempotencyKeyReusedError'];
     /**
      * DeletedRepliesList
      * @description The answer to a reply list deletion.
@@ -6523,7 +8546,10 @@ export interface components {
        * @description The deleted list.
        */
       id: string;
-      /** @constant */
+      /**
+       * @description Always true.
+       * @constant
+       */
       deleted: true;
     };
     /**
@@ -6531,12 +8557,19 @@ export interface components {
      * @description `409` `replies_list_in_use`: An automation of the account (draft or published) uses the list.
      */
     RepliesListInUseError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'replies_list_in_use';
         /** @description Up to 50 of the automations using the list. */
         workflow_ids: string[];
@@ -6544,6 +8577,16 @@ export interface components {
         workflow_count: number;
       };
     };
+    /**
+     * DeleteRepliesListConflictError
+     * @description The `409` answer of `DELETE /v1/replies-lists/{repliesListId}`: `replies_list_in_use`,
+     *     `idempotency_in_progress` or `outcome_unknown`. Tell them apart by `context.code`; see each envelope for when
+     *     it happens.
+     */
+    DeleteRepliesListConflictError:
+      | components['schemas']['RepliesListInUseError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
     /**
      * RepliesListUpdate
      * @description The fields to change (`name`, `replies` or both).
@@ -6665,6 +8708,7 @@ export interface components {
      * @description Every endpoint of the account (at most 10), newest first, in one page.
      */
     WebhookEndpointList: {
+      /** @description The endpoints of this page, in the list's order. */
       data: components['schemas']['WebhookEndpoint'][];
       /** @description Always null. The list holds every endpoint in one page. */
       next_cursor: null;
@@ -6701,26 +8745,50 @@ export interface components {
      * @description `403` `api_disabled`: The API was switched off for the account.
      */
     ApiDisabledError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'api_disabled';
       };
     };
+    /**
+     * WebhookForbiddenError
+     * @description The `403` answer of the webhook routes that register, change, test or retry an endpoint: `insufficient_scope`,
+     *     `api_disabled` or a gateway answer (only `message`: the account is suspended or has no API access). A gateway
+     *     answer has no `context`; the others are told apart by `context.code`.
+     */
+    WebhookForbiddenError:
+      | components['schemas']['InsufficientScopeError']
+      | components['schemas']['ApiDisabledError']
+      | components['schemas']['GatewayError'];
     /**
      * webhook_limit_reached
      * @description `409` `webhook_limit_reached`: The account already has the maximum number of endpoints (disabled ones included).
      */
     WebhookLimitReachedError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'webhook_limit_reached';
         /**
          * @description The maximum.
@@ -6730,16 +8798,32 @@ export interface components {
       };
     };
     /**
+     * CreateWebhookConflictError
+     * @description The `409` answer of `POST /v1/webhooks`: `webhook_limit_reached`, `idempotency_in_progress` or
+     *     `outcome_unknown`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    CreateWebhookConflictError:
+      | components['schemas']['WebhookLimitReachedError']
+      | components['schemas']['IdempotencyInProgressError']
+      | components['schemas']['OutcomeUnknownError'];
+    /**
      * invalid_webhook_url
      * @description `422` `invalid_webhook_url`: The URL is not one the service sends to.
      */
     InvalidWebhookUrlError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_webhook_url';
         /**
          * @description `invalid`: not a URL; `https_required`: not https; `credentials`: has user or password; `port`: port other than 443; `unreachable`: the domain does not point to a public address.
@@ -6748,6 +8832,13 @@ export interface components {
         reason: 'invalid' | 'https_required' | 'credentials' | 'port' | 'unreachable';
       };
     };
+    /**
+     * WebhookInvalidError
+     * @description The `422` answer of `POST /v1/webhooks` and `PATCH /v1/webhooks/{webhookId}`: `invalid_webhook_url` or
+     *     `idempotency_key_reused`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    WebhookInvalidError:
+      components['schemas']['InvalidWebhookUrlError'] | components['schemas']['IdempotencyKeyReusedError'];
     /**
      * DeletedWebhook
      * @description The answer to a deletion.
@@ -6758,7 +8849,10 @@ export interface components {
        * @description The deleted endpoint.
        */
       id: string;
-      /** @constant */
+      /**
+       * @description Always true.
+       * @constant
+       */
       deleted: true;
     };
     /**
@@ -6904,6 +8998,7 @@ export interface components {
      * @description A page of deliveries, newest first.
      */
     WebhookDeliveryList: {
+      /** @description The deliveries of this page, in the list's order. */
       data: components['schemas']['WebhookDelivery'][];
       next_cursor: components['schemas']['NextCursor'];
     };
@@ -6912,12 +9007,19 @@ export interface components {
      * @description `409` `webhook_disabled`: A resend to a disabled endpoint: enable it first.
      */
     WebhookDisabledError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'webhook_disabled';
       };
     };
@@ -8021,12 +10123,19 @@ export interface components {
      *     sandbox routes only). `reason` says why.
      */
     InvalidSandboxActionError: {
-      /** @constant */
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
       type: 'error';
       /** @description For humans; may change. Never branch on it. */
       message: string;
+      /** @description What a program reads to handle the error. */
       context: {
-        /** @constant */
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
         code: 'invalid_sandbox_action';
         /**
          * @description What is wrong:
@@ -8452,8 +10561,8 @@ export interface components {
     MessageReceivedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'message.received';
       api_version: components['schemas']['EventApiVersion'];
@@ -8468,8 +10577,8 @@ export interface components {
     CommentReceivedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'comment.received';
       api_version: components['schemas']['EventApiVersion'];
@@ -8484,8 +10593,8 @@ export interface components {
     LiveCommentReceivedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'live_comment.received';
       api_version: components['schemas']['EventApiVersion'];
@@ -8500,8 +10609,8 @@ export interface components {
     MessageSentEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'message.sent';
       api_version: components['schemas']['EventApiVersion'];
@@ -8516,8 +10625,8 @@ export interface components {
     MessageUpdatedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'message.updated';
       api_version: components['schemas']['EventApiVersion'];
@@ -8532,8 +10641,8 @@ export interface components {
     MessageDeletedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'message.deleted';
       api_version: components['schemas']['EventApiVersion'];
@@ -8548,8 +10657,8 @@ export interface components {
     MessageFailedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'message.failed';
       api_version: components['schemas']['EventApiVersion'];
@@ -8564,8 +10673,8 @@ export interface components {
     ContactCreatedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'contact.created';
       api_version: components['schemas']['EventApiVersion'];
@@ -8589,8 +10698,8 @@ export interface components {
     ContactTaggedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'contact.tagged';
       api_version: components['schemas']['EventApiVersion'];
@@ -8614,8 +10723,8 @@ export interface components {
     ContactUntaggedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'contact.untagged';
       api_version: components['schemas']['EventApiVersion'];
@@ -8639,8 +10748,8 @@ export interface components {
     ContactCustomFieldsUpdatedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'contact.custom_fields_updated';
       api_version: components['schemas']['EventApiVersion'];
@@ -8655,8 +10764,8 @@ export interface components {
     WorkflowRunEndedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'workflow_run.ended';
       api_version: components['schemas']['EventApiVersion'];
@@ -8703,8 +10812,8 @@ export interface components {
     LinkClickedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'link.clicked';
       api_version: components['schemas']['EventApiVersion'];
@@ -8719,8 +10828,8 @@ export interface components {
     ConnectionConnectedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'connection.connected';
       api_version: components['schemas']['EventApiVersion'];
@@ -8735,8 +10844,8 @@ export interface components {
     ConnectionDisconnectedEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'connection.disconnected';
       api_version: components['schemas']['EventApiVersion'];
@@ -8762,8 +10871,8 @@ export interface components {
     WebhookTestEvent: {
       id: components['schemas']['EventId'];
       /**
-       * @description The event type (also in the `Service-Event-Type` header).
-       * @constant
+       * @description The event type (also in the `Service-Event-Type` header). (enum property replaced by openapi-typescript)
+       * @enum {string}
        */
       type: 'webhook.test';
       api_version: components['schemas']['EventApiVersion'];
@@ -8856,7 +10965,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['ValidationError'] | components['schemas']['InvalidCursorError'];
+        'application/json': components['schemas']['ListBadRequestError'];
       };
     };
     /**
@@ -8869,7 +10978,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['InsufficientScopeError'] | components['schemas']['GatewayError'];
+        'application/json': components['schemas']['ForbiddenError'];
       };
     };
     /**
@@ -8904,8 +11013,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json':
-          components['schemas']['IdempotencyInProgressError'] | components['schemas']['OutcomeUnknownError'];
+        'application/json': components['schemas']['IdempotencyConflictError'];
       };
     };
     /** @description `idempotency_key_reused`: the `Idempotency-Key` was already used with another request. */
@@ -8989,12 +11097,12 @@ export interface components {
      */
     IfMatchOptional: string;
     /**
-     * @description **Required by the service**, although the format check lets it through: without it the answer is
-     *     `428 precondition_required`. Carries the revision the change is based on, as read from the `ETag` header
-     *     (a quoted number such as `"3"`; the bare number is accepted too). If the automation changed since,
-     *     `412 version_conflict` with `context.current_revision`: read again and redo the change.
+     * @description Required: without it the answer is `428 precondition_required` (not a 400). Carries the revision the
+     *     change is based on, as read from the `ETag` header (a quoted number such as `"3"`; the bare number is
+     *     accepted too). If the automation changed since, `412 version_conflict` with `context.current_revision`:
+     *     read again and redo the change.
      */
-    IfMatch: string;
+    IfMatchRequired: string;
     /** @description The version id. */
     VersionId: string;
     /** @description The run id. */
@@ -9110,6 +11218,7 @@ export interface components {
   };
   pathItems: never;
 }
+export type SchemaWebhookEvent = components['schemas']['WebhookEvent'];
 export type SchemaInternalError = components['schemas']['InternalError'];
 export type SchemaScope = components['schemas']['Scope'];
 export type SchemaTimestamp = components['schemas']['Timestamp'];
@@ -9127,12 +11236,15 @@ export type SchemaContact = components['schemas']['Contact'];
 export type SchemaNextCursor = components['schemas']['NextCursor'];
 export type SchemaContactList = components['schemas']['ContactList'];
 export type SchemaInvalidCursorError = components['schemas']['InvalidCursorError'];
+export type SchemaListBadRequestError = components['schemas']['ListBadRequestError'];
 export type SchemaInsufficientScopeError = components['schemas']['InsufficientScopeError'];
+export type SchemaForbiddenError = components['schemas']['ForbiddenError'];
 export type SchemaInvalidPhoneError = components['schemas']['InvalidPhoneError'];
 export type SchemaCustomFieldValueInput = components['schemas']['CustomFieldValueInput'];
 export type SchemaContactCreateRequest = components['schemas']['ContactCreateRequest'];
 export type SchemaIdempotencyInProgressError = components['schemas']['IdempotencyInProgressError'];
 export type SchemaOutcomeUnknownError = components['schemas']['OutcomeUnknownError'];
+export type SchemaIdempotencyConflictError = components['schemas']['IdempotencyConflictError'];
 export type SchemaPayloadTooLargeError = components['schemas']['PayloadTooLargeError'];
 export type SchemaConsentRequiredError = components['schemas']['ConsentRequiredError'];
 export type SchemaInvalidNameError = components['schemas']['InvalidNameError'];
@@ -9142,15 +11254,22 @@ export type SchemaCustomFieldNotFoundError = components['schemas']['CustomFieldN
 export type SchemaCustomFieldValueIssue = components['schemas']['CustomFieldValueIssue'];
 export type SchemaInvalidCustomFieldValueError = components['schemas']['InvalidCustomFieldValueError'];
 export type SchemaIdempotencyKeyReusedError = components['schemas']['IdempotencyKeyReusedError'];
+export type SchemaCreateContactInvalidError = components['schemas']['CreateContactInvalidError'];
 export type SchemaContactTags = components['schemas']['ContactTags'];
 export type SchemaContactCustomFieldsUpdateRequest = components['schemas']['ContactCustomFieldsUpdateRequest'];
 export type SchemaContactCustomFields = components['schemas']['ContactCustomFields'];
+export type SchemaUpdateContactCustomFieldsInvalidError =
+  components['schemas']['UpdateContactCustomFieldsInvalidError'];
 export type SchemaTag = components['schemas']['Tag'];
 export type SchemaTagList = components['schemas']['TagList'];
 export type SchemaTagCreateRequest = components['schemas']['TagCreateRequest'];
 export type SchemaTagAlreadyExistsError = components['schemas']['TagAlreadyExistsError'];
+export type SchemaCreateTagConflictError = components['schemas']['CreateTagConflictError'];
+export type SchemaTagInvalidError = components['schemas']['TagInvalidError'];
 export type SchemaTagInUseError = components['schemas']['TagInUseError'];
+export type SchemaDeleteTagConflictError = components['schemas']['DeleteTagConflictError'];
 export type SchemaTagUpdateRequest = components['schemas']['TagUpdateRequest'];
+export type SchemaUpdateTagConflictError = components['schemas']['UpdateTagConflictError'];
 export type SchemaTaggedContact = components['schemas']['TaggedContact'];
 export type SchemaTaggedContactList = components['schemas']['TaggedContactList'];
 export type SchemaCustomFieldOption = components['schemas']['CustomFieldOption'];
@@ -9203,9 +11322,12 @@ export type SchemaContactBlockedError = components['schemas']['ContactBlockedErr
 export type SchemaConversationNotOwnedError = components['schemas']['ConversationNotOwnedError'];
 export type SchemaRecipientUnavailableError = components['schemas']['RecipientUnavailableError'];
 export type SchemaProviderRejectedError = components['schemas']['ProviderRejectedError'];
+export type SchemaSendMessageInvalidError = components['schemas']['SendMessageInvalidError'];
 export type SchemaProviderThrottledError = components['schemas']['ProviderThrottledError'];
+export type SchemaSendMessageRateLimitedError = components['schemas']['SendMessageRateLimitedError'];
 export type SchemaSendOutcomeUnknownError = components['schemas']['SendOutcomeUnknownError'];
 export type SchemaProviderUnavailableError = components['schemas']['ProviderUnavailableError'];
+export type SchemaSendMessageUnavailableError = components['schemas']['SendMessageUnavailableError'];
 export type SchemaCreateMediaRequest = components['schemas']['CreateMediaRequest'];
 export type SchemaMedia = components['schemas']['Media'];
 export type SchemaWorkflowGraphSchema = components['schemas']['WorkflowGraphSchema'];
@@ -9218,6 +11340,26 @@ export type SchemaWorkflowList = components['schemas']['WorkflowList'];
 export type SchemaFolderNotFoundError = components['schemas']['FolderNotFoundError'];
 export type SchemaWorkflowChannelInput = components['schemas']['WorkflowChannelInput'];
 export type SchemaWorkflowTriggerInput = components['schemas']['WorkflowTriggerInput'];
+export type SchemaRootBlock = components['schemas']['RootBlock'];
+export type SchemaMessageBlock = components['schemas']['MessageBlock'];
+export type SchemaQuestionBlock = components['schemas']['QuestionBlock'];
+export type SchemaMediaBlock = components['schemas']['MediaBlock'];
+export type SchemaButtonsBlock = components['schemas']['ButtonsBlock'];
+export type SchemaCardsBlock = components['schemas']['CardsBlock'];
+export type SchemaTagsBlock = components['schemas']['TagsBlock'];
+export type SchemaDataBlock = components['schemas']['DataBlock'];
+export type SchemaMathBlock = components['schemas']['MathBlock'];
+export type SchemaConditionalBlock = components['schemas']['ConditionalBlock'];
+export type SchemaRandomizerBlock = components['schemas']['RandomizerBlock'];
+export type SchemaSleepBlock = components['schemas']['SleepBlock'];
+export type SchemaStartBlock = components['schemas']['StartBlock'];
+export type SchemaInvokeBlock = components['schemas']['InvokeBlock'];
+export type SchemaSheetsBlock = components['schemas']['SheetsBlock'];
+export type SchemaMultichannelBlock = components['schemas']['MultichannelBlock'];
+export type SchemaPauseAutomationsBlock = components['schemas']['PauseAutomationsBlock'];
+export type SchemaCommentBlock = components['schemas']['CommentBlock'];
+export type SchemaBlankBlock = components['schemas']['BlankBlock'];
+export type SchemaUnsupportedBlock = components['schemas']['UnsupportedBlock'];
 export type SchemaWorkflowNodeInput = components['schemas']['WorkflowNodeInput'];
 export type SchemaWorkflowGraphInput = components['schemas']['WorkflowGraphInput'];
 export type SchemaWorkflowCreate = components['schemas']['WorkflowCreate'];
@@ -9229,17 +11371,21 @@ export type SchemaValidationIssue = components['schemas']['ValidationIssue'];
 export type SchemaInvalidGraphError = components['schemas']['InvalidGraphError'];
 export type SchemaInvalidChannelError = components['schemas']['InvalidChannelError'];
 export type SchemaInvalidTriggerError = components['schemas']['InvalidTriggerError'];
+export type SchemaWorkflowDefinitionInvalidError = components['schemas']['WorkflowDefinitionInvalidError'];
 export type SchemaWorkflowValidateRequest = components['schemas']['WorkflowValidateRequest'];
 export type SchemaValidationResult = components['schemas']['ValidationResult'];
 export type SchemaDeletedWorkflow = components['schemas']['DeletedWorkflow'];
 export type SchemaVersionConflictError = components['schemas']['VersionConflictError'];
 export type SchemaWorkflowUpdate = components['schemas']['WorkflowUpdate'];
 export type SchemaWorkflowPublishedError = components['schemas']['WorkflowPublishedError'];
+export type SchemaUpdateWorkflowConflictError = components['schemas']['UpdateWorkflowConflictError'];
 export type SchemaPreconditionRequiredError = components['schemas']['PreconditionRequiredError'];
 export type SchemaWorkflowValidationResult = components['schemas']['WorkflowValidationResult'];
 export type SchemaWorkflowChangedError = components['schemas']['WorkflowChangedError'];
+export type SchemaPublishWorkflowConflictError = components['schemas']['PublishWorkflowConflictError'];
 export type SchemaWorkflowInvalidError = components['schemas']['WorkflowInvalidError'];
 export type SchemaWorkflowNotPublishableError = components['schemas']['WorkflowNotPublishableError'];
+export type SchemaPublishWorkflowInvalidError = components['schemas']['PublishWorkflowInvalidError'];
 export type SchemaWorkflowVersionSummary = components['schemas']['WorkflowVersionSummary'];
 export type SchemaWorkflowVersionList = components['schemas']['WorkflowVersionList'];
 export type SchemaWorkflowVersion = components['schemas']['WorkflowVersion'];
@@ -9251,28 +11397,36 @@ export type SchemaWorkflowRunStarted = components['schemas']['WorkflowRunStarted
 export type SchemaWorkflowNotPublishedError = components['schemas']['WorkflowNotPublishedError'];
 export type SchemaRunInProgressError = components['schemas']['RunInProgressError'];
 export type SchemaContactAutomationsPausedError = components['schemas']['ContactAutomationsPausedError'];
+export type SchemaStartWorkflowRunConflictError = components['schemas']['StartWorkflowRunConflictError'];
 export type SchemaRunChannelDisconnectedError = components['schemas']['RunChannelDisconnectedError'];
 export type SchemaContactNotOnChannelError = components['schemas']['ContactNotOnChannelError'];
 export type SchemaRunMessagingWindowClosedError = components['schemas']['RunMessagingWindowClosedError'];
 export type SchemaIntegrationDisconnectedError = components['schemas']['IntegrationDisconnectedError'];
+export type SchemaStartWorkflowRunInvalidError = components['schemas']['StartWorkflowRunInvalidError'];
 export type SchemaRunLimitReachedError = components['schemas']['RunLimitReachedError'];
+export type SchemaStartWorkflowRunRateLimitedError = components['schemas']['StartWorkflowRunRateLimitedError'];
 export type SchemaWorkflowRunStep = components['schemas']['WorkflowRunStep'];
 export type SchemaWorkflowRun = components['schemas']['WorkflowRun'];
 export type SchemaTrackedLinkPage = components['schemas']['TrackedLinkPage'];
 export type SchemaFolder = components['schemas']['Folder'];
 export type SchemaFolderList = components['schemas']['FolderList'];
 export type SchemaFolderCreate = components['schemas']['FolderCreate'];
+export type SchemaCreateFolderInvalidError = components['schemas']['CreateFolderInvalidError'];
 export type SchemaDeletedFolder = components['schemas']['DeletedFolder'];
 export type SchemaFolderUpdate = components['schemas']['FolderUpdate'];
 export type SchemaInvalidParentError = components['schemas']['InvalidParentError'];
+export type SchemaUpdateFolderInvalidError = components['schemas']['UpdateFolderInvalidError'];
 export type SchemaRepliesListSummary = components['schemas']['RepliesListSummary'];
 export type SchemaRepliesListPage = components['schemas']['RepliesListPage'];
 export type SchemaRepliesListCreate = components['schemas']['RepliesListCreate'];
 export type SchemaRepliesList = components['schemas']['RepliesList'];
 export type SchemaRepliesListAlreadyExistsError = components['schemas']['RepliesListAlreadyExistsError'];
+export type SchemaRepliesListConflictError = components['schemas']['RepliesListConflictError'];
 export type SchemaInvalidReplyError = components['schemas']['InvalidReplyError'];
+export type SchemaRepliesListInvalidError = components['schemas']['RepliesListInvalidError'];
 export type SchemaDeletedRepliesList = components['schemas']['DeletedRepliesList'];
 export type SchemaRepliesListInUseError = components['schemas']['RepliesListInUseError'];
+export type SchemaDeleteRepliesListConflictError = components['schemas']['DeleteRepliesListConflictError'];
 export type SchemaRepliesListUpdate = components['schemas']['RepliesListUpdate'];
 export type SchemaWebhookUrl = components['schemas']['WebhookUrl'];
 export type SchemaWebhookDescription = components['schemas']['WebhookDescription'];
@@ -9283,8 +11437,11 @@ export type SchemaCreateWebhookRequest = components['schemas']['CreateWebhookReq
 export type SchemaWebhookSecret = components['schemas']['WebhookSecret'];
 export type SchemaWebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
 export type SchemaApiDisabledError = components['schemas']['ApiDisabledError'];
+export type SchemaWebhookForbiddenError = components['schemas']['WebhookForbiddenError'];
 export type SchemaWebhookLimitReachedError = components['schemas']['WebhookLimitReachedError'];
+export type SchemaCreateWebhookConflictError = components['schemas']['CreateWebhookConflictError'];
 export type SchemaInvalidWebhookUrlError = components['schemas']['InvalidWebhookUrlError'];
+export type SchemaWebhookInvalidError = components['schemas']['WebhookInvalidError'];
 export type SchemaDeletedWebhook = components['schemas']['DeletedWebhook'];
 export type SchemaUpdateWebhookRequest = components['schemas']['UpdateWebhookRequest'];
 export type SchemaWebhookAttemptError = components['schemas']['WebhookAttemptError'];
@@ -9422,7 +11579,7 @@ export type ParameterMessageId = components['parameters']['MessageId'];
 export type ParameterMediaId = components['parameters']['MediaId'];
 export type ParameterWorkflowId = components['parameters']['WorkflowId'];
 export type ParameterIfMatchOptional = components['parameters']['IfMatchOptional'];
-export type ParameterIfMatch = components['parameters']['IfMatch'];
+export type ParameterIfMatchRequired = components['parameters']['IfMatchRequired'];
 export type ParameterVersionId = components['parameters']['VersionId'];
 export type ParameterRunId = components['parameters']['RunId'];
 export type ParameterFolderId = components['parameters']['FolderId'];
@@ -9631,8 +11788,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['IdempotencyInProgressError'] | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['IdempotencyConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -9652,15 +11808,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['ConsentRequiredError']
-            | components['schemas']['InvalidPhoneError']
-            | components['schemas']['InvalidNameError']
-            | components['schemas']['InvalidConnectionError']
-            | components['schemas']['TagNotFoundError']
-            | components['schemas']['CustomFieldNotFoundError']
-            | components['schemas']['InvalidCustomFieldValueError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['CreateContactInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -9888,10 +12036,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['CustomFieldNotFoundError']
-            | components['schemas']['InvalidCustomFieldValueError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['UpdateContactCustomFieldsInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -10047,10 +12192,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['TagAlreadyExistsError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['CreateTagConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -10063,8 +12205,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['InvalidNameError'] | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['TagInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -10158,10 +12299,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['TagInUseError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['DeleteTagConflictError'];
         };
       };
       422: components['responses']['IdempotencyKeyReused'];
@@ -10227,11 +12365,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['TagAlreadyExistsError']
-            | components['schemas']['TagInUseError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['UpdateTagConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -10244,8 +12378,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['InvalidNameError'] | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['TagInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -10606,8 +12739,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['IdempotencyInProgressError'] | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['IdempotencyConflictError'];
         };
       };
       /** @description `media_expired`: a `media_id` of a received media that is no longer stored. */
@@ -10629,25 +12761,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidMessageError']
-            | components['schemas']['ContentNotSupportedError']
-            | components['schemas']['TextTooLongError']
-            | components['schemas']['MediaNotFoundError']
-            | components['schemas']['MediaNotUploadedError']
-            | components['schemas']['MediaNotSupportedError']
-            | components['schemas']['TemplateNotFoundError']
-            | components['schemas']['TemplateNotApprovedError']
-            | components['schemas']['TemplateNotSupportedError']
-            | components['schemas']['TemplateVariablesMismatchError']
-            | components['schemas']['ChannelDisconnectedError']
-            | components['schemas']['MessagingWindowClosedError']
-            | components['schemas']['TemplateRequiredError']
-            | components['schemas']['ContactBlockedError']
-            | components['schemas']['ConversationNotOwnedError']
-            | components['schemas']['RecipientUnavailableError']
-            | components['schemas']['ProviderRejectedError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['SendMessageInvalidError'];
         };
       };
       /**
@@ -10664,8 +12778,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['RateLimitedError'] | components['schemas']['ProviderThrottledError'];
+          'application/json': components['schemas']['SendMessageRateLimitedError'];
         };
       };
       /**
@@ -10692,8 +12805,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['ProviderUnavailableError'] | components['schemas']['ServiceUnavailableError'];
+          'application/json': components['schemas']['SendMessageUnavailableError'];
         };
       };
       default: components['responses']['UnexpectedError'];
@@ -10806,6 +12918,27 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /**
+       * @description The file itself, as the download link at `Location` answers it: what a client that follows redirects
+       *     (most do by default) receives from this call. The bytes as stored, with the media's `Content-Type`
+       *     (`image/jpeg`, `video/mp4`, …; `application/octet-stream` when it has none), declared here as
+       *     `application/octet-stream`: read the body as binary, never as JSON. This answer comes
+       *     from the media storage, not from the API, so it carries no rate-limit headers.
+       */
+      200: {
+        headers: {
+          /** @description The size of the file in bytes. */
+          'Content-Length'?: number;
+          /** @description `attachment` with the file name, when the media has one. */
+          'Content-Disposition'?: string;
+          /** @description `private, no-store`: the file is not cached. */
+          'Cache-Control'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': string;
+        };
+      };
       /** @description The file is at `Location`, a download link valid 5 minutes. No body. */
       302: {
         headers: {
@@ -11005,12 +13138,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidGraphError']
-            | components['schemas']['InvalidChannelError']
-            | components['schemas']['InvalidTriggerError']
-            | components['schemas']['FolderNotFoundError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['WorkflowDefinitionInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -11154,7 +13282,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['InsufficientScopeError'] | components['schemas']['GatewayError'];
+          'application/json': components['schemas']['ForbiddenError'];
         };
       };
       404: components['responses']['NotFound'];
@@ -11169,14 +13297,14 @@ export interface operations {
   updateWorkflow: {
     parameters: {
       query?: never;
-      header?: {
+      header: {
         /**
-         * @description **Required by the service**, although the format check lets it through: without it the answer is
-         *     `428 precondition_required`. Carries the revision the change is based on, as read from the `ETag` header
-         *     (a quoted number such as `"3"`; the bare number is accepted too). If the automation changed since,
-         *     `412 version_conflict` with `context.current_revision`: read again and redo the change.
+         * @description Required: without it the answer is `428 precondition_required` (not a 400). Carries the revision the
+         *     change is based on, as read from the `ETag` header (a quoted number such as `"3"`; the bare number is
+         *     accepted too). If the automation changed since, `412 version_conflict` with `context.current_revision`:
+         *     read again and redo the change.
          */
-        'If-Match'?: components['parameters']['IfMatch'];
+        'If-Match': components['parameters']['IfMatchRequired'];
         /**
          * @description Makes a retry safe: the same key with the same request returns the first answer without repeating the
          *     effect, for 24 hours per account. A different request with the key gives `422 idempotency_key_reused`;
@@ -11229,10 +13357,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['WorkflowPublishedError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['UpdateWorkflowConflictError'];
         };
       };
       412: components['responses']['VersionConflict'];
@@ -11246,12 +13371,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidGraphError']
-            | components['schemas']['InvalidChannelError']
-            | components['schemas']['InvalidTriggerError']
-            | components['schemas']['FolderNotFoundError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['WorkflowDefinitionInvalidError'];
         };
       };
       428: components['responses']['PreconditionRequired'];
@@ -11362,10 +13482,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['WorkflowChangedError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['PublishWorkflowConflictError'];
         };
       };
       412: components['responses']['VersionConflict'];
@@ -11378,10 +13495,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['WorkflowInvalidError']
-            | components['schemas']['WorkflowNotPublishableError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['PublishWorkflowInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -11631,12 +13745,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['WorkflowNotPublishedError']
-            | components['schemas']['RunInProgressError']
-            | components['schemas']['ContactAutomationsPausedError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['StartWorkflowRunConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -11650,12 +13759,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['RunChannelDisconnectedError']
-            | components['schemas']['ContactNotOnChannelError']
-            | components['schemas']['RunMessagingWindowClosedError']
-            | components['schemas']['IntegrationDisconnectedError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['StartWorkflowRunInvalidError'];
         };
       };
       /**
@@ -11673,7 +13777,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['RateLimitedError'] | components['schemas']['RunLimitReachedError'];
+          'application/json': components['schemas']['StartWorkflowRunRateLimitedError'];
         };
       };
       /**
@@ -11866,10 +13970,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidNameError']
-            | components['schemas']['FolderNotFoundError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['CreateFolderInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -11979,11 +14080,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidNameError']
-            | components['schemas']['InvalidParentError']
-            | components['schemas']['FolderNotFoundError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['UpdateFolderInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -12081,10 +14178,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['RepliesListAlreadyExistsError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['RepliesListConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -12094,10 +14188,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidNameError']
-            | components['schemas']['InvalidReplyError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['RepliesListInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -12191,10 +14282,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['RepliesListInUseError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['DeleteRepliesListConflictError'];
         };
       };
       422: components['responses']['IdempotencyKeyReused'];
@@ -12257,10 +14345,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['RepliesListAlreadyExistsError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['RepliesListConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -12270,10 +14355,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidNameError']
-            | components['schemas']['InvalidReplyError']
-            | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['RepliesListInvalidError'];
         };
       };
       429: components['responses']['RateLimited'];
@@ -12376,10 +14458,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InsufficientScopeError']
-            | components['schemas']['ApiDisabledError']
-            | components['schemas']['GatewayError'];
+          'application/json': components['schemas']['WebhookForbiddenError'];
         };
       };
       /** @description `not_found`: the request repeats an `Idempotency-Key` whose endpoint was deleted since. */
@@ -12403,10 +14482,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['WebhookLimitReachedError']
-            | components['schemas']['IdempotencyInProgressError']
-            | components['schemas']['OutcomeUnknownError'];
+          'application/json': components['schemas']['CreateWebhookConflictError'];
         };
       };
       413: components['responses']['PayloadTooLarge'];
@@ -12420,8 +14496,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['InvalidWebhookUrlError'] | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['WebhookInvalidError'];
         };
       };
       /** @description `rate_limited`: the account used its write calls for the minute (60). Wait `Retry-After` seconds. */
@@ -12599,10 +14674,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InsufficientScopeError']
-            | components['schemas']['ApiDisabledError']
-            | components['schemas']['GatewayError'];
+          'application/json': components['schemas']['WebhookForbiddenError'];
         };
       };
       404: components['responses']['NotFound'];
@@ -12617,8 +14689,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['InvalidWebhookUrlError'] | components['schemas']['IdempotencyKeyReusedError'];
+          'application/json': components['schemas']['WebhookInvalidError'];
         };
       };
       /** @description `rate_limited`: the account used its write calls for the minute (60). Wait `Retry-After` seconds. */
@@ -12746,10 +14817,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InsufficientScopeError']
-            | components['schemas']['ApiDisabledError']
-            | components['schemas']['GatewayError'];
+          'application/json': components['schemas']['WebhookForbiddenError'];
         };
       };
       404: components['responses']['NotFound'];
@@ -12872,10 +14940,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InsufficientScopeError']
-            | components['schemas']['ApiDisabledError']
-            | components['schemas']['GatewayError'];
+          'application/json': components['schemas']['WebhookForbiddenError'];
         };
       };
       /**

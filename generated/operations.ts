@@ -274,7 +274,7 @@ export const operations = {
     scope: 'conversations:read',
     rateKind: 'read',
     idempotency: 'none',
-    successStatuses: [],
+    successStatuses: [200],
   },
   getWorkflowGraphSchema: {
     method: 'get',

@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import type { components } from '../../generated/api.js';
 import { sql } from 'kysely';
 import {
   answerRequests,
@@ -103,7 +104,7 @@ function answerStatus(server: Awaited<ReturnType<typeof openBenchServer>>): void
 }
 
 /** A message and a question; with BENCH_SLEEP_SECONDS, a message, a sleep and a message (the restart case). */
-function graphNodes(): Record<string, { type: string; data: Record<string, unknown> }> {
+function graphNodes(): components['schemas']['WorkflowGraphInput']['nodes'] {
   const sleep = Number(process.env.BENCH_SLEEP_SECONDS ?? 0);
   if (sleep > 0)
     return {

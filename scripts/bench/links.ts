@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import type { components } from '../../generated/api.js';
 import {
   answerRequests,
   argInt,
@@ -118,7 +119,7 @@ function answerStatus(server: Awaited<ReturnType<typeof openBenchServer>>): void
 }
 
 /** root → `menu` (a link button, a reply button) → output 0 `depois`, as the tracked-links tests have it. */
-const graph = {
+const graph: components['schemas']['WorkflowGraphInput'] = {
   nodes: {
     root: { type: 'root', data: { next: ['menu'] } },
     menu: {

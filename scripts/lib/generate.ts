@@ -2,6 +2,7 @@
 // directory. Everything it writes is deterministic and prettier-formatted, so a re-run gives identical bytes.
 //
 //   spec/components/examples/   named examples (scripts/examples, seeded faker)
+//   spec/components/schemas/blocks/  one schema per block type and their union, from the catalog (catalog.ts)
 //   generated/openapi.yaml      the bundled spec: one file read by the server validator, Prism, openapi-typescript and Redoc
 //   generated/openapi.json      the same, as JSON (fast to load)
 //   generated/api.ts            TypeScript types (openapi-typescript, --default-non-nullable false, --root-types)
@@ -17,7 +18,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { format, resolveConfig, type Options } from 'prettier';
 import { parse } from 'yaml';
 import { buildExamples } from '../examples/build.js';
-import { buildCatalog, renderCatalogModule } from './catalog.js';
+import { BLOCK_SCHEMAS_DIR, buildCatalog, renderBlockSchemas, renderCatalogModule } from './catalog.js';
 import { renderOperations } from './operations.js';
 import type { JsonObject } from './openapi.js';
 
@@ -33,7 +34,7 @@ export const GENERATED_FILES = [
 ] as const;
 
 /** The folders the pipeline owns entirely (a file there that it does not write is stale). */
-export const GENERATED_DIRS = ['generated', 'spec/components/examples'] as const;
+export const GENERATED_DIRS = ['generated', 'spec/components/examples', BLOCK_SCHEMAS_DIR] as const;
 
 export interface GenerateOptions {
   /** The repository root (holds spec/, redocly.yaml, node_modules/). */
@@ -98,7 +99,8 @@ export async function generate(options: GenerateOptions): Promise<string[]> {
     rmSync(join(out, 'spec'), { recursive: true, force: true });
     cpSync(join(root, 'spec'), join(out, 'spec'), {
       recursive: true,
-      filter: (src) => !relative(join(root, 'spec'), src).startsWith(join('components', 'examples')),
+      // Not the folders this run writes (examples, block schemas): a file left there would not be stale.
+      filter: (src) => !GENERATED_DIRS.some((dir) => relative(root, src).startsWith(join(dir))),
     });
   }
 
@@ -106,6 +108,16 @@ export async function generate(options: GenerateOptions): Promise<string[]> {
   const examples = await buildExamples(out);
   written.push(...examples.map((f) => relative(out, f)));
   log(`examples: ${examples.length} files`);
+
+  // 1b. Block schemas, from the catalog (the bundle references them).
+  const blocksDir = join(out, BLOCK_SCHEMAS_DIR);
+  rmSync(blocksDir, { recursive: true, force: true });
+  for (const [name, text] of Object.entries(renderBlockSchemas(buildCatalog(out)))) {
+    const file = join(BLOCK_SCHEMAS_DIR, name);
+    write(out, file, await pretty(root, file, text, 'yaml'));
+    written.push(file);
+  }
+  log(`blocks: ${BLOCK_SCHEMAS_DIR}`);
 
   // 2. Bundle.
   const scratch = mkdtempSync(join(tmpdir(), 'bundle-'));

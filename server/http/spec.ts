@@ -23,7 +23,25 @@ function isApiSpec(doc: Node): doc is Node & ApiSpec {
 }
 
 /**
- * The bundled spec as the request validators read it: every query parameter `allowReserved`.
+ * The format check of a block sent in a graph: the JSON types of `type`, `data` and `position`, nothing more.
+ * The description types a sent block by the catalog (`WorkflowNodeInput`, one closed schema per block type) so
+ * that a generated SDK refuses a misspelled block; the service checks blocks against its current catalog itself
+ * and answers `422 invalid_graph` (create, update) or lists the problems (validate), never a 400, and accepts
+ * block types added after the description a client was generated from (Part B rule 8).
+ */
+const sentBlockFormat = {
+  type: 'object',
+  properties: {
+    type: { type: 'string' },
+    data: { type: 'object' },
+    position: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } } },
+  },
+};
+
+/**
+ * The bundled spec as the request validators read it: every query parameter `allowReserved`, If-Match never
+ * required (the service answers its absence with 428), and a sent block checked for its format only
+ * (`sentBlockFormat`).
  *
  * express-openapi-validator refuses ("must be url encoded") a query value whose raw form holds an RFC 3986
  * reserved character, unless its parameter allows them. Standard encoders leave some there: URLSearchParams
@@ -43,6 +61,14 @@ export function validatorSpec(): ApiSpec {
       if (isNode(holder) && Array.isArray(holder.parameters)) parameters.push(...holder.parameters);
   }
   for (const parameter of parameters) if (isNode(parameter) && parameter.in === 'query') parameter.allowReserved = true;
+  // A required If-Match (PATCH of an automation) is the service's to ask for: 428 precondition_required, which
+  // the validator would turn into a 400. Its format is still checked when it is sent.
+  for (const parameter of parameters)
+    if (isNode(parameter) && parameter.in === 'header' && String(parameter.name).toLowerCase() === 'if-match')
+      parameter.required = false;
+  // Wherever a description has the union (a description without graphs, such as a console-only one, has not).
+  const schemas = isNode(doc.components) && isNode(doc.components.schemas) ? doc.components.schemas : undefined;
+  if (schemas && isNode(schemas.WorkflowNodeInput)) schemas.WorkflowNodeInput = structuredClone(sentBlockFormat);
   if (!isApiSpec(doc)) throw new Error(`${bundledSpecPath} is not an OpenAPI document`);
   return doc;
 }

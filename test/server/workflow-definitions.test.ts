@@ -113,6 +113,37 @@ describe.each(engines)('automation definitions on %s', (engine) => {
     expect(await listIds(me)).toEqual([]);
   });
 
+  it('a block the typed description refuses (misspelled type or field) gets the catalog codes, never a 400', async () => {
+    // The description types sent blocks by the catalog (WorkflowNodeInput); the request validator checks only
+    // their format, so the service answers as Part B says: schema_violation items, 422 invalid_graph on writes.
+    const me = await t.account();
+    const graph = graphOf({
+      b: { type: 'mesage', data: { text: 'Hi', next: ['c'] } },
+      c: { type: 'message', data: { txet: 'Hi', next: [null] } },
+    });
+    const result = await validate(me, { channel: ig, trigger: messageTrigger, graph });
+    // b: one error at its type; c: the unknown field and the missing `text`.
+    const found = result.errors.map((i) => `${i.code} ${i.node_id}`);
+    expect(found).toEqual(['schema_violation b', 'schema_violation c', 'schema_violation c']);
+    const refused = await json<SchemaInvalidGraphError>(
+      await me.call('POST', '/v1/workflows', { body: definition({ graph }) }),
+      422,
+    );
+    expect(refused.context.errors.map((i) => `${i.code} ${i.node_id}`)).toEqual(found);
+    const workflow = await create(me, definition());
+    const patched = await me.call('PATCH', `/v1/workflows/${workflow.id}`, {
+      body: { graph },
+      headers: { 'If-Match': '"0"' },
+    });
+    const patchedErrors = (await json<SchemaInvalidGraphError>(patched, 422)).context.errors;
+    expect(patchedErrors.map((i) => `${i.code} ${i.node_id}`)).toEqual(found);
+    // A block's format is still checked by the validator: `data` that is not an object is a 400.
+    const malformed = await me.call('POST', '/v1/workflows', {
+      body: definition({ graph: one({ type: 'x', data: 1 }) }),
+    });
+    expect(malformed.status).toBe(400);
+  });
+
   it('refuses channels that cannot be bound: 422 invalid_channel with reason required, not_found, type_mismatch', async () => {
     const me = await t.account();
     const wa = await createConnection(t.database.db, t.clock, me.accountId, {
