@@ -4,7 +4,8 @@
 // answer 200 after --receiver-delay ms (400) and watch every request:
 //   1. --events N (60) contacts created through the API, each a `contact.created` delivered to the 10 endpoints:
 //      600 deliveries, which the workers start sending at once (at most 5 in flight per endpoint);
-//   2. once a quarter of them were answered, one process is killed (SIGKILL) mid-delivery; its attempts in flight
+//   2. the receivers hold every request until the backlog is built, then answer; once a quarter of the
+//      deliveries were answered, one process is killed (SIGKILL) mid-delivery; its attempts in flight
 //      are cut (the receivers see their connections close before the answer: "cut short");
 //   3. the bench times, from the kill: the last delivery cut short answered 200 again ("resumed"), and every
 //      delivery answered 200 ("drained"); and checks that no delivery was ever in flight twice at once, that
@@ -47,6 +48,8 @@ interface Receivers {
   /** (event, endpoint) seen in flight twice at once. */
   overlaps: Set<string>;
   inFlight(): number;
+  /** Until called, every request waits (the backlog is being built); then each is answered after the delay. */
+  open(): void;
   close(): Promise<void>;
 }
 
@@ -58,6 +61,8 @@ async function startReceivers(delayMs: number): Promise<Receivers> {
   const overlaps = new Set<string>();
   const flying = new Map<string, number>();
   let inFlight = 0;
+  let open!: () => void;
+  const opened = new Promise<void>((ok) => (open = ok));
   const server: Server = createServer((req, res) => {
     const key = `${String(req.headers['service-event-id'])} ${req.url ?? ''}`;
     requests.set(key, (requests.get(key) ?? 0) + 1);
@@ -77,13 +82,15 @@ async function startReceivers(delayMs: number): Promise<Receivers> {
       leave();
     });
     req.resume();
-    setTimeout(() => {
-      if (res.destroyed) return;
-      res.writeHead(200).end('ok', () => {
-        answered.add(key);
-        answeredAt.set(key, performance.now());
-      });
-    }, delayMs);
+    void opened.then(() =>
+      setTimeout(() => {
+        if (res.destroyed) return;
+        res.writeHead(200).end('ok', () => {
+          answered.add(key);
+          answeredAt.set(key, performance.now());
+        });
+      }, delayMs),
+    );
   });
   server.keepAliveTimeout = 1000;
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -96,6 +103,7 @@ async function startReceivers(delayMs: number): Promise<Receivers> {
     requests,
     overlaps,
     inFlight: () => inFlight,
+    open,
     close: () => {
       server.closeAllConnections();
       return new Promise((ok) => server.close(() => ok()));
@@ -114,6 +122,8 @@ interface Case {
 
 interface Result {
   cutShort: number;
+  /** From the kill to the restarted process answering /readyz (restart cases). */
+  restartS: number | null;
   resumedS: number;
   drainedS: number;
   answered: number;
@@ -196,7 +206,8 @@ async function runCase(c: Case, postgresBase: string): Promise<Result> {
       }),
     );
 
-    // The kill, a quarter in, with attempts in flight.
+    // The receivers start answering; the kill, a quarter in, with attempts in flight.
+    receivers.open();
     const quarter = Math.floor(expected / 4);
     const waitUntil = performance.now() + 120_000;
     while (receivers.answered.size < quarter || receivers.inFlight() < 5) {
@@ -207,13 +218,23 @@ async function runCase(c: Case, postgresBase: string): Promise<Result> {
     const killedAt = performance.now();
     victim.process.child.kill('SIGKILL');
     await victim.process.exited;
-    if (c.restart) victim.process = await startServerProcess(victim.env, victim.baseUrl);
+    let restartS: number | null = null;
+    if (c.restart) {
+      victim.process = await startServerProcess(victim.env, victim.baseUrl);
+      restartS = (performance.now() - killedAt) / 1000;
+    }
 
     const deadline = killedAt + 300_000;
+    // Answered by each second after the kill (--timeline prints it).
+    const timeline: number[] = [];
     while (receivers.answered.size < expected) {
       if (performance.now() > deadline) break;
+      const second = Math.floor((performance.now() - killedAt) / 1000);
+      timeline[second] = receivers.answered.size;
       await sleep(20);
     }
+    if (process.argv.includes('--timeline'))
+      process.stderr.write(`  answered by second since the kill: ${timeline.map((n) => n ?? '·').join(' ')}\n`);
     const drainedS = (performance.now() - killedAt) / 1000;
     // The deliveries cut short by the kill: when each was answered again.
     const cutByKill = [...receivers.cut].filter(([, at]) => at >= killedAt - 50 && at <= killedAt + 2000);
@@ -223,16 +244,21 @@ async function runCase(c: Case, postgresBase: string): Promise<Result> {
       const client = new pg.Client({ connectionString: scratch.url });
       await client.connect();
       try {
-        const row = await client.query<{ n: string }>(
-          `select count(*) as n from webhook_deliveries where status = 'succeeded'`,
-        );
-        databaseSucceeded = Number(row.rows[0]?.n ?? 0);
+        // The last answers' outcomes are being recorded: up to 10 s for the database to hold them.
+        for (const until = performance.now() + 10_000; ; await sleep(100)) {
+          const row = await client.query<{ n: string }>(
+            `select count(*) as n from webhook_deliveries where status = 'succeeded'`,
+          );
+          databaseSucceeded = Number(row.rows[0]?.n ?? 0);
+          if (databaseSucceeded >= expected || performance.now() > until) break;
+        }
       } finally {
         await client.end();
       }
     }
     return {
       cutShort: cutByKill.length,
+      restartS,
       resumedS: (resumedAt - killedAt) / 1000,
       drainedS,
       answered: receivers.answered.size,
@@ -265,7 +291,19 @@ if (engines.includes('pglite'))
   cases.push({ engine: 'pglite', label: 'its one process killed, restarted', processes: 1, restart: true });
 
 const rows = [
-  ['engine', 'case', 'cut short', 'resumed', 'drained', 'answered', 'repeats', 'twice at once', 'db succeeded', 'goal'],
+  [
+    'engine',
+    'case',
+    'cut short',
+    'restarted',
+    'resumed',
+    'drained',
+    'answered',
+    'repeats',
+    'twice at once',
+    'db succeeded',
+    'goal',
+  ],
 ];
 let failed = false;
 for (const c of cases) {
@@ -281,6 +319,7 @@ for (const c of cases) {
     ENGINE_LABEL[c.engine],
     c.label,
     String(r.cutShort),
+    r.restartS === null ? '—' : `${r.restartS.toFixed(1)} s`,
     `${r.resumedS.toFixed(1)} s`,
     `${r.drainedS.toFixed(1)} s`,
     `${r.answered}/${r.expected}`,
