@@ -16,11 +16,12 @@ export function ProblemNote({ problem }: { problem: Problem | undefined }) {
   );
 }
 
-export function Field(props: { label: string; children: ComponentChildren }) {
+/** A control with its label (by `for`, so the name is the label alone, not the control's value too). */
+export function Field(props: { id: string; label: string; children: ComponentChildren }) {
   return (
-    <label class="field">
-      <span>{props.label}</span>
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
       {props.children}
-    </label>
+    </div>
   );
 }

@@ -25,11 +25,21 @@ function isMessage(data: object): data is Message {
 
 const PAGE = 20;
 
-/** Oldest first, each message once (a newer copy of a message, from an event, replaces the older). */
-function merge(list: Message[], more: Message[]): Message[] {
-  const byId = new Map(list.map((m) => [m.id, m]));
-  for (const m of more) byId.set(m.id, m);
-  return [...byId.values()].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+/**
+ * The list is oldest first, each message once. Timestamps may tie (several sends in one millisecond), so the
+ * order is the order things arrived: an older page goes before, a new message after (before any message with a
+ * strictly later timestamp), and a newer copy of a message replaces it where it stands.
+ */
+function withOlder(list: Message[], newestFirst: Message[]): Message[] {
+  const known = new Set(list.map((m) => m.id));
+  return [...newestFirst.filter((m) => !known.has(m.id)).reverse(), ...list];
+}
+
+function upsert(list: Message[], message: Message): Message[] {
+  const at = list.findIndex((m) => m.id === message.id);
+  if (at >= 0) return list.map((m, i) => (i === at ? message : m));
+  const later = list.findIndex((m) => m.created_at > message.created_at);
+  return later < 0 ? [...list, message] : [...list.slice(0, later), message, ...list.slice(later)];
 }
 
 export function ChatPane(props: { session: Session; player: Player | undefined; onPlayer: (p: Player) => void }) {
@@ -50,31 +60,47 @@ export function ChatPane(props: { session: Session; player: Player | undefined; 
           params: { path: { conversationId }, query: { limit: PAGE, order: 'desc', ...(cursor ? { cursor } : {}) } },
         }),
       );
-      setMessages((now) => merge(now, page.data));
+      setMessages((now) => withOlder(now, page.data));
       setOlder(page.next_cursor);
     } catch (error) {
       setProblem(toProblem(error));
     }
   };
 
+  // A new conversation (another contact) starts empty; the conversation of the same contact, learned from its
+  // first message, keeps what arrived already. Then its newest page.
+  // A conversation learned from the contact's own first message here is new: everything in it arrives live,
+  // in order (a page would order messages of the same millisecond by id, not as they happened).
+  const shown = useRef<string | undefined>(undefined);
+  const learned = useRef<string | undefined>(undefined);
   useEffect(() => {
-    setMessages([]);
-    setOlder(null);
-    setProblem(undefined);
-    void loadPage();
-  }, [conversationId]);
+    if (shown.current !== contactId) {
+      setMessages([]);
+      setOlder(null);
+      setProblem(undefined);
+    }
+    shown.current = contactId;
+    if (conversationId !== learned.current) void loadPage();
+  }, [conversationId, contactId]);
 
-  // Live: the conversation's messages as events bring them (sent, received, updated, failed, deleted).
+  // Live: the conversation's messages as events bring them (sent, received, updated, failed, deleted). One
+  // subscription for the pane, reading the current player through a ref, so no event falls between two.
+  const current = useRef({ player, onPlayer: props.onPlayer });
+  current.current = { player, onPlayer: props.onPlayer };
   useEffect(
     () =>
       session.subscribe((event) => {
         const message = messageOf(event);
-        if (!message || !player) return;
-        if (message.conversation_id === conversationId) setMessages((now) => merge(now, [message]));
-        else if (!conversationId && message.contact_id === contactId)
-          props.onPlayer({ ...player, conversationId: message.conversation_id });
+        const { player: now, onPlayer } = current.current;
+        if (!message || !now) return;
+        if (message.conversation_id === now.conversationId) setMessages((list) => upsert(list, message));
+        else if (!now.conversationId && now.contactId !== undefined && message.contact_id === now.contactId) {
+          learned.current = message.conversation_id;
+          onPlayer({ ...now, conversationId: message.conversation_id });
+          setMessages((list) => upsert(list, message));
+        }
       }),
-    [session, conversationId, contactId, player],
+    [session],
   );
 
   useEffect(() => {
@@ -85,7 +111,7 @@ export function ChatPane(props: { session: Session; player: Player | undefined; 
   if (!player)
     return (
       <section class="pane chat" aria-labelledby="chat-title">
-        <h2 id="chat-title">Contact</h2>
+        <h2 id="chat-title">Chat as the contact</h2>
         <p class="note">Choose a connection and a contact (or make one) to write as them.</p>
       </section>
     );
@@ -102,9 +128,10 @@ export function ChatPane(props: { session: Session; player: Player | undefined; 
         }),
       );
       setText('');
+      if (!conversationId) learned.current = result.conversation.id;
       if (result.conversation.id !== conversationId || result.contact.id !== contactId)
         props.onPlayer({ ...player, contactId: result.contact.id, conversationId: result.conversation.id });
-      setMessages((now) => merge(now, [result.message]));
+      setMessages((now) => upsert(now, result.message));
     } catch (error) {
       setProblem(toProblem(error));
     }
@@ -119,7 +146,7 @@ export function ChatPane(props: { session: Session; player: Player | undefined; 
           body: { button_id: buttonId },
         }),
       );
-      setMessages((now) => merge(now, [result.message]));
+      setMessages((now) => upsert(now, result.message));
     } catch (error) {
       setProblem(toProblem(error));
     }
@@ -127,7 +154,7 @@ export function ChatPane(props: { session: Session; player: Player | undefined; 
 
   return (
     <section class="pane chat" aria-labelledby="chat-title">
-      <h2 id="chat-title">Contact</h2>
+      <h2 id="chat-title">Chat as the contact</h2>
       <div class="phone">
         <div class="phone-top">
           <strong>{player.connection.name}</strong>

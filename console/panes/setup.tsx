@@ -63,8 +63,8 @@ export function SetupPane(props: { session: Session; player: Player | undefined;
   return (
     <section class="pane setup" aria-labelledby="setup-title">
       <h2 id="setup-title">Where to play</h2>
-      <Field label="Connection">
-        <select value={connectionId} onChange={(e) => setConnectionId(e.currentTarget.value)}>
+      <Field id="connection" label="Connection">
+        <select id="connection" value={connectionId} onChange={(e) => setConnectionId(e.currentTarget.value)}>
           <option value="">Choose a connection</option>
           {connections.map((c) => (
             <option key={c.id} value={c.id}>
@@ -120,11 +120,14 @@ function ContactChooser(props: {
   };
   return (
     <div class="group">
-      <Field label="Contact">
-        <select value={props.player?.contactId ?? ''} onChange={(e) => void choose(e.currentTarget.value)}>
-          <option value="">Choose a contact</option>
+      <Field id="contact" label="Contact">
+        <select id="contact" onChange={(e) => void choose(e.currentTarget.value)}>
+          {/* `selected` per option: a select's value set before its option exists would be lost. */}
+          <option value="" selected={!props.player?.contactId}>
+            Choose a contact
+          </option>
           {props.contacts.map((c) => (
-            <option key={c.id} value={c.id}>
+            <option key={c.id} value={c.id} selected={c.id === props.player?.contactId}>
               {describe(c)}
             </option>
           ))}
@@ -201,16 +204,23 @@ function NewContact(props: {
   return (
     <form class="group" aria-label="New contact" onSubmit={(e) => void submit(e)}>
       <h3>New contact</h3>
-      <Field label={whatsapp ? 'Phone' : 'Username'}>
+      <Field id="new-contact-handle" label={whatsapp ? 'Phone' : 'Username'}>
         <input
+          id="new-contact-handle"
           value={handle}
           onInput={(e) => setHandle(e.currentTarget.value)}
           placeholder={whatsapp ? '+5511987654321' : 'carla.dias'}
           required
         />
       </Field>
-      <Field label="Name">
-        <input value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="Carla Dias" required />
+      <Field id="new-contact-name" label="Name">
+        <input
+          id="new-contact-name"
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+          placeholder="Carla Dias"
+          required
+        />
       </Field>
       <button type="submit" disabled={busy}>
         Create contact
