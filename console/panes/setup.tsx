@@ -1,6 +1,6 @@
 // "Where to play": the account's connection, the contact to be (one of the connection's contacts, or a new one
 // by phone or username and name), and the demo automation in one click.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ok, type Problem, type Schemas } from '../api.js';
 import type { Session } from '../app.js';
 import { DEMO_KEYWORD, ensureDemoAutomation } from '../demo.js';
@@ -48,11 +48,14 @@ export function SetupPane(props: { session: Session; player: Player | undefined;
     })();
   }, [api]);
 
+  const asked = useRef(0);
   const loadContacts = async () => {
     if (!connectionId) return setContacts([]);
+    const ask = ++asked.current;
     try {
-      // The newest contacts first; those of this connection are offered (one page: the rest by search later).
+      // One page of the account's contacts; those of this connection are offered (the rest by search later).
       const page = ok(await api.GET('/v1/contacts', { params: { query: { limit: 100 } } }));
+      if (ask !== asked.current) return; // a later load answers for now
       setContacts(page.data.filter((c) => c.channel.connection_id === connectionId));
     } catch (error) {
       setProblem(toProblem(error));
@@ -118,6 +121,8 @@ function ContactChooser(props: {
       setProblem(toProblem(error));
     }
   };
+  const playing =
+    props.player?.contactId && props.player.connection.id === props.connection.id ? props.player : undefined;
   return (
     <div class="group">
       <Field id="contact" label="Contact">
@@ -131,6 +136,12 @@ function ContactChooser(props: {
               {describe(c)}
             </option>
           ))}
+          {/* The contact played, even when the list's page does not hold it (a new one, or past the page). */}
+          {playing && !props.contacts.some((c) => c.id === playing.contactId) && (
+            <option value={playing.contactId} selected>
+              {playing.name}
+            </option>
+          )}
         </select>
       </Field>
       <ProblemNote problem={problem} />
