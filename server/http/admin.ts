@@ -207,7 +207,7 @@ export function adminTokenCheck(token: string | undefined): (req: Request) => bo
   };
 }
 
-const isAdminStream = (id: string): id is AdminStreamId => (ADMIN_STREAMS as readonly string[]).includes(id);
+const isAdminStream = (id: string): id is AdminStreamId => ADMIN_STREAMS.some((stream) => stream === id);
 
 /** The router of the admin API, to mount at `/admin/v1`. */
 export function adminRouter(ctx: AppContext, handlers: AdminHandlers): Router {
