@@ -263,7 +263,8 @@ function DemoAutomation(props: { session: Session; connection: Connection }) {
       <button type="button" onClick={() => void create()} disabled={busy}>
         Create the demo automation
       </button>
-      {done && (
+      {busy && <p class="note">Creating the demo automation…</p>}
+      {done && !busy && (
         <p class="note" role="status">
           {done}
         </p>
