@@ -79,6 +79,7 @@ class EventStream {
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
     });
+    if (this.res.locals.head === true) return void this.res.end(); // HEAD: the headers only, no stream
     this.res.write(': stream open\n\n');
     openStreams.add(this);
     this.res.once('close', () => this.end());

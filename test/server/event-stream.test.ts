@@ -155,7 +155,7 @@ describe.each(engines)('the admin event stream and the console page on %s', (eng
     expect(h.map((e) => e.data.id)).toEqual(all.slice(1).map((e) => e.data.id));
   });
 
-  it('refuses as the admin API does: no token 401, an unknown account 404, a bad `after` 400', async () => {
+  it('refuses as the admin API does (no token 401, an unknown account 404, a bad `after` 400); HEAD ends', async () => {
     const a = await accountWithNumber();
     const path = `/admin/v1/accounts/${a.accountId}/event-stream`;
     const noToken = await call(t.baseUrl, undefined, 'GET', path);
@@ -171,6 +171,11 @@ describe.each(engines)('the admin event stream and the console page on %s', (eng
     expect(await unknown.json()).toMatchObject({ context: { code: 'not_found' } });
     const bad = await call(t.baseUrl, TOKEN, 'GET', `${path}?after=abc`);
     expect(bad.status).toBe(400);
+    // HEAD answers the stream's headers and ends (a stream that never ended would hang the client).
+    const head = await call(t.baseUrl, TOKEN, 'HEAD', path);
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(await head.text()).toBe('');
   });
 
   it('serves /console (with its script and style, this server only) while the sandbox is on, 404 when off', async () => {
