@@ -75,12 +75,13 @@ export function publicClient(key: string): Api {
 const KEY_NAME = 'Sandbox console (browser tab)';
 
 /**
- * The public API key of this tab for `accountId`: made once through the admin API (every scope, the shortest
+ * The public API key of this tab for `accountId`: made through the admin API (every scope, the shortest
  * validity) and kept in the tab's session storage, so a reload does not make another.
  */
 export async function sessionKey(admin: Api, accountId: string): Promise<string> {
   const stored = sessionStorage.getItem(`console-key:${accountId}`);
-  if (stored) return stored;
+  // A key kept from before may be gone (revoked, or the database was reset): then a new one.
+  if (stored && (await publicClient(stored).GET('/v1/me')).response.status !== 401) return stored;
   const created = ok(
     await admin.POST('/admin/v1/accounts/{accountId}/keys', {
       params: { path: { accountId } },
