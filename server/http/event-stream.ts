@@ -76,7 +76,6 @@ class EventStream {
     this.res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
-      Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
     });
     if (this.res.locals.head === true) return void this.res.end(); // HEAD: the headers only, no stream
