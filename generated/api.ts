@@ -2278,6 +2278,42 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/accounts/{accountId}/event-stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Follow an account's events as they happen
+     * @description The account's events as they are recorded, pushed as [server-sent events](https://html.spec.whatwg.org/multipage/server-sent-events.html)
+     *     (`text/event-stream`) on a response that stays open: what the console page shows live. Each event is
+     *     `id: <sequence>`, `event: <type>` and `data: <envelope>`, where the envelope is exactly the body a webhook
+     *     endpoint subscribed to that type would receive (`{id, type, api_version, created_at, data}`), whether or
+     *     not the account has an endpoint. Every event type is sent; the account's webhook subscriptions change
+     *     nothing here. While the account is suspended or has the API off, nothing is recorded, so nothing comes.
+     *
+     *     The stream starts after the event `after` (a sequence a previous stream sent as `id`; the
+     *     `Last-Event-ID` header does the same), else with the events recorded from now on. A comment line
+     *     (`: keep-alive`) comes every 15 seconds so idle proxies keep the connection. The server ends the stream when
+     *     it stops; reconnect with the last `id` received to miss nothing.
+     *
+     *     The admin token goes in the `Authorization` header as for every admin route, so a browser reads the stream
+     *     with `fetch` and its body's reader (an `EventSource` cannot send headers).
+     */
+    get: operations['getAccountEventStream'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/workflows/{workflowId}/draft': {
     parameters: {
       query?: never;
@@ -15850,6 +15886,40 @@ export interface operations {
         };
       };
       400: components['responses']['BadRequestList'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  getAccountEventStream: {
+    parameters: {
+      query?: {
+        /** @description The sequence (`id`) of the last event already received; the stream starts after it. */
+        after?: string;
+      };
+      header?: {
+        /** @description The same as `after` (what a reconnecting event-stream client sends); `after` wins when both are given. */
+        'Last-Event-ID'?: string;
+      };
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The stream of events, open until the client or the server ends it. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
       401: components['responses']['AdminUnauthorized'];
       404: components['responses']['NotFound'];
       default: components['responses']['UnexpectedError'];

@@ -789,6 +789,13 @@ export const adminOperations = {
     tag: 'Admin',
     successStatuses: [200],
   },
+  getAccountEventStream: {
+    method: 'get',
+    path: '/admin/v1/accounts/{accountId}/event-stream',
+    expressPath: '/accounts/:accountId/event-stream',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
   updateWorkflowDraft: {
     method: 'put',
     path: '/admin/v1/workflows/{workflowId}/draft',

@@ -17,6 +17,7 @@ import { ensurePruneJob } from './domain/webhooks/delivery.js';
 import { recoverFromDeadProcess } from './domain/webhooks/slots.js';
 import { adminHandlers } from './http/admin.js';
 import { createApp } from './http/app.js';
+import { endEventStreams } from './http/event-stream.js';
 import { rateLimiterFor, type RateLimiter } from './http/rate-limit.js';
 import { handlers, replayers } from './http/routes/index.js';
 import { currentRequestId, expireAll } from './request-context.js';
@@ -117,6 +118,8 @@ async function banner(config: Config, database: Database, clock: OffsetClock, ba
       `  try: curl -H 'Authorization: Bearer ${demo.apiKey}' ${baseUrl}/v1/me`,
       `  admin token: ${config.adminToken ? 'ADMIN_TOKEN' : join(resolve(config.dataDir), 'admin-token')}`,
       `  sandbox: ${config.sandboxEnabled ? `on (act as contacts and channels: ${baseUrl}/admin/v1/sandbox/…)` : 'off (SANDBOX_ENABLED)'}`,
+      // The token rides in the fragment: a browser never sends it to a server, so it reaches no request log.
+      `  console: ${config.sandboxEnabled ? `${baseUrl}/console#token=${encodeURIComponent(adminToken(config))}&account=${demo.accountId}` : 'off (SANDBOX_ENABLED)'}`,
       `  webhook receivers: ${config.webhookDevTargets ? 'http and loopback allowed (WEBHOOK_DEV_TARGETS)' : 'https, port 443, public addresses only'}`,
     );
   }
@@ -345,6 +348,8 @@ function drainer(
       logger.error('shutdown did not finish: exiting');
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS + 5000);
+    // The admin event streams never end on their own: ended now, their clients reconnect to another process.
+    endEventStreams();
     // A keep-alive connection becomes idle once its request is answered: close it then, not at its timeout.
     const idle = setInterval(() => server.closeIdleConnections(), 100);
     try {

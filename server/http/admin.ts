@@ -39,7 +39,8 @@ import { listOwnerNotifications } from '../domain/webhooks/notifications.js';
 import { etagOf, workflowView } from '../domain/workflows/views.js';
 import { saveDraftFromEditor } from '../domain/workflows/workflows.js';
 import { ApiError, GatewayError } from '../errors.js';
-import { adminHandlerOf, type AdminHandlers, type AppContext } from './context.js';
+import { ADMIN_STREAMS, adminHandlerOf, type AdminHandlers, type AdminStreamId, type AppContext } from './context.js';
+import { streamAccountEvents } from './event-stream.js';
 import { specDocument, validatorSpec } from './spec.js';
 import { canonicalParams, entryRules } from './entry-rules.js';
 import { operationList, operationMatcher } from './operation-match.js';
@@ -206,6 +207,8 @@ export function adminTokenCheck(token: string | undefined): (req: Request) => bo
   };
 }
 
+const isAdminStream = (id: string): id is AdminStreamId => ADMIN_STREAMS.some((stream) => stream === id);
+
 /** The router of the admin API, to mount at `/admin/v1`. */
 export function adminRouter(ctx: AppContext, handlers: AdminHandlers): Router {
   const router = express.Router();
@@ -224,6 +227,16 @@ export function adminRouter(ctx: AppContext, handlers: AdminHandlers): Router {
   const parameterCount = (path: string) => path.match(/\{/g)?.length ?? 0;
   const byPrecedence = operationList(adminOperations).sort((a, b) => parameterCount(a.path) - parameterCount(b.path));
   for (const operation of byPrecedence) {
+    if (isAdminStream(operation.id)) {
+      // A stream writes its own response as events happen (./event-stream.ts).
+      router[operation.method](operation.expressPath, (req, res, next) => {
+        res.locals.route = operation.path;
+        const { accountId } = canonicalParams(req.params);
+        if (accountId === undefined) return next(new ApiError(404, 'not_found', 'No such account.'));
+        streamAccountEvents(ctx, req, res, accountId).catch(next);
+      });
+      continue;
+    }
     const handler = adminHandlerOf(handlers, operation.id);
     if (!handler) continue; // none is missing: AdminHandlers has every admin operation
     router[operation.method](operation.expressPath, (req, res, next) => {

@@ -2,7 +2,7 @@
 //
 //   request → edge (403 no body) and ceiling (429 no body) → request id and deadline (503 at it) → HEAD as GET
 //           → /healthz /readyz /metrics (no key) → request log and metrics → media upload/download links
-//           → tracked links (/links/{token}, no key)
+//           → tracked links (/links/{token}, no key) → the console page (/console, while the sandbox is on)
 //           → JSON body (400 malformed or nested over 64 levels, 413 payload_too_large over 1 MB) → admin API
 //           → route match (unknown → 404 envelope)
 //           → gateway auth (401/403 with only message) → scope (403 insufficient_scope)
@@ -20,6 +20,7 @@ import { ADMIN_PREFIX, operations } from '../../generated/operations.js';
 import { ApiError, GatewayError, serviceUnavailable } from '../errors.js';
 import { deadlinePassed, DeadlineExceededError, handlerStarted } from '../request-context.js';
 import { serveWithDeadline } from './deadline.js';
+import { consoleRouter } from '../console/page.js';
 import { adminRouter } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
@@ -73,6 +74,8 @@ export function createApp(ctx: AppContext, routes: AppRoutes): express.Express {
   app.use(mediaTransferRouter(ctx));
   // The tracking addresses of automations' link buttons: opened by contacts' browsers (no key, no JSON).
   app.use(trackedLinkRouter(ctx));
+  // The console page (a client of the admin and public APIs, no route of its own) while the sandbox is on.
+  if (ctx.config.sandboxEnabled) app.use(consoleRouter(ctx.logger));
 
   app.use(
     express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'], verify: refuseDeepJson }),

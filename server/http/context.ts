@@ -155,8 +155,15 @@ export interface AdminHandlerInput<Id extends AdminOperationId> {
 /** The handler of admin operation `Id`, typed from the spec as the public ones are. */
 export type AdminHandler<Id extends AdminOperationId> = (input: AdminHandlerInput<Id>) => Promise<HandlerResult<Id>>;
 
-/** Every admin operation of the spec has its handler: a missing one is a type error. */
-export type AdminHandlers = { [Id in AdminOperationId]: AdminHandler<Id> };
+/**
+ * The admin operations that answer with a stream (`text/event-stream`) rather than one JSON body: the router
+ * binds them to their own handlers (./event-stream.ts), which write the response as events happen.
+ */
+export const ADMIN_STREAMS = ['getAccountEventStream'] as const;
+export type AdminStreamId = (typeof ADMIN_STREAMS)[number];
+
+/** Every admin operation of the spec has its handler (a stream has its own): a missing one is a type error. */
+export type AdminHandlers = { [Id in Exclude<AdminOperationId, AdminStreamId>]: AdminHandler<Id> };
 
 /** An admin handler as the router calls it, for any operation: what it receives is only known at run time. */
 export type UntypedAdminHandler = (input: {

@@ -14,8 +14,12 @@ import type { NextFunction, Request, Response } from 'express';
 import { canonicalId, canonicalizeAt, isObject, resolveRef, uuidPlaces, type Json, type Place } from '../ids.js';
 
 /** HEAD is a GET whose answer has no body: the response already knows it answers a HEAD and sends none. */
-export function headAsGet(req: Request, _res: Response, next: NextFunction): void {
-  if (req.method === 'HEAD') req.method = 'GET';
+export function headAsGet(req: Request, res: Response, next: NextFunction): void {
+  if (req.method === 'HEAD') {
+    req.method = 'GET';
+    // A stream (the admin event stream) must end at once on HEAD: it reads this, as req.method says GET now.
+    res.locals.head = true;
+  }
   next();
 }
 

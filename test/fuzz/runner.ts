@@ -313,7 +313,10 @@ export class Runner {
         redirect: 'manual',
         signal,
       });
-      const bytes = Buffer.from(await res.arrayBuffer());
+      // A stream (the admin event stream) stays open: its answer is its status and headers, then it is closed.
+      const streaming = /^text\/event-stream/.test(res.headers.get('content-type') ?? '') && res.ok;
+      if (streaming) await res.body?.cancel();
+      const bytes = streaming ? Buffer.alloc(0) : Buffer.from(await res.arrayBuffer());
       const head: Record<string, string> = {};
       res.headers.forEach((value, name) => (head[name.toLowerCase()] = value));
       return {

@@ -137,6 +137,11 @@ describe('the server process, embedded', () => {
     // Embedded development: the sandbox is on and webhooks may go to a receiver on this machine.
     expect(out).toContain(`sandbox: on (act as contacts and channels: ${baseUrl}/admin/v1/sandbox/…)`);
     expect(out).toContain('webhook receivers: http and loopback allowed (WEBHOOK_DEV_TARGETS)');
+    // The console's ready link: the admin token in the fragment (never sent to a server), the demo account too.
+    const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    const link = new RegExp(`console: (${baseUrl}/console)#token=([^&\\s]+)&account=([0-9a-f-]{36})\\n`).exec(out);
+    expect(link?.[2]).toBe(encodeURIComponent(token));
+    expect((await fetch(link?.[1] ?? `${baseUrl}/console`)).status).toBe(200);
 
     const res = await fetch(`${baseUrl}/v1/me`, { headers: { Authorization: `Bearer ${apiKey}` } });
     expect(res.status).toBe(200);

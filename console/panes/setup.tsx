@@ -1,0 +1,275 @@
+// "Where to play": the account's connection, the contact to be (one of the connection's contacts, or a new one
+// by phone or username and name), and the demo automation in one click.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ok, type Problem, type Schemas } from '../api.js';
+import type { Session } from '../app.js';
+import { DEMO_KEYWORD, ensureDemoAutomation } from '../demo.js';
+import { Field, ProblemNote, toProblem } from '../ui.js';
+
+type Connection = Schemas['Connection'];
+type Contact = Schemas['Contact'];
+export type Sender = Schemas['SandboxInboundRequest']['from'];
+
+/** The contact the user plays, on one connection. No `contactId` yet: someone new, made by their first message. */
+export interface Player {
+  connection: Connection;
+  sender: Sender;
+  name: string;
+  contactId?: string;
+  conversationId?: string;
+}
+
+export function senderOf(contact: Contact): Sender | undefined {
+  if (contact.whatsapp) return { phone: contact.whatsapp.phone, name: contact.name };
+  if (contact.instagram)
+    return { instagram_id: contact.instagram.id, username: contact.instagram.username, name: contact.name };
+  return undefined;
+}
+
+const describe = (c: Contact) => `${c.name} (${c.whatsapp?.phone ?? `@${c.instagram?.username ?? '?'}`})`;
+
+export function SetupPane(props: { session: Session; player: Player | undefined; onPlayer: (p: Player) => void }) {
+  const { api } = props.session;
+  const [connections, setConnections] = useState<Connection[]>([]);
+  const [connectionId, setConnectionId] = useState('');
+  const [contacts, setContacts] = useState<Contact[]>([]);
+  const [problem, setProblem] = useState<Problem | undefined>();
+  const connection = connections.find((c) => c.id === connectionId);
+
+  useEffect(() => {
+    void (async () => {
+      try {
+        const list = ok(await api.GET('/v1/connections')).data;
+        setConnections(list);
+        setConnectionId((id) => id || (list.find((c) => c.status === 'connected')?.id ?? ''));
+      } catch (error) {
+        setProblem(toProblem(error));
+      }
+    })();
+  }, [api]);
+
+  const asked = useRef(0);
+  const loadContacts = async () => {
+    if (!connectionId) return setContacts([]);
+    const ask = ++asked.current;
+    try {
+      // One page of the account's contacts; those of this connection are offered (the rest by search later).
+      const page = ok(await api.GET('/v1/contacts', { params: { query: { limit: 100 } } }));
+      if (ask !== asked.current) return; // a later load answers for now
+      setContacts(page.data.filter((c) => c.channel.connection_id === connectionId));
+    } catch (error) {
+      setProblem(toProblem(error));
+    }
+  };
+  useEffect(() => void loadContacts(), [connectionId]);
+
+  return (
+    <section class="pane setup" aria-labelledby="setup-title">
+      <h2 id="setup-title">Where to play</h2>
+      <Field id="connection" label="Connection">
+        <select id="connection" value={connectionId} onChange={(e) => setConnectionId(e.currentTarget.value)}>
+          <option value="">Choose a connection</option>
+          {connections.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name} · {c.channel}
+              {c.status === 'connected' ? '' : ` (${c.status})`}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <ProblemNote problem={problem} />
+      {connection && (
+        <>
+          <ContactChooser
+            connection={connection}
+            contacts={contacts}
+            player={props.player}
+            onPlayer={props.onPlayer}
+            session={props.session}
+          />
+          <NewContact connection={connection} session={props.session} onPlayer={props.onPlayer} reload={loadContacts} />
+          <DemoAutomation connection={connection} session={props.session} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function ContactChooser(props: {
+  session: Session;
+  connection: Connection;
+  contacts: Contact[];
+  player: Player | undefined;
+  onPlayer: (p: Player) => void;
+}) {
+  const [problem, setProblem] = useState<Problem | undefined>();
+  const choose = async (id: string) => {
+    const contact = props.contacts.find((c) => c.id === id);
+    const sender = contact && senderOf(contact);
+    if (!contact || !sender) return;
+    setProblem(undefined);
+    try {
+      const conversationId = await conversationOf(props.session, contact.id);
+      props.onPlayer({
+        connection: props.connection,
+        sender,
+        name: contact.name,
+        contactId: contact.id,
+        conversationId,
+      });
+    } catch (error) {
+      setProblem(toProblem(error));
+    }
+  };
+  const playing =
+    props.player?.contactId && props.player.connection.id === props.connection.id ? props.player : undefined;
+  return (
+    <div class="group">
+      <Field id="contact" label="Contact">
+        <select id="contact" onChange={(e) => void choose(e.currentTarget.value)}>
+          {/* `selected` per option: a select's value set before its option exists would be lost. */}
+          <option value="" selected={!props.player?.contactId}>
+            Choose a contact
+          </option>
+          {props.contacts.map((c) => (
+            <option key={c.id} value={c.id} selected={c.id === props.player?.contactId}>
+              {describe(c)}
+            </option>
+          ))}
+          {/* The contact played, even when the list's page does not hold it (a new one, or past the page). */}
+          {playing && !props.contacts.some((c) => c.id === playing.contactId) && (
+            <option value={playing.contactId} selected>
+              {playing.name}
+            </option>
+          )}
+        </select>
+      </Field>
+      <ProblemNote problem={problem} />
+    </div>
+  );
+}
+
+/** The contact's conversation, from the conversation list (newest first, a few pages); none before they write. */
+async function conversationOf(session: Session, contactId: string): Promise<string | undefined> {
+  let cursor: string | undefined;
+  for (let page = 0; page < 5; page++) {
+    const list = ok(
+      await session.api.GET('/v1/conversations', { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } }),
+    );
+    const found = list.data.find((c) => c.contact.id === contactId);
+    if (found) return found.id;
+    if (!list.next_cursor) return undefined;
+    cursor = list.next_cursor;
+  }
+  return undefined;
+}
+
+/** A random instagram-scoped id for someone new (the sandbox plays instagram: any 17 digits). */
+const newInstagramId = () => `1784${String(Math.floor(Math.random() * 1e13)).padStart(13, '0')}`;
+
+function NewContact(props: {
+  session: Session;
+  connection: Connection;
+  onPlayer: (p: Player) => void;
+  reload: () => Promise<void>;
+}) {
+  const whatsapp = props.connection.channel === 'whatsapp';
+  const [handle, setHandle] = useState('');
+  const [name, setName] = useState('');
+  const [problem, setProblem] = useState<Problem | undefined>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setProblem(undefined);
+    setBusy(true);
+    try {
+      if (whatsapp) {
+        // A whatsapp contact is made by the API (the business adds a number, with consent).
+        const contact = ok(
+          await props.session.api.POST('/v1/contacts', {
+            body: { phone: handle.trim(), name: name.trim(), connection_id: props.connection.id, consent: true },
+          }),
+        );
+        await props.reload();
+        const sender = senderOf(contact);
+        if (sender) props.onPlayer({ connection: props.connection, sender, name: contact.name, contactId: contact.id });
+      } else {
+        // On instagram a person becomes a contact by writing first: their first message makes them.
+        const username = handle.trim().replace(/^@/, '');
+        props.onPlayer({
+          connection: props.connection,
+          sender: { instagram_id: newInstagramId(), username, name: name.trim() },
+          name: name.trim(),
+        });
+      }
+      setHandle('');
+      setName('');
+    } catch (error) {
+      setProblem(toProblem(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="group" aria-label="New contact" onSubmit={(e) => void submit(e)}>
+      <h3>New contact</h3>
+      <Field id="new-contact-handle" label={whatsapp ? 'Phone' : 'Username'}>
+        <input
+          id="new-contact-handle"
+          value={handle}
+          onInput={(e) => setHandle(e.currentTarget.value)}
+          placeholder={whatsapp ? '+5511987654321' : 'carla.dias'}
+          required
+        />
+      </Field>
+      <Field id="new-contact-name" label="Name">
+        <input
+          id="new-contact-name"
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+          placeholder="Carla Dias"
+          required
+        />
+      </Field>
+      <button type="submit" disabled={busy}>
+        Create contact
+      </button>
+      <ProblemNote problem={problem} />
+    </form>
+  );
+}
+
+function DemoAutomation(props: { session: Session; connection: Connection }) {
+  const [problem, setProblem] = useState<Problem | undefined>();
+  const [done, setDone] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const create = async () => {
+    setProblem(undefined);
+    setBusy(true);
+    try {
+      const { admin, api, account } = props.session;
+      const workflow = await ensureDemoAutomation(api, admin, account.id, props.connection);
+      setDone(`“${workflow.title}” is live: write “${DEMO_KEYWORD}” to start it.`);
+    } catch (error) {
+      setProblem(toProblem(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="group">
+      <button type="button" onClick={() => void create()} disabled={busy}>
+        Create the demo automation
+      </button>
+      {busy && <p class="note">Creating the demo automation…</p>}
+      {done && !busy && (
+        <p class="note" role="status">
+          {done}
+        </p>
+      )}
+      <ProblemNote problem={problem} />
+    </div>
+  );
+}

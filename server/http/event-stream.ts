@@ -1,0 +1,133 @@
+// GET /admin/v1/accounts/{accountId}/event-stream: the account's events as server-sent events, on a response
+// that stays open (what the console page shows live). Each event is the envelope a webhook endpoint would get.
+//
+// Pushed, not polled: recording events notifies EVENTS_CHANNEL at the commit of their transaction, and each
+// open stream then reads the account's events after the last one it sent. Without LISTEN (a database handle
+// that has none), a stream looks every second instead.
+//
+// The stream outlives its request's deadline: its reads run outside the request's context (the deadline would
+// refuse them), and a stopping server ends every open stream first (endEventStreams) so its drain does not wait
+// for them.
+import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { getAccount } from '../domain/accounts/accounts.js';
+import { EVENTS_CHANNEL, feedAfter, feedStart } from '../domain/events/feed.js';
+import { requestContext } from '../request-context.js';
+import { publicBaseUrl } from './base-url.js';
+import type { AppContext } from './context.js';
+
+/** A comment line this often keeps idle proxies from closing the connection. */
+const KEEP_ALIVE_MS = 15_000;
+/** Events read per query. */
+const PAGE = 100;
+/**
+ * Sequences are taken at insert and transactions may commit out of that order: each read looks this far back
+ * and skips what it sent, so an event committed a little after a later one is not lost.
+ */
+const LOOK_BACK = 100n;
+
+/** The streams open in this process, so a stopping server can end them. */
+const openStreams = new Set<EventStream>();
+
+/** Ends every open event stream (a stopping server, before it waits for its connections). */
+export function endEventStreams(): number {
+  const count = openStreams.size;
+  for (const stream of [...openStreams]) stream.end();
+  return count;
+}
+
+const SEQUENCE = /^[0-9]{1,18}$/;
+
+export async function streamAccountEvents(app: AppContext, req: Request, res: Response, accountId: string) {
+  await getAccount(app.database.db, accountId); // 404 not_found before the stream opens
+  const fromQuery = typeof req.query.after === 'string' ? req.query.after : undefined;
+  const fromHeader = req.get('Last-Event-ID');
+  const given = fromQuery ?? (fromHeader && SEQUENCE.test(fromHeader) ? fromHeader : undefined);
+  const baseUrl = publicBaseUrl(app, req);
+  const logger = app.logger.child({ route: 'event-stream', account_id: accountId });
+  // Outside the request's context from here: its deadline must not refuse the reads of a long-lived stream.
+  await requestContext.exit(async () => {
+    const floor = given !== undefined ? BigInt(given) : await feedStart(app.database.db, accountId);
+    const stream = new EventStream(app, res, { accountId, floor, baseUrl, logger });
+    await stream.open();
+  });
+}
+
+class EventStream {
+  /** The highest sequence sent (or the floor: nothing at or before it is sent). */
+  private last: bigint;
+  /** The sequences sent that a look back may read again. */
+  private readonly sent = new Set<bigint>();
+  private closed = false;
+  private reading = false;
+  private again = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private unlisten: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly app: AppContext,
+    private readonly res: Response,
+    private readonly at: { accountId: string; floor: bigint; baseUrl: string; logger: Logger },
+  ) {
+    this.last = at.floor;
+  }
+
+  async open(): Promise<void> {
+    this.res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Accel-Buffering': 'no',
+    });
+    if (this.res.locals.head === true) return void this.res.end(); // HEAD: the headers only, no stream
+    this.res.write(': stream open\n\n');
+    openStreams.add(this);
+    this.res.once('close', () => this.end());
+    this.timers.push(setInterval(() => this.res.write(': keep-alive\n\n'), KEEP_ALIVE_MS));
+    const { database } = this.app;
+    if (database.listen) this.unlisten = await database.listen(EVENTS_CHANNEL, () => void this.read());
+    else this.timers.push(setInterval(() => void this.read(), 1000));
+    if (this.closed) await this.unlisten?.(); // closed while it started listening
+    await this.read(); // what was recorded before the LISTEN
+  }
+
+  end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    openStreams.delete(this);
+    for (const timer of this.timers) clearInterval(timer);
+    void this.unlisten?.().catch((error: unknown) => this.at.logger.warn({ err: error }, 'event stream: unlisten'));
+    this.res.end();
+  }
+
+  /** Sends what is new; a call while one runs makes that one read again. */
+  private async read(): Promise<void> {
+    if (this.closed) return;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = true;
+    try {
+      do {
+        this.again = false;
+        const { floor, accountId, baseUrl } = this.at;
+        const after = this.last - LOOK_BACK > floor ? this.last - LOOK_BACK : floor;
+        const limit = PAGE + this.sent.size;
+        const known = (sequence: bigint) => this.sent.has(sequence);
+        const page = await feedAfter(this.app.database.db, accountId, { after, limit, known }, baseUrl);
+        for (const event of page.events) {
+          if (this.closed) return;
+          this.res.write(`id: ${event.sequence}\nevent: ${event.type}\ndata: ${event.body}\n\n`);
+          this.sent.add(event.sequence);
+          if (event.sequence > this.last) this.last = event.sequence;
+        }
+        for (const sequence of this.sent) if (sequence <= this.last - LOOK_BACK) this.sent.delete(sequence);
+        if (page.read >= limit) this.again = true;
+      } while (this.again && !this.closed);
+    } catch (error) {
+      this.at.logger.warn({ err: error }, 'event stream: reading the events failed');
+    } finally {
+      this.reading = false;
+    }
+  }
+}

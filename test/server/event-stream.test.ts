@@ -1,0 +1,200 @@
+// GET /admin/v1/accounts/{accountId}/event-stream (server-sent events of an account's events) and the console
+// page's gate, on every engine of the run: the stream carries the account's events as webhook envelopes, pushed
+// at the commit (no other account's), resumes after `after` or Last-Event-ID, outlives the request deadline, and
+// refuses what the admin API refuses. /console is served while the sandbox is on, 404 when it is off.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endEventStreams } from '../../server/http/event-stream.js';
+import { call, engines, startTestApp, type TestApp } from './harness.js';
+
+const TOKEN = 'event-stream-admin-token-0123456789abcdef';
+/** Short, so a test can outlive it: the stream must not end (or fail its reads) at the request's deadline. */
+const DEADLINE_MS = 1000;
+
+interface StreamEvent {
+  id: string;
+  event: string;
+  data: { id: string; type: string; api_version: string; created_at: string; data: Record<string, unknown> };
+}
+
+/** An open stream: the events parsed so far, a wait for the next ones, and its end. */
+async function openStream(baseUrl: string, path: string, headers: Record<string, string> = {}) {
+  const abort = new AbortController();
+  const response = await fetch(`${baseUrl}${path}`, {
+    headers: { Authorization: `Bearer ${TOKEN}`, ...headers },
+    signal: abort.signal,
+  });
+  const events: StreamEvent[] = [];
+  let raw = '';
+  const reading = (async () => {
+    if (!response.body) return;
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body) {
+        raw += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = raw.indexOf('\n\n')) >= 0) {
+          const block = raw.slice(0, end);
+          raw = raw.slice(end + 2);
+          const field = (name: string) =>
+            block
+              .split('\n')
+              .find((l) => l.startsWith(`${name}: `))
+              ?.slice(name.length + 2);
+          const data = field('data');
+          if (data) events.push({ id: field('id') ?? '', event: field('event') ?? '', data: JSON.parse(data) });
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return {
+    response,
+    events,
+    async waitFor(count: number, timeoutMs = 10_000) {
+      const until = Date.now() + timeoutMs;
+      while (events.length < count && Date.now() < until) await new Promise((ok) => setTimeout(ok, 10));
+      return events;
+    },
+    async close() {
+      abort.abort();
+      await reading;
+    },
+  };
+}
+
+describe.each(engines)('the admin event stream and the console page on %s', (engine) => {
+  let t: TestApp;
+  /** The same database with a short request deadline, which streams must outlive. */
+  let short: TestApp;
+  let off: TestApp;
+  const admin = (method: string, path: string, body?: unknown) =>
+    call(t.baseUrl, TOKEN, method, `/admin/v1${path}`, { body });
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, { env: { ADMIN_TOKEN: TOKEN, SANDBOX_ENABLED: 'true' } });
+    short = await startTestApp(engine, {
+      env: { ADMIN_TOKEN: TOKEN, SANDBOX_ENABLED: 'true', REQUEST_DEADLINE_MS: String(DEADLINE_MS) },
+      sameDatabaseAs: t,
+    });
+    off = await startTestApp(engine, { env: { ADMIN_TOKEN: TOKEN, SANDBOX_ENABLED: 'false' }, sameDatabaseAs: t });
+  });
+  afterAll(async () => {
+    endEventStreams();
+    await off?.close();
+    await short?.close();
+    await t?.close();
+  });
+
+  /** An account with a connected whatsapp number; `write` sends a contact's message to it (sandbox). */
+  async function accountWithNumber() {
+    const caller = await t.account();
+    const created = await admin('POST', `/accounts/${caller.accountId}/connections`, {
+      channel: 'whatsapp',
+      name: 'Loja',
+      phone: `+55119${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`,
+    });
+    expect(created.status).toBe(201);
+    const connection = (await created.json()) as { id: string };
+    const write = async (phone: string, text: string) => {
+      const res = await admin('POST', `/sandbox/connections/${connection.id}/inbound`, {
+        from: { phone, name: 'Ana Souza' },
+        text,
+      });
+      expect(res.status).toBe(201);
+      return (await res.json()) as { message: { id: string }; contact: { id: string } };
+    };
+    return { accountId: caller.accountId, write };
+  }
+
+  it('pushes the account’s events as webhook envelopes, from now on, and none of another account', async () => {
+    const a = await accountWithNumber();
+    const b = await accountWithNumber();
+    await a.write('+5511987650001', 'before the stream'); // recorded before: not sent
+    const stream = await openStream(short.baseUrl, `/admin/v1/accounts/${a.accountId}/event-stream`);
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(stream.response.headers.get('cache-control')).toBe('no-store');
+
+    // Past the request deadline: the stream is still open and its reads still run.
+    await new Promise((ok) => setTimeout(ok, DEADLINE_MS * 2));
+    await b.write('+5511987650002', 'another account');
+    const sentAt = Date.now();
+    const written = await a.write('+5511987650003', 'oi');
+    const events = await stream.waitFor(2);
+    const arrivedMs = Date.now() - sentAt;
+    await stream.close();
+
+    expect(events.map((e) => e.event)).toEqual(['contact.created', 'message.received']);
+    const received = events[1];
+    expect(received?.data).toMatchObject({ type: 'message.received', api_version: 'v1' });
+    expect(received?.data.data).toMatchObject({ id: written.message.id, text: 'oi', direction: 'inbound' });
+    expect(events[0]?.data.data).toMatchObject({ id: written.contact.id });
+    expect(Number(received?.id)).toBeGreaterThan(Number(events[0]?.id));
+    expect(arrivedMs).toBeLessThan(2000);
+  });
+
+  it('resumes after the event `after` names (or Last-Event-ID)', async () => {
+    const a = await accountWithNumber();
+    const live = await openStream(t.baseUrl, `/admin/v1/accounts/${a.accountId}/event-stream`);
+    await a.write('+5511987650004', 'um');
+    await a.write('+5511987650004', 'dois');
+    const all = await live.waitFor(3);
+    await live.close();
+    expect(all.map((e) => e.event)).toEqual(['contact.created', 'message.received', 'message.received']);
+
+    const first = all[0]?.id ?? '';
+    const byQuery = await openStream(t.baseUrl, `/admin/v1/accounts/${a.accountId}/event-stream?after=${first}`);
+    const byHeader = await openStream(t.baseUrl, `/admin/v1/accounts/${a.accountId}/event-stream`, {
+      'Last-Event-ID': first,
+    });
+    const [q, h] = [await byQuery.waitFor(2), await byHeader.waitFor(2)];
+    await byQuery.close();
+    await byHeader.close();
+    expect(q.map((e) => e.data.id)).toEqual(all.slice(1).map((e) => e.data.id));
+    expect(h.map((e) => e.data.id)).toEqual(all.slice(1).map((e) => e.data.id));
+  });
+
+  it('refuses as the admin API does (no token 401, an unknown account 404, a bad `after` 400); HEAD ends', async () => {
+    const a = await accountWithNumber();
+    const path = `/admin/v1/accounts/${a.accountId}/event-stream`;
+    const noToken = await call(t.baseUrl, undefined, 'GET', path);
+    expect(noToken.status).toBe(401);
+    expect(await noToken.json()).toEqual({ message: expect.any(String) });
+    const unknown = await call(
+      t.baseUrl,
+      TOKEN,
+      'GET',
+      '/admin/v1/accounts/00000000-0000-4000-8000-000000000000/event-stream',
+    );
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ context: { code: 'not_found' } });
+    const bad = await call(t.baseUrl, TOKEN, 'GET', `${path}?after=abc`);
+    expect(bad.status).toBe(400);
+    // HEAD answers the stream's headers and ends (a stream that never ended would hang the client).
+    const head = await call(t.baseUrl, TOKEN, 'HEAD', path);
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(await head.text()).toBe('');
+  });
+
+  it('serves /console (with its script and style, this server only) while the sandbox is on, 404 when off', async () => {
+    const page = await fetch(`${t.baseUrl}/console`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const html = await page.text();
+    expect(html).toContain('<script type="module" src="/console/app.js">');
+    const script = await fetch(`${t.baseUrl}/console/app.js`);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect((await script.text()).length).toBeGreaterThan(10_000);
+    const style = await fetch(`${t.baseUrl}/console/app.css`);
+    expect(style.headers.get('content-type')).toMatch(/^text\/css/);
+
+    for (const path of ['/console', '/console/app.js']) {
+      const closed = await fetch(`${off.baseUrl}${path}`);
+      expect(closed.status).toBe(404);
+      expect(await closed.json()).toMatchObject({ context: { code: 'not_found' } });
+    }
+  });
+});
