@@ -1,19 +1,28 @@
-// Where the bundled spec is: the validator and the block catalog read the generated files.
+// Where the bundled descriptions are: the validators and the block catalog read the generated files. Two
+// descriptions come from spec/: the public API (`/v1`, what partners get and GET /openapi.json serves) and the
+// vendor console with the sandbox (`/admin/v1`); each pipeline validates against its own.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type * as OpenApiValidator from 'express-openapi-validator';
 
 export const bundledSpecPath = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
+export const adminSpecPath = fileURLToPath(new URL('../../generated/admin-openapi.json', import.meta.url));
+
+/** Which description: the public API's or the vendor console's. */
+export type Description = 'public' | 'admin';
+
+const pathOf = (description: Description) => (description === 'admin' ? adminSpecPath : bundledSpecPath);
 
 type ApiSpec = Exclude<Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], string>;
 type Node = Record<string, unknown>;
 
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null;
 
-/** The bundled spec as a JSON document, a new copy per call. */
-export function specDocument(): Node {
-  const doc: unknown = JSON.parse(readFileSync(bundledSpecPath, 'utf8'));
-  if (!isNode(doc)) throw new Error(`${bundledSpecPath} is not a JSON object`);
+/** A bundled description as a JSON document, a new copy per call. */
+export function specDocument(description: Description = 'public'): Node {
+  const path = pathOf(description);
+  const doc: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  if (!isNode(doc)) throw new Error(`${path} is not a JSON object`);
   return doc;
 }
 
@@ -23,7 +32,7 @@ function isApiSpec(doc: Node): doc is Node & ApiSpec {
 }
 
 /**
- * The bundled spec as the request validators read it: every query parameter `allowReserved`.
+ * A bundled description as the request validators read it: every query parameter `allowReserved`.
  *
  * express-openapi-validator refuses ("must be url encoded") a query value whose raw form holds an RFC 3986
  * reserved character, unless its parameter allows them. Standard encoders leave some there: URLSearchParams
@@ -32,8 +41,8 @@ function isApiSpec(doc: Node): doc is Node & ApiSpec {
  * what the handlers get. The published spec keeps the default, so clients are still told to encode.
  * A new copy per call: the validator bundles the document it is given in place.
  */
-export function validatorSpec(): ApiSpec {
-  const doc = specDocument();
+export function validatorSpec(description: Description = 'public'): ApiSpec {
+  const doc = specDocument(description);
   const parameters: unknown[] = [];
   const components = isNode(doc.components) && isNode(doc.components.parameters) ? doc.components.parameters : {};
   parameters.push(...Object.values(components));
@@ -43,6 +52,6 @@ export function validatorSpec(): ApiSpec {
       if (isNode(holder) && Array.isArray(holder.parameters)) parameters.push(...holder.parameters);
   }
   for (const parameter of parameters) if (isNode(parameter) && parameter.in === 'query') parameter.allowReserved = true;
-  if (!isApiSpec(doc)) throw new Error(`${bundledSpecPath} is not an OpenAPI document`);
+  if (!isApiSpec(doc)) throw new Error(`${pathOf(description)} is not an OpenAPI document`);
   return doc;
 }
