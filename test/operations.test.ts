@@ -322,10 +322,10 @@ describe('routes', () => {
 });
 
 describe('admin routes', () => {
-  it('are every path of the admin description, all under /admin/v1; the public one has /v1 and the tracked links', () => {
+  it('are every path of the admin description, all under /admin/v1; the public one has /v1, links and itself', () => {
     expect(adminRoutes.length).toBeGreaterThan(0);
     expect(adminRoutes.filter((op) => !op.key.startsWith('/admin/v1/')).map(name)).toEqual([]);
-    expect(paths.filter((op) => !routes.includes(op)).map(name)).toEqual(['GET /links/{token}']);
+    expect(paths.filter((op) => !routes.includes(op)).map(name)).toEqual(['GET /openapi.json', 'GET /links/{token}']);
   });
 });
 
