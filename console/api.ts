@@ -2,11 +2,14 @@
 // public API with a key the page creates for the chosen account through the admin API (kept for this browser
 // tab only). Every change the page makes goes through one of them: it has no route of its own.
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import type { components as adminComponents, paths as adminPaths } from '../generated/admin-api.js';
 import type { components, paths } from '../generated/api.js';
 import { operations, type OperationInfo } from '../generated/operations.js';
 
 export type Schemas = components['schemas'];
+export type AdminSchemas = adminComponents['schemas'];
 export type Api = Client<paths, 'application/json'>;
+export type AdminApi = Client<adminPaths, 'application/json'>;
 
 /** What a refusal shows beside its form: the API's `context.code` (when it has one) and message. */
 export interface Problem {
@@ -56,8 +59,8 @@ const idempotency: Middleware = {
   },
 };
 
-export function adminClient(token: string): Api {
-  return createClient<paths, 'application/json'>({
+export function adminClient(token: string): AdminApi {
+  return createClient<adminPaths, 'application/json'>({
     baseUrl: location.origin,
     headers: { Authorization: `Bearer ${token}` },
   });
@@ -78,7 +81,7 @@ const KEY_NAME = 'Sandbox console (browser tab)';
  * The public API key of this tab for `accountId`: made through the admin API (every scope, the shortest
  * validity) and kept in the tab's session storage, so a reload does not make another.
  */
-export async function sessionKey(admin: Api, accountId: string): Promise<string> {
+export async function sessionKey(admin: AdminApi, accountId: string): Promise<string> {
   const stored = sessionStorage.getItem(`console-key:${accountId}`);
   // A key kept from before may be gone (revoked, or the database was reset): then a new one.
   if (stored && (await publicClient(stored).GET('/v1/me')).response.status !== 401) return stored;
@@ -92,7 +95,7 @@ export async function sessionKey(admin: Api, accountId: string): Promise<string>
   return created.secret;
 }
 
-const ALL_SCOPES: Schemas['AdminApiKeyCreateRequest']['scopes'] = [
+const ALL_SCOPES: AdminSchemas['AdminApiKeyCreateRequest']['scopes'] = [
   'contacts:read',
   'contacts:write',
   'conversations:read',

@@ -2,7 +2,7 @@
 // and the contact the user plays, and the live events of the account. Each pane is its own module under
 // panes/; later panes (runs, webhooks, clock) take the same props and subscribe to the same events.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { adminClient, ok, publicClient, sessionKey, type Api, type Schemas } from './api.js';
+import { adminClient, ok, publicClient, sessionKey, type AdminApi, type AdminSchemas, type Api } from './api.js';
 import { followEvents, type LiveEvent, type LiveStatus } from './live.js';
 import { ChatPane } from './panes/chat.js';
 import { EventsPane } from './panes/events.js';
@@ -12,10 +12,10 @@ import type { Problem } from './api.js';
 
 /** What every pane receives. */
 export interface Session {
-  admin: Api;
+  admin: AdminApi;
   api: Api;
   token: string;
-  account: Schemas['AdminAccount'];
+  account: AdminSchemas['AdminAccount'];
   /** Calls `listener` for each live event of the account until the returned function is called. */
   subscribe: (listener: (event: LiveEvent) => void) => () => void;
 }

@@ -4,7 +4,7 @@
 // goes to the custom field `cidade`), offers two reply buttons, and answers the tap. No sleep: the run ends at
 // once (the sandbox clock has its own pane later).
 import type { Block, GraphNodes } from '../generated/block-catalog.js';
-import { ok, type Api, type Schemas } from './api.js';
+import { ok, type AdminApi, type Api, type Schemas } from './api.js';
 
 export const DEMO_KEYWORD = 'frete';
 export const DEMO_DESCRIPTION = 'Sandbox console demo automation';
@@ -47,7 +47,7 @@ export function demoGraph(): GraphNodes {
  */
 export async function ensureDemoAutomation(
   api: Api,
-  admin: Api,
+  admin: AdminApi,
   accountId: string,
   connection: Schemas['Connection'],
 ): Promise<Schemas['Workflow']> {

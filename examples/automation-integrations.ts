@@ -20,6 +20,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { ApiClient, Block, GraphNodes, components } from '../client/index.js';
+import type { components as adminComponents } from '../generated/admin-api.js';
 import { check, deleteWorkflowsDescribed, publishValidated } from './check.js';
 import { runWithReceiver } from './cli.js';
 import type { AdminClient } from './sandbox-exchange.js';
@@ -28,7 +29,7 @@ import type { ReceivedRequest, ReceiverControls } from './webhook-receiver.js';
 type Run = components['schemas']['WorkflowRun'];
 type Workflow = components['schemas']['Workflow'];
 type Contact = components['schemas']['Contact'];
-type Spreadsheet = components['schemas']['SandboxSpreadsheet'];
+type Spreadsheet = adminComponents['schemas']['SandboxSpreadsheet'];
 
 /** The automation and the endpoint this example creates carry this description (earlier runs' are removed). */
 export const INTEGRATIONS_DESCRIPTION = 'examples/automation-integrations.ts';

@@ -11,16 +11,18 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import createFetchClient from 'openapi-fetch';
-import { createClient, errorCode, type ApiClient, type components, type paths } from '../client/index.js';
+import { createClient, errorCode, type ApiClient, type components } from '../client/index.js';
+import type { paths as AdminPaths } from '../generated/admin-api.js';
 import { baseUrl, check, runExample, settings } from './check.js';
 
 type Message = components['schemas']['Message'];
 type Conversation = components['schemas']['Conversation'];
-export type AdminClient = ReturnType<typeof createFetchClient<paths, 'application/json'>>;
+/** Typed by the vendor console's own description (generated/admin-api.ts), not the public one. */
+export type AdminClient = ReturnType<typeof createFetchClient<AdminPaths, 'application/json'>>;
 
 /** The vendor console's client: the admin API with its token (ADMIN_TOKEN, or DATA_DIR/admin-token). */
 export function createAdminClient(baseUrl: string, adminToken: string): AdminClient {
-  return createFetchClient<paths, 'application/json'>({
+  return createFetchClient<AdminPaths, 'application/json'>({
     baseUrl: baseUrl.replace(/\/+$/, ''),
     headers: { Authorization: `Bearer ${adminToken}` },
   });

@@ -223,7 +223,10 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
   const host = options.host ?? '127.0.0.1';
   const spec = resolve(repoRoot, options.spec ?? 'generated/openapi.yaml');
-  const routes = loadRoutes(spec.replace(/\.ya?ml$/, '.json'));
+  const specJson = spec.replace(/\.ya?ml$/, '.json');
+  const routes = loadRoutes(specJson);
+  // GET /openapi.json answers the whole description the mock serves, as the API does, not the abridged example.
+  const description = Buffer.from(JSON.stringify(JSON.parse(readFileSync(specJson, 'utf8'))));
   const verbose = options.verbose ?? false;
   const prismPort = await freePort(host);
   const prism = await startPrism(spec, host, prismPort, verbose);
@@ -238,6 +241,16 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
       if (verbose) console.log(`${method} ${url.pathname}${url.search} → ${status}`);
     };
 
+    if (route && url.pathname === '/openapi.json') {
+      log(200);
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Content-Length': description.length,
+        'Cache-Control': 'public, max-age=300',
+      });
+      res.end(method === 'HEAD' ? undefined : description);
+      return;
+    }
     if (!route) {
       log(404);
       sendJson(res, 404, {

@@ -148,8 +148,9 @@ function JsonErrorEnvelope() {
     Paths: {
       PathItem: {
         enter(pathItem, ctx) {
-          // A tracked link (`/links/…`) is opened by a contact's browser: its 404 and 410 are small HTML pages.
-          const pages = String(ctx.key).startsWith('/links/');
+          // A tracked link (`/links/…`) is opened by a contact's browser: its 404 and 410 are small HTML pages. The
+          // description (`/openapi.json`) has no route error: its 403 and 429 come from the edge, with no body.
+          const pages = String(ctx.key).startsWith('/links/') || ctx.key === '/openapi.json';
           eachOperation(pathItem, ctx, (operation, _method, location, opFrom) => {
             for (const [status, raw] of Object.entries(operation.responses || {})) {
               if (!/^[45]\d\d$/.test(status) && status !== 'default') continue;
@@ -170,24 +171,36 @@ function JsonErrorEnvelope() {
 }
 
 /**
- * Each API has its own credential: a `/v1` route uses `bearerAuth` (an API key, with the route's scope), an
- * `/admin/v1` route uses `adminToken` without scopes, a `/links` route (a tracked link) none. A route under none
- * of these prefixes is reported.
+ * Each API has its own credential: a `/v1` route uses `ApiKey` (an API key, with the route's scope), an
+ * `/admin/v1` route uses `AdminToken` without scopes, a `/links` route (a tracked link) none. A route under none
+ * of these prefixes is reported. Each API has its own description: one holding both `/v1` and `/admin/v1`
+ * paths is reported (the public one is what partners get; the vendor console is spec/admin.yaml).
  */
 function SecurityScheme() {
   return {
     Paths: {
+      enter(paths, ctx) {
+        const keys = Object.keys(paths || {});
+        const admin = keys.filter((key) => key.startsWith('/admin/'));
+        if (admin.length && keys.some((key) => key.startsWith('/v1/')))
+          for (const key of admin)
+            ctx.report({
+              message: `${key} is an admin path in the public description: the vendor console is spec/admin.yaml.`,
+              location: ctx.location.child([key]).key(),
+            });
+      },
       PathItem: {
         enter(pathItem, ctx) {
           const path = String(ctx.key);
           const admin = path.startsWith('/admin/v1/');
-          if (path.startsWith('/links/')) {
+          // The tracked links and the description itself (GET /openapi.json) take no credential.
+          if (path.startsWith('/links/') || path === '/openapi.json') {
             // The tracking addresses of link buttons: opened by contacts' browsers, with no credential at all.
             eachOperation(pathItem, ctx, (operation, _method, location) => {
               const security = Array.isArray(operation.security) ? operation.security : undefined;
               if (!security || security.length > 0)
                 ctx.report({
-                  message: 'A /links route declares `security: []`.',
+                  message: 'A /links or /openapi.json route declares `security: []`.',
                   location: location.child(['security']),
                 });
             });
@@ -195,7 +208,7 @@ function SecurityScheme() {
           }
           if (!admin && !path.startsWith('/v1/')) {
             ctx.report({
-              message: `Path ${path} is under none of /v1, /admin/v1 and /links.`,
+              message: `Path ${path} is under none of /v1, /admin/v1 and /links, nor /openapi.json.`,
               location: ctx.location.key(),
             });
             return;
@@ -205,11 +218,11 @@ function SecurityScheme() {
             const schemes = (security || []).flatMap((requirement) => Object.keys(requirement || {}));
             const report = (message) => ctx.report({ message, location: location.child(['security']) });
             if (admin) {
-              const scopes = (security || []).flatMap((requirement) => requirement.adminToken || []);
-              if (!security || schemes.length !== 1 || schemes[0] !== 'adminToken' || scopes.length > 0)
-                report('An admin route declares `security: [{adminToken: []}]` and nothing else.');
-            } else if (schemes.includes('adminToken')) {
-              report('A /v1 route never accepts the admin token.');
+              const scopes = (security || []).flatMap((requirement) => requirement.AdminToken || []);
+              if (!security || schemes.length !== 1 || schemes[0] !== 'AdminToken' || scopes.length > 0)
+                report('An admin route declares `security: [{AdminToken: []}]` and nothing else.');
+            } else if (schemes.some((scheme) => scheme !== 'ApiKey')) {
+              report('A /v1 route accepts an API key only (`security: [{ApiKey: [<scope>]}]`).');
             }
           });
         },
@@ -234,6 +247,12 @@ function RateLimits() {
         const table = deref(ctx, root['x-rate-limits'], ctx.location.source.absoluteRef).node;
         const here = ctx.location.child(['x-rate-limits']);
         const isCount = (n) => Number.isInteger(n) && n > 0;
+        // The vendor console's description (no /v1 route) has no per-account rate limits.
+        const publicRoutes = Object.keys(root.paths || {}).some((key) => key.startsWith('/v1/'));
+        if (!publicRoutes && table === undefined) {
+          kinds = undefined;
+          return;
+        }
         if (!table || typeof table !== 'object' || !table.kinds || typeof table.kinds !== 'object') {
           kinds = undefined;
           ctx.report({

@@ -1,7 +1,7 @@
 // `npm run fuzz`: the long spec-driven fuzz run against the real server (npm start), on PGlite and, when
 // DATABASE_URL is set, on a fresh PostgreSQL database of that server. About 6,000 requests per engine over every
-// operation of generated/openapi.yaml (public and admin), in five classes (methods, numeric, nesting, schema,
-// ids); exits 1 when any violation is found. The machinery is test/fuzz/ (shared with test/server/fuzz.test.ts).
+// operation of generated/openapi.yaml and generated/admin-openapi.yaml, in five classes (methods, numeric,
+// nesting, schema, ids); exits 1 when any violation is found. The machinery is test/fuzz/ (shared with test/server/fuzz.test.ts).
 //
 //   npm run fuzz -- [--requests N] [--seed S] [--engine pglite|postgres] [--classes ids,numeric,…]
 //                   [--only REGEX] [--skip REGEX] [--time-limit SECONDS] [--quiet | --verbose | --trace]

@@ -63,6 +63,9 @@ const schema = z
     LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
     // The sandbox (act as contacts and channels, move the clock): default on in embedded mode only.
     SANDBOX_ENABLED: bool.optional(),
+    // Where GET /docs finds the reference pages `npm run docs` builds (index.html, admin.html); /docs is served
+    // only while the sandbox is on (development).
+    DOCS_DIR: z.string().min(1).default('./docs'),
     // Development only: webhook receivers on http, on any port and on loopback or private addresses (default on
     // in embedded development mode only).
     WEBHOOK_DEV_TARGETS: bool.optional(),
@@ -103,6 +106,7 @@ const schema = z
     logFormat: env.LOG_FORMAT,
     // The sandbox acts as contacts and channels: on by default in embedded mode only.
     sandboxEnabled: env.SANDBOX_ENABLED ?? env.DATABASE_URL === undefined,
+    docsDir: env.DOCS_DIR,
     // The strict webhook URL rules (https, port 443, public addresses only) hold unless this is on; it is on
     // by default in the embedded development mode only, so a developer can receive events on localhost.
     webhookDevTargets: env.WEBHOOK_DEV_TARGETS ?? (env.DATABASE_URL === undefined && env.APP_ENV === 'development'),

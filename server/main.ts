@@ -103,7 +103,10 @@ function demoKeyFile(config: Config): string {
 async function banner(config: Config, database: Database, clock: OffsetClock, baseUrl: string): Promise<string[]> {
   const lines = [
     `Engagement Platform API listening on ${baseUrl} (${database.engine === 'pglite' ? `embedded database in ${resolve(config.dataDir)}` : 'PostgreSQL'})`,
-    `  reference: npm run docs, then open docs/index.html`,
+    // /docs is a development aid, on with the sandbox (server/http/description.ts); the description is always served.
+    config.sandboxEnabled
+      ? `  reference: ${baseUrl}/docs (build it with npm run docs); description: ${baseUrl}/openapi.json`
+      : `  reference: npm run docs, then open docs/index.html; description: ${baseUrl}/openapi.json`,
   ];
   if (config.webConcurrency > 1) lines.push(`  ${config.webConcurrency} API processes (WEB_CONCURRENCY)`);
   lines.push(...exposureWarning(config));

@@ -1,18 +1,23 @@
-// The reference builds into one HTML file that needs no network: no CDN script, no external stylesheet or
-// font; it holds every route, every webhook and the getting-started guide.
+// Each reference builds into one HTML file that needs no network: no CDN script, no external stylesheet or
+// font. The public one holds every route, every webhook and the getting-started guide, and nothing of the vendor
+// console; the vendor console's page holds every admin route.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDocs, findExternalResources } from '../scripts/lib/docs.js';
 import { isObject, listOperations } from '../scripts/lib/openapi.js';
-import { bundledSpec, repoRoot } from './helpers.js';
+import { ADMIN_DESCRIPTION } from '../scripts/lib/descriptions.js';
+import { adminBundledSpec, bundledSpec, repoRoot } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'docs-test-'));
 let html = '';
+let adminHtml = '';
 
 beforeAll(async () => {
   html = readFileSync(await buildDocs({ root: repoRoot, output: join(dir, 'index.html') }), 'utf8');
+  const admin = { root: repoRoot, description: ADMIN_DESCRIPTION, output: join(dir, 'admin.html') };
+  adminHtml = readFileSync(await buildDocs(admin), 'utf8');
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,5 +54,24 @@ describe('docs', () => {
     expect(Object.keys(isObject(doc.webhooks) ? doc.webhooks : {}).filter((type) => !html.includes(type))).toEqual([]);
     expect(html).toContain('Getting started');
     expect(html).toContain('Service-Signature');
+  });
+
+  it('shows partners nothing of the vendor console', () => {
+    expect(html).not.toContain('/admin/v1');
+    expect(html).not.toContain('AdminToken');
+    const adminIds = listOperations(adminBundledSpec()).map((op) => String(op.operation.operationId));
+    expect(adminIds.filter((id) => html.includes(id))).toEqual([]);
+  });
+});
+
+describe('the vendor console reference', () => {
+  it('is its own offline page, titled apart, with every admin operation', () => {
+    expect(adminHtml.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(findExternalResources(adminHtml)).toEqual([]);
+    expect(adminHtml).toContain('<title>Vendor console and sandbox reference</title>');
+    const ids = listOperations(adminBundledSpec()).map((op) => String(op.operation.operationId));
+    expect(ids.length).toBeGreaterThan(30);
+    expect(ids.filter((id) => !adminHtml.includes(id))).toEqual([]);
+    expect(adminHtml).not.toContain('Getting started');
   });
 });

@@ -65,9 +65,9 @@ describe('a handler typed from its operation', () => {
     });
 
     // @ts-expect-error -- the admin API's revoke answers 200, not 204
-    const adminWrongStatus: AdminHandler<'revokeApiKey'> = async () => ({ status: 204 });
+    const adminWrongStatus: AdminHandler<'adminRevokeApiKey'> = async () => ({ status: 204 });
 
-    const adminUnknownBodyField: AdminHandler<'createApiKey'> = async ({ body }) => {
+    const adminUnknownBodyField: AdminHandler<'adminCreateApiKey'> = async ({ body }) => {
       // @ts-expect-error -- AdminApiKeyCreateRequest has no `owner`
       void body.owner;
       throw new Error('not called');

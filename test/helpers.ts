@@ -1,8 +1,8 @@
-// Shared by the tests: the repository root, the seed lists and the bundled spec.
+// Shared by the tests: the repository root, the seed lists and the two bundled descriptions.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { repoRoot } from '../scripts/lib/root.js';
-import { loadBundledSpec, type JsonObject } from '../scripts/lib/openapi.js';
+import { loadAdminSpec, loadBundledSpec, type JsonObject } from '../scripts/lib/openapi.js';
 
 export { repoRoot };
 
@@ -22,8 +22,16 @@ export function seedList(name: string): string[] {
 
 let cached: JsonObject | undefined;
 
-/** generated/openapi.json, parsed once per test file. */
+/** generated/openapi.json (the public description), parsed once per test file. */
 export function bundledSpec(): JsonObject {
   cached ??= loadBundledSpec(repoRoot);
   return cached;
+}
+
+let cachedAdmin: JsonObject | undefined;
+
+/** generated/admin-openapi.json (the vendor console and the sandbox), parsed once per test file. */
+export function adminBundledSpec(): JsonObject {
+  cachedAdmin ??= loadAdminSpec(repoRoot);
+  return cachedAdmin;
 }

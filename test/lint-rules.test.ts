@@ -51,10 +51,14 @@ beforeAll(async () => {
   edit('paths/admin_v1_accounts.yaml', (d) => {
     d.deleteIn(['post', 'responses', '401']); // rule/admin-common-responses
     d.deleteIn(['post', 'responses', '201', 'headers', 'Cache-Control']); // rule/admin-success-headers
-    d.setIn(['post', 'operationId'], 'accountsCreate'); // rule/route-operation-id-style, on admin routes too
+    d.setIn(['post', 'operationId'], 'createAccount'); // rule/admin-operation-id-style: no `admin` prefix
   });
   edit('paths/admin_v1_keys_{keyId}.yaml', (d) => {
-    d.setIn(['delete', 'security'], [{ bearerAuth: ['contacts:read'] }]); // engagement/security-scheme
+    d.setIn(['delete', 'security'], [{ ApiKey: ['contacts:read'] }]); // engagement/security-scheme
+  });
+  // engagement/security-scheme: an admin path in the public description.
+  edit('openapi.yaml', (d) => {
+    d.setIn(['paths', '/admin/v1/accounts/{accountId}'], { $ref: 'paths/admin_v1_accounts_{accountId}.yaml' });
   });
   edit('webhooks/contact.tagged.yaml', (d) => {
     d.setIn(['post', 'operationId'], 'contactTagged'); // rule/webhook-operation-id-style
@@ -75,7 +79,10 @@ beforeAll(async () => {
   edit('components/examples/errors/NotFoundError.yaml', (d) => {
     d.setIn(['value', 'context', 'code'], 404); // no-invalid-media-type-examples
   });
-  problems = await lintProblems(repoRoot, join(work, 'spec/openapi.yaml'));
+  problems = [
+    ...(await lintProblems(repoRoot, join(work, 'spec/openapi.yaml'))),
+    ...(await lintProblems(repoRoot, join(work, 'spec/admin.yaml'))),
+  ];
 });
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -99,6 +106,7 @@ describe('lint rules', () => {
     'no-invalid-media-type-examples',
     'rule/admin-common-responses',
     'rule/admin-success-headers',
+    'rule/admin-operation-id-style',
     'engagement/security-scheme',
   ])('%s fires on a broken copy of the spec', (rule) => {
     expect(problems.map((p) => p.ruleId)).toContain(rule);
@@ -118,6 +126,16 @@ describe('lint rules', () => {
     expect(found('engagement/payload-too-large')).toEqual(['v1_tags_{tagId}.yaml #/patch/responses']);
   });
 
+  it('keeps each API in its own description with its own credential (engagement/security-scheme)', () => {
+    const found = problems.filter((p) => p.ruleId === 'engagement/security-scheme').map((p) => p.message);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^\/admin\/v1\/accounts\/\{accountId\} is an admin path in the public description/),
+        'An admin route declares `security: [{AdminToken: []}]` and nothing else.',
+      ]),
+    );
+  });
+
   it('checks every route and the prose against the one rate-limit table (x-rate-limits)', () => {
     const found = problems
       .filter((p) => p.ruleId === 'engagement/rate-limits')
@@ -135,7 +153,7 @@ describe('lint rules', () => {
 
   it('reports the route rules on routes only, never on webhooks', () => {
     const routeRules = problems.filter((p) => p.ruleId === 'rule/route-operation-id-style');
-    expect(routeRules.length).toBe(2); // tagsCreate and accountsCreate
+    expect(routeRules.length).toBe(1); // tagsCreate (an admin route's id has its own rule, rule/admin-operation-id-style)
     expect(routeRules.every((p) => p.location.every((l) => !l.source.ref.includes('/webhooks/')))).toBe(true);
   });
 

@@ -1,8 +1,11 @@
 // The mock (`npm run mock`: Prism on the bundled spec behind mock/server.ts) starts and answers like the API:
 // a list route, a 404 and 400s in the documented envelope. The typed client talks to it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, errorCode } from '../client/index.js';
 import { startMock, type RunningMock } from '../mock/server.js';
+import { repoRoot } from './helpers.js';
 
 let mock: RunningMock;
 const auth = { Authorization: 'Bearer epk_test0000000000000000000000000000000000000000000' };
@@ -37,6 +40,14 @@ function expectValidationEnvelope(body: Record<string, unknown>, location: strin
 }
 
 describe('mock', () => {
+  it('answers GET /openapi.json with the whole public description it serves, without a key', async () => {
+    const response = await fetch(`${mock.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+    const published: unknown = JSON.parse(readFileSync(join(repoRoot, 'generated/openapi.json'), 'utf8'));
+    expect(await response.json()).toEqual(published);
+  });
+
   it('answers a list route with {data, next_cursor} and the success headers', async () => {
     const { status, headers, body } = await get('/v1/contacts');
     expect(status).toBe(200);

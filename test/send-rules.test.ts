@@ -7,12 +7,8 @@ import { TEMPLATE_FEATURES } from '../server/domain/console/templates.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsPlugin, { type FormatsPlugin } from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import type {
-  SchemaSendButton,
-  SchemaSendCard,
-  SchemaSendMessageRequest,
-  SchemaTemplateFeature as TemplateFeature,
-} from '../generated/api.js';
+import type { SchemaTemplateFeature as TemplateFeature } from '../generated/admin-api.js';
+import type { SchemaSendButton, SchemaSendCard, SchemaSendMessageRequest } from '../generated/api.js';
 import { ApiError } from '../server/errors.js';
 import {
   checkSend,

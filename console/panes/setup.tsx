@@ -1,14 +1,14 @@
 // "Where to play": the account's connection, the contact to be (one of the connection's contacts, or a new one
 // by phone or username and name), and the demo automation in one click.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ok, type Problem, type Schemas } from '../api.js';
+import { ok, type AdminSchemas, type Problem, type Schemas } from '../api.js';
 import type { Session } from '../app.js';
 import { DEMO_KEYWORD, ensureDemoAutomation } from '../demo.js';
 import { Field, ProblemNote, toProblem } from '../ui.js';
 
 type Connection = Schemas['Connection'];
 type Contact = Schemas['Contact'];
-export type Sender = Schemas['SandboxInboundRequest']['from'];
+export type Sender = AdminSchemas['SandboxInboundRequest']['from'];
 
 /** The contact the user plays, on one connection. No `contactId` yet: someone new, made by their first message. */
 export interface Player {

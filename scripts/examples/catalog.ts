@@ -274,5 +274,16 @@ const build: AreaBuilder = () => ({
       'The catalog served today: a JSON Schema (draft 2020-12) of `graph.nodes`, one `$defs` entry per block type.',
     value: { schema: readCatalog(), catalog_version: readCatalogVersion() },
   },
+  OpenApiDescription: {
+    summary: 'This description (abridged)',
+    description: 'The beginning of the document `GET /openapi.json` answers: the whole is about 1 MB.',
+    value: {
+      openapi: '3.1.0',
+      info: { title: 'Engagement Platform API', version: 'v1' },
+      paths: { '/v1/me': { get: { operationId: 'getMe', summary: 'Get the account and key' } } },
+      webhooks: {},
+      components: {},
+    },
+  },
 });
 export default build;

@@ -1,19 +1,22 @@
-// Builds the reference: one HTML file (Redoc, rendered by `redocly build-docs --inlineBundle`) from the bundled
-// spec, with docs/getting-started.md as its first section ("Guides › Getting started", an `x-traitTag`).
+// Builds the reference: one HTML file per description (Redoc, rendered by `redocly build-docs --inlineBundle`)
+// from its bundle. The public API's (docs/index.html) has docs/getting-started.md as its first section
+// ("Guides › Getting started", an `x-traitTag`); the vendor console's (docs/admin.html) is a page of its own.
 // The Redoc script is inlined: the page needs no network (no CDN script, no external stylesheet or font).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { PUBLIC_DESCRIPTION, type Description } from './descriptions.js';
 import { isObject, type JsonObject } from './openapi.js';
 import { runRedocly } from './redocly.js';
 
-export const DOCS_OUTPUT = 'docs/index.html';
+export const DOCS_OUTPUT = PUBLIC_DESCRIPTION.docs;
 export const GETTING_STARTED = 'docs/getting-started.md';
 const GUIDE_TAG = 'Getting started';
 
-/** The bundled spec with the getting-started guide added as the first section of the reference. */
-export function docsDefinition(root: string): JsonObject {
-  const doc = JSON.parse(readFileSync(join(root, 'generated/openapi.json'), 'utf8')) as JsonObject;
+/** A bundled description as Redoc renders it: the public one with the getting-started guide first. */
+export function docsDefinition(root: string, description: Description = PUBLIC_DESCRIPTION): JsonObject {
+  const doc = JSON.parse(readFileSync(join(root, description.json), 'utf8')) as JsonObject;
+  if (description !== PUBLIC_DESCRIPTION) return doc;
   const guide = readFileSync(join(root, GETTING_STARTED), 'utf8')
     // The page's own title becomes the section name.
     .replace(/^# .*\n+/, '');
@@ -49,17 +52,20 @@ const REDOCLY_BADGE =
 
 export interface BuildDocsOptions {
   root: string;
-  /** Default docs/index.html. */
+  /** Which description; the public one by default. */
+  description?: Description;
+  /** Default the description's page (docs/index.html, docs/admin.html). */
   output?: string;
 }
 
 export async function buildDocs(options: BuildDocsOptions): Promise<string> {
   const root = options.root;
-  const output = resolve(root, options.output ?? DOCS_OUTPUT);
+  const description = options.description ?? PUBLIC_DESCRIPTION;
+  const output = resolve(root, options.output ?? description.docs);
   const work = mkdtempSync(join(tmpdir(), 'docs-'));
   try {
     const definition = join(work, 'openapi.json');
-    writeFileSync(definition, JSON.stringify(docsDefinition(root)));
+    writeFileSync(definition, JSON.stringify(docsDefinition(root, description)));
     const doc = JSON.parse(readFileSync(definition, 'utf8')) as JsonObject;
     const title =
       isObject(doc.info) && typeof doc.info.title === 'string' ? `${doc.info.title} reference` : 'API reference';

@@ -2,6 +2,7 @@
 // the operations of `paths` and `webhooks`. Used by the generator and by the tests.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ADMIN_DESCRIPTION, PUBLIC_DESCRIPTION } from './descriptions.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -23,8 +24,14 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The bundled public description (generated/openapi.json). */
 export function loadBundledSpec(root: string): JsonObject {
-  return JSON.parse(readFileSync(join(root, 'generated/openapi.json'), 'utf8')) as JsonObject;
+  return JSON.parse(readFileSync(join(root, PUBLIC_DESCRIPTION.json), 'utf8')) as JsonObject;
+}
+
+/** The bundled description of the vendor console and the sandbox (generated/admin-openapi.json). */
+export function loadAdminSpec(root: string): JsonObject {
+  return JSON.parse(readFileSync(join(root, ADMIN_DESCRIPTION.json), 'utf8')) as JsonObject;
 }
 
 /** Decodes one JSON Pointer token. */
@@ -90,7 +97,7 @@ export function operationParameters(doc: JsonObject, op: OperationRef): JsonObje
   return [...own, ...shared.filter((p) => !ownKeys.has(key(p)))];
 }
 
-/** The bearerAuth scopes of an operation (its own `security`, else the document's). */
+/** The ApiKey scopes of an operation (its own `security`, else the document's). */
 export function operationScopes(doc: JsonObject, operation: JsonObject): string[] {
   const security = Array.isArray(operation.security)
     ? operation.security
@@ -100,7 +107,7 @@ export function operationScopes(doc: JsonObject, operation: JsonObject): string[
   const scopes = new Set<string>();
   for (const requirement of security) {
     if (!isObject(requirement)) continue;
-    const bearer = requirement.bearerAuth;
+    const bearer = requirement.ApiKey;
     if (Array.isArray(bearer)) for (const s of bearer) if (typeof s === 'string') scopes.add(s);
   }
   return [...scopes];

@@ -1,6 +1,7 @@
 // Runs the Redocly CLI of node_modules (never a downloaded one) and drops its Node 20 deprecation banner.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { DESCRIPTIONS } from './descriptions.js';
 
 export interface RunResult {
   code: number;
@@ -35,11 +36,11 @@ export interface LintResult extends RunResult {
   warnings: number;
 }
 
-/** `redocly lint spec/openapi.yaml` with the repository's redocly.yaml; counts errors and warnings. */
+/** `redocly lint` of both roots (spec/openapi.yaml, spec/admin.yaml) with redocly.yaml; counts errors and warnings. */
 export async function lintSpec(root: string): Promise<LintResult> {
   const result = await runRedocly(root, [
     'lint',
-    'spec/openapi.yaml',
+    ...DESCRIPTIONS.map((d) => d.root),
     '--format',
     'stylish',
     '--config',

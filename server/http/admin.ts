@@ -1,6 +1,7 @@
 // The admin API (what the vendor's console does), mounted at /admin/v1 before the public pipeline:
 //
-//   request → admin token (401 with only `message`) → OpenAPI validation of the admin paths (400 envelope)
+//   request → admin token (401 with only `message`) → OpenAPI validation against the vendor console's own
+//             description (generated/admin-openapi.json; 400 envelope)
 //           → handler by operationId (generated `adminOperations`) → Cache-Control: no-store
 //
 // No API key, no scopes, no per-account rate limit, no Idempotency-Key. Handlers are thin: the rules live in
@@ -50,7 +51,7 @@ import { pageRequest } from './page.js';
 import { sendResult } from './respond.js';
 
 export const adminHandlers: AdminHandlers = {
-  createAccount: async ({ app, body }) => {
+  adminCreateAccount: async ({ app, body }) => {
     const input = {
       name: body.name,
       alias: body.alias,
@@ -58,28 +59,28 @@ export const adminHandlers: AdminHandlers = {
     };
     return { status: 201, body: accountView(await createAccount(app.database.db, app.clock, input, ADMIN_API)) };
   },
-  getAccount: async ({ app, params }) => ({
+  adminGetAccount: async ({ app, params }) => ({
     status: 200,
     body: accountView(await getAccount(app.database.db, params.accountId)),
   }),
-  updateAccount: async ({ app, params, body }) => ({
+  adminUpdateAccount: async ({ app, params, body }) => ({
     status: 200,
     body: accountView(await changeAccount(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
   }),
-  listApiKeys: async ({ app, params }) => {
+  adminListApiKeys: async ({ app, params }) => {
     const now = app.clock.now();
     const keys = await listApiKeys(app.database.db, params.accountId);
     return { status: 200, body: { data: keys.map((k) => keyView(k, now)), next_cursor: null } };
   },
-  listAccountAuditLog: async ({ app, params, query }) => ({
+  adminListAccountAuditLog: async ({ app, params, query }) => ({
     status: 200,
     body: await listAuditLog(app.database.db, app.clock, params.accountId, pageRequest(query)),
   }),
-  listAccountNotifications: async ({ app, params }) => ({
+  adminListAccountNotifications: async ({ app, params }) => ({
     status: 200,
     body: await listOwnerNotifications(app.database.db, params.accountId),
   }),
-  createApiKey: async ({ app, params, body }) => {
+  adminCreateApiKey: async ({ app, params, body }) => {
     const { key, secret } = await createApiKey(
       app.database.db,
       app.clock,
@@ -88,76 +89,76 @@ export const adminHandlers: AdminHandlers = {
     );
     return { status: 201, body: { secret, api_key: keyView(key, app.clock.now()) } };
   },
-  revokeApiKey: async ({ app, params }) => ({
+  adminRevokeApiKey: async ({ app, params }) => ({
     status: 200,
     body: keyView(await revokeApiKey(app.database.db, app.clock, params.keyId, ADMIN_API), app.clock.now()),
   }),
-  createConnection: async ({ app, params, body }) => ({
+  adminCreateConnection: async ({ app, params, body }) => ({
     status: 201,
     body: connectionView(await createConnection(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
   }),
-  updateConnection: async ({ app, params, body }) => ({
+  adminUpdateConnection: async ({ app, params, body }) => ({
     status: 200,
     body: connectionView(await changeConnection(app.database.db, app.clock, params.connectionId, body, ADMIN_API)),
   }),
-  createCustomField: async ({ app, params, body }) => ({
+  adminCreateCustomField: async ({ app, params, body }) => ({
     status: 201,
     body: customFieldView(await createCustomField(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
   }),
-  deleteCustomField: async ({ app, params }) => {
+  adminDeleteCustomField: async ({ app, params }) => {
     const field = await removeCustomField(app.database.db, app.clock, params.fieldId, ADMIN_API);
     return { status: 200, body: { id: field.id, deleted: true } };
   },
-  createTemplate: async ({ app, params, body }) => ({
+  adminCreateTemplate: async ({ app, params, body }) => ({
     status: 201,
     body: templateView(await createTemplate(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
   }),
-  updateTemplate: async ({ app, params, body }) => ({
+  adminUpdateTemplate: async ({ app, params, body }) => ({
     status: 200,
     body: templateView(
       await changeTemplateStatus(app.database.db, app.clock, params.templateId, body.status, ADMIN_API),
     ),
   }),
-  createUpload: async ({ app, params, body }) => ({
+  adminCreateUpload: async ({ app, params, body }) => ({
     status: 201,
     body: uploadView(await createUpload(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
   }),
-  listAccountVariables: async ({ app, params }) => ({
+  adminListAccountVariables: async ({ app, params }) => ({
     status: 200,
     body: {
       data: (await listAccountVariables(app.database.db, params.accountId)).map(variableView),
       next_cursor: null,
     },
   }),
-  updateAccountVariable: async ({ app, params, body }) => ({
+  adminUpdateAccountVariable: async ({ app, params, body }) => ({
     status: 200,
     body: variableView(
       await setAccountVariable(app.database.db, app.clock, params.accountId, params.name, body.value, ADMIN_API),
     ),
   }),
-  deleteAccountVariable: async ({ app, params }) => {
+  adminDeleteAccountVariable: async ({ app, params }) => {
     await removeAccountVariable(app.database.db, app.clock, params.accountId, params.name, ADMIN_API);
     return { status: 204 };
   },
-  createAccountSecret: async ({ app, params, body }) => ({
+  adminCreateAccountSecret: async ({ app, params, body }) => ({
     status: 201,
     body: secretView(await createAccountSecret(app.database.db, app.clock, params.accountId, body, ADMIN_API)),
   }),
-  listAccountSecrets: async ({ app, params }) => ({
+  adminListAccountSecrets: async ({ app, params }) => ({
     status: 200,
     body: { data: (await listAccountSecrets(app.database.db, params.accountId)).map(secretView), next_cursor: null },
   }),
-  deleteAccountSecret: async ({ app, params }) => {
+  adminDeleteAccountSecret: async ({ app, params }) => {
     await removeAccountSecret(app.database.db, app.clock, params.secretId, ADMIN_API);
     return { status: 204 };
   },
-  createSpreadsheetAccount: async ({ app, params, body }) => ({
+  adminCreateSpreadsheetAccount: async ({ app, params, body }) => ({
     status: 201,
     body: spreadsheetAccountView(
       await createSpreadsheetAccount(app.database.db, app.clock, params.accountId, body, ADMIN_API),
     ),
   }),
-  updateSpreadsheetAccount: async ({ app, params, body }) => ({
+  adminUpdateSpreadsheetAccount: async ({ app, params, body }) => ({
     status: 200,
     body: spreadsheetAccountView(
       await changeSpreadsheetAccountStatus(
@@ -169,7 +170,7 @@ export const adminHandlers: AdminHandlers = {
       ),
     ),
   }),
-  updateContact: async ({ app, params, body }) => {
+  adminUpdateContact: async ({ app, params, body }) => {
     const accountId = await accountOfContact(app.database.db, params.contactId);
     const { name } = body;
     return {
@@ -177,16 +178,16 @@ export const adminHandlers: AdminHandlers = {
       body: await editContactInConsole(app.database.db, app.clock, accountId, params.contactId, { name }, CONSOLE),
     };
   },
-  deleteContact: async ({ app, params }) => {
+  adminDeleteContact: async ({ app, params }) => {
     const accountId = await accountOfContact(app.database.db, params.contactId);
     await deleteContactInConsole(app.database.db, app.clock, accountId, params.contactId);
     return { status: 200, body: { id: params.contactId, deleted: true } };
   },
-  updateWorkflowDraft: async ({ app, params, body }) => {
+  adminUpdateWorkflowDraft: async ({ app, params, body }) => {
     const row = await saveDraftFromEditor(app.database.db, app.clock, ADMIN_API, params.workflowId, body);
     return { status: 200, body: workflowView(row), headers: etagOf(row) };
   },
-  listContactHistory: async ({ app, params }) => {
+  adminListContactHistory: async ({ app, params }) => {
     const accountId = await accountOfContact(app.database.db, params.contactId);
     return {
       status: 200,
@@ -218,7 +219,7 @@ export function adminRouter(ctx: AppContext, handlers: AdminHandlers): Router {
     if (!authorized(req)) return next(new GatewayError(401, 'Missing or invalid admin token.'));
     next();
   });
-  // A second validator instance, on the admin paths only (the public one ignores them): the same 400 envelope.
+  // A second validator instance, on the admin description (the public one ignores /admin): the same 400 envelope.
   router.use(refuseNulCharacters);
   router.use(adminEntryRules());
   router.use(adminValidator(ctx));
@@ -256,7 +257,7 @@ export function adminRouter(ctx: AppContext, handlers: AdminHandlers): Router {
 
 /** The entry rules of the public pipeline (./entry-rules.ts): integers in the query, ids in query and body. */
 function adminEntryRules(): RequestHandler {
-  const applyEntryRules = entryRules(specDocument());
+  const applyEntryRules = entryRules(specDocument('admin'));
   const adminOperationOf = operationMatcher(operationList(adminOperations));
   return (req, _res, next) => {
     try {
@@ -271,7 +272,7 @@ function adminEntryRules(): RequestHandler {
 
 function adminValidator(ctx: AppContext) {
   return OpenApiValidator.middleware({
-    apiSpec: validatorSpec(),
+    apiSpec: validatorSpec('admin'),
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
     validateResponses: ctx.config.responseValidation ? { removeAdditional: false } : false,
     validateSecurity: false,

@@ -33,6 +33,7 @@ import { trackedLinkRouter } from './tracked-links.js';
 import { operationList, operationMatcher } from './operation-match.js';
 import { memoiseRoutePatterns } from './route-patterns.js';
 import { specDocument, validatorSpec } from './spec.js';
+import { descriptionRouter } from './description.js';
 import { refuseNulCharacters } from './nul.js';
 import { canonicalParams, entryRules, headAsGet } from './entry-rules.js';
 import { refuseDeepJson } from './json-depth.js';
@@ -76,6 +77,8 @@ export function createApp(ctx: AppContext, routes: AppRoutes): express.Express {
   app.use(trackedLinkRouter(ctx));
   // The console page (a client of the admin and public APIs, no route of its own) while the sandbox is on.
   if (ctx.config.sandboxEnabled) app.use(consoleRouter(ctx.logger));
+  // The public description (GET /openapi.json, no key) and, in development, the reference pages (/docs).
+  app.use(descriptionRouter(ctx));
 
   app.use(
     express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'], verify: refuseDeepJson }),

@@ -8,7 +8,8 @@ import type { Services } from '../services.js';
 import type { Database } from '../store/database.js';
 import type { AccountRow, ApiKeyRow } from '../store/accounts.js';
 import type { IdempotencyStore, StoredAnswer } from '../store/idempotency.js';
-import type { operations } from '../../generated/api.js';
+import type { operations as adminOperations } from '../../generated/admin-api.js';
+import type { operations as publicOperations } from '../../generated/api.js';
 import type { AdminOperationId, OperationId, OperationInfo } from '../../generated/operations.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Result } from './respond.js';
@@ -60,7 +61,11 @@ export interface Caller {
   key: ApiKeyRow;
 }
 
-/** An operation of the spec, public or admin (generated/api.ts `operations`). */
+/** The operations of both descriptions: the public API (generated/api.ts) and the vendor console's
+ * (generated/admin-api.ts, every id prefixed `admin`, so the two sets never share a name). */
+type operations = publicOperations & adminOperations;
+
+/** An operation of the spec, public or admin. */
 export type SpecOperationId = keyof operations;
 
 /** The generated description of operation `Id`: its parameters, request body and responses. */
@@ -159,7 +164,7 @@ export type AdminHandler<Id extends AdminOperationId> = (input: AdminHandlerInpu
  * The admin operations that answer with a stream (`text/event-stream`) rather than one JSON body: the router
  * binds them to their own handlers (./event-stream.ts), which write the response as events happen.
  */
-export const ADMIN_STREAMS = ['getAccountEventStream'] as const;
+export const ADMIN_STREAMS = ['adminGetAccountEventStream'] as const;
 export type AdminStreamId = (typeof ADMIN_STREAMS)[number];
 
 /** Every admin operation of the spec has its handler (a stream has its own): a missing one is a type error. */

@@ -45,7 +45,7 @@ const sandbox =
   };
 
 async function inboundView(
-  input: Pick<AdminHandlerInput<'sendSandboxInbound'>, 'app' | 'req'>,
+  input: Pick<AdminHandlerInput<'adminSendSandboxInbound'>, 'app' | 'req'>,
   accountId: string,
   result: InboundResult,
 ) {
@@ -60,7 +60,7 @@ async function inboundView(
 }
 
 export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id> } = {
-  sendSandboxInbound: sandbox(async (input) => {
+  adminSendSandboxInbound: sandbox(async (input) => {
     const { app, params } = input;
     const b = input.body;
     const connection = await connectionById(app.database.db, params.connectionId);
@@ -99,7 +99,7 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
     const result = await contactWrites(app.database.db, app.clock, connection, inbound, base, storeAttachment);
     return { status: 201, body: await inboundView(input, connection.account_id, result) };
   }),
-  sendSandboxButtonTap: sandbox(async (input) => {
+  adminSendSandboxButtonTap: sandbox(async (input) => {
     const { app, params } = input;
     const accountId = await accountOfMessage(app.database.db, params.messageId);
     const { button_id } = input.body;
@@ -113,11 +113,11 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
     );
     return { status: 201, body: { message: messageView(result.message, publicBaseUrl(app, input.req)) } };
   }),
-  sendSandboxLinkOpen: sandbox(async (input) => {
+  adminSendSandboxLinkOpen: sandbox(async (input) => {
     const { app } = input;
     return { status: 200, body: await contactOpensLink(app.database.db, app.clock, input.body.url, app.logger) };
   }),
-  updateSandboxReaction: sandbox(async (input) => {
+  adminUpdateSandboxReaction: sandbox(async (input) => {
     const { app, params } = input;
     const accountId = await accountOfMessage(app.database.db, params.messageId);
     const { emoji } = input.body;
@@ -125,14 +125,14 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
     const row = await contactReacts(app.database.db, app.clock, accountId, params.messageId, emoji, base);
     return { status: 200, body: messageView(row, base) };
   }),
-  deleteSandboxReaction: sandbox(async (input) => {
+  adminDeleteSandboxReaction: sandbox(async (input) => {
     const { app, params } = input;
     const accountId = await accountOfMessage(app.database.db, params.messageId);
     const base = publicBaseUrl(app, input.req);
     const row = await contactReacts(app.database.db, app.clock, accountId, params.messageId, null, base);
     return { status: 200, body: messageView(row, base) };
   }),
-  updateSandboxMessage: sandbox(async (input) => {
+  adminUpdateSandboxMessage: sandbox(async (input) => {
     const { app, params } = input;
     const accountId = await accountOfMessage(app.database.db, params.messageId);
     const { text } = input.body;
@@ -140,14 +140,14 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
     const row = await contactEdits(app.database.db, app.clock, accountId, params.messageId, text, base);
     return { status: 200, body: messageView(row, base) };
   }),
-  deleteSandboxMessage: sandbox(async (input) => {
+  adminDeleteSandboxMessage: sandbox(async (input) => {
     const { app, params } = input;
     const accountId = await accountOfMessage(app.database.db, params.messageId);
     const base = publicBaseUrl(app, input.req);
     const row = await contactDeletes(app.database.db, app.clock, accountId, params.messageId, base);
     return { status: 200, body: messageView(row, base) };
   }),
-  createSandboxFailure: sandbox(async (input) => {
+  adminCreateSandboxFailure: sandbox(async (input) => {
     const { app, params } = input;
     const accountId = await accountOfMessage(app.database.db, params.messageId);
     const b = input.body ?? {};
@@ -156,23 +156,23 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
     const row = await channelFailsMessage(app.database.db, app.clock, accountId, params.messageId, failure, base);
     return { status: 200, body: messageView(row, base) };
   }),
-  addSandboxSendOutcome: sandbox(async ({ app, params, body }) => {
+  adminAddSandboxSendOutcome: sandbox(async ({ app, params, body }) => {
     const connection = await connectionById(app.database.db, params.connectionId);
     const arranged = await arrangeSendOutcome(app.database.db, app.clock, connection, body);
     return { status: 201, body: arranged };
   }),
-  clearSandboxSendOutcomes: sandbox(async ({ app, params }) => {
+  adminClearSandboxSendOutcomes: sandbox(async ({ app, params }) => {
     const connection = await connectionById(app.database.db, params.connectionId);
     await clearSendOutcomes(app.database.db, connection);
     return { status: 200, body: { queued: 0 } };
   }),
-  updateSandboxContact: sandbox(async ({ app, params, body }) => {
+  adminUpdateSandboxContact: sandbox(async ({ app, params, body }) => {
     const accountId = await accountOfContact(app.database.db, params.contactId);
     const { blocked_from_automations } = body;
     await blockContact(app.database.db, accountId, params.contactId, blocked_from_automations);
     return { status: 200, body: await getContact(app.database.db, accountId, params.contactId) };
   }),
-  addSandboxSamePerson: sandbox(async ({ app, params, body }) => {
+  adminAddSandboxSamePerson: sandbox(async ({ app, params, body }) => {
     const accountId = await accountOfContact(app.database.db, params.contactId);
     const { contact_id } = body;
     await makeSamePerson(app.database.db, accountId, params.contactId, contact_id);
@@ -182,7 +182,7 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
     ];
     return { status: 200, body: { contacts } };
   }),
-  updateSandboxConversation: sandbox(async ({ app, params, body }) => {
+  adminUpdateSandboxConversation: sandbox(async ({ app, params, body }) => {
     const conversation = await conversationById(app.database.db, params.conversationId);
     await changeConversation(app.database.db, app.clock, conversation.account_id, conversation.id, {
       ...(body.read !== undefined ? { read: body.read } : {}),
@@ -194,7 +194,7 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
       body: await conversationViewOf(app.database.db, app.clock, conversation.account_id, fresh),
     };
   }),
-  createSandboxNativeMessage: sandbox(async (input) => {
+  adminCreateSandboxNativeMessage: sandbox(async (input) => {
     const { app, params } = input;
     const conversation = await conversationById(app.database.db, params.conversationId);
     const { text } = input.body;
@@ -209,22 +209,22 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
     );
     return { status: 201, body: messageView(row, base) };
   }),
-  createSandboxSpreadsheet: sandbox(async ({ app, body }) => {
+  adminCreateSandboxSpreadsheet: sandbox(async ({ app, body }) => {
     const { spreadsheet_account_id: owner, name, tabs } = body;
     const row = await createSandboxSpreadsheet(app.database.db, app.clock, owner, { name, tabs });
     return { status: 201, body: sandboxSpreadsheetView(row) };
   }),
-  getSandboxSpreadsheet: sandbox(async ({ app, params }) => ({
+  adminGetSandboxSpreadsheet: sandbox(async ({ app, params }) => ({
     status: 200,
     body: sandboxSpreadsheetView(await getSandboxSpreadsheet(app.database.db, params.spreadsheetId)),
   })),
-  updateSandboxSpreadsheet: sandbox(async ({ app, params, body }) => {
+  adminUpdateSandboxSpreadsheet: sandbox(async ({ app, params, body }) => {
     const input = { name: body.name, tabs: body.tabs };
     const row = await resetSandboxSpreadsheet(app.database.db, app.clock, params.spreadsheetId, input);
     return { status: 200, body: sandboxSpreadsheetView(row) };
   }),
-  getSandboxClock: sandbox(async ({ app }) => ({ status: 200, body: sandboxClockView(app.clock) })),
-  updateSandboxClock: sandbox(async ({ app, body }) => {
+  adminGetSandboxClock: sandbox(async ({ app }) => ({ status: 200, body: sandboxClockView(app.clock) })),
+  adminUpdateSandboxClock: sandbox(async ({ app, body }) => {
     // main.ts gives the service an OffsetClock and tests a ManualClock: both advance.
     if (!isAdvanceable(app.clock)) throw new Error('the service clock cannot be advanced');
     app.clock.advance(body.advance_seconds * 1000);

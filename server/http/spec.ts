@@ -1,19 +1,28 @@
-// Where the bundled spec is: the validator and the block catalog read the generated files.
+// Where the bundled descriptions are: the validators and the block catalog read the generated files. Two
+// descriptions come from spec/: the public API (`/v1`, what partners get and GET /openapi.json serves) and the
+// vendor console with the sandbox (`/admin/v1`); each pipeline validates against its own.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type * as OpenApiValidator from 'express-openapi-validator';
 
 export const bundledSpecPath = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
+export const adminSpecPath = fileURLToPath(new URL('../../generated/admin-openapi.json', import.meta.url));
+
+/** Which description: the public API's or the vendor console's. */
+export type Description = 'public' | 'admin';
+
+const pathOf = (description: Description) => (description === 'admin' ? adminSpecPath : bundledSpecPath);
 
 type ApiSpec = Exclude<Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], string>;
 type Node = Record<string, unknown>;
 
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null;
 
-/** The bundled spec as a JSON document, a new copy per call. */
-export function specDocument(): Node {
-  const doc: unknown = JSON.parse(readFileSync(bundledSpecPath, 'utf8'));
-  if (!isNode(doc)) throw new Error(`${bundledSpecPath} is not a JSON object`);
+/** A bundled description as a JSON document, a new copy per call. */
+export function specDocument(description: Description = 'public'): Node {
+  const path = pathOf(description);
+  const doc: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  if (!isNode(doc)) throw new Error(`${path} is not a JSON object`);
   return doc;
 }
 
@@ -39,7 +48,7 @@ const sentBlockFormat = {
 };
 
 /**
- * The bundled spec as the request validators read it: every query parameter `allowReserved`, If-Match never
+ * A bundled description as the request validators read it: every query parameter `allowReserved`, If-Match never
  * required (the service answers its absence with 428), and a sent block checked for its format only
  * (`sentBlockFormat`).
  *
@@ -50,8 +59,8 @@ const sentBlockFormat = {
  * what the handlers get. The published spec keeps the default, so clients are still told to encode.
  * A new copy per call: the validator bundles the document it is given in place.
  */
-export function validatorSpec(): ApiSpec {
-  const doc = specDocument();
+export function validatorSpec(description: Description = 'public'): ApiSpec {
+  const doc = specDocument(description);
   const parameters: unknown[] = [];
   const components = isNode(doc.components) && isNode(doc.components.parameters) ? doc.components.parameters : {};
   parameters.push(...Object.values(components));
@@ -69,6 +78,6 @@ export function validatorSpec(): ApiSpec {
   // Wherever a description has the union (a description without graphs, such as a console-only one, has not).
   const schemas = isNode(doc.components) && isNode(doc.components.schemas) ? doc.components.schemas : undefined;
   if (schemas && isNode(schemas.WorkflowNodeInput)) schemas.WorkflowNodeInput = structuredClone(sentBlockFormat);
-  if (!isApiSpec(doc)) throw new Error(`${bundledSpecPath} is not an OpenAPI document`);
+  if (!isApiSpec(doc)) throw new Error(`${pathOf(description)} is not an OpenAPI document`);
   return doc;
 }

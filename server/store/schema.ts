@@ -1,11 +1,14 @@
 // Table types for Kysely. Every table of account data carries account_id, and every repository function
 // takes the account as its first argument: isolation by construction.
 import type { ColumnType, Generated } from 'kysely';
+import type { components as adminComponents } from '../../generated/admin-api.js';
 import type { components } from '../../generated/api.js';
 
 // Columns the API shows as they are hold the spec's values (CHECK-ed or written only by the domain rules):
 // typed from the generated schemas, so a view of a row is the API shape without a cast.
 type Schemas = components['schemas'];
+/** The vendor console's schemas (generated/admin-api.ts). */
+type AdminSchemas = adminComponents['schemas'];
 
 /** A timestamptz column: read as an ISO string with microseconds, written as a string or Date. */
 export type Timestamp = ColumnType<string, string | Date, string | Date>;
@@ -91,8 +94,8 @@ export interface AuditLogTable {
   account_id: string;
   actor_type: 'api_key' | 'user' | 'admin';
   actor_id: string | null;
-  action: Schemas['AdminAuditLogEntry']['action'];
-  target_type: Schemas['AdminAuditLogEntry']['resource_type'];
+  action: AdminSchemas['AdminAuditLogEntry']['action'];
+  target_type: AdminSchemas['AdminAuditLogEntry']['resource_type'];
   target_id: string;
   details: Json | null;
   created_at: Timestamp;
@@ -153,7 +156,7 @@ export interface TemplatesTable {
   body: string;
   variable_count: number;
   status: 'approved' | 'pending' | 'rejected' | 'paused' | 'disabled';
-  unsupported_features: Schemas['TemplateFeature'][];
+  unsupported_features: AdminSchemas['TemplateFeature'][];
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -271,8 +274,8 @@ export interface ContactHistoryTable {
   id: Generated<string>;
   account_id: string;
   contact_id: string;
-  kind: Schemas['AdminContactHistoryEntry']['kind'];
-  actor_type: Schemas['AdminContactHistoryEntry']['actor']['type'];
+  kind: AdminSchemas['AdminContactHistoryEntry']['kind'];
+  actor_type: AdminSchemas['AdminContactHistoryEntry']['actor']['type'];
   actor_id: string | null;
   actor_name: string | null;
   details: ColumnType<Record<string, unknown>, string, string>;
@@ -415,10 +418,10 @@ export interface WebhookDeliveriesTable {
 export interface AccountNotificationsTable {
   id: string;
   account_id: string;
-  kind: Schemas['AdminNotification']['kind'];
-  subject_type: Schemas['AdminNotification']['subject']['type'];
+  kind: AdminSchemas['AdminNotification']['kind'];
+  subject_type: AdminSchemas['AdminNotification']['subject']['type'];
   subject_id: string;
-  details: JsonColumn<Schemas['AdminNotification']['details']>;
+  details: JsonColumn<AdminSchemas['AdminNotification']['details']>;
   created_at: Timestamp;
 }
 

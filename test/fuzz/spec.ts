@@ -1,4 +1,4 @@
-// The bundled spec (generated/openapi.yaml) as the fuzz harness reads it: every operation of `paths` with its
+// The bundled descriptions (generated/openapi.yaml and generated/admin-openapi.yaml) as the fuzz harness reads them: every operation of `paths` with its
 // parameters, request body schema and examples, plus the schema helpers the case generator needs (types of a
 // schema, a minimal sample of one, the places of `format: uuid` strings in a body).
 import { readFileSync } from 'node:fs';
@@ -290,8 +290,23 @@ export class Spec {
   }
 }
 
+/**
+ * Both bundled descriptions as one document: the public API's paths and the vendor console's, with their
+ * components side by side. They come from the same spec/ files, where a component's name is its file's, so a
+ * name in both is the same component.
+ */
 export function loadSpec(root: string): Spec {
-  return new Spec(parse(readFileSync(join(root, 'generated/openapi.yaml'), 'utf8')) as JsonObject);
+  const read = (file: string) => parse(readFileSync(join(root, file), 'utf8')) as JsonObject;
+  const pub = read('generated/openapi.yaml');
+  const admin = read('generated/admin-openapi.yaml');
+  const section = (doc: JsonObject, key: string): JsonObject => {
+    const value = doc[key];
+    return isObject(value) ? value : {};
+  };
+  const components: JsonObject = {};
+  for (const key of new Set([...Object.keys(section(pub, 'components')), ...Object.keys(section(admin, 'components'))]))
+    components[key] = { ...section(section(admin, 'components'), key), ...section(section(pub, 'components'), key) };
+  return new Spec({ ...pub, paths: { ...section(pub, 'paths'), ...section(admin, 'paths') }, components });
 }
 
 export function jsonType(value: Json): string {

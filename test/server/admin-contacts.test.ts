@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from '../../server/domain/console/connections.js';
 import { createCustomField } from '../../server/domain/console/custom-fields.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
-import type { SchemaAdminContactHistory, SchemaContact, SchemaContactList, SchemaTag } from '../../generated/api.js';
+import type { SchemaContact, SchemaContactList, SchemaTag } from '../../generated/api.js';
+import type { SchemaAdminContactHistory } from '../../generated/admin-api.js';
 import type { ErrorBody } from './http-helpers.js';
 
 const TOKEN = 'admin-token-for-contact-tests-0123456789';

@@ -16,12 +16,8 @@ import { adminTokenCheck } from '../../server/http/admin.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 import { expectError as expectErrorEnvelope } from './http-helpers.js';
 import { repoRoot } from '../helpers.js';
-import type {
-  SchemaAdminAccount,
-  SchemaAdminApiKeyCreated,
-  SchemaAdminApiKeyList,
-  SchemaCustomField,
-} from '../../generated/api.js';
+import type { SchemaCustomField } from '../../generated/api.js';
+import type { SchemaAdminAccount, SchemaAdminApiKeyCreated, SchemaAdminApiKeyList } from '../../generated/admin-api.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const uuid = '0b6e1d2c-5f7a-4c1e-9a53-2f1d8f4b7c10';

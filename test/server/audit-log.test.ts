@@ -6,13 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX } from '../../generated/operations.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 import { json as ok } from './http-helpers.js';
+import type { SchemaWebhookEndpointWithSecret } from '../../generated/api.js';
 import type {
   SchemaAdminAccount,
   SchemaAdminApiKeyCreated,
   SchemaAdminAuditLog,
   SchemaAdminAuditLogEntry,
-  SchemaWebhookEndpointWithSecret,
-} from '../../generated/api.js';
+} from '../../generated/admin-api.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 

@@ -18,7 +18,7 @@ import type {
   SchemaAdminSecret,
   SchemaAdminSecretList,
   SchemaAdminSpreadsheetAccount,
-} from '../../generated/api.js';
+} from '../../generated/admin-api.js';
 import { ManualClock } from '../../server/clock.js';
 import { loadConfig } from '../../server/config.js';
 import { adminHandlers } from '../../server/http/admin.js';
@@ -245,9 +245,9 @@ describe.each(engines)("a secret's value in the logs on %s", (engine) => {
     // An unexpected fault whose error object holds the body, as a careless driver error might.
     const failing: AdminHandlers = {
       ...adminHandlers,
-      createAccountSecret: async (input) => {
+      adminCreateAccountSecret: async (input) => {
         if (input.body.name === 'boom') throw Object.assign(new Error('insert failed'), { value: input.body.value });
-        return adminHandlers.createAccountSecret(input);
+        return adminHandlers.adminCreateAccountSecret(input);
       },
     };
     const app = createApp(

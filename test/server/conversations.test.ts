@@ -26,10 +26,12 @@ import type {
   SchemaMessage,
   SchemaMessageList,
   SchemaNextCursor,
+} from '../../generated/api.js';
+import type {
   SchemaSandboxInboundRequest,
   SchemaSandboxButtonTapResult,
   SchemaSandboxInboundResult,
-} from '../../generated/api.js';
+} from '../../generated/admin-api.js';
 
 // ajv-formats is CommonJS (`module.exports = plugin`): under NodeNext its default import is the plugin itself.
 const addFormats = addFormatsPlugin as unknown as FormatsPlugin;

@@ -14,11 +14,11 @@ import type {
   SchemaConversationList,
   SchemaMessage,
   SchemaMessageList,
-  SchemaSandboxInboundResult,
   SchemaWorkflow,
   SchemaWorkflowRun,
   SchemaWorkflowRunList,
 } from '../../generated/api.js';
+import type { SchemaSandboxInboundResult } from '../../generated/admin-api.js';
 
 export const TOKEN = 'admin-token-for-tests-0123456789';
 export const MINUTE = 60_000;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ANY, DAY, engineHarness, MINUTE } from './engine-harness.js';
 import { engines, type TestCaller } from './harness.js';
 import { firstCards, firstMedia, json } from './http-helpers.js';
-import type { SchemaAdminUpload } from '../../generated/api.js';
+import type { SchemaAdminUpload } from '../../generated/admin-api.js';
 
 describe.each(engines)('media, cards and resumed runs on %s', (engine) => {
   const { h, admin, drain, connect, contactOn, setUp, publish, runsOf, runOf, messagesOf } = engineHarness(engine);

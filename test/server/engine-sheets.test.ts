@@ -6,12 +6,8 @@
 // unknown spreadsheet account, another account's spreadsheet, `POST …/runs` (422 integration_disconnected or
 // 202), and two runs writing one tab at once. docs/decisions.md, "sheets (issue 22)".
 import { describe, expect, it } from 'vitest';
-import type {
-  SchemaAdminSpreadsheetAccount,
-  SchemaSandboxSpreadsheet,
-  SchemaTag,
-  SchemaWorkflowRun,
-} from '../../generated/api.js';
+import type { SchemaTag, SchemaWorkflowRun } from '../../generated/api.js';
+import type { SchemaAdminSpreadsheetAccount, SchemaSandboxSpreadsheet } from '../../generated/admin-api.js';
 import { tagSlugs } from '../../server/domain/tags/slugs.js';
 import { SandboxSpreadsheets } from '../../server/spreadsheets/sandbox.js';
 import type { SheetAddress } from '../../server/spreadsheets/provider.js';

@@ -10,7 +10,8 @@ import { updateContact } from '../../server/store/contacts.js';
 import { findConversationOfContact } from '../../server/store/messaging.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 import { json } from './http-helpers.js';
-import type { SchemaConnection, SchemaSandboxInboundResult } from '../../generated/api.js';
+import type { SchemaConnection } from '../../generated/api.js';
+import type { SchemaSandboxInboundResult } from '../../generated/admin-api.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const pause = (ms: number) => new Promise((ok) => setTimeout(ok, ms));

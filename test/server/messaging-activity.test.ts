@@ -5,12 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from '../../server/domain/console/connections.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
-import type {
-  SchemaContact,
-  SchemaContactList,
-  SchemaMessage,
-  SchemaSandboxInboundResult,
-} from '../../generated/api.js';
+import type { SchemaContact, SchemaContactList, SchemaMessage } from '../../generated/api.js';
+import type { SchemaSandboxInboundResult } from '../../generated/admin-api.js';
 
 const TOKEN = 'messaging-activity-admin-token-0123456789';
 const MINUTE = 60_000;

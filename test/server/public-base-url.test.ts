@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX } from '../../generated/operations.js';
 import { loadConfig } from '../../server/config.js';
 import { engines, startTestApp, type TestApp } from './harness.js';
-import type { SchemaConnection, SchemaMedia, SchemaMessage, SchemaSandboxInboundResult } from '../../generated/api.js';
+import type { SchemaConnection, SchemaMedia, SchemaMessage } from '../../generated/api.js';
+import type { SchemaSandboxInboundResult } from '../../generated/admin-api.js';
 import { firstMedia } from './http-helpers.js';
 
 const TOKEN = 'admin-token-for-base-url-tests-0123456789';

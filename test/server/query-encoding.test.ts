@@ -13,12 +13,11 @@ import { adminHandlers } from '../../server/http/admin.js';
 import type { AdminHandlers, Handlers, UntypedAdminHandler, UntypedHandler } from '../../server/http/context.js';
 import { handlers as realHandlers } from '../../server/http/routes/index.js';
 import { deref, isObject, listOperations, operationParameters, type JsonObject } from '../../scripts/lib/openapi.js';
-import { bundledSpec } from '../helpers.js';
+import { adminBundledSpec, bundledSpec } from '../helpers.js';
 import { engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import type { SchemaContactList } from '../../generated/api.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
-const doc = bundledSpec();
 
 /** Free text with what standard encoders leave as it is (`!'()*~`), a space, `+`, and the other reserved ones. */
 const FREE_TEXT = "+55 (21) 9630-0197 !*'~&=,;:/?@$";
@@ -57,7 +56,7 @@ function sampleFor(schema: JsonObject, label: string): string {
 }
 
 /** Every string query parameter of every route of the spec, with a value its schema accepts. */
-function stringQueryParameters(): StringQueryParameter[] {
+function stringQueryParameters(doc: JsonObject): StringQueryParameter[] {
   const out: StringQueryParameter[] = [];
   for (const op of listOperations(doc)) {
     if (op.section !== 'paths') continue;
@@ -90,7 +89,8 @@ function stringQueryParameters(): StringQueryParameter[] {
   return out;
 }
 
-const parameters = stringQueryParameters();
+// Both descriptions: the public API's and the vendor console's.
+const parameters = [...stringQueryParameters(bundledSpec()), ...stringQueryParameters(adminBundledSpec())];
 
 /** The path of a route with its parameters filled in. */
 const pathOf = (p: StringQueryParameter) =>

@@ -29,18 +29,23 @@ interface Spec {
   paths: Record<string, Record<string, { operationId?: string; parameters?: unknown[]; requestBody?: unknown }>>;
   components: { parameters: Record<string, { name: string; in: string; schema: { type?: string } }> };
 }
-const spec = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as Spec;
+const readSpec = (file: string) =>
+  JSON.parse(readFileSync(new URL(`../../generated/${file}`, import.meta.url), 'utf8')) as Spec;
+/** Both descriptions: the public API and the vendor console's. */
+const specs = [readSpec('openapi.json'), readSpec('admin-openapi.json')];
 
-/** Every operation of the spec as [method, path template]. */
-const allOperations = Object.entries(spec.paths).flatMap(([path, item]) =>
-  Object.entries(item)
-    .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
-    .map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
+/** Every operation of both descriptions as [method, path template], with the description it is in. */
+const allOperations = specs.flatMap((spec) =>
+  Object.entries(spec.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+      .map(([method, operation]) => ({ method: method.toUpperCase(), path, operation, spec })),
+  ),
 );
 
 /** The GET list operations taking `limit` (an integer query parameter), with no path parameter. */
 const limitLists = allOperations.filter(
-  ({ method, path, operation }) =>
+  ({ method, path, operation, spec }) =>
     method === 'GET' &&
     !path.includes('{') &&
     (operation.parameters ?? []).some((p) => {

@@ -8,7 +8,7 @@ import type {
   SchemaAdminAccount,
   SchemaAdminSpreadsheetAccount,
   SchemaSandboxSpreadsheet,
-} from '../../generated/api.js';
+} from '../../generated/admin-api.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 import { expectError, json } from './http-helpers.js';
 

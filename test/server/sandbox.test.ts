@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX, adminOperations } from '../../generated/operations.js';
 import { deleteContactInConsole } from '../../server/domain/contacts/contacts.js';
 import { deref, isObject, type JsonObject } from '../../scripts/lib/openapi.js';
-import { bundledSpec } from '../helpers.js';
+import { adminBundledSpec, bundledSpec } from '../helpers.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError, firstMedia, json } from './http-helpers.js';
 import type {
@@ -24,11 +24,13 @@ import type {
   SchemaConversationList,
   SchemaMessage,
   SchemaMessageList,
+} from '../../generated/api.js';
+import type {
   SchemaSandboxButtonTapResult,
   SchemaSandboxClock,
   SchemaSandboxInboundResult,
   SchemaSandboxSamePersonResult,
-} from '../../generated/api.js';
+} from '../../generated/admin-api.js';
 
 // ajv-formats is CommonJS (`module.exports = plugin`): under NodeNext its default import is the plugin itself.
 const addFormats = addFormatsPlugin as unknown as FormatsPlugin;
@@ -65,15 +67,15 @@ function schemaProblems(row: EventRow): string[] {
   return (v.errors ?? []).slice(0, 5).map((e) => `${row.type} ${e.instancePath || '/'} ${e.message ?? e.keyword}`);
 }
 
-/** A valid request body of each sandbox operation: its first named example in the spec. */
+/** A valid request body of each sandbox operation: its first named example in the vendor console's description. */
 function exampleBody(method: string, path: string): unknown {
-  const paths = bundledSpec().paths as JsonObject;
+  const paths = adminBundledSpec().paths as JsonObject;
   const op = (paths[path] as JsonObject)[method] as JsonObject;
   const content = isObject(op.requestBody) ? (op.requestBody.content as JsonObject) : undefined;
   const json = content?.['application/json'];
   if (!isObject(json) || !isObject(json.examples)) return undefined;
   const first = Object.values(json.examples)[0];
-  return isObject(first) ? deref<JsonObject>(bundledSpec(), first).value : undefined;
+  return isObject(first) ? deref<JsonObject>(adminBundledSpec(), first).value : undefined;
 }
 
 const sandboxOperations = Object.entries(adminOperations).filter(([, op]) => op.path.includes('/sandbox/'));
@@ -88,10 +90,10 @@ describe('the sandbox operations', () => {
     expect(sandboxOperations.length).toBeGreaterThanOrEqual(15);
     for (const [id, op] of sandboxOperations) {
       expect(id).toMatch(/Sandbox/);
-      if (op.method !== 'get' && op.method !== 'delete' && id !== 'createSandboxFailure')
+      if (op.method !== 'get' && op.method !== 'delete' && id !== 'adminCreateSandboxFailure')
         expect(exampleBody(op.method, op.path), id).toBeDefined();
     }
-    expect(sandboxOperations.map(([id]) => id)).toContain('createSandboxNativeMessage');
+    expect(sandboxOperations.map(([id]) => id)).toContain('adminCreateSandboxNativeMessage');
   });
 });
 

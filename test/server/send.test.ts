@@ -20,7 +20,6 @@ import { call, engines, startTestApp, type TestApp, type TestCaller } from './ha
 import { expectError, firstCards, firstMedia, json as ok, type ErrorBody } from './http-helpers.js';
 import type { NewEvent } from '../../server/store/events.js';
 import type {
-  SchemaAdminTemplate,
   SchemaChannelType,
   SchemaConnection,
   SchemaContact,
@@ -30,9 +29,12 @@ import type {
   SchemaMedia,
   SchemaMessage,
   SchemaMessageList,
+} from '../../generated/api.js';
+import type {
+  SchemaAdminTemplate,
   SchemaSandboxInboundRequest,
   SchemaSandboxInboundResult,
-} from '../../generated/api.js';
+} from '../../generated/admin-api.js';
 
 const TOKEN = 'admin-token-for-send-tests-0123456789';
 const DAY = 24 * 3_600_000;

@@ -21,7 +21,8 @@ import type { DB } from '../../server/store/schema.js';
 import { newWebhookSecret } from '../../server/webhooks/signing.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 import { insertEndpoint, Receiver, sleep, waitFor, type EndpointRow } from './webhook-receiver.js';
-import type { SchemaAdminNotificationList, SchemaContact } from '../../generated/api.js';
+import type { SchemaContact } from '../../generated/api.js';
+import type { SchemaAdminNotificationList } from '../../generated/admin-api.js';
 
 const TOKEN = 'admin-token-for-webhook-delivery-tests-0123';
 const SECOND = 1000;

@@ -1,7 +1,7 @@
 // The account audit log as the console shows it (GET /admin/v1/accounts/{accountId}/audit-log): newest first,
 // a page at a time. Entries are written by `audit` (./actor.ts) inside the transaction of each change.
 import type { Kysely } from 'kysely';
-import type { components } from '../../../generated/api.js';
+import type { components as adminComponents } from '../../../generated/admin-api.js';
 import type { Clock } from '../../clock.js';
 import { listAuditEntries, type AuditLogRow } from '../../store/audit.js';
 import { cursorCodec } from '../../store/cursor.js';
@@ -10,7 +10,7 @@ import type { DB } from '../../store/schema.js';
 import { getAccount } from './accounts.js';
 
 /** One entry as the admin API shows it: who (the key, for a key; never the key itself), what, on what, when. */
-export type AuditLogEntryView = components['schemas']['AdminAuditLogEntry'];
+export type AuditLogEntryView = adminComponents['schemas']['AdminAuditLogEntry'];
 
 export const auditLogEntryView = (row: AuditLogRow): AuditLogEntryView => ({
   actor_type: row.actor_type,

@@ -3,7 +3,7 @@
 // revocation irreversible. Keys are created and revoked by the console (the admin API, the console CLI).
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { components } from '../../../generated/api.js';
+import type { components as adminComponents } from '../../../generated/admin-api.js';
 import { ApiError, notFound } from '../../errors.js';
 import type { Clock } from '../../clock.js';
 import {
@@ -139,7 +139,7 @@ export async function listApiKeys(db: Kysely<DB>, accountId: string): Promise<Ap
 export function keyStatus(
   key: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>,
   now: Date,
-): components['schemas']['AdminApiKey']['status'] {
+): adminComponents['schemas']['AdminApiKey']['status'] {
   return key.revoked_at !== null ? 'revoked' : key.expires_at <= now.toISOString() ? 'expired' : 'active';
 }
 
@@ -148,7 +148,7 @@ export const isKeyActive = (key: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>, n
   keyStatus(key, now) === 'active';
 
 /** A key record as the admin API shows it: never the key, only its first characters. */
-export function keyView(row: ApiKeyRow, now: Date): components['schemas']['AdminApiKey'] {
+export function keyView(row: ApiKeyRow, now: Date): adminComponents['schemas']['AdminApiKey'] {
   const status = keyStatus(row, now);
   return {
     id: row.id,

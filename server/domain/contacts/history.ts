@@ -2,7 +2,7 @@
 // contact appear there named after the key; POST /v1/contacts records consent and connection as
 // `contact.imported`. Written in the change's own transaction. Read by the admin API (the console's view).
 import type { Kysely } from 'kysely';
-import type { components } from '../../../generated/api.js';
+import type { components as adminComponents } from '../../../generated/admin-api.js';
 import { insertHistory, listHistory, type ContactHistoryRow, type HistoryEntry } from '../../store/contacts.js';
 import type { DB } from '../../store/schema.js';
 
@@ -41,7 +41,7 @@ export async function recordHistory(db: Kysely<DB>, entries: readonly HistoryEnt
   await insertHistory(db, entries);
 }
 
-export type HistoryView = components['schemas']['AdminContactHistoryEntry'];
+export type HistoryView = adminComponents['schemas']['AdminContactHistoryEntry'];
 
 export const historyView = (row: ContactHistoryRow): HistoryView => ({
   kind: row.kind,

@@ -1,12 +1,12 @@
 // The notices the service leaves for an account owner (today: a webhook endpoint disabled after failing for 3
 // days, written by the delivery engine), as the admin API shows them.
 import type { Kysely } from 'kysely';
-import type { components } from '../../../generated/api.js';
+import type { components as adminComponents } from '../../../generated/admin-api.js';
 import type { DB } from '../../store/schema.js';
 import { listAccountNotifications, type AccountNotificationRow } from '../../store/webhook-deliveries.js';
 import { getAccount } from '../accounts/accounts.js';
 
-export function notificationView(row: AccountNotificationRow): components['schemas']['AdminNotification'] {
+export function notificationView(row: AccountNotificationRow): adminComponents['schemas']['AdminNotification'] {
   return {
     id: row.id,
     kind: row.kind,

@@ -9,6 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import stableStringify from 'fast-json-stable-stringify';
 import type { Kysely } from 'kysely';
+import type { components as adminComponents } from '../../../generated/admin-api.js';
 import type { components } from '../../../generated/api.js';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
@@ -41,6 +42,8 @@ import { validateDefinition, writeProblem } from './validation.js';
 import type { DefinitionToCheck, ValidationResult } from './validation-types.js';
 
 type Schemas = components['schemas'];
+/** The vendor console's schemas (generated/admin-api.ts). */
+type AdminSchemas = adminComponents['schemas'];
 export type WorkflowCreateBody = Schemas['WorkflowCreate'];
 export type WorkflowUpdateBody = Schemas['WorkflowUpdate'];
 type Trigger = Schemas['WorkflowTrigger'];
@@ -296,7 +299,7 @@ export async function saveDraftFromEditor(
   clock: Clock,
   actor: Actor,
   workflowId: string,
-  body: Schemas['AdminWorkflowDraftSave'],
+  body: AdminSchemas['AdminWorkflowDraftSave'],
 ): Promise<WorkflowRow> {
   const accountId = await findActiveWorkflowAccount(db, workflowId);
   if (!accountId) throw workflowNotFound();
