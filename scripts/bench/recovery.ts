@@ -1,11 +1,12 @@
 // `npm run bench:recovery` (issue 23, "Recovery in seconds after a crash"): how long the work of a server process
 // killed with SIGKILL (kill -9) waits before another process resumes it, on the server as an operator runs it
 // (`npm start`'s command, each process with its job workers), against 10 webhook receivers on loopback that
-// answer 200 after --receiver-delay ms (400) and watch every request:
+// answer 200 after --receiver-delay ms (1000: slow enough that most of the backlog is still pending when the
+// contacts are all made; a receiver that held requests past the 10 s deadline would add retries a minute later)
+// and watch every request:
 //   1. --events N (60) contacts created through the API, each a `contact.created` delivered to the 10 endpoints:
 //      600 deliveries, which the workers start sending at once (at most 5 in flight per endpoint);
-//   2. the receivers hold every request until the backlog is built, then answer; once a quarter of the
-//      deliveries were answered, one process is killed (SIGKILL) mid-delivery; its attempts in flight
+//   2. once a quarter of the deliveries were answered, one process is killed (SIGKILL) mid-delivery; its attempts in flight
 //      are cut (the receivers see their connections close before the answer: "cut short");
 //   3. the bench times, from the kill: the last delivery cut short answered 200 again ("resumed"), and every
 //      delivery answered 200 ("drained"); and checks that no delivery was ever in flight twice at once, that
@@ -15,7 +16,9 @@
 // starting process sees the killed one is gone); PGlite, its one process killed and started again (it owns its
 // data directory). Goal: every case resumed within 30 s, nothing lost, no delivery twice at once.
 //
-// Flags: --events N (60), --receiver-delay N (400 ms), --engine pglite|postgres|both (both).
+// Flags: --events N (60), --receiver-delay N (1000 ms), --engine pglite|postgres|both (both), --timeline (answered
+// by second since the kill), --no-kill (the same run without the kill: the delivery's own pace). SERVER_LOG_DIR
+// keeps each server's log (scripts/lib/server-process.ts); LOG_LEVEL sets theirs (error).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -31,7 +34,7 @@ import { argInt, engineOption, enginesToRun, ENGINE_LABEL, scratchPostgres, tabl
 
 const ENDPOINTS = 10;
 const GOAL_S = 30;
-const options = { events: argInt('events', 60), receiverDelay: argInt('receiver-delay', 400) };
+const options = { events: argInt('events', 60), receiverDelay: argInt('receiver-delay', 1000) };
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 /** The 10 receivers, as one server with a path per endpoint. */
@@ -48,8 +51,6 @@ interface Receivers {
   /** (event, endpoint) seen in flight twice at once. */
   overlaps: Set<string>;
   inFlight(): number;
-  /** Until called, every request waits (the backlog is being built); then each is answered after the delay. */
-  open(): void;
   close(): Promise<void>;
 }
 
@@ -61,8 +62,6 @@ async function startReceivers(delayMs: number): Promise<Receivers> {
   const overlaps = new Set<string>();
   const flying = new Map<string, number>();
   let inFlight = 0;
-  let open!: () => void;
-  const opened = new Promise<void>((ok) => (open = ok));
   const server: Server = createServer((req, res) => {
     const key = `${String(req.headers['service-event-id'])} ${req.url ?? ''}`;
     requests.set(key, (requests.get(key) ?? 0) + 1);
@@ -82,15 +81,13 @@ async function startReceivers(delayMs: number): Promise<Receivers> {
       leave();
     });
     req.resume();
-    void opened.then(() =>
-      setTimeout(() => {
-        if (res.destroyed) return;
-        res.writeHead(200).end('ok', () => {
-          answered.add(key);
-          answeredAt.set(key, performance.now());
-        });
-      }, delayMs),
-    );
+    setTimeout(() => {
+      if (res.destroyed) return;
+      res.writeHead(200).end('ok', () => {
+        answered.add(key);
+        answeredAt.set(key, performance.now());
+      });
+    }, delayMs);
   });
   server.keepAliveTimeout = 1000;
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -103,7 +100,6 @@ async function startReceivers(delayMs: number): Promise<Receivers> {
     requests,
     overlaps,
     inFlight: () => inFlight,
-    open,
     close: () => {
       server.closeAllConnections();
       return new Promise((ok) => server.close(() => ok()));
@@ -163,7 +159,7 @@ async function runCase(c: Case, postgresBase: string): Promise<Result> {
         SANDBOX_ENABLED: 'true',
         WEBHOOK_DEV_TARGETS: 'true',
         WEBHOOK_PACE_PER_MINUTE: '0',
-        LOG_LEVEL: 'error',
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
       };
       delete env.DATABASE_URL;
       if (scratch) env.DATABASE_URL = scratch.url;
@@ -206,8 +202,7 @@ async function runCase(c: Case, postgresBase: string): Promise<Result> {
       }),
     );
 
-    // The receivers start answering; the kill, a quarter in, with attempts in flight.
-    receivers.open();
+    // The kill, a quarter in, with attempts in flight.
     const quarter = Math.floor(expected / 4);
     const waitUntil = performance.now() + 120_000;
     while (receivers.answered.size < quarter || receivers.inFlight() < 5) {
@@ -216,10 +211,12 @@ async function runCase(c: Case, postgresBase: string): Promise<Result> {
     }
     const victim = servers[0]!;
     const killedAt = performance.now();
-    victim.process.child.kill('SIGKILL');
-    await victim.process.exited;
+    // --no-kill: the same run without the kill, to tell the kill's cost from the delivery's own pace.
+    const kill = !process.argv.includes('--no-kill');
+    if (kill) victim.process.child.kill('SIGKILL');
+    if (kill) await victim.process.exited;
     let restartS: number | null = null;
-    if (c.restart) {
+    if (c.restart && kill) {
       victim.process = await startServerProcess(victim.env, victim.baseUrl);
       restartS = (performance.now() - killedAt) / 1000;
     }

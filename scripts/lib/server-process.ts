@@ -1,6 +1,8 @@
 // The server as an operator runs it, for the checks and benches that kill and restart it: `npm start`'s command
 // (`node --import tsx server/main.ts`) in a process of its own, on a port chosen here.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { repoRoot } from './root.js';
@@ -23,7 +25,10 @@ export async function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
-/** `npm start`'s command, on `env`; resolves once it printed its demo key and answers /readyz. */
+/**
+ * `npm start`'s command, on `env`; resolves once it printed its demo key and answers /readyz. With
+ * SERVER_LOG_DIR set (in this process's environment), each server's output also goes to `<dir>/<pid>.log`.
+ */
 export async function startServerProcess(env: NodeJS.ProcessEnv, baseUrl: string): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: repoRoot,
@@ -31,8 +36,13 @@ export async function startServerProcess(env: NodeJS.ProcessEnv, baseUrl: string
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const logDir = process.env.SERVER_LOG_DIR;
+  const keep = (d: Buffer) => {
+    out += d.toString();
+    if (logDir) appendFileSync(join(logDir, `${child.pid}.log`), d);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
   const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
   const deadline = Date.now() + 60_000;
   for (;;) {
