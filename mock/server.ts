@@ -41,6 +41,9 @@ interface Route {
   literalSegments: number;
   params: RouteParam[];
   rateKind: string | undefined;
+  deprecated: boolean;
+  /** The operation's named examples by name → the status that documents it. */
+  examples: Map<string, string>;
 }
 
 export interface MockOptions {
@@ -98,6 +101,16 @@ export function loadRoutes(specJsonPath: string): Route[] {
       const pattern = segments
         .map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
         .join('/');
+      const examples = new Map<string, string>();
+      const responses = isObject(op.responses) ? op.responses : {};
+      for (const [status, rawResponse] of Object.entries(responses)) {
+        const response = resolveRef(doc, rawResponse);
+        const content = isObject(response) && isObject(response.content) ? response.content : {};
+        for (const media of Object.values(content)) {
+          const named = isObject(media) && isObject(media.examples) ? media.examples : {};
+          for (const name of Object.keys(named)) if (!examples.has(name)) examples.set(name, status);
+        }
+      }
       routes.push({
         method: method.toUpperCase(),
         template,
@@ -105,6 +118,8 @@ export function loadRoutes(specJsonPath: string): Route[] {
         literalSegments: segments.filter((s) => !s.startsWith('{')).length,
         params,
         rateKind: typeof op['x-rate-kind'] === 'string' ? op['x-rate-kind'] : undefined,
+        deprecated: op.deprecated === true,
+        examples,
       });
     }
   }
@@ -157,6 +172,65 @@ export function violationsToDetails(violations: Violation[], route: Route | unde
     }
   }
   return details;
+}
+
+/** The body parser's message when a JSON request body does not parse, else null (as the API's express.json). */
+function malformedJson(req: IncomingMessage, body: Buffer): string | null {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!body.length || !(type === 'application/json' || /^application\/[^/]+\+json$/.test(type))) return null;
+  try {
+    JSON.parse(body.toString('utf8'));
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : 'invalid JSON';
+  }
+}
+
+/** `Prefer: code=404, example=Name` as an ordered map. */
+function parsePrefer(header: string | string[] | undefined): Map<string, string> {
+  const prefer = new Map<string, string>();
+  for (const part of [header ?? []].flat().join(',').split(/[,;]/)) {
+    const [key, ...rest] = part.split('=');
+    const name = key?.trim().toLowerCase();
+    if (name)
+      prefer.set(
+        name,
+        rest
+          .join('=')
+          .trim()
+          .replace(/^"(.*)"$/, '$1'),
+      );
+  }
+  return prefer;
+}
+
+/**
+ * The example headers that would describe a state the call did not create: no `Deprecation`/`Sunset` on a
+ * route that is not deprecated, no `Idempotent-Replayed` (the mock remembers no key: every call is a first
+ * call), an `ETag` only with the revision of the automation returned, and never Prism's `sl-violations`.
+ */
+export function answerHeaders(
+  headers: Record<string, string | string[] | undefined>,
+  route: Route,
+  payload: Buffer,
+): void {
+  if (!route.deprecated) {
+    delete headers.deprecation;
+    delete headers.sunset;
+  }
+  delete headers['idempotent-replayed'];
+  delete headers['sl-violations'];
+  if (headers.etag !== undefined) {
+    let revision: unknown;
+    try {
+      const parsed: unknown = JSON.parse(payload.toString('utf8'));
+      revision = isObject(parsed) ? parsed.revision : undefined;
+    } catch {
+      revision = undefined;
+    }
+    if (typeof revision === 'number') headers.etag = `"${revision}"`;
+    else delete headers.etag;
+  }
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -279,8 +353,45 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     }
 
     const body = await readBody(req);
+    // Malformed JSON: the API's body parser answers 400 in the envelope (Prism answers its own format).
+    const malformed = malformedJson(req, body);
+    if (malformed !== null) {
+      log(400);
+      sendJson(res, 400, {
+        type: 'error',
+        message: VALIDATION_MESSAGE,
+        context: { details: [{ location: 'body', path: null, message: malformed }] },
+      });
+      return;
+    }
+    // `Prefer: example=<name>` picks the example under whatever status documents it (Prism alone looks only
+    // under the first success, or under `code=`, and answers a raw 404 otherwise).
+    const upstreamHeaders: Record<string, string | string[] | undefined> = {
+      ...req.headers,
+      host: `${host}:${prismPort}`,
+    };
+    const prefer = parsePrefer(req.headers.prefer);
+    const wanted = prefer.get('example');
+    if (wanted !== undefined) {
+      const status = route.examples.get(wanted);
+      if (status === undefined) {
+        log(400);
+        const names = [...route.examples.keys()];
+        sendJson(res, 400, {
+          type: 'error',
+          message: `No example named ${wanted} on ${route.method} ${route.template}. Its examples: ${names.join(', ')}.`,
+          context: {
+            details: [{ location: 'header', path: 'Prefer', message: `unknown example: ${wanted}` }],
+            examples: names,
+          },
+        });
+        return;
+      }
+      prefer.set('code', status === 'default' ? '500' : status);
+      upstreamHeaders.prefer = [...prefer].map(([k, v]) => `${k}=${v}`).join(', ');
+    }
     const upstream = httpRequest(
-      { host, port: prismPort, method, path: req.url, headers: { ...req.headers, host: `${host}:${prismPort}` } },
+      { host, port: prismPort, method, path: req.url, headers: upstreamHeaders },
       (answer) => {
         const chunks: Buffer[] = [];
         answer.on('data', (c: Buffer) => chunks.push(c));
@@ -298,12 +409,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
           const details = violationsToDetails(violations, route);
           if ((status === 400 || status === 422) && details.length) {
             log(400);
-            sendJson(
-              res,
-              400,
-              { type: 'error', message: VALIDATION_MESSAGE, context: { details } },
-              { 'sl-violations': header as string },
-            );
+            sendJson(res, 400, { type: 'error', message: VALIDATION_MESSAGE, context: { details } });
             return;
           }
           const headers = { ...answer.headers };
@@ -320,6 +426,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
             );
           }
           const payload = Buffer.concat(chunks);
+          answerHeaders(headers, route, payload);
           log(status);
           res.writeHead(status, { ...headers, 'content-length': payload.length });
           res.end(payload);

@@ -28,7 +28,7 @@ async function get(path: string, headers: Record<string, string> = {}) {
   };
 }
 
-function expectValidationEnvelope(body: Record<string, unknown>, location: string, path: string) {
+function expectValidationEnvelope(body: Record<string, unknown>, location: string, path: string | null) {
   expect(body.type).toBe('error');
   expect(typeof body.message).toBe('string');
   const context = body.context as {
@@ -128,5 +128,64 @@ describe('mock', () => {
     // A route that takes an optional Idempotency-Key gets one filled in.
     const created = await api.POST('/v1/tags', { body: { name: 'VIP' } });
     expect(created.response.status).toBe(201);
+  });
+
+  it('sends no example header that describes a state the call did not create', async () => {
+    // A first create: no replay, no deprecation of a live route, no debugging header of Prism.
+    const created = await fetch(`${mock.url}/v1/tags`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': 'mock-test-key-1' },
+      body: JSON.stringify({ name: 'VIP' }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('idempotent-replayed')).toBeNull();
+    expect(created.headers.get('deprecation')).toBeNull();
+    expect(created.headers.get('sunset')).toBeNull();
+
+    const list = await get('/v1/contacts');
+    expect(list.headers.get('deprecation')).toBeNull();
+    expect(list.headers.get('sunset')).toBeNull();
+
+    // The ETag names the revision of the automation in the body.
+    const workflow = await get(`/v1/workflows/${CONTACT_ID}`);
+    expect(workflow.status).toBe(200);
+    expect(typeof workflow.body.revision).toBe('number');
+    expect(workflow.headers.get('etag')).toBe(`"${String(workflow.body.revision)}"`);
+
+    // A refused request carries no sl-violations header (Prism's, several KB).
+    const refused = await fetch(`${mock.url}/v1/tags`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'VIP', nickname: 'x' }),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('sl-violations')).toBeNull();
+  });
+
+  it("answers malformed JSON with the API's 400 envelope", async () => {
+    const response = await fetch(`${mock.url}/v1/tags`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: '{"name": "VIP',
+    });
+    expect(response.status).toBe(400);
+    expectValidationEnvelope((await response.json()) as Record<string, unknown>, 'body', null);
+  });
+
+  it('picks Prefer: example=<name> whatever its status, and names the examples for an unknown name', async () => {
+    const notFound = await get(`/v1/workflows/${CONTACT_ID}`, { Prefer: 'example=NotFoundError' });
+    expect(notFound.status).toBe(404);
+    expect(notFound.body).toMatchObject({ type: 'error', context: { code: 'not_found' } });
+
+    const other = await get(`/v1/workflows/${CONTACT_ID}`, { Prefer: 'example=WhatsappMenuAutomation' });
+    expect(other.status).toBe(200);
+    expect(other.body.channel).toMatchObject({ type: 'whatsapp' });
+
+    const unknown = await get(`/v1/workflows/${CONTACT_ID}`, { Prefer: 'example=NoSuchExample' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.type).toBe('error');
+    expect(String(unknown.body.message)).toContain('NoSuchExample');
+    expect(String(unknown.body.message)).toContain('InstagramCommentAutomation');
+    expect(String(unknown.body.message)).toContain('NotFoundError');
   });
 });
