@@ -11,7 +11,7 @@
 // Everything else is Prism's answer, unchanged. Choose an answer with `Prefer: code=404` or
 // `Prefer: example=<ExampleName>`; a missing bearer key gets the gateway 401.
 //
-// Usage: npm run mock [-- --port 4010] [--host 127.0.0.1]
+// Usage: npm run mock [-- --port 4010] [--host 127.0.0.1] [--verbose]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import {
@@ -485,10 +485,22 @@ function argValue(name: string): string | undefined {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const port = Number(argValue('port') ?? process.env.PORT ?? 4010);
   const host = argValue('host') ?? '127.0.0.1';
-  const mock = await startMock({ port, host, verbose: true });
-  console.log(`\nMock of the Engagement Platform API on ${mock.url} (Prism, static examples). Try:`);
-  console.log(`  curl -H 'Authorization: Bearer test' ${mock.url}/v1/contacts`);
-  console.log(`  curl -H 'Authorization: Bearer test' -H 'Prefer: code=404' ${mock.url}/v1/me`);
+  const verbose = process.argv.includes('--verbose');
+  const mock = await startMock({ port, host, verbose });
+  // One banner: where, what, how to pick an answer. Prism's own lines (its routes, its internal port, which
+  // skips this wrapper) only with --verbose.
+  console.log(
+    [
+      `Mock of the Engagement Platform API on ${mock.url}`,
+      '  Static examples of the public description (generated/openapi.yaml) served by Prism, answering like the API:',
+      '  any `Authorization: Bearer …` key; it checks formats and graphs, not state (it remembers nothing you create).',
+      `  Try:  curl -H 'Authorization: Bearer test' ${mock.url}/v1/contacts`,
+      "  Pick an answer: -H 'Prefer: code=404' or -H 'Prefer: example=<ExampleName>' (an unknown name lists the route's).",
+      verbose
+        ? '  --verbose: Prism output and one line per request below.'
+        : '  Add --verbose for Prism output and one line per request.',
+    ].join('\n'),
+  );
   const stop = () => {
     mock.close().then(
       () => process.exit(0),

@@ -1,5 +1,6 @@
 // The mock (`npm run mock`: Prism on the bundled spec behind mock/server.ts) starts and answers like the API:
 // a list route, a 404 and 400s in the documented envelope. The typed client talks to it.
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -188,4 +189,33 @@ describe('mock', () => {
     expect(String(unknown.body.message)).toContain('InstagramCommentAutomation');
     expect(String(unknown.body.message)).toContain('NotFoundError');
   });
+
+  it("starts with one banner (address, what it is, how to pick examples), Prism's lines only with --verbose", async () => {
+    const child = spawn(join(repoRoot, 'node_modules/.bin/tsx'), ['mock/server.ts', '--port', '0'], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const deadline = Date.now() + 60_000;
+      while (!output.includes('Prefer:') && Date.now() < deadline && child.exitCode === null)
+        await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 300));
+      const lines = output.trim().split('\n');
+      expect(lines.length).toBeLessThanOrEqual(8);
+      const address = /Mock of the Engagement Platform API on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      expect(address).toBeDefined();
+      expect(output).toContain('Prefer: example=<ExampleName>');
+      expect(output).not.toMatch(/Prism is listening|\[CLI\]|\[HTTP SERVER\]/);
+      // The address printed is the wrapper's (Prism's internal port would skip it): it answers in the envelope.
+      const answer = await fetch(`${address ?? ''}/v1/nowhere`, { headers: auth });
+      expect(((await answer.json()) as { context?: { code?: string } }).context?.code).toBe('not_found');
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 70_000);
 });
