@@ -13,7 +13,8 @@
 //
 // Usage: npm run mock [-- --port 4010] [--host 127.0.0.1] [--verbose]
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import {
   createServer,
   request as httpRequest,
@@ -25,6 +26,9 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rateLimits } from '../generated/operations.js';
+import { validatorSpec } from '../server/http/spec.js';
+import { preconditionRequired } from '../server/domain/workflows/workflows.js';
+import { checkGraph, graphRouteOf } from './graph.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -186,6 +190,14 @@ function malformedJson(req: IncomingMessage, body: Buffer): string | null {
   }
 }
 
+function parseJson(body: Buffer): unknown {
+  try {
+    return body.length ? JSON.parse(body.toString('utf8')) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `Prefer: code=404, example=Name` as an ordered map. */
 function parsePrefer(header: string | string[] | undefined): Map<string, string> {
   const prefer = new Map<string, string>();
@@ -303,8 +315,17 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
   const description = Buffer.from(JSON.stringify(JSON.parse(readFileSync(specJson, 'utf8'))));
   const verbose = options.verbose ?? false;
   const prismPort = await freePort(host);
-  const prism = await startPrism(spec, host, prismPort, verbose);
-  const killPrism = () => prism.kill('SIGTERM');
+  // Prism validates requests against the description as the server's validator reads it (server/http/spec.ts):
+  // a sent block checked for its format only (the catalog check is the service's 422, below), If-Match optional
+  // (its absence is the service's 428).
+  const workDir = mkdtempSync(join(tmpdir(), 'mock-'));
+  const prismSpec = options.spec === undefined ? join(workDir, 'openapi.json') : spec;
+  if (options.spec === undefined) writeFileSync(prismSpec, JSON.stringify(validatorSpec('public')));
+  const prism = await startPrism(prismSpec, host, prismPort, verbose);
+  const killPrism = () => {
+    prism.kill('SIGTERM');
+    rmSync(workDir, { recursive: true, force: true });
+  };
   process.once('exit', killPrism); // never leave Prism behind when this process ends
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -390,6 +411,17 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
       prefer.set('code', status === 'default' ? '500' : status);
       upstreamHeaders.prefer = [...prefer].map(([k, v]) => `${k}=${v}`).join(', ');
     }
+    // PATCH of an automation without If-Match: the service's 428 (the validator lets it through).
+    if (route.method === 'PATCH' && route.template === '/v1/workflows/{workflowId}' && !req.headers['if-match']) {
+      const error = preconditionRequired();
+      log(error.status);
+      sendJson(res, error.status, error.body());
+      return;
+    }
+    // A sent graph is checked with the server's own validation, unless an answer is picked with Prefer.
+    const graphRoute = graphRouteOf(route.method, route.template);
+    const graphAnswer =
+      graphRoute && !prefer.has('code') && wanted === undefined ? await checkGraph(graphRoute, parseJson(body)) : null;
     const upstream = httpRequest(
       { host, port: prismPort, method, path: req.url, headers: upstreamHeaders },
       (answer) => {
@@ -425,8 +457,18 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
               Number.isFinite(remaining) ? Math.min(remaining, limit - 1) : limit - 1,
             );
           }
-          const payload = Buffer.concat(chunks);
+          let payload = Buffer.concat(chunks);
           answerHeaders(headers, route, payload);
+          if (graphAnswer && status >= 200 && status < 300) {
+            // The definition decides (as the API's handler would, after the format checks Prism made).
+            payload = Buffer.from(JSON.stringify(graphAnswer.body));
+            delete headers.etag;
+            headers['content-type'] = 'application/json';
+            log(graphAnswer.status);
+            res.writeHead(graphAnswer.status, { ...headers, 'content-length': payload.length });
+            res.end(payload);
+            return;
+          }
           log(status);
           res.writeHead(status, { ...headers, 'content-length': payload.length });
           res.end(payload);
@@ -470,6 +512,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
       await exited;
       clearTimeout(timer);
     }
+    rmSync(workDir, { recursive: true, force: true });
   };
   return { url: `http://${host}:${port}`, port, close };
 }

@@ -218,4 +218,80 @@ describe('mock', () => {
       await exited;
     }
   }, 70_000);
+
+  describe("checks a sent graph with the server's own validation", () => {
+    const WORKFLOW_ID = CONTACT_ID;
+    const definition = () => ({
+      channel: { type: 'instagram', connection_id: null },
+      trigger: { events: ['comment'], match: 'contains', keywords: ['preço'] },
+      graph: {
+        nodes: {
+          root: { type: 'root', data: { next: ['hello'] } },
+          hello: { type: 'message', data: { text: 'Oi!', next: [null] } },
+        },
+      },
+    });
+    const send = async (method: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${mock.url}${path}`, {
+        method,
+        headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': 'mock-graph-key-1', ...headers },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const issueCodes = (body: Record<string, unknown>, key: 'context' | 'result') => {
+      const list = key === 'context' ? (body.context as { errors?: { code: string }[] }).errors : body.errors;
+      return (Array.isArray(list) ? list : []).map((e: { code: string }) => e.code);
+    };
+
+    it('creates a valid definition (the example answers)', async () => {
+      const created = await send('POST', '/v1/workflows', { title: 'Preço', ...definition() });
+      expect(created.status).toBe(201);
+    });
+
+    it('answers 422 invalid_graph for a misspelled block field, a misspelled type, no root', async () => {
+      const field = definition();
+      Object.assign(field.graph.nodes.hello.data, { txt: 'typo' });
+      const misspelledField = await send('POST', '/v1/workflows', { title: 'x', ...field });
+      expect(misspelledField.status).toBe(422);
+      expect(misspelledField.body.context).toMatchObject({ code: 'invalid_graph' });
+      expect(issueCodes(misspelledField.body, 'context')).toContain('schema_violation');
+
+      const type = definition();
+      type.graph.nodes.hello.type = 'mesage';
+      const misspelledType = await send(
+        'PATCH',
+        `/v1/workflows/${WORKFLOW_ID}`,
+        { graph: type.graph },
+        { 'If-Match': '"7"' },
+      );
+      expect(misspelledType.status).toBe(422);
+      expect(misspelledType.body.context).toMatchObject({ code: 'invalid_graph' });
+
+      const rootless = definition();
+      const { root: _root, ...withoutRoot } = rootless.graph.nodes;
+      const noRoot = await send('POST', '/v1/workflows', { title: 'x', ...rootless, graph: { nodes: withoutRoot } });
+      expect(noRoot.status).toBe(422);
+      expect(issueCodes(noRoot.body, 'context')).toContain('root_missing');
+    });
+
+    it('answers the validation body on POST /v1/workflows/validate', async () => {
+      const valid = await send('POST', '/v1/workflows/validate', definition());
+      expect(valid.status).toBe(200);
+      expect(valid.body).toMatchObject({ valid: true, errors: [] });
+
+      const arity = definition();
+      arity.graph.nodes.root.data.next = ['hello', 'hello'];
+      const invalid = await send('POST', '/v1/workflows/validate', arity);
+      expect(invalid.status).toBe(200);
+      expect(invalid.body.valid).toBe(false);
+      expect(issueCodes(invalid.body, 'result')).toContain('next_arity_invalid');
+    });
+
+    it('answers 428 precondition_required for a PATCH without If-Match, as the service does', async () => {
+      const response = await send('PATCH', `/v1/workflows/${WORKFLOW_ID}`, { title: 'x' });
+      expect(response.status).toBe(428);
+      expect(response.body.context).toMatchObject({ code: 'precondition_required' });
+    });
+  });
 });
