@@ -46,6 +46,8 @@ interface Route {
   params: RouteParam[];
   rateKind: string | undefined;
   deprecated: boolean;
+  /** It documents a `302` (the media download): the API's answer, Prism's first pick is the `200` after it. */
+  redirects: boolean;
   /** The operation's named examples by name → the status that documents it. */
   examples: Map<string, string>;
 }
@@ -123,6 +125,7 @@ export function loadRoutes(specJsonPath: string): Route[] {
         params,
         rateKind: typeof op['x-rate-kind'] === 'string' ? op['x-rate-kind'] : undefined,
         deprecated: op.deprecated === true,
+        redirects: '302' in responses,
         examples,
       });
     }
@@ -409,6 +412,10 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
         return;
       }
       prefer.set('code', status === 'default' ? '500' : status);
+      upstreamHeaders.prefer = [...prefer].map(([k, v]) => `${k}=${v}`).join(', ');
+    } else if (route.redirects && !prefer.has('code')) {
+      // The API redirects (the file is at Location); the 200 is what a client that follows the redirect gets.
+      prefer.set('code', '302');
       upstreamHeaders.prefer = [...prefer].map(([k, v]) => `${k}=${v}`).join(', ');
     }
     // PATCH of an automation without If-Match: the service's 428 (the validator lets it through).

@@ -294,4 +294,10 @@ describe('mock', () => {
       expect(response.body.context).toMatchObject({ code: 'precondition_required' });
     });
   });
+
+  it("answers the media download with the API's 302 to Location, not a fake file", async () => {
+    const response = await fetch(`${mock.url}/v1/media/${CONTACT_ID}/content`, { headers: auth, redirect: 'manual' });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toMatch(/^https:\/\//);
+  });
 });
