@@ -7,9 +7,14 @@
 //   (Prism itself answers the operation's first 422 example, or its 400 example, whatever the fault);
 // - an unknown query parameter gets `400` too (Prism ignores it; the API refuses it);
 // - a path the API does not have gets `404 not_found` in the envelope (Prism answers problem+json);
-// - `RateLimit-Limit` matches the route's rate kind (the spec's `x-rate-limits`, as the server reads them).
-// Everything else is Prism's answer, unchanged. Choose an answer with `Prefer: code=404` or
-// `Prefer: example=<ExampleName>`; a missing bearer key gets the gateway 401.
+// - `RateLimit-Limit` matches the route's rate kind (the spec's `x-rate-limits`, as the server reads them);
+// - malformed JSON gets the API's 400 envelope;
+// - no example header that describes a state the call did not create (`answerHeaders`);
+// - a sent graph (create, update, unsaved validate) is checked with the server's own validation (./graph.ts),
+//   and Prism reads the description as the server's validator does (`validatorSpec`);
+// - the media download answers its 302, as the API.
+// Everything else is Prism's answer. Choose an answer with `Prefer: code=404` or `Prefer: example=<ExampleName>`
+// (any status; an unknown name gets 400 naming the route's examples); a missing bearer key gets the gateway 401.
 //
 // Usage: npm run mock [-- --port 4010] [--host 127.0.0.1] [--verbose]
 import { spawn, type ChildProcess } from 'node:child_process';
