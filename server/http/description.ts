@@ -38,8 +38,20 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 export function descriptionRouter(ctx: AppContext): Router {
   const router = express.Router();
   const { body, etag } = loadDescription();
-  router.get(DESCRIPTION_PATH, (req, res) => {
+  router.all(DESCRIPTION_PATH, (req, res, next) => {
     res.locals.route = DESCRIPTION_PATH;
+    // The API's rules for any route: another method is no route, and a query parameter it does not take is a 400.
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return next(new ApiError(404, 'not_found', `No route ${req.method} ${req.path}.`));
+    const unknown = Object.keys(req.query);
+    if (unknown.length > 0)
+      return void res.status(400).json({
+        type: 'error',
+        message: 'The request does not follow the API format.',
+        context: {
+          details: unknown.map((name) => ({ location: 'query', path: name, message: 'unknown query parameter' })),
+        },
+      });
     res.setHeader('Cache-Control', `public, max-age=${DESCRIPTION_MAX_AGE_SECONDS}`);
     res.setHeader('ETag', etag);
     if (matches(req.headers['if-none-match'], etag)) return void res.status(304).end();
