@@ -6,67 +6,21 @@
 // is measured and printed. A second test: an invalid phone shows the API's `invalid_phone` beside the form.
 //
 // Skipped, saying so, only when /usr/bin/chromium is missing (`apt-get install -y chromium`; .ci/run does it).
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDemoAccount, type Demo } from '../../server/console/demo.js';
-import { exampleServer } from './example-server.js';
+import { describe, expect, it } from 'vitest';
+import { consoleBrowser, hasChromium, POLL, skippedWithoutChromium } from './console-browser.js';
 import { engines } from './harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** The demo automation's keyword (console/demo.ts). */
 const DEMO_KEYWORD = 'frete';
 const ADMIN_TOKEN = 'console-page-admin-token-0123456789abcdef';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(`console page test skipped: ${CHROMIUM} is missing (install it: apt-get install -y chromium)`);
+skippedWithoutChromium('console page test');
 
 /** How many live messages the latency is measured on, and the bound each must meet. */
 const LATENCY_SAMPLES = 5;
 const LATENCY_BOUND_MS = 500;
-/** How long a poll of the page may take (vitest's default, 1 s, is short for a loaded machine). */
-const POLL = { timeout: 20_000 };
 
 describe.skipIf(!hasChromium).each(engines)('the console page on %s', (engine) => {
-  const server = exampleServer(engine, ADMIN_TOKEN, 'console-page');
-  let browser: Browser;
-  let demo: Demo;
-  /** Requests that tried to leave the test server. */
-  const outside: string[] = [];
-
-  beforeAll(async () => {
-    demo = await ensureDemoAccount(server.t.database.db, server.t.clock, server.dataDir);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
-    });
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  /** A fresh tab on the banner's link (token in the fragment), refusing anything not from the test server. */
-  async function openConsole(): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    context.setDefaultTimeout(20_000);
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(`${server.t.baseUrl}/`)) return route.continue();
-      outside.push(url);
-      return route.abort('blockedbyclient');
-    });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(String(error)));
-    await page.goto(`${server.t.baseUrl}/console#token=${ADMIN_TOKEN}&account=${demo.accountId}`);
-    // The token leaves the address bar at once; the account opens and its live stream connects.
-    await expect.poll(() => page.url(), POLL).toBe(`${server.t.baseUrl}/console`);
-    await page.locator('.live-live').waitFor();
-    expect(await page.getByRole('status', { name: 'Live events' }).innerText()).toContain('live');
-    expect(errors).toEqual([]);
-    return page;
-  }
+  const { server, demo: demoOf, outside, openConsole } = consoleBrowser(engine, ADMIN_TOKEN, 'console-page');
 
   /**
    * In the page (a script: the test's TypeScript has no DOM types): the moment (Date.now(), the machine's clock
@@ -139,7 +93,7 @@ describe.skipIf(!hasChromium).each(engines)('the console page on %s', (engine) =
     // Latency of a live message: the contact writes through the sandbox API (not the page), and the page shows
     // it from the event stream alone. Each sample: from just before the action to the bubble in the DOM.
     const connections = (await (
-      await fetch(`${server.t.baseUrl}/v1/connections`, { headers: { Authorization: `Bearer ${demo.apiKey}` } })
+      await fetch(`${server.t.baseUrl}/v1/connections`, { headers: { Authorization: `Bearer ${demoOf().apiKey}` } })
     ).json()) as { data: { id: string; channel: string }[] };
     const whatsapp = connections.data.find((c) => c.channel === 'whatsapp');
     expect(whatsapp).toBeDefined();
