@@ -1,9 +1,10 @@
-// A transaction of the engine whose jobs due now this process runs as soon as it commits (an invoke block's
-// call): the block adds the job in the transaction as any job (durable, and the commit's notification wakes the
-// workers), and names it in `deps.soon`; after the commit `deps.runSoon` hands it to this process's worker,
-// which claims it by id at once instead of waiting for the notification and a claim of its loop. If that does
-// not happen (no worker here, the process dies, the claim fails), the job is still there for any worker.
+// A transaction of the engine whose jobs this process runs as soon as it commits (an invoke block's call): the
+// block adds its job already claimed for this process's worker (store/jobs.ts enqueueClaimed: no notification,
+// no claim to race for) and names it in `deps.soon`; after the commit `soonRunner.runSoon` hands it to that
+// worker, which runs it at once. If that does not happen (the runner fails, the process dies), the claim is
+// given back or freed like any other, and any worker runs the job: it was written in the transaction.
 import type { Kysely, Transaction } from 'kysely';
+import type { ClaimedJob } from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
 import type { EngineDeps } from './context.js';
 
@@ -12,9 +13,10 @@ export async function committing<T, D extends EngineDeps>(
   deps: D,
   work: (tx: Transaction<DB>, deps: D) => Promise<T>,
 ): Promise<T> {
-  if (!deps.runSoon) return db.transaction().execute((tx) => work(tx, deps));
-  const soon: string[] = [];
+  const runner = deps.soonRunner;
+  if (!runner) return db.transaction().execute((tx) => work(tx, deps));
+  const soon: ClaimedJob[] = [];
   const result = await db.transaction().execute((tx) => work(tx, { ...deps, soon }));
-  deps.runSoon(soon);
+  runner.runSoon(soon);
   return result;
 }

@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import type { WorkflowSendResult } from '../domain/messaging/workflow-send.js';
 import type { AccountRow } from '../store/accounts.js';
 import type { ContactRow } from '../store/contacts.js';
+import type { ClaimAtInsert, ClaimedJob } from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
 import type { WorkflowRunRow } from '../store/workflow-runs.js';
 import type { CatalogGraph } from '../store/workflows.js';
@@ -26,12 +27,15 @@ export interface EngineDeps {
   /** Runs a contact may start per hour, per trigger and through the API (run_limit_reached). */
   runsPerContactPerHour: number;
   /**
-   * Hands the jobs a transaction of this process just committed, due now, to this process's worker to run at
-   * once (JobRegistry.runSoon); absent: the workers' loops claim them (engine/commit.ts).
+   * This process's worker, when it runs at once the jobs this process commits (JobRegistry.runSoon): a job
+   * added with its `claimAtInsert` is already claimed for it (engine/commit.ts); absent: the loops claim them.
    */
-  runSoon?: (ids: readonly string[]) => void;
-  /** The jobs of the transaction in progress that `runSoon` gets once it commits (engine/commit.ts). */
-  soon?: string[];
+  soonRunner?: {
+    claimAtInsert(kind: string): ClaimAtInsert | undefined;
+    runSoon(jobs: readonly ClaimedJob[]): void;
+  };
+  /** The jobs of the transaction in progress, claimed at insert, that the runner gets once it commits. */
+  soon?: ClaimedJob[];
 }
 
 /** Why a step failed: `{code, message}` on the step, an open set of codes. */

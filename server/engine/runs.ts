@@ -38,6 +38,7 @@ import {
 } from '../store/workflow-runs.js';
 import type { RunnableVersionRow } from '../store/workflows.js';
 import { endCall } from '../blocks/invoke/outcome.js';
+import type { InvokeCallRow } from '../store/invoke-calls.js';
 import type { DB, WorkflowRunStepCall } from '../store/schema.js';
 import { runBlock } from './blocks/index.js';
 import { committing } from './commit.js';
@@ -113,7 +114,7 @@ export async function startRun(
  */
 export async function startRunNow(tx: Transaction<DB>, deps: EngineDeps, input: StartRun) {
   const run = await startRun(tx, deps, input, { schedule: false });
-  await advanceRun(tx, deps, run, { kind: 'start' }, input.contact);
+  await advanceRun(tx, deps, run, { kind: 'start' }, { contact: input.contact });
   return run;
 }
 
@@ -156,15 +157,18 @@ export async function advanceRun(
   deps: EngineDeps,
   run: WorkflowRunRow,
   wake: Wake,
-  /** The run's contact, when the caller read it in this transaction already. */
-  contact?: ContactRow,
+  /**
+   * What the caller has at hand in this transaction already: the run's contact, and (a `call` wake) the call
+   * as it just ended.
+   */
+  known: { contact?: ContactRow; call?: InvokeCallRow } = {},
 ): Promise<void> {
   const version = await versionOf(tx, run);
   if (!version) return finish(tx, deps, run, 'failed', { code: 'version_not_found', message: 'The version is gone.' });
-  const woken = await wakeUp(wakingOf(tx, deps, run, version), wake);
+  const woken = await wakeUp(wakingOf(tx, deps, run, version), wake, known.call);
   if (!woken) return;
   const moving = { ...woken.run, waiting_for: null, wait_until: null, wait_message_id: null, wait_step: null };
-  await walk(tx, deps, moving, version, woken.from, woken.pendingTap, contact);
+  await walk(tx, deps, moving, version, woken.from, woken.pendingTap, known.contact);
 }
 
 /** A run a wake reached, as it stands. */
@@ -208,7 +212,7 @@ function wakingOf(tx: Transaction<DB>, deps: EngineDeps, run: WorkflowRunRow, ve
 }
 
 /** What `wake` does to the run: where it goes on from, or nothing (a stale wake, or the run ended). */
-async function wakeUp(waking: Waking, wake: Wake): Promise<Resumed | undefined> {
+async function wakeUp(waking: Waking, wake: Wake, endedCall?: InvokeCallRow): Promise<Resumed | undefined> {
   switch (wake.kind) {
     case 'start':
       // A run begins at `root`, or at the block it was started from (multichannel).
@@ -233,7 +237,7 @@ async function wakeUp(waking: Waking, wake: Wake): Promise<Resumed | undefined> 
       return handedOff(waking, wake);
     case 'call':
       return waking.run.waiting_for === 'call' && waking.waitStep === wake.step
-        ? callEnded(waking, wake.output)
+        ? callEnded(waking, wake.output, endedCall)
         : undefined;
   }
 }
@@ -308,9 +312,9 @@ async function answer(waking: Waking, text: string): Promise<Resumed | undefined
 }
 
 /** The invoke call of the step the run waits at ended (or its bound passed): fields copied, the output followed. */
-async function callEnded(waking: Waking, output: number): Promise<Resumed> {
+async function callEnded(waking: Waking, output: number, endedCall?: InvokeCallRow): Promise<Resumed> {
   const context = () => runContext(waking.tx, waking.deps, waking.run, waking.version);
-  const ended = await endCall(waking.tx, context, waking.now, waking.run.id, waking.waitStep, output);
+  const ended = await endCall(waking.tx, context, waking.now, waking.run.id, waking.waitStep, output, endedCall);
   await closeWait(waking, ended.output, ended.error ? 'failed' : 'completed', ended.error ?? undefined, ended.call);
   const written = Object.keys(ended.written).length > 0;
   const run = written

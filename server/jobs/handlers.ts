@@ -72,7 +72,7 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
     baseUrl: deps.baseUrl,
     runsPerContactPerHour: config.runsPerContactPerHour,
     // An invoke block's call runs at once in this process after its transaction commits (engine/commit.ts).
-    runSoon: (ids: readonly string[]) => registry.runSoon(ids),
+    soonRunner: registry,
   };
   return (
     registry

@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import type { JobLease } from '../job-kinds.js';
 import type { RetrySchedule } from '../retries.js';
 import type { FreedJob } from '../store/job-workers.js';
-import type { ClaimedJob } from '../store/jobs.js';
+import type { ClaimAtInsert, ClaimedJob } from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
 
 /** What a handler is given: the job's lease (the database, `complete`, `park`), the clock and the log. */
@@ -44,9 +44,20 @@ export class LeaseLostError extends Error {
   }
 }
 
+/** The worker that runs at once the jobs this process commits already claimed for it (`runSoon`). */
+export interface SoonRunner {
+  workerId: string;
+  /** The lease a claim of `kind` takes. */
+  leaseMs(kind: string): number;
+  /** Runs the jobs; resolves when they have finished. */
+  run(jobs: readonly ClaimedJob[]): Promise<void>;
+  /** Gives back claims it will not run, uncounted, to the loops. */
+  release(jobs: readonly ClaimedJob[]): Promise<void>;
+}
+
 export class JobRegistry {
   private readonly handlers = new Map<string, JobHandler>();
-  private runner: ((ids: readonly string[]) => Promise<void>) | undefined;
+  private runner: SoonRunner | undefined;
 
   /** `schedules`: the retry schedule of each kind whose handler gives none (retries.ts JOB_RETRY_SCHEDULES). */
   constructor(private readonly schedules: Readonly<Partial<Record<string, RetrySchedule>>> = {}) {}
@@ -67,18 +78,30 @@ export class JobRegistry {
   }
 
   /** Set by `JobWorker.runJobsAtCommit`: the worker that runs at once the jobs `runSoon` is given. */
-  runJobsWith(runner: ((ids: readonly string[]) => Promise<void>) | undefined): void {
+  runJobsWith(runner: SoonRunner | undefined): void {
     this.runner = runner;
   }
 
   /**
-   * Jobs that a transaction of this process just committed, due now: run at once by the worker set, if any.
-   * Without one, or when that fails, the workers' loops claim them as any job (woken by the commit's
-   * notification). Neither throws nor waits.
+   * The claim a job of `kind` added now takes for this process's worker to run it once the transaction commits
+   * (store/jobs.ts enqueueClaimed, then `runSoon`); undefined when no worker runs jobs at commit here: the job
+   * is then added unclaimed, for the loops.
    */
-  runSoon(ids: readonly string[]): void {
-    // JobWorker.runNow logs its own failures; a runner that throws leaves the jobs to the loops all the same.
-    if (ids.length > 0) void this.runner?.(ids).catch(() => undefined);
+  claimAtInsert(kind: string): ClaimAtInsert | undefined {
+    const runner = this.runner;
+    return runner ? { workerId: runner.workerId, leaseMs: runner.leaseMs(kind) } : undefined;
+  }
+
+  /**
+   * Jobs a transaction of this process just committed, claimed at insert for this process's worker: run at
+   * once, with no claim and no wake-up between the commit and the start. If the runner fails, the claims are
+   * given back to the loops (or, if that fails too, freed when their lease ends). Neither throws nor waits.
+   */
+  runSoon(jobs: readonly ClaimedJob[]): void {
+    const runner = this.runner;
+    if (jobs.length === 0 || !runner) return;
+    // JobWorker.runClaimed logs its own failures.
+    void runner.run(jobs).catch(() => runner.release(jobs).catch(() => undefined));
   }
 
   get(kind: string): JobHandler | undefined {

@@ -20,7 +20,6 @@ import type { Database } from '../store/database.js';
 import { runInBackground } from '../store/priority.js';
 import {
   analyzeJobs,
-  claimJobById,
   claimJobs,
   completeJob,
   failJob,
@@ -245,7 +244,7 @@ export class JobWorker {
         await this.release(jobs);
         break;
       }
-      for (const job of jobs) this.launch(job);
+      for (const job of jobs) void this.launch(job);
       // A full batch: more may be due, claim again as soon as a slot frees. Otherwise wait for the poll or a
       // wake-up, unless one came during the claim (its job may have committed too late for it).
       if (jobs.length === free) this.refreshStatistics();
@@ -301,9 +300,11 @@ export class JobWorker {
     });
   }
 
-  private launch(job: ClaimedJob): void {
+  /** Runs `job` in the background, among the jobs stop() waits for; resolves when it has finished. */
+  private launch(job: ClaimedJob): Promise<void> {
     const run: Promise<void> = this.execute(job).finally(() => this.running.delete(run));
     this.running.add(run);
+    return run;
   }
 
   private async release(jobs: ClaimedJob[]): Promise<void> {
@@ -376,43 +377,28 @@ export class JobWorker {
   }
 
   /**
-   * Lets the registry hand this worker the jobs a transaction of this process just committed, due now
-   * (`JobRegistry.runSoon`, e.g. an invoke block's call): each is claimed by id and run at once, without waiting
-   * for the notification and the loop's claim. Returns the worker.
+   * Lets the registry hand this worker the jobs a transaction of this process just committed, claimed for it
+   * at insert (`JobRegistry.runSoon`, e.g. an invoke block's call): each runs at once, without waiting for a
+   * notification or a claim. Returns the worker.
    */
   runJobsAtCommit(): this {
-    this.registry.runJobsWith((ids) => this.runNow(ids));
+    this.registry.runJobsWith({
+      workerId: this.id,
+      leaseMs: (kind) => this.registry.leases()[kind] ?? this.leaseMs,
+      run: (jobs) => this.runClaimed(jobs),
+      release: (jobs) => this.release([...jobs]),
+    });
     return this;
   }
 
   /**
-   * Claims jobs `ids` by id, those still free, and runs them like the loop's (stop() waits for them); resolves
-   * when they have finished. A job another worker holds is left to it; one not claimed here (a failure, or this
-   * worker stopping) stays in the table for the loops: nothing is lost. Never throws.
+   * Runs jobs claimed for this worker at insert, like the loop's (stop() waits for them); resolves when they
+   * have finished. A stopping worker gives them back to the loops instead: nothing is lost. Never throws.
    */
-  async runNow(ids: readonly string[]): Promise<void> {
+  async runClaimed(jobs: readonly ClaimedJob[]): Promise<void> {
     await runInBackground(async () => {
-      const runs: Promise<void>[] = [];
-      for (const id of ids) {
-        if (this.stopping) break;
-        try {
-          const job = await claimJobById(this.db, {
-            id,
-            workerId: this.id,
-            kinds: this.registry.kinds(),
-            now: this.clock.now(),
-            leaseMs: this.leaseMs,
-            leases: this.registry.leases(),
-          });
-          if (!job) continue;
-          const run: Promise<void> = this.execute(job).finally(() => this.running.delete(run));
-          this.running.add(run);
-          runs.push(run);
-        } catch (error) {
-          this.logger.warn({ err: error, job: id, worker: this.id }, 'job claim by id failed: the loop takes it');
-        }
-      }
-      await Promise.all(runs);
+      if (this.stopping) return this.release([...jobs]);
+      await Promise.all(jobs.map((job) => this.launch(job)));
     });
   }
 }

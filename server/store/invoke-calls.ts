@@ -8,8 +8,8 @@ export type InvokeCallRow = Selectable<InvokeCallsTable>;
 export async function insertInvokeCall(
   db: Kysely<DB>,
   row: { id: string; account_id: string; run_id: string; step: number; request: InvokeRequest; now: string },
-): Promise<void> {
-  await db
+): Promise<InvokeCallRow> {
+  return db
     .insertInto('invoke_calls')
     .values({
       id: row.id,
@@ -26,7 +26,8 @@ export async function insertInvokeCall(
       created_at: row.now,
       updated_at: row.now,
     })
-    .execute();
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function findInvokeCall(db: Kysely<DB>, callId: string): Promise<InvokeCallRow | undefined> {
@@ -64,6 +65,30 @@ export async function findCallAndRun(
   if (!row) return undefined;
   const { run_ended_at, run_waiting_for, run_wait_step, ...call } = row;
   return { call, run: { ended_at: run_ended_at, waiting_for: run_waiting_for, wait_step: run_wait_step } };
+}
+
+/**
+ * Locks the run and then its call (the order of the run's other transactions: a wait's bound locks the run and
+ * then cancels the call), in one statement: the run as it stands, and what of the call may have changed since
+ * it was read (its status, attempts and time). Undefined when either is gone.
+ */
+export async function lockRunAndCall(
+  db: Kysely<DB>,
+  callId: string,
+): Promise<
+  { run: Selectable<WorkflowRunsTable>; call: Pick<InvokeCallRow, 'status' | 'attempts' | 'duration_ms'> } | undefined
+> {
+  const row = await db
+    .selectFrom('workflow_runs as r')
+    .innerJoin('invoke_calls as c', 'c.run_id', 'r.id')
+    .selectAll('r')
+    .select(['c.status as call_status', 'c.attempts as call_attempts', 'c.duration_ms as call_duration_ms'])
+    .where('c.id', '=', callId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { call_status, call_attempts, call_duration_ms, ...run } = row;
+  return { run, call: { status: call_status, attempts: call_attempts, duration_ms: call_duration_ms } };
 }
 
 /** Locks the call's row (the attempt count is taken under it). */

@@ -100,6 +100,40 @@ export async function enqueueJob<K extends string>(trx: Transaction<DB>, job: Ne
   return String(inserted.id);
 }
 
+/** Who a job added already claimed is held by: the worker of this process, under its kind's lease. */
+export interface ClaimAtInsert {
+  workerId: string;
+  leaseMs: number;
+}
+
+/**
+ * Adds a job in `trx` already claimed by `claim.workerId` (counted as its first claim), for the process that
+ * commits it to run it at once (JobRegistry.runSoon) with no claim of its own and no race with the loops: it
+ * notifies nobody. If that process does not run it, its claim is freed like any other: released (`releaseJob`),
+ * freed with a dead worker's (job-workers.ts), or left to expire.
+ */
+export async function enqueueClaimed<K extends JobKind>(
+  trx: Transaction<DB>,
+  clock: Clock,
+  job: NewJob<K>,
+  claim: ClaimAtInsert,
+): Promise<ClaimedJob<K>> {
+  const now = clock.now();
+  const { row } = newJobRow(job, now);
+  const inserted = await trx
+    .insertInto('jobs')
+    .values({
+      ...row,
+      attempts: 1,
+      locked_by: claim.workerId,
+      locked_until: new Date(now.getTime() + claim.leaseMs).toISOString(),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  // The row is the job just written as `job`: its kind and payload are K's.
+  return { ...toClaimedJob(inserted), kind: job.kind, accountId: job.accountId, payload: job.payload };
+}
+
 /**
  * Adds many jobs in one statement, in the caller's transaction (a fan-out); when any is due now, the commit
  * notifies JOBS_READY_CHANNEL once.
@@ -331,44 +365,4 @@ function compareIds(a: string, b: string): number {
  */
 export async function analyzeJobs(db: Kysely<DB>): Promise<void> {
   await sql`analyze jobs`.execute(db);
-}
-
-/**
- * Takes job `id` alone, as `claimJobs` takes due jobs (the lease, the claim counted), when it is free: not
- * failed, not waiting, not leased, of one of `kinds`. For the process that just committed it, due now, to run it
- * at once (JobWorker.runNow). Undefined when another worker holds it or is taking it (skipped, not waited for),
- * or it is gone.
- */
-export async function claimJobById(
-  db: Kysely<DB>,
-  options: { id: string } & Omit<ClaimOptions, 'limit'>,
-): Promise<ClaimedJob | undefined> {
-  if (options.kinds.length === 0) return undefined;
-  const now = options.now.toISOString();
-  const row = await db
-    .with(
-      (cte) => cte('free').materialized(),
-      (qb) =>
-        qb
-          .selectFrom('jobs')
-          .select('id')
-          .where('id', '=', options.id)
-          .where('failed_at', 'is', null)
-          .where('waiting_for', 'is', null)
-          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-          .where('kind', 'in', options.kinds)
-          .forUpdate()
-          .skipLocked(),
-    )
-    .updateTable('jobs')
-    .from('free')
-    .set((eb) => ({
-      locked_until: leaseEndOf(options),
-      locked_by: options.workerId,
-      attempts: eb('jobs.attempts', '+', 1),
-    }))
-    .whereRef('jobs.id', '=', 'free.id')
-    .returningAll('jobs')
-    .executeTakeFirst();
-  return row ? toClaimedJob(row) : undefined;
 }

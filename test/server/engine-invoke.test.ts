@@ -11,7 +11,7 @@ import { loadConfig } from '../../server/config.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobRegistry, JobWorker } from '../../server/jobs/index.js';
 import { INVOKE_JOB } from '../../server/job-kinds.js';
-import { claimJobById } from '../../server/store/jobs.js';
+import { releaseJob } from '../../server/store/jobs.js';
 import { ANY, engineHarness } from './engine-harness.js';
 import { engines, type TestCaller } from './harness.js';
 import { json } from './http-helpers.js';
@@ -323,7 +323,15 @@ describe.each(engines)('the invoke block on %s', (engine) => {
   it('the call still runs when the committing process does not: its runner fails, or it dies holding the job', async () => {
     await withWorker(
       (registry) => {
-        registry.runJobsWith(() => Promise.reject(new Error('the fast path threw')));
+        // The jobs come claimed for this runner; it throws, and they go back to the loops uncounted.
+        registry.runJobsWith({
+          workerId: 'failing',
+          leaseMs: () => 60_000,
+          run: () => Promise.reject(new Error('the fast path threw')),
+          release: async (jobs) => {
+            for (const job of jobs) await releaseJob(h.t.database.db, job);
+          },
+        });
         return workerOf(registry);
       },
       async () => {
@@ -331,23 +339,15 @@ describe.each(engines)('the invoke block on %s', (engine) => {
         const r = await runOnce(graphOf(invoke({ endpoint: receiver.url() })));
         expect(receiver.seen).toHaveLength(1);
         expect(r.sent).toEqual(['deu certo']);
+        // The claim given back did not count: one attempt, made by a loop.
+        expect(r.step).toMatchObject({ output: 0, call: { attempts: 1 } });
       },
     );
     await withWorker(
       (registry) => {
-        // Claims the job by id, as the fast path does, then "dies": no call, the lease left to expire.
-        const dead = workerOf(registry);
-        registry.runJobsWith(async (ids) => {
-          for (const id of ids)
-            await claimJobById(h.t.database.db, {
-              id,
-              workerId: 'dead',
-              kinds: [INVOKE_JOB],
-              now: h.t.clock.now(),
-              leaseMs: 60_000,
-            });
-        });
-        return dead;
+        // The job is claimed at insert for a runner that "dies": no call, nothing released, the lease left to expire.
+        registry.runJobsWith({ workerId: 'dead', leaseMs: () => 60_000, run: async () => {}, release: async () => {} });
+        return workerOf(registry);
       },
       async () => {
         receiver.reset({ status: 200, body: '{}' });

@@ -3,16 +3,17 @@
 // while the request waits:
 //
 // 1. before calling, the attempt is counted so that a crash after the call makes it again as the next attempt,
-//    and no more than 3 are ever made. The job knows its attempt (`payload.attempt`): on its first claim one
-//    read finds the call still pending and its run waiting for it, and the count is written with the answer
-//    (step 3); claimed again (a crash or a fault after the call, maybe), it counts its attempt as made in a
-//    short transaction first, as a job without `attempt` (written before it) always does. The secrets the
+//    and no more than 3 are ever made. The job knows its attempt (`payload.attempt`): on its first claim the
+//    call is as the block wrote it — handed over in memory by the process that committed it (`handOver`), or
+//    else found by one read still pending with its run waiting for it — and the count is written with the
+//    answer (step 3); claimed again (a crash or a fault after the call, maybe), it counts its attempt as made in
+//    a short transaction first, as a job without `attempt` (written before it) always does. The secrets the
 //    request names are read then;
 // 2. the request, with no database;
 // 3. a short transaction records it: a 429, a 5xx or a network error with attempts left enqueues the next
 //    attempt later on the clock; otherwise the call is done and the run is woken (`call` wake) in the same
-//    transaction, which copies the answer's fields and runs the run's next stretch; the job completes with it
-//    (`lease.complete`).
+//    transaction (the run and the call locked in one statement; the ended call passed on, not read again), which
+//    copies the answer's fields and runs the run's next stretch; the job completes with it (`lease.complete`).
 //
 // A run that ended meanwhile (its automation deleted) or moved on (its wait's bound passed) cancels the call.
 import type { Kysely, Transaction } from 'kysely';
@@ -21,9 +22,11 @@ import { advanceRun } from '../../engine/runs.js';
 import type { EngineDeps } from '../../engine/context.js';
 import { INVOKE_JOB, type JobLease, type JobOf } from '../../job-kinds.js';
 import { INVOKE_MAX_ATTEMPTS, INVOKE_RETRY_DELAYS_MS } from '../../retries.js';
+import type { ClaimedJob } from '../../store/jobs.js';
 import {
   findCallAndRun,
   lockInvokeCall,
+  lockRunAndCall,
   selectSecretsNamed,
   updateInvokeCall,
   type InvokeCallChanges,
@@ -54,13 +57,25 @@ const RETRIED = new Set(['timeout', 'dns_failed', 'connection_failed']);
 const retried = (o: AttemptOutcome) =>
   o.status === 429 || (o.status !== null && o.status >= 500) || RETRIED.has(o.error ?? '');
 
+/** The calls handed over with their jobs by the transaction that wrote both (see `handOver`). */
+const handed = new WeakMap<object, InvokeCallRow>();
+
+/**
+ * The block's transaction gives its job, claimed at insert for this process's worker, the call it just wrote:
+ * once that commits, the job's first run starts from it without reading it back. Returns the job.
+ */
+export function handOver<J extends ClaimedJob>(job: J, call: InvokeCallRow): J {
+  handed.set(job, call);
+  return job;
+}
+
 export async function runInvokeJob(job: JobOf<typeof INVOKE_JOB>, lease: JobLease, deps: InvokeDeps): Promise<void> {
   const { call_id: callId, attempt } = job.payload;
   const first = attempt !== undefined && job.attempts === 1;
   // Claimed again: this job's attempt may have been made before the crash or fault, so it counts as made.
   const made = first ? 0 : (attempt ?? 0);
   const begun =
-    (first ? await look(lease.db, callId, attempt) : null) ??
+    (first ? await look(lease.db, callId, attempt, handed.get(job)) : null) ??
     (await lease.db.transaction().execute((tx) => begin(tx, lease, deps, callId, made)));
   if (!begun) return;
   const { call } = begun;
@@ -86,16 +101,26 @@ const waitsFor = <R extends RunState>(run: R | undefined, call: InvokeCallRow): 
   run !== undefined && !run.ended_at && run.waiting_for === 'call' && run.wait_step === call.step;
 
 /**
- * The first claim of the job of attempt `attempt`: one read, no write. Null when the call is not as that job
- * left it (pending, its run waiting for it, `attempt - 1` attempts made): the locked path below decides.
+ * The first claim of the job of attempt `attempt`: no write, and no read when the call was handed over (as its
+ * block wrote it, committed just before). Null when the call is not as that job left it (pending, its run
+ * waiting for it, `attempt - 1` attempts made): the locked path below decides.
  */
-async function look(db: Kysely<DB>, callId: string, attempt: number): Promise<Begun | null> {
-  const found = await findCallAndRun(db, callId);
-  if (!found || found.call.status !== 'pending' || !waitsFor(found.run, found.call)) return null;
-  const { call } = found;
-  if (call.attempts !== attempt - 1) return null;
+async function look(
+  db: Kysely<DB>,
+  callId: string,
+  attempt: number,
+  handedCall: InvokeCallRow | undefined,
+): Promise<Begun | null> {
+  const call = handedCall ?? (await pendingCall(db, callId));
+  if (!call || call.attempts !== attempt - 1) return null;
   const secrets = await selectSecretsNamed(db, call.account_id, secretNames(call.request));
   return { call: { ...call, attempts: attempt }, attempt, secrets };
+}
+
+/** The call, when it is still pending and its run waits for it. */
+async function pendingCall(db: Kysely<DB>, callId: string): Promise<InvokeCallRow | undefined> {
+  const found = await findCallAndRun(db, callId);
+  return found && found.call.status === 'pending' && waitsFor(found.run, found.call) ? found.call : undefined;
 }
 
 /** Counts the attempt before calling, under the call's lock (`made`: attempts known made, maybe not recorded). */
@@ -133,8 +158,10 @@ async function begin(
 /** Records the attempt: the next one later on the clock, or the call's end and the run woken. */
 async function record(tx: Transaction<DB>, lease: JobLease, deps: InvokeDeps, begun: Begun, outcome: AttemptOutcome) {
   const now = deps.clock.now();
-  const call = await lockInvokeCall(tx, begun.call.id);
-  const run = call ? await lockRun(tx, call.run_id) : undefined;
+  const locked = await lockRunAndCall(tx, begun.call.id);
+  // The request and the call's place never change; its status, count and time may have.
+  const call = locked && { ...begun.call, ...locked.call };
+  const run = locked?.run;
   if (!call || call.status !== 'pending' || !waitsFor(run, call)) {
     if (call?.status === 'pending')
       await updateInvokeCall(tx, call.id, { status: 'cancelled', updated_at: now.toISOString() });
@@ -194,14 +221,21 @@ async function finishCall(
   seen: Omit<InvokeCallChanges, 'updated_at'>,
 ) {
   const error = end.error ? { code: end.error, message: MESSAGES[end.error] ?? 'The call failed.' } : null;
-  await updateInvokeCall(tx, call.id, {
+  const changes = {
     ...seen,
     status: 'done',
     output: end.output,
     error,
     field_values: end.values ?? null,
     updated_at: deps.clock.now().toISOString(),
-  });
-  await advanceRun(tx, deps, run, { kind: 'call', step: call.step, output: end.output });
+  } satisfies InvokeCallChanges;
+  await updateInvokeCall(tx, call.id, changes);
+  await advanceRun(
+    tx,
+    deps,
+    run,
+    { kind: 'call', step: call.step, output: end.output },
+    { call: { ...call, ...changes } },
+  );
   await lease.complete(tx);
 }

@@ -4,7 +4,7 @@
 import type { Transaction } from 'kysely';
 import { writeField } from '../../engine/blocks/field-write.js';
 import type { RunContext, StepError } from '../../engine/context.js';
-import { findInvokeCallOfStep, updateInvokeCall } from '../../store/invoke-calls.js';
+import { findInvokeCallOfStep, updateInvokeCall, type InvokeCallRow } from '../../store/invoke-calls.js';
 import type { DB, WorkflowRunStepCall } from '../../store/schema.js';
 
 export interface CallEnd {
@@ -20,6 +20,7 @@ const EXPIRED: StepError = { code: 'call_expired', message: 'The call did not fi
 /**
  * The call of step `step` ended with `output` (or its bound passed while it was still pending). `context` is
  * read only when the answer has fields to copy (most calls have none: the stretch that follows reads it anyway).
+ * `ended`: the call as its job just recorded it in this transaction (else it is read).
  */
 export async function endCall(
   tx: Transaction<DB>,
@@ -28,8 +29,9 @@ export async function endCall(
   runId: string,
   step: number,
   output: number,
+  ended?: InvokeCallRow,
 ): Promise<CallEnd> {
-  const call = await findInvokeCallOfStep(tx, runId, step);
+  const call = ended ?? (await findInvokeCallOfStep(tx, runId, step));
   if (!call) return { output: 1, error: EXPIRED, call: null, written: {} };
   const details: WorkflowRunStepCall | null =
     call.attempts > 0
