@@ -16,7 +16,7 @@ import { recordEvents } from '../domain/events/outbox.js';
 import { MAX_RUN_STEPS } from '../domain/workflows/runs.js';
 import { runView } from '../domain/workflows/views.js';
 import { findAccount } from '../store/accounts.js';
-import { findContact, type ContactRow } from '../store/contacts.js';
+import { findAccountAndContact, type ContactRow } from '../store/contacts.js';
 import {
   ADVANCE_RUN_JOB,
   type AdvancePayload,
@@ -378,8 +378,10 @@ async function runContext(
   version: RunnableVersionRow,
   known?: ContactRow,
 ): Promise<RunContext | undefined> {
-  const account = await findAccount(tx, run.account_id);
-  const contact = known ?? (await findContact(tx, run.account_id, run.contact_id));
+  const found = known
+    ? { account: await findAccount(tx, run.account_id), contact: known }
+    : await findAccountAndContact(tx, run.account_id, run.contact_id);
+  const { account, contact } = found ?? {};
   if (!account || !contact) return undefined;
   const now = deps.clock.now();
   const vars = await runVariables(tx, account, contact, run.trigger_context, run.variables, now, graphReads(version));

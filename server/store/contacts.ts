@@ -1,6 +1,7 @@
 // SQL of contacts, the tags they hold, their custom-field values and their history. Every query takes the
 // account first and filters by it. Public reads see active contacts only (deleted_at null) and active tags only.
 import { sql, type Kysely, type Selectable } from 'kysely';
+import type { AccountRow } from './accounts.js';
 import type { CursorCodec } from './cursor.js';
 import { paginate, type Page, type PageRequest } from './pagination.js';
 import type { ContactHistoryTable, ContactsTable, CustomFieldsTable, DB, FieldValue } from './schema.js';
@@ -56,6 +57,59 @@ export async function findContact(
     .where('deleted_at', 'is', null);
   if (options.forUpdate) q = q.forUpdate();
   return q.executeTakeFirst();
+}
+
+/**
+ * The account and its active contact in one statement (an automation's stretch reads both first); undefined
+ * when either is gone.
+ */
+export async function findAccountAndContact(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+): Promise<{ account: AccountRow; contact: ContactRow } | undefined> {
+  const row = await db
+    .selectFrom('contacts as c')
+    .innerJoin('accounts as a', 'a.id', 'c.account_id')
+    .selectAll('c')
+    .select([
+      'a.name as account_name',
+      'a.alias as account_alias',
+      'a.time_zone as account_time_zone',
+      'a.suspended as account_suspended',
+      'a.api_enabled as account_api_enabled',
+      'a.platform_signature as account_platform_signature',
+      'a.created_at as account_created_at',
+      'a.updated_at as account_updated_at',
+    ])
+    .where('c.account_id', '=', accountId)
+    .where('c.id', '=', contactId)
+    .where('c.deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const {
+    account_name: name,
+    account_alias: alias,
+    account_time_zone: time_zone,
+    account_suspended: suspended,
+    account_api_enabled: api_enabled,
+    account_platform_signature: platform_signature,
+    account_created_at: created_at,
+    account_updated_at: updated_at,
+    ...contact
+  } = row;
+  const account = {
+    id: accountId,
+    name,
+    alias,
+    time_zone,
+    suspended,
+    api_enabled,
+    platform_signature,
+    created_at,
+    updated_at,
+  };
+  return { account, contact };
 }
 
 /** The account of a contact, deleted or not (the admin API addresses a contact by its id alone). */
