@@ -4,7 +4,7 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components as adminComponents, paths as adminPaths } from '../generated/admin-api.js';
 import type { components, paths } from '../generated/api.js';
-import { operations, type OperationInfo } from '../generated/operations.js';
+import { operations, SCOPES, type OperationInfo } from '../generated/operations.js';
 
 export type Schemas = components['schemas'];
 export type AdminSchemas = adminComponents['schemas'];
@@ -88,21 +88,9 @@ export async function sessionKey(admin: AdminApi, accountId: string): Promise<st
   const created = ok(
     await admin.POST('/admin/v1/accounts/{accountId}/keys', {
       params: { path: { accountId } },
-      body: { name: KEY_NAME, scopes: ALL_SCOPES, validity_days: 30 },
+      body: { name: KEY_NAME, scopes: [...SCOPES], validity_days: 30 },
     }),
   );
   sessionStorage.setItem(`console-key:${accountId}`, created.secret);
   return created.secret;
 }
-
-const ALL_SCOPES: AdminSchemas['AdminApiKeyCreateRequest']['scopes'] = [
-  'contacts:read',
-  'contacts:write',
-  'conversations:read',
-  'messages:send',
-  'workflows:read',
-  'workflows:write',
-  'workflows:publish',
-  'webhooks:read',
-  'webhooks:write',
-];

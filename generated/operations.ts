@@ -6,16 +6,19 @@
 // The server binds one handler per operationId of this table; the scope, the rate-limit kind and the
 // idempotency rule of a route are read from here, so they live in one place: the spec.
 
-export type Scope =
-  | 'contacts:read'
-  | 'contacts:write'
-  | 'conversations:read'
-  | 'messages:send'
-  | 'workflows:read'
-  | 'workflows:write'
-  | 'workflows:publish'
-  | 'webhooks:read'
-  | 'webhooks:write';
+/** Every scope an API key may hold (the `Scope` schema), in the description's order. */
+export const SCOPES = [
+  'contacts:read',
+  'contacts:write',
+  'conversations:read',
+  'messages:send',
+  'workflows:read',
+  'workflows:write',
+  'workflows:publish',
+  'webhooks:read',
+  'webhooks:write',
+] as const;
+export type Scope = (typeof SCOPES)[number];
 export type RateKind = 'read' | 'write' | 'send';
 export type Idempotency = 'none' | 'optional' | 'required';
 export type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';

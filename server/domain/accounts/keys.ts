@@ -19,6 +19,7 @@ import { lockAccount } from '../../store/console.js';
 import type { DB } from '../../store/schema.js';
 import { audit, type Actor } from './actor.js';
 import { requireName } from './accounts.js';
+import { SCOPES, type Scope } from '../../../generated/operations.js';
 
 export const KEY_PREFIX = 'epk';
 export const KEY_BODY_LENGTH = 46;
@@ -27,18 +28,8 @@ export const MAX_ACTIVE_KEYS = 25;
 export const VALIDITY_DAYS = [30, 60, 90, 180, 365] as const;
 export type ValidityDays = (typeof VALIDITY_DAYS)[number];
 
-export const SCOPES = [
-  'contacts:read',
-  'contacts:write',
-  'conversations:read',
-  'messages:send',
-  'workflows:read',
-  'workflows:write',
-  'workflows:publish',
-  'webhooks:read',
-  'webhooks:write',
-] as const;
-export type Scope = (typeof SCOPES)[number];
+// The scopes are the description's (`Scope`), generated with the route table.
+export { SCOPES, type Scope };
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
