@@ -387,6 +387,13 @@ function Steps(props: { run: Run }) {
   );
 }
 
+/** Where an edge's label goes: its middle point, or halfway along a straight line. */
+function middle(points: { x: number; y: number }[]): { x: number; y: number } | undefined {
+  const [a, b] = points;
+  if (points.length === 2 && a && b) return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+  return points[Math.floor(points.length / 2)];
+}
+
 /** What a box says about the run, in words (the drawing marks it too, by more than colour). */
 function boxState(box: Box, path: RunPath): string {
   const parts: string[] = [];
@@ -419,7 +426,7 @@ function RunGraph(props: { run: Run; version: Version | undefined; title: string
         {path.current ? ` · now at ${path.current.id} (${path.current.status})` : ''}. Boxes on the path are bold with ✓
         and their step; the current block says ▶ here; arrows taken are solid and thick.
       </p>
-      <div class="graph-scroll">
+      <div class="graph-scroll" tabIndex={0} role="region" aria-label="Graph drawing (scrolls)">
         <svg
           role="group"
           aria-label={`Automation graph, ${drawing.layout === 'dagre' ? 'laid out by dagre' : 'at the graph positions'}`}
@@ -456,7 +463,7 @@ function RunGraph(props: { run: Run; version: Version | undefined; title: string
           {drawing.edges.map((e) => {
             const taken = path.taken.has(edgeKey(e));
             const d = e.points.map((p, i) => `${i === 0 ? 'M' : 'L'} ${p.x.toFixed(1)} ${p.y.toFixed(1)}`).join(' ');
-            const mid = e.points[Math.floor(e.points.length / 2)];
+            const mid = middle(e.points);
             return (
               <g
                 key={`${e.from}:${e.output}`}

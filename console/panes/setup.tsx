@@ -176,7 +176,7 @@ function FindContact(props: {
 
   return (
     <form class="group" aria-label="Find a contact" onSubmit={(e) => void submit(e)}>
-      <Field id="find-contact" label={whatsapp ? 'Find by phone' : 'Find by username'}>
+      <Field id="find-contact" label={whatsapp ? 'Find by number' : 'Find by handle'}>
         <input
           id="find-contact"
           value={handle}
