@@ -93,14 +93,19 @@ export function RunsPane(props: { session: Session; player: Player | undefined }
       return [...byId.values()].sort(newestFirst);
     });
 
-  /** Reads the runs whose steps are shown or that may move, when the list says they changed; and their versions. */
+  /** Reads already asked for (run id @ updated_at, version id), so overlapping renders ask once. */
+  const reading = useRef(new Set<string>());
+  /**
+   * Reads the runs of `list` whose read copy is older than the list says (the pane asks for those it shows, the
+   * selected and expanded ones, and those that have not ended: where they wait), then the versions they follow.
+   */
   const readDetails = async (list: Summary[]) => {
-    const { details: known, selected: chosen, expanded: open, versions: have } = now.current;
+    const { details: known, versions: have } = now.current;
     const wanted = list.filter(
-      (r, i) =>
-        (!ENDED.has(r.status) || r.id === (chosen ?? (i === 0 ? r.id : undefined)) || open.has(r.id)) &&
-        known[r.id]?.updated_at !== r.updated_at,
+      (r) => known[r.id]?.updated_at !== r.updated_at && !reading.current.has(`${r.id}@${r.updated_at}`),
     );
+    const keys = wanted.map((r) => `${r.id}@${r.updated_at}`);
+    for (const key of keys) reading.current.add(key);
     const read = await Promise.all(
       wanted.map(async (r) =>
         ok(
@@ -109,11 +114,17 @@ export function RunsPane(props: { session: Session; player: Player | undefined }
           }),
         ),
       ),
-    );
+    ).catch((error: unknown) => {
+      for (const key of keys) reading.current.delete(key); // asked again at the next change
+      throw error;
+    });
     setDetails((old) => ({ ...old, ...Object.fromEntries(read.map((r) => [r.id, r])) }));
-    const missing = [...new Set(read.map((r) => `${r.workflow_id}/${r.version_id}`))].filter(
-      (k) => !have[k.split('/')[1] ?? ''],
-    );
+    const missing = [...new Set(read.map((r) => `${r.workflow_id}/${r.version_id}`))].filter((k) => {
+      const versionId = k.split('/')[1] ?? '';
+      if (have[versionId] || reading.current.has(versionId)) return false;
+      reading.current.add(versionId);
+      return true;
+    });
     const fetched = await Promise.all(
       missing.map(async (k) => {
         const [workflowId = '', versionId = ''] = k.split('/');
@@ -123,7 +134,10 @@ export function RunsPane(props: { session: Session; player: Player | undefined }
           }),
         );
       }),
-    );
+    ).catch((error: unknown) => {
+      for (const k of missing) reading.current.delete(k.split('/')[1] ?? '');
+      throw error;
+    });
     if (fetched.length) setVersions((old) => ({ ...old, ...Object.fromEntries(fetched.map((v) => [v.id, v])) }));
   };
 
@@ -165,7 +179,6 @@ export function RunsPane(props: { session: Session; player: Player | undefined }
         ...Object.fromEntries(Object.entries(old).filter(([id]) => pages.some((p) => p.workflowId === id))),
       }));
       setStarted((list) => list.filter((s) => !first.some((r) => r.id === s.id)));
-      await readDetails([...first].sort(newestFirst));
     } catch (error) {
       setProblem(toProblem(error));
     }
@@ -229,9 +242,9 @@ export function RunsPane(props: { session: Session; player: Player | undefined }
   }, [props.session]);
 
   const shownId = selected ?? runs[0]?.id;
-  // The selected or expanded run's steps (and its version's graph) when not read yet.
+  // The steps (and the version's graph) of the runs shown or not ended, read again when the list says they moved.
   useEffect(() => {
-    const wanted = runs.filter((r) => r.id === shownId || expanded.has(r.id));
+    const wanted = runs.filter((r) => !ENDED.has(r.status) || r.id === shownId || expanded.has(r.id));
     if (wanted.some((r) => details[r.id]?.updated_at !== r.updated_at))
       void readDetails(wanted).catch((error: unknown) => setProblem(toProblem(error)));
   }, [shownId, expanded, runs]);
