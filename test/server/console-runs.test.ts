@@ -4,7 +4,8 @@
 // at the question with its graph drawn, the path and the current block said in words; answer and tap, and see it
 // completed with the branch taken marked; draw it with dagre; start a run from the pane, and see a second start
 // refused with `run_in_progress` beside the form. Then the contact list past its first page of 100 ("More
-// contacts"), a contact found by phone, and the pane in a 420 px window.
+// contacts"); and in a 420 px window, a contact found by number whose 11 runs (made through the API) page with
+// "More runs". The contacts and runs the page pages are made by the test directly (domain call, API).
 //
 // Skipped, saying so, only when /usr/bin/chromium is missing (`apt-get install -y chromium`; .ci/run does it).
 import type { Page } from 'playwright-core';
@@ -12,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { createOrUpdateWhatsappContact } from '../../server/domain/contacts/contacts.js';
 import { CONSOLE } from '../../server/domain/contacts/history.js';
 import { consoleBrowser, hasChromium, POLL, skippedWithoutChromium } from './console-browser.js';
-import { engines } from './harness.js';
+import { call, engines } from './harness.js';
 
 const DEMO_KEYWORD = 'frete';
 const DEMO_TITLE = 'Demo: frete grátis';
@@ -24,6 +25,16 @@ const newPhone = () => `+55119${String(Math.floor(Math.random() * 1e8)).padStart
 
 describe.skipIf(!hasChromium).each(engines)('the console Runs pane on %s', (engine) => {
   const { server, demo: demoOf, outside, openConsole } = consoleBrowser(engine, ADMIN_TOKEN, 'console-runs');
+
+  const whatsappConnection = async (accountId: string) =>
+    (
+      await server.t.database.db
+        .selectFrom('connections')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('channel', '=', 'whatsapp')
+        .executeTakeFirstOrThrow()
+    ).id;
 
   /** A new whatsapp contact made through the setup pane, played at once. */
   async function newContact(page: Page, name: string): Promise<string> {
@@ -123,23 +134,16 @@ describe.skipIf(!hasChromium).each(engines)('the console Runs pane on %s', (engi
     await page.context().close();
   });
 
-  it('pages the contacts past the first 100, finds one by phone, and reads in a 420 px window', async () => {
+  it('pages the contacts past the first 100 with the API cursor ("More contacts")', async () => {
     const { accountId } = demoOf();
-    const connection = await server.t.database.db
-      .selectFrom('connections')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('channel', '=', 'whatsapp')
-      .executeTakeFirstOrThrow();
-    const phones: string[] = [];
+    const connectionId = await whatsappConnection(accountId);
     for (let i = 0; i < 105; i++) {
       const phone = `+5521988${String(i).padStart(6, '0')}`;
-      phones.push(phone);
       await createOrUpdateWhatsappContact(
         server.t.database.db,
         server.t.clock,
         accountId,
-        { phone, name: `Paging ${String(i).padStart(3, '0')}`, connection_id: connection.id, consent: true },
+        { phone, name: `Paging ${String(i).padStart(3, '0')}`, connection_id: connectionId, consent: true },
         CONSOLE,
       );
     }
@@ -158,17 +162,81 @@ describe.skipIf(!hasChromium).each(engines)('the console Runs pane on %s', (engi
     }
     expect(await options.count()).toBeGreaterThan(before);
     expect(await options.filter({ hasText: 'Paging 104' }).count()).toBe(1);
+    expect(outside).toEqual([]);
     await page.context().close();
+  });
 
-    // A narrow window: a contact found by phone is played, and the page does not overflow sideways.
+  it('pages the runs with the API cursors ("More runs"), in a 420 px window, for a contact found by number', async () => {
+    const { accountId, apiKey } = demoOf();
+    const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const answer = await call(server.t.baseUrl, apiKey, method, path, { body, headers });
+      return { status: answer.status, json: (await answer.json()) as Record<string, unknown> };
+    };
+    const connectionId = await whatsappConnection(accountId);
+    const phone = newPhone();
+    const { contact } = await createOrUpdateWhatsappContact(
+      server.t.database.db,
+      server.t.clock,
+      accountId,
+      { phone, name: 'Paula Runs', connection_id: connectionId, consent: true },
+      CONSOLE,
+    );
+    // An automation that sends nothing (no 24-hour window needed) and ends at once: a tag.
+    await api('POST', '/v1/tags', { name: 'console-runs-paging' });
+    const created = await api('POST', '/v1/workflows', {
+      title: 'Tag only',
+      channel: { type: 'whatsapp', connection_id: connectionId },
+      trigger: { events: ['message'], match: 'equals', keywords: ['console-runs-never'] },
+      graph: {
+        nodes: {
+          root: { type: 'root', data: { next: ['tag'] } },
+          tag: { type: 'tags', data: { operation: 'add', tags: ['console-runs-paging'], next: [null] } },
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    const workflowId = String(created.json.id);
+    const checked = await api('POST', `/v1/workflows/${workflowId}/validate`);
+    expect(checked.json.valid).toBe(true);
+    const published = await api('POST', `/v1/workflows/${workflowId}/publish`, undefined, {
+      'If-Match': `"${String(checked.json.revision)}"`,
+    });
+    expect(published.status).toBe(200);
+    // One more run than a page (10): each started once the one before ended (a run in progress refuses another).
+    for (let i = 0; i < 11; i++) {
+      const started = await api(
+        'POST',
+        `/v1/workflows/${workflowId}/runs`,
+        { contact_id: contact.id },
+        {
+          'Idempotency-Key': crypto.randomUUID(),
+        },
+      );
+      expect(started.status).toBe(202);
+      await expect
+        .poll(async () => {
+          const run = await api('GET', `/v1/workflows/${workflowId}/runs/${String(started.json.id)}`);
+          return run.json.status;
+        }, POLL)
+        .toBe('completed');
+    }
+
     const narrow = await openConsole({ width: 420, height: 860 });
     await narrow.getByLabel('Connection').selectOption({ label: WHATSAPP });
-    await narrow.getByRole('textbox', { name: 'Find by number' }).fill(phones[104] ?? '');
+    await narrow.getByRole('textbox', { name: 'Find by number' }).fill(phone);
     await narrow.getByRole('button', { name: 'Find contact' }).click();
-    await narrow.getByText('as Paging 104 · whatsapp').waitFor();
-    const runs = narrow.getByRole('region', { name: 'Runs of Paging 104' });
-    await runs.getByText('No runs for this contact yet.').waitFor();
-    await runs.getByRole('button', { name: 'Start run' }).waitFor();
+    await narrow.getByText('as Paula Runs · whatsapp').waitFor();
+    const runs = narrow.getByRole('region', { name: 'Runs of Paula Runs' });
+    const items = runs.getByRole('list', { name: 'Runs' }).getByRole('button', { name: /^Tag only: completed/ });
+    await expect.poll(() => items.count(), POLL).toBe(10);
+    await runs.getByRole('button', { name: 'More runs' }).click();
+    await expect.poll(() => items.count(), POLL).toBe(11);
+    expect(await runs.getByRole('button', { name: 'More runs' }).count()).toBe(0);
+    // The newest run's graph, its path said in words; the page does not overflow sideways (the drawing scrolls).
+    const graph = runs.getByRole('group', { name: /Automation graph/ });
+    expect(await graph.getByRole('img', { name: /^Block tag, tags/ }).getAttribute('aria-label')).toContain(
+      "on the run's path, step 2",
+    );
     expect(await narrow.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(420);
     expect(outside).toEqual([]);
     await narrow.context().close();
