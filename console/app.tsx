@@ -6,6 +6,7 @@ import { adminClient, ok, publicClient, sessionKey, type AdminApi, type AdminSch
 import { followEvents, type LiveEvent, type LiveStatus } from './live.js';
 import { ChatPane } from './panes/chat.js';
 import { EventsPane } from './panes/events.js';
+import { RunsPane } from './panes/runs.js';
 import { SetupPane, type Player } from './panes/setup.js';
 import { ProblemNote, toProblem } from './ui.js';
 import type { Problem } from './api.js';
@@ -111,6 +112,7 @@ export function App(props: { token: string; initialAccount: string }) {
           <SetupPane session={session} player={player} onPlayer={setPlayer} />
           <ChatPane session={session} player={player} onPlayer={setPlayer} />
           <EventsPane events={events} />
+          <RunsPane session={session} player={player} />
         </div>
       )}
     </div>

@@ -1,5 +1,6 @@
 // "Where to play": the account's connection, the contact to be (one of the connection's contacts, or a new one
-// by phone or username and name), and the demo automation in one click.
+// by phone or username and name), and the demo automation in one click. The contacts are listed a page of 100
+// at a time with the API's cursor ("More contacts"); one past the pages is found by phone or username.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ok, type AdminSchemas, type Problem, type Schemas } from '../api.js';
 import type { Session } from '../app.js';
@@ -49,14 +50,23 @@ export function SetupPane(props: { session: Session; player: Player | undefined;
   }, [api]);
 
   const asked = useRef(0);
-  const loadContacts = async () => {
-    if (!connectionId) return setContacts([]);
+  const [contactsCursor, setContactsCursor] = useState<string | null>(null);
+  /** A page of the account's contacts (the first, or the one after `cursor`); those of this connection are offered. */
+  const loadContacts = async (cursor?: string) => {
+    if (!connectionId) {
+      setContacts([]);
+      setContactsCursor(null);
+      return;
+    }
     const ask = ++asked.current;
     try {
-      // One page of the account's contacts; those of this connection are offered (the rest by search later).
-      const page = ok(await api.GET('/v1/contacts', { params: { query: { limit: 100 } } }));
+      const page = ok(
+        await api.GET('/v1/contacts', { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } }),
+      );
       if (ask !== asked.current) return; // a later load answers for now
-      setContacts(page.data.filter((c) => c.channel.connection_id === connectionId));
+      const mine = page.data.filter((c) => c.channel.connection_id === connectionId);
+      setContacts((old) => (cursor ? addContacts(old, mine) : mine));
+      setContactsCursor(page.next_cursor);
     } catch (error) {
       setProblem(toProblem(error));
     }
@@ -87,11 +97,102 @@ export function SetupPane(props: { session: Session; player: Player | undefined;
             onPlayer={props.onPlayer}
             session={props.session}
           />
-          <NewContact connection={connection} session={props.session} onPlayer={props.onPlayer} reload={loadContacts} />
+          <div class="contact-more">
+            {contactsCursor && (
+              <button type="button" class="secondary" onClick={() => void loadContacts(contactsCursor)}>
+                More contacts
+              </button>
+            )}
+            <span class="note">
+              {contacts.length} contact{contacts.length === 1 ? '' : 's'} of this connection listed
+              {contactsCursor ? '; more on the next pages' : ''}
+            </span>
+          </div>
+          <FindContact
+            connection={connection}
+            session={props.session}
+            onFound={(contact) => setContacts((old) => addContacts(old, [contact]))}
+            onPlayer={props.onPlayer}
+          />
+          <NewContact
+            connection={connection}
+            session={props.session}
+            onPlayer={props.onPlayer}
+            reload={() => loadContacts()}
+          />
           <DemoAutomation connection={connection} session={props.session} />
         </>
       )}
     </section>
+  );
+}
+
+/** `more` added after `list`, each contact once (a newer copy replaces the one listed). */
+function addContacts(list: Contact[], more: Contact[]): Contact[] {
+  const ids = new Set(more.map((c) => c.id));
+  return [...list.filter((c) => !ids.has(c.id)), ...more];
+}
+
+/**
+ * A contact past the listed pages, found through the API by phone (whatsapp) or username (instagram), and
+ * played at once.
+ */
+function FindContact(props: {
+  session: Session;
+  connection: Connection;
+  onFound: (contact: Contact) => void;
+  onPlayer: (p: Player) => void;
+}) {
+  const whatsapp = props.connection.channel === 'whatsapp';
+  const [handle, setHandle] = useState('');
+  const [problem, setProblem] = useState<Problem | undefined>();
+  const [note, setNote] = useState<string | undefined>();
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setProblem(undefined);
+    setNote(undefined);
+    try {
+      const value = handle.trim();
+      const query = whatsapp ? { phone: value } : { instagram_username: value };
+      const page = ok(await props.session.api.GET('/v1/contacts', { params: { query: { ...query, limit: 100 } } }));
+      const contact = page.data.find((c) => c.channel.connection_id === props.connection.id);
+      const sender = contact && senderOf(contact);
+      if (!contact || !sender) return setNote(`No contact of ${props.connection.name} has ${value}.`);
+      props.onFound(contact);
+      const conversationId = await conversationOf(props.session, contact.id);
+      props.onPlayer({
+        connection: props.connection,
+        sender,
+        name: contact.name,
+        contactId: contact.id,
+        conversationId,
+      });
+      setHandle('');
+    } catch (error) {
+      setProblem(toProblem(error));
+    }
+  };
+
+  return (
+    <form class="group" aria-label="Find a contact" onSubmit={(e) => void submit(e)}>
+      <Field id="find-contact" label={whatsapp ? 'Find by number' : 'Find by handle'}>
+        <input
+          id="find-contact"
+          value={handle}
+          onInput={(e) => setHandle(e.currentTarget.value)}
+          placeholder={whatsapp ? '+5511987654321' : 'carla.dias'}
+          required
+        />
+      </Field>
+      <button type="submit">Find contact</button>
+      {note && (
+        <p class="note" role="status">
+          {note}
+        </p>
+      )}
+      <ProblemNote problem={problem} />
+    </form>
   );
 }
 
