@@ -1,8 +1,9 @@
 // "Create the demo automation": the keyword automation of the README's automation walkthrough
 // (examples/automation-exchange.ts), made through the public API on the chosen connection so a first visit
 // shows something happening. Writing the keyword starts it: it greets the contact, asks a question (the answer
-// goes to the custom field `cidade`), offers two reply buttons, and answers the tap. No sleep: the run ends at
-// once (the sandbox clock has its own pane later).
+// goes to the custom field `cidade`), offers two reply buttons, and answers the tap. "Agora não" ends the run at
+// once; "Quero" tags the contact and sleeps an hour before the reminder, so the run waits on the sandbox clock
+// (the Time pane moves it).
 import type { Block, GraphNodes } from '../generated/block-catalog.js';
 import { ok, type AdminApi, type Api, type Schemas } from './api.js';
 
@@ -35,8 +36,10 @@ export function demoGraph(): GraphNodes {
     marcar: { type: 'tags', data: { operation: 'add', tags: [DEMO_TAG], next: ['combinado'] } },
     combinado: {
       type: 'message',
-      data: { text: 'Combinado! Aviso quando o frete grátis para {cidade} começar.', next: [null] },
+      data: { text: 'Combinado! Aviso quando o frete grátis para {cidade} começar.', next: ['lembrete'] },
     },
+    lembrete: { type: 'sleep', data: { seconds: 3600, next: ['aviso'] } },
+    aviso: { type: 'message', data: { text: 'Começou! Frete grátis para {cidade} até domingo.', next: [null] } },
     tchau: { type: 'message', data: { text: 'Tudo bem! Até a próxima.', next: [null] } },
   };
 }

@@ -99,12 +99,15 @@ export function RunsPane(props: { session: Session; player: Player | undefined }
    * Reads the runs of `list` whose read copy is older than the list says (the pane asks for those it shows, the
    * selected and expanded ones, and those that have not ended: where they wait), then the versions they follow.
    */
-  const readDetails = async (list: Summary[]) => {
+  /** Counts the bursts of the contact's messages: a forced read is asked once per burst. */
+  const burst = useRef(0);
+  const readDetails = async (list: Summary[], force = false) => {
     const { details: known, versions: have } = now.current;
+    const key = (r: Summary) => `${r.id}@${r.updated_at}${force ? `#${burst.current}` : ''}`;
     const wanted = list.filter(
-      (r) => known[r.id]?.updated_at !== r.updated_at && !reading.current.has(`${r.id}@${r.updated_at}`),
+      (r) => (force || known[r.id]?.updated_at !== r.updated_at) && !reading.current.has(key(r)),
     );
-    const keys = wanted.map((r) => `${r.id}@${r.updated_at}`);
+    const keys = wanted.map(key);
     for (const key of keys) reading.current.add(key);
     const read = await Promise.all(
       wanted.map(async (r) =>
@@ -221,6 +224,8 @@ export function RunsPane(props: { session: Session; player: Player | undefined }
   const settle = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const refreshNow = useRef(refresh);
   refreshNow.current = refresh;
+  const readDetailsNow = useRef(readDetails);
+  readDetailsNow.current = readDetails;
   useEffect(() => {
     const stop = props.session.subscribe((event) => {
       const contact = now.current.contactId;
@@ -231,9 +236,15 @@ export function RunsPane(props: { session: Session; player: Player | undefined }
         upsertRuns([summaryOf(run)]);
         setStarted((list) => list.filter((s) => s.id !== run.id));
       }
-      // A message either way may have moved a run (or started one): read the first pages once the burst settles.
+      // A message either way may have moved a run (or started one): read the first pages once the burst settles,
+      // and the runs not ended again even if their `updated_at` did not move (the sandbox clock may stand still).
       clearTimeout(settle.current);
-      settle.current = setTimeout(() => void refreshNow.current(), SETTLE_MS);
+      settle.current = setTimeout(() => {
+        burst.current += 1;
+        void refreshNow.current();
+        const open = now.current.runs.filter((r) => !ENDED.has(r.status));
+        void readDetailsNow.current(open, true).catch((error: unknown) => setProblem(toProblem(error)));
+      }, SETTLE_MS);
     });
     return () => {
       stop();

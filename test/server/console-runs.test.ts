@@ -2,7 +2,7 @@
 // playwright-core, every request leaving the test server refused and recorded), on every engine of the run.
 // Through the page alone: create the demo automation, write its keyword, and see the run in the Runs pane waiting
 // at the question with its graph drawn, the path and the current block said in words; answer and tap, and see it
-// completed with the branch taken marked; draw it with dagre; start a run from the pane, and see a second start
+// waiting at the reminder's sleep, then (the clock an hour on) completed with the branch taken marked; draw it with dagre; start a run from the pane, and see a second start
 // refused with `run_in_progress` beside the form. Then the contact list past its first page of 100 ("More
 // contacts"); and in a 420 px window, a contact found by number whose 11 runs (made through the API) page with
 // "More runs". The contacts and runs the page pages are made by the test directly (domain call, API).
@@ -74,7 +74,7 @@ describe.skipIf(!hasChromium).each(engines)('the console Runs pane on %s', (engi
     await graph.waitFor();
     expect(await graph.getAttribute('data-layout')).toBe('positions');
     const block = (id: string) => graph.getByRole('img', { name: new RegExp(`^Block ${id}, `) });
-    expect(await graph.getByRole('img').count()).toBe(7);
+    expect(await graph.getByRole('img').count()).toBe(9);
     expect(await block('root').getAttribute('aria-label')).toContain("on the run's path, step 1");
     expect(await block('boas_vindas').getAttribute('aria-label')).toContain("on the run's path");
     expect(await block('cidade').getAttribute('aria-label')).toContain('current block (waiting)');
@@ -89,8 +89,20 @@ describe.skipIf(!hasChromium).each(engines)('the console Runs pane on %s', (engi
     const yes = conversation.getByRole('button', { name: 'Quero' });
     await expect.poll(() => yes.isEnabled(), POLL).toBe(true);
     await yes.click();
+    // "Quero" tags the contact and sleeps an hour: the run waits at the sleep, until when said.
+    await runList.getByText('lembrete (sleep)').waitFor();
+    await runList.getByText(/\(a 1 h sleep\)/).waitFor();
+    await expect.poll(() => block('lembrete').getAttribute('aria-label'), POLL).toContain('current block');
+    // An hour later on the sandbox clock (moved through the admin API here; the Time pane has its own test), the
+    // reminder goes out and the run completes live; the branch taken is marked, the other is not.
+    const moved = await call(server.t.baseUrl, ADMIN_TOKEN, 'PATCH', '/admin/v1/sandbox/clock', {
+      body: { advance_seconds: 3600 },
+    });
+    expect(moved.status).toBe(200);
+    await conversation.getByText('Começou! Frete grátis para Recife até domingo.').waitFor();
     await runList.getByRole('button', { name: new RegExp(`^${DEMO_TITLE}: completed`) }).waitFor();
-    await expect.poll(() => block('combinado').getAttribute('aria-label'), POLL).toContain("on the run's path");
+    await expect.poll(() => block('aviso').getAttribute('aria-label'), POLL).toContain("on the run's path");
+    expect(await block('combinado').getAttribute('aria-label')).toContain("on the run's path");
     expect(await block('marcar').getAttribute('aria-label')).toContain("on the run's path");
     expect(await block('tchau').getAttribute('aria-label')).toContain('not reached');
     expect(await block('cidade').getAttribute('aria-label')).not.toContain('current block');
@@ -104,13 +116,13 @@ describe.skipIf(!hasChromium).each(engines)('the console Runs pane on %s', (engi
       .first()
       .click();
     const steps = runList.getByRole('list', { name: 'Steps' }).first();
-    await steps.getByText('combinado').waitFor();
-    expect(await steps.getByRole('listitem').count()).toBe(6);
+    await steps.getByText('aviso').waitFor();
+    expect(await steps.getByRole('listitem').count()).toBe(8);
 
     // Drawn by dagre on demand: the same boxes, edges routed by the layout.
     await runs.getByRole('checkbox', { name: 'Automatic layout (dagre)' }).check();
     await expect.poll(() => graph.getAttribute('data-layout'), POLL).toBe('dagre');
-    expect(await graph.getByRole('img').count()).toBe(7);
+    expect(await graph.getByRole('img').count()).toBe(9);
     expect(await block('marcar').getAttribute('aria-label')).toContain("on the run's path");
 
     // Start a run from the pane: it appears, greets again and waits at the question.
