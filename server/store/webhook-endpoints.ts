@@ -245,3 +245,16 @@ export async function requeueDelivery(
     .returning(notifyDeliveryChanged())
     .executeTakeFirst();
 }
+
+/**
+ * The endpoints (not deleted, of any account) whose URL ends with `path`: those targeting the console's built-in
+ * receiver `path`, whatever host the page registered it with.
+ */
+export async function endpointsTargetingPath(db: Kysely<DB>, path: string): Promise<WebhookEndpointRow[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('deleted_at', 'is', null)
+    .where(sql<boolean>`right(url, ${path.length}) = ${path}`)
+    .execute();
+}
