@@ -5,8 +5,10 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { adminClient, ok, publicClient, sessionKey, type AdminApi, type AdminSchemas, type Api } from './api.js';
 import { followEvents, type LiveEvent, type LiveStatus } from './live.js';
 import { ChatPane } from './panes/chat.js';
+import { ClockPane } from './panes/clock.js';
 import { EventsPane } from './panes/events.js';
 import { SetupPane, type Player } from './panes/setup.js';
+import { WebhooksPane } from './panes/webhooks.js';
 import { ProblemNote, toProblem } from './ui.js';
 import type { Problem } from './api.js';
 
@@ -65,7 +67,7 @@ export function App(props: { token: string; initialAccount: string }) {
       accountId,
       onStatus: setStatus,
       onEvent: (event) => {
-        setEvents((list) => [event, ...list].slice(0, 200));
+        if (event.sequence) setEvents((list) => [event, ...list].slice(0, 200)); // events, not delivery changes
         for (const listener of listeners.current) listener(event);
       },
     });
@@ -111,6 +113,8 @@ export function App(props: { token: string; initialAccount: string }) {
           <SetupPane session={session} player={player} onPlayer={setPlayer} />
           <ChatPane session={session} player={player} onPlayer={setPlayer} />
           <EventsPane events={events} />
+          <WebhooksPane session={session} />
+          <ClockPane session={session} player={player} />
         </div>
       )}
     </div>
