@@ -43,7 +43,7 @@ const isUnit = (value: string): value is keyof typeof UNITS => value in UNITS;
 function dueIn(dueAt: string, now: number): string {
   const s = Math.round((Date.parse(dueAt) - now) / 1000);
   if (s <= 0) return 'due now';
-  if (s < 3600) return `in ${Math.ceil(s / 60)} min`;
+  if (s <= 3600) return `in ${Math.ceil(s / 60)} min`;
   if (s < 86_400) return `in ${(s / 3600).toFixed(1)} h`;
   return `in ${(s / 86_400).toFixed(1)} d`;
 }
@@ -261,7 +261,7 @@ function Failures(props: { session: Session; player: Player | undefined }) {
             });
           }}
         >
-          <Field id="failing-message" label="Sent message id">
+          <Field id="failing-message" label="Outbound id (whatsapp)">
             <input
               id="failing-message"
               value={messageId}

@@ -215,7 +215,7 @@ function Receiver(props: { session: Session; endpoint: Endpoint }) {
         {state === 'listening' ? 'Listening' : state} on <code>{props.endpoint.url}</code>
       </p>
       {requests.length === 0 ? (
-        <p class="note">No request yet: trigger an event, or send a test event below.</p>
+        <p class="note">No request yet: trigger an event, or test the endpoint below.</p>
       ) : (
         <ol class="received" aria-label="Received requests">
           {requests.map((r) => (
@@ -335,7 +335,7 @@ function Deliveries(props: { session: Session; endpoint: Endpoint }) {
     <div class="group">
       <div class="row">
         <button type="button" onClick={() => void test()}>
-          Send a test event
+          Test the endpoint
         </button>
       </div>
       {tested && (
@@ -366,9 +366,9 @@ function Deliveries(props: { session: Session; endpoint: Endpoint }) {
                   type="button"
                   class="small"
                   onClick={() => void resend(d.id)}
-                  aria-label={`Resend ${d.event.type}`}
+                  aria-label={`Retry ${d.event.type}`}
                 >
-                  Resend
+                  Retry
                 </button>
               )}
             </li>
