@@ -18,7 +18,7 @@ import { recoverFromDeadProcess } from './domain/webhooks/slots.js';
 import { adminHandlers } from './http/admin.js';
 import { createApp } from './http/app.js';
 import { endEventStreams } from './http/event-stream.js';
-import { endReceiverStreams } from './console/receiver.js';
+import { endReceiverStreams } from './http/console-receiver.js';
 import { rateLimiterFor, type RateLimiter } from './http/rate-limit.js';
 import { handlers, replayers } from './http/routes/index.js';
 import { currentRequestId, expireAll } from './request-context.js';

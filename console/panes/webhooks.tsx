@@ -1,6 +1,6 @@
 // Webhooks: the account's endpoints and their deliveries as they happen, resend and test; and the built-in
 // receiver (like `stripe listen`): one click registers an endpoint whose URL is this server
-// (`/console/receiver/{id}`, server/console/receiver.ts), which verifies each request's signature with the
+// (`/console/receiver/{id}`, server/http/console-receiver.ts), which verifies each request's signature with the
 // endpoint's secret and pushes it here. Deliveries change live through the account's stream
 // (`webhook_delivery.updated`, pushed at each change), never by polling.
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -37,7 +37,7 @@ const RECEIVER_PREFIX = () => `${location.origin}/console/receiver/`;
 const RECEIVER_DESCRIPTION = 'Sandbox console: built-in receiver';
 const PAGE = 20;
 
-/** One request the built-in receiver kept (server/console/receiver.ts `ReceivedRequest`). */
+/** One request the built-in receiver kept (server/http/console-receiver.ts `ReceivedRequest`). */
 interface Received {
   seq: number;
   received_at: string;

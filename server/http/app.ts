@@ -21,7 +21,7 @@ import { ApiError, GatewayError, serviceUnavailable } from '../errors.js';
 import { deadlinePassed, DeadlineExceededError, handlerStarted } from '../request-context.js';
 import { serveWithDeadline } from './deadline.js';
 import { consoleRouter } from '../console/page.js';
-import { receiverRouter } from '../console/receiver.js';
+import { receiverRouter } from './console-receiver.js';
 import { adminRouter } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';

@@ -1,4 +1,4 @@
-// The console's built-in webhook receiver (server/console/receiver.ts), on every engine of the run: an endpoint
+// The console's built-in webhook receiver (server/http/console-receiver.ts), on every engine of the run: an endpoint
 // registered on `POST /console/receiver/{id}` of the server itself gets the test event, verified with its secret;
 // a forged signature is 400, a body over the cap 413, an unknown id 404; the page's stream (admin token) gets the
 // kept requests, at most MAX_REQUESTS, and never the secret; receivers are bounded; nothing is served while the
@@ -13,7 +13,7 @@ import {
   ReceiverLog,
   endReceiverStreams,
   type ReceivedRequest,
-} from '../../server/console/receiver.js';
+} from '../../server/http/console-receiver.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError } from './http-helpers.js';
 

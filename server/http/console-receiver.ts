@@ -18,10 +18,10 @@ import express from 'express';
 import { checkWebhookSignature } from '../../client/webhooks.js';
 import { signingSecrets } from '../domain/webhooks/endpoints.js';
 import { ApiError, GatewayError } from '../errors.js';
-import { adminTokenCheck } from '../http/admin.js';
-import type { AppContext } from '../http/context.js';
+import { adminTokenCheck } from './admin.js';
+import type { AppContext } from './context.js';
 import { endpointsTargetingPath } from '../store/webhook-endpoints.js';
-import { CONSOLE_PATH } from './page.js';
+import { CONSOLE_PATH } from '../console/page.js';
 
 export const RECEIVER_PATH = `${CONSOLE_PATH}/receiver`;
 export const MAX_RECEIVERS = 20;
