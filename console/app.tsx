@@ -5,9 +5,11 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { adminClient, ok, publicClient, sessionKey, type AdminApi, type AdminSchemas, type Api } from './api.js';
 import { followEvents, type LiveEvent, type LiveStatus } from './live.js';
 import { ChatPane } from './panes/chat.js';
+import { ClockPane } from './panes/clock.js';
 import { EventsPane } from './panes/events.js';
 import { RunsPane } from './panes/runs.js';
 import { SetupPane, type Player } from './panes/setup.js';
+import { WebhooksPane } from './panes/webhooks.js';
 import { ProblemNote, toProblem } from './ui.js';
 import type { Problem } from './api.js';
 
@@ -66,7 +68,7 @@ export function App(props: { token: string; initialAccount: string }) {
       accountId,
       onStatus: setStatus,
       onEvent: (event) => {
-        setEvents((list) => [event, ...list].slice(0, 200));
+        if (event.sequence) setEvents((list) => [event, ...list].slice(0, 200)); // events, not delivery changes
         for (const listener of listeners.current) listener(event);
       },
     });
@@ -113,6 +115,8 @@ export function App(props: { token: string; initialAccount: string }) {
           <ChatPane session={session} player={player} onPlayer={setPlayer} />
           <EventsPane events={events} />
           <RunsPane session={session} player={player} />
+          <WebhooksPane session={session} />
+          <ClockPane session={session} player={player} />
         </div>
       )}
     </div>

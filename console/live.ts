@@ -2,7 +2,10 @@
 // read with fetch and its body's reader, since an EventSource cannot send the admin token in a header. The
 // page never polls: when the stream drops it reconnects with the last event's id, so nothing is missed.
 
-/** One event of the stream: the envelope a webhook endpoint would receive. */
+/**
+ * One event of the stream: the envelope a webhook endpoint would receive. A webhook delivery that changed comes
+ * as `webhook_delivery.updated` with no sequence and the delivery (or `{}`: read the list again) as `data`.
+ */
 export interface LiveEvent {
   sequence: string;
   id: string;
@@ -68,7 +71,7 @@ async function readStream(
       buffer = buffer.slice(end + 2);
       const event = parseBlock(block);
       if (event) {
-        seen(event.sequence);
+        if (event.sequence) seen(event.sequence);
         options.onEvent(event);
       }
     }
@@ -78,14 +81,17 @@ async function readStream(
 /** One `id:`/`event:`/`data:` block; comments (`: keep-alive`) and blocks without data give nothing. */
 function parseBlock(block: string): LiveEvent | undefined {
   let sequence = '';
+  let name = '';
   const data: string[] = [];
   for (const line of block.split('\n')) {
     if (line.startsWith('id:')) sequence = line.slice(3).trim();
+    else if (line.startsWith('event:')) name = line.slice(6).trim();
     else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
   }
   if (data.length === 0) return undefined;
   const envelope: unknown = JSON.parse(data.join('\n'));
   if (typeof envelope !== 'object' || envelope === null) return undefined;
+  if (!sequence) return { sequence, id: '', type: name, created_at: '', data: envelope }; // not an event
   const field = (name: string) => (name in envelope ? String(Reflect.get(envelope, name)) : '');
   return {
     sequence,

@@ -536,6 +536,16 @@ export interface paths {
      *     (`: keep-alive`) comes every 15 seconds so idle proxies keep the connection. The server ends the stream when
      *     it stops; reconnect with the last `id` received to miss nothing.
      *
+     *     Webhook deliveries change without an event (an attempt succeeds or fails, a retry is scheduled, a resend,
+     *     an endpoint disabled), so the stream also carries them, as a second kind of message: `event:
+     *     webhook_delivery.updated` and `data: <delivery>`, the delivery exactly as
+     *     `GET /v1/webhooks/{webhookId}/deliveries` lists it, each time one of the account's
+     *     deliveries is recorded or changes (at the commit of that change). These messages carry no `id` (they are
+     *     not events and do not move the position), and one that was missed while the stream was down is not sent
+     *     again: after reconnecting, read the deliveries list once. When the server's notice of such a change was
+     *     lost (a dropped database connection), the stream sends `event: webhook_delivery.updated` with
+     *     `data: {}`: read the list again.
+     *
      *     The admin token goes in the `Authorization` header as for every admin route, so a browser reads the stream
      *     with `fetch` and its body's reader (an `EventSource` cannot send headers).
      */
@@ -986,6 +996,33 @@ export interface paths {
      *     sets it back to the real time, and other processes on the same database do not see it.
      */
     patch: operations['adminUpdateSandboxClock'];
+    trace?: never;
+  };
+  '/admin/v1/sandbox/accounts/{accountId}/waits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * List what waits on the clock
+     * @description What of the account waits on the service's clock, soonest first (by `due_at`): runs asleep or waiting for
+     *     an answer until a timeout, deliveries of webhook events and `invoke` calls waiting for their next attempt,
+     *     whatsapp failures arranged for later. Move the clock (`PATCH /admin/v1/sandbox/clock`) past a `due_at` and
+     *     the jobs worker runs what fell due; it leaves this list then. At most the 100 soonest, in one page. Work
+     *     that gave up (no retry left) is not listed.
+     */
+    get: operations['adminListSandboxWaits'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/admin/v1/sandbox/spreadsheets': {
@@ -4918,6 +4955,51 @@ export interface components {
       advance_seconds: number;
     };
     /**
+     * SandboxWait
+     * @description Something of the account that waits on the clock: it happens when the clock reaches `due_at` (the jobs
+     *     worker runs it then), or soon after when `due_at` has passed already.
+     */
+    SandboxWait: {
+      /**
+       * @description What happens when it falls due. `run_start`: a run starts (a start delay). `run_sleep`: a run's timed
+       *     wait (a `sleep` block, or the smart delay) ends. `run_question_timeout`: a run's question or buttons stop
+       *     waiting for an answer. `run_call_bound`: a run stops waiting for its `invoke` call. `run_continue`: a run
+       *     goes on (a child ended, an answer arrived). `webhook_attempt`: the next attempt of a webhook delivery
+       *     (the first one, or a retry). `invoke_attempt`: an attempt (or retry) of an `invoke` block's HTTP call.
+       *     `message_failure`: whatsapp reports a sent message undelivered (the sandbox's arranged `fails_later`).
+       *     `other`: internal work (it may become a kind of its own).
+       * @enum {string}
+       */
+      kind:
+        | 'run_start'
+        | 'run_sleep'
+        | 'run_question_timeout'
+        | 'run_call_bound'
+        | 'run_continue'
+        | 'webhook_attempt'
+        | 'invoke_attempt'
+        | 'message_failure'
+        | 'other';
+      /** @description When it falls due, on the service's clock. */
+      due_at: components['schemas']['Timestamp'];
+      /** @description What it acts on. */
+      subject: {
+        /** @enum {string} */
+        type: 'workflow_run' | 'webhook_delivery' | 'invoke_call' | 'message' | 'workflow' | 'other';
+        /** @description Its id (a UUID, except for `other`). */
+        id: string;
+      };
+    };
+    /**
+     * SandboxWaitList
+     * @description What of the account waits on the clock, soonest first, in one page.
+     */
+    SandboxWaitList: {
+      data: components['schemas']['SandboxWait'][];
+      /** @description Always null. At most the 100 soonest are listed. */
+      next_cursor: null;
+    };
+    /**
      * SandboxSpreadsheetTab
      * @description A tab of a sandbox spreadsheet. Row 1 holds the column titles a sheets block's `values` and `match` name; the
      *     rows after it are the data rows. Every cell is text, shown as written: a value starting with `=`, `+`, `-` or
@@ -5251,6 +5333,8 @@ export type SchemaSandboxConversationUpdateRequest = components['schemas']['Sand
 export type SchemaSandboxNativeMessageRequest = components['schemas']['SandboxNativeMessageRequest'];
 export type SchemaSandboxClock = components['schemas']['SandboxClock'];
 export type SchemaSandboxClockAdvanceRequest = components['schemas']['SandboxClockAdvanceRequest'];
+export type SchemaSandboxWait = components['schemas']['SandboxWait'];
+export type SchemaSandboxWaitList = components['schemas']['SandboxWaitList'];
 export type SchemaSandboxSpreadsheetTab = components['schemas']['SandboxSpreadsheetTab'];
 export type SchemaSandboxSpreadsheetCreateRequest = components['schemas']['SandboxSpreadsheetCreateRequest'];
 export type SchemaSandboxSpreadsheet = components['schemas']['SandboxSpreadsheet'];
@@ -7059,6 +7143,42 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  adminListSandboxWaits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account id. */
+        accountId: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What waits, soonest first. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxWaitList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /** @description `not_found`: no such account, or the sandbox is off. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'];
+        };
+      };
       default: components['responses']['UnexpectedError'];
     };
   };

@@ -940,6 +940,13 @@ export const adminOperations = {
     tag: 'Sandbox',
     successStatuses: [200],
   },
+  adminListSandboxWaits: {
+    method: 'get',
+    path: '/admin/v1/sandbox/accounts/{accountId}/waits',
+    expressPath: '/sandbox/accounts/:accountId/waits',
+    tag: 'Sandbox',
+    successStatuses: [200],
+  },
   adminCreateSandboxSpreadsheet: {
     method: 'post',
     path: '/admin/v1/sandbox/spreadsheets',

@@ -18,6 +18,7 @@ import { recoverFromDeadProcess } from './domain/webhooks/slots.js';
 import { adminHandlers } from './http/admin.js';
 import { createApp } from './http/app.js';
 import { endEventStreams } from './http/event-stream.js';
+import { endReceiverStreams } from './http/console-receiver.js';
 import { rateLimiterFor, type RateLimiter } from './http/rate-limit.js';
 import { handlers, replayers } from './http/routes/index.js';
 import { currentRequestId, expireAll } from './request-context.js';
@@ -353,6 +354,7 @@ function drainer(
     }, SHUTDOWN_DEADLINE_MS + 5000);
     // The admin event streams never end on their own: ended now, their clients reconnect to another process.
     endEventStreams();
+    endReceiverStreams();
     // A keep-alive connection becomes idle once its request is answered: close it then, not at its timeout.
     const idle = setInterval(() => server.closeIdleConnections(), 100);
     try {

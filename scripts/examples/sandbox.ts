@@ -137,6 +137,8 @@ const build: AreaBuilder = (w, f) => {
     template: null,
     created_at: at(-50, 377),
   };
+  // What waits on the clock (drawn after the rest, so the ids above stay put).
+  const waitIds = { delivery: f.string.uuid(), sleeping: f.string.uuid(), asking: f.string.uuid() };
 
   const set: ExampleSet = {
     SandboxOff: {
@@ -456,6 +458,23 @@ const build: AreaBuilder = (w, f) => {
     SandboxClockAdvanced: {
       summary: 'Advanced by one day',
       value: { now: at(DAY, 731), offset_seconds: 86_400 },
+    },
+
+    // ------------------------------------------------ GET /admin/v1/sandbox/accounts/{accountId}/waits
+    SandboxWaitList: {
+      summary: 'A run asleep, a question waiting, a webhook retry',
+      value: {
+        data: [
+          { kind: 'webhook_attempt', due_at: at(1, 518), subject: { type: 'webhook_delivery', id: waitIds.delivery } },
+          { kind: 'run_sleep', due_at: at(60, 518), subject: { type: 'workflow_run', id: waitIds.sleeping } },
+          {
+            kind: 'run_question_timeout',
+            due_at: at(90 * DAY, 518),
+            subject: { type: 'workflow_run', id: waitIds.asking },
+          },
+        ],
+        next_cursor: null,
+      },
     },
   };
   return set;

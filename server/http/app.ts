@@ -21,6 +21,7 @@ import { ApiError, GatewayError, serviceUnavailable } from '../errors.js';
 import { deadlinePassed, DeadlineExceededError, handlerStarted } from '../request-context.js';
 import { serveWithDeadline } from './deadline.js';
 import { consoleRouter } from '../console/page.js';
+import { receiverRouter } from './console-receiver.js';
 import { adminRouter } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
@@ -76,7 +77,7 @@ export function createApp(ctx: AppContext, routes: AppRoutes): express.Express {
   // The tracking addresses of automations' link buttons: opened by contacts' browsers (no key, no JSON).
   app.use(trackedLinkRouter(ctx));
   // The console page (a client of the admin and public APIs, no route of its own) while the sandbox is on.
-  if (ctx.config.sandboxEnabled) app.use(consoleRouter(ctx.logger));
+  if (ctx.config.sandboxEnabled) app.use(consoleRouter(ctx.logger), receiverRouter(ctx));
   // The public description (GET /openapi.json, no key) and, in development, the reference pages (/docs).
   app.use(descriptionRouter(ctx));
 

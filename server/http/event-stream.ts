@@ -5,6 +5,11 @@
 // open stream then reads the account's events after the last one it sent. Without LISTEN (a database handle
 // that has none), a stream looks every second instead.
 //
+// Webhook deliveries change without an event (an attempt's outcome, a retry scheduled, a resend): each change
+// notifies DELIVERIES_CHANGED_CHANNEL with `<account>:<delivery>` at its commit, and the stream of that account
+// pushes the delivery as `event: webhook_delivery.updated` with no `id` (not an event: the position does not
+// move). A lost notification (the listening connection dropped) is told as `data: {}`: read the list again.
+//
 // The stream outlives its request's deadline: its reads run outside the request's context (the deadline would
 // refuse them), and a stopping server ends every open stream first (endEventStreams) so its drain does not wait
 // for them.
@@ -12,6 +17,8 @@ import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { getAccount } from '../domain/accounts/accounts.js';
 import { EVENTS_CHANNEL, feedAfter, feedStart } from '../domain/events/feed.js';
+import { deliveryOfAccount } from '../domain/webhooks/deliveries-log.js';
+import { DELIVERIES_CHANGED_CHANNEL } from '../store/webhook-deliveries.js';
 import { requestContext } from '../request-context.js';
 import { publicBaseUrl } from './base-url.js';
 import type { AppContext } from './context.js';
@@ -38,6 +45,9 @@ export function endEventStreams(): number {
 
 const SEQUENCE = /^[0-9]{1,18}$/;
 
+/** The stream's message for a changed webhook delivery (not an event type: no `id`). */
+export const DELIVERY_UPDATED = 'webhook_delivery.updated';
+
 export async function streamAccountEvents(app: AppContext, req: Request, res: Response, accountId: string) {
   await getAccount(app.database.db, accountId); // 404 not_found before the stream opens
   const fromQuery = typeof req.query.after === 'string' ? req.query.after : undefined;
@@ -63,6 +73,10 @@ class EventStream {
   private again = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private unlisten: (() => Promise<void>) | undefined;
+  private unlistenDeliveries: (() => Promise<void>) | undefined;
+  /** Deliveries changed and not pushed yet (a burst of changes to one is pushed once, as it is then). */
+  private readonly changed = new Set<string>();
+  private pushing = false;
 
   constructor(
     private readonly app: AppContext,
@@ -84,9 +98,17 @@ class EventStream {
     this.res.once('close', () => this.end());
     this.timers.push(setInterval(() => this.res.write(': keep-alive\n\n'), KEEP_ALIVE_MS));
     const { database } = this.app;
-    if (database.listen) this.unlisten = await database.listen(EVENTS_CHANNEL, () => void this.read());
-    else this.timers.push(setInterval(() => void this.read(), 1000));
-    if (this.closed) await this.unlisten?.(); // closed while it started listening
+    if (database.listen) {
+      this.unlisten = await database.listen(EVENTS_CHANNEL, () => void this.read());
+      this.unlistenDeliveries = await database.listen(DELIVERIES_CHANGED_CHANNEL, (payload) =>
+        this.deliveryChanged(payload),
+      );
+    } else this.timers.push(setInterval(() => void this.read(), 1000));
+    if (this.closed) {
+      // closed while it started listening
+      await this.unlisten?.();
+      await this.unlistenDeliveries?.();
+    }
     await this.read(); // what was recorded before the LISTEN
   }
 
@@ -95,8 +117,38 @@ class EventStream {
     this.closed = true;
     openStreams.delete(this);
     for (const timer of this.timers) clearInterval(timer);
-    void this.unlisten?.().catch((error: unknown) => this.at.logger.warn({ err: error }, 'event stream: unlisten'));
+    for (const unlisten of [this.unlisten, this.unlistenDeliveries])
+      void unlisten?.().catch((error: unknown) => this.at.logger.warn({ err: error }, 'event stream: unlisten'));
     this.res.end();
+  }
+
+  /** A delivery changed (`<account>:<delivery>`), or, without a payload, changes may have gone unheard. */
+  private deliveryChanged(payload: string | undefined): void {
+    if (this.closed) return;
+    if (payload === undefined) return void this.res.write(`event: ${DELIVERY_UPDATED}\ndata: {}\n\n`);
+    const prefix = `${this.at.accountId}:`;
+    if (!payload.startsWith(prefix)) return; // another account's
+    this.changed.add(payload.slice(prefix.length));
+    void this.pushDeliveries();
+  }
+
+  private async pushDeliveries(): Promise<void> {
+    if (this.pushing) return;
+    this.pushing = true;
+    try {
+      while (this.changed.size > 0 && !this.closed) {
+        const [id] = this.changed;
+        if (id === undefined) break;
+        this.changed.delete(id);
+        const delivery = await deliveryOfAccount(this.app.database.db, this.at.accountId, id);
+        if (delivery && !this.closed)
+          this.res.write(`event: ${DELIVERY_UPDATED}\ndata: ${JSON.stringify(delivery)}\n\n`);
+      }
+    } catch (error) {
+      this.at.logger.warn({ err: error }, 'event stream: reading a delivery failed');
+    } finally {
+      this.pushing = false;
+    }
   }
 
   /** Sends what is new; a call while one runs makes that one read again. */

@@ -24,6 +24,7 @@ import {
   sandboxDisabled,
 } from '../domain/sandbox/actions.js';
 import { arrangeSendOutcome, clearSendOutcomes } from '../domain/sandbox/outcomes.js';
+import { listWaits } from '../domain/sandbox/waits.js';
 import {
   createSandboxSpreadsheet,
   getSandboxSpreadsheet,
@@ -230,4 +231,8 @@ export const sandboxAdminHandlers: { [Id in SandboxOperationId]: AdminHandler<Id
     app.clock.advance(body.advance_seconds * 1000);
     return { status: 200, body: sandboxClockView(app.clock) };
   }),
+  adminListSandboxWaits: sandbox(async ({ app, params }) => ({
+    status: 200,
+    body: await listWaits(app.database.db, params.accountId),
+  })),
 };

@@ -24,9 +24,10 @@ export interface Database {
    * Calls `onNotify` for each notification on `channel` (NOTIFY / pg_notify, delivered when the notifying
    * transaction commits, from any session on the database) until the returned function is called. On
    * PostgreSQL, a dropped listening connection is reopened with backoff and every listener is called once
-   * when it is back (what was committed meanwhile went unheard). Optional: a handle without it cannot wake.
+   * when it is back (what was committed meanwhile went unheard), without a payload. `onNotify` receives the
+   * notification's payload. Optional: a handle without it cannot wake.
    */
-  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen?(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -102,7 +103,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       // another caller's open transaction (whose rollback would undo them). PGlite hands each notification
       // to its listeners as the commit's result comes back.
       listen: async (channel, onNotify) => {
-        const callback = () => onNotify();
+        const callback = (payload: string) => onNotify(payload);
         const unlisten = await db.connection().execute(() => pglite.listen(channel, callback));
         let done = false;
         return async () => {
@@ -313,7 +314,7 @@ const LISTEN_MAX_RECONNECTS = 130;
  * away is lost). Connecting, LISTEN and UNLISTEN run one at a time.
  */
 class PostgresListener {
-  private readonly channels = new Map<string, Set<() => void>>();
+  private readonly channels = new Map<string, Set<(payload?: string) => void>>();
   private client: pg.Client | undefined;
   private queue: Promise<void> = Promise.resolve();
   private retry: NodeJS.Timeout | undefined;
@@ -325,9 +326,9 @@ class PostgresListener {
     private readonly logger: Logger | undefined,
   ) {}
 
-  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  async listen(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>> {
     if (this.closed) throw new Error('the database is closed');
-    const callback = () => onNotify();
+    const callback = (payload?: string) => onNotify(payload);
     let listeners = this.channels.get(channel);
     const first = !listeners;
     if (!listeners) this.channels.set(channel, (listeners = new Set()));
@@ -380,7 +381,7 @@ class PostgresListener {
       keepAlive: true,
     });
     client.on('notification', (message) => {
-      for (const callback of this.channels.get(message.channel) ?? []) callback();
+      for (const callback of this.channels.get(message.channel) ?? []) callback(message.payload);
     });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));

@@ -55,3 +55,16 @@ export async function takeNextArrangement(db: Kysely<DB>, accountId: string, con
     .executeTakeFirst();
   return row?.outcome;
 }
+
+/** The account's jobs that have not given up, soonest first: what waits on the clock (the sandbox's waits). */
+export async function pendingJobsOfAccount(db: Kysely<DB>, accountId: string, limit: number) {
+  return db
+    .selectFrom('jobs')
+    .select(['id', 'kind', 'payload', 'run_at'])
+    .where('account_id', '=', accountId)
+    .where('failed_at', 'is', null)
+    .orderBy('run_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}

@@ -61,6 +61,16 @@ export interface NewDelivery {
  * each: two statements whatever the number of deliveries. Call in the event's transaction; its commit wakes
  * the idle workers (JOBS_READY_CHANNEL).
  */
+/**
+ * The channel notified (at the commit) each time one of an account's deliveries is recorded or changes, with the
+ * payload `<account id>:<delivery id>`: the admin event stream pushes the delivery to the console then.
+ */
+export const DELIVERIES_CHANGED_CHANNEL = 'webhook_deliveries_changed';
+
+/** A RETURNING column that notifies DELIVERIES_CHANGED_CHANNEL for each row written. */
+export const notifyDeliveryChanged = () =>
+  sql<string>`pg_notify(${DELIVERIES_CHANGED_CHANNEL}, account_id::text || ':' || id::text)`.as('notified');
+
 export async function insertDeliveriesWithJobs(
   db: Kysely<DB>,
   deliveries: readonly NewDelivery[],
@@ -84,6 +94,7 @@ export async function insertDeliveriesWithJobs(
         created_at: now,
       })),
     )
+    .returning(notifyDeliveryChanged())
     .execute();
   // The jobs, due now: their commit wakes the idle workers (server/store/jobs.ts).
   await enqueueJobs(
@@ -199,7 +210,12 @@ export async function updateDelivery(
     >
   >,
 ): Promise<void> {
-  await db.updateTable('webhook_deliveries').set(changes).where('id', '=', deliveryId).execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set(changes)
+    .where('id', '=', deliveryId)
+    .returning(notifyDeliveryChanged())
+    .execute();
 }
 
 export async function updateDeliveryEndpoint(

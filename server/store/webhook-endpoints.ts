@@ -5,6 +5,7 @@ import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { AccountRow } from './accounts.js';
 import type { CursorCodec } from './cursor.js';
 import { paginate, type Page, type PageRequest } from './pagination.js';
+import { notifyDeliveryChanged } from './webhook-deliveries.js';
 import type { DB, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
@@ -155,8 +156,9 @@ export async function failPendingDeliveries(
     .where('account_id', '=', accountId)
     .where('webhook_id', '=', webhookId)
     .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .returning(notifyDeliveryChanged())
+    .execute();
+  return result.length;
 }
 
 export interface DeliveryFilters {
@@ -240,5 +242,19 @@ export async function requeueDelivery(
     .where('id', '=', deliveryId)
     .where('status', 'in', ['failed', 'succeeded'])
     .returningAll()
+    .returning(notifyDeliveryChanged())
     .executeTakeFirst();
+}
+
+/**
+ * The endpoints (not deleted, of any account) whose URL ends with `path`: those targeting the console's built-in
+ * receiver `path`, whatever host the page registered it with.
+ */
+export async function endpointsTargetingPath(db: Kysely<DB>, path: string): Promise<WebhookEndpointRow[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('deleted_at', 'is', null)
+    .where(sql<boolean>`right(url, ${path.length}) = ${path}`)
+    .execute();
 }

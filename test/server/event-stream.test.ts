@@ -3,7 +3,8 @@
 // at the commit (no other account's), resumes after `after` or Last-Event-ID, outlives the request deadline, and
 // refuses what the admin API refuses. /console is served while the sandbox is on, 404 when it is off.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endEventStreams } from '../../server/http/event-stream.js';
+import { DELIVERY_UPDATED, endEventStreams } from '../../server/http/event-stream.js';
+import { updateDelivery } from '../../server/store/webhook-deliveries.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 
 const TOKEN = 'event-stream-admin-token-0123456789abcdef';
@@ -72,7 +73,10 @@ describe.each(engines)('the admin event stream and the console page on %s', (eng
     call(t.baseUrl, TOKEN, method, `/admin/v1${path}`, { body });
 
   beforeAll(async () => {
-    t = await startTestApp(engine, { env: { ADMIN_TOKEN: TOKEN, SANDBOX_ENABLED: 'true' } });
+    // Local webhook targets: the deliveries test registers endpoints on 127.0.0.1 (no worker sends to them).
+    t = await startTestApp(engine, {
+      env: { ADMIN_TOKEN: TOKEN, SANDBOX_ENABLED: 'true', WEBHOOK_DEV_TARGETS: 'true' },
+    });
     short = await startTestApp(engine, {
       env: { ADMIN_TOKEN: TOKEN, SANDBOX_ENABLED: 'true', REQUEST_DEADLINE_MS: String(DEADLINE_MS) },
       sameDatabaseAs: t,
@@ -196,5 +200,68 @@ describe.each(engines)('the admin event stream and the console page on %s', (eng
       expect(closed.status).toBe(404);
       expect(await closed.json()).toMatchObject({ context: { code: 'not_found' } });
     }
+  });
+
+  it('pushes the account’s webhook deliveries as they change (webhook_delivery.updated, no id), none of another', async () => {
+    const a = await accountWithNumber();
+    const b = await accountWithNumber();
+    const hook = async (accountId: string) => {
+      const caller = { accountId };
+      const key = await admin('POST', `/accounts/${caller.accountId}/keys`, {
+        name: 'hooks',
+        scopes: ['webhooks:read', 'webhooks:write', 'conversations:read', 'contacts:read'],
+        validity_days: 30,
+      });
+      const { secret } = (await key.json()) as { secret: string };
+      const created = await call(t.baseUrl, secret, 'POST', '/v1/webhooks', {
+        body: { url: 'http://127.0.0.1:9/hook', event_types: ['message.received'] },
+        headers: { 'Idempotency-Key': crypto.randomUUID() },
+      });
+      expect(created.status).toBe(201);
+      return { id: ((await created.json()) as { id: string }).id, secret };
+    };
+    const endpointA = await hook(a.accountId);
+    await hook(b.accountId);
+    const stream = await openStream(t.baseUrl, `/admin/v1/accounts/${a.accountId}/event-stream`);
+    const deliveries = () =>
+      stream.events
+        .filter((e) => e.event === DELIVERY_UPDATED)
+        .map((e) => ({ id: e.id, delivery: JSON.parse(JSON.stringify(e.data)) as Record<string, unknown> }));
+    const until = async (count: number) => {
+      const end = Date.now() + 10_000;
+      while (deliveries().length < count && Date.now() < end) await new Promise((ok) => setTimeout(ok, 10));
+      return deliveries();
+    };
+
+    // A message: its event and a pending delivery to a's endpoint (b's message makes b's delivery: not here).
+    await b.write('+5511987650003', 'b writes');
+    await a.write('+5511987650002', 'a writes');
+    const [pending] = await until(1);
+    expect(pending).toMatchObject({
+      id: '',
+      delivery: { webhook_id: endpointA.id, status: 'pending', attempts: 0, event: { type: 'message.received' } },
+    });
+    const deliveryId = String(pending?.delivery.id);
+
+    // An attempt's outcome (what the worker records), then the resend through the API: each change is pushed.
+    await updateDelivery(t.database.db, deliveryId, {
+      status: 'failed',
+      attempts: 1,
+      last_error: 'connection_failed',
+      next_attempt_at: null,
+    });
+    expect((await until(2))[1]?.delivery).toMatchObject({ id: deliveryId, status: 'failed', attempts: 1 });
+    const retried = await call(
+      t.baseUrl,
+      endpointA.secret,
+      'POST',
+      `/v1/webhooks/${endpointA.id}/deliveries/${deliveryId}/retry`,
+    );
+    expect(retried.status).toBe(202);
+    expect((await until(3))[2]?.delivery).toMatchObject({ id: deliveryId, status: 'pending', attempts: 1 });
+    // Only a's: b's delivery was never pushed, and the events kept their ids.
+    expect(deliveries().every((d) => d.delivery.webhook_id === endpointA.id)).toBe(true);
+    expect(stream.events.filter((e) => e.event === 'message.received').map((e) => e.id)).not.toContain('');
+    await stream.close();
   });
 });

@@ -20,6 +20,7 @@ import {
   type DeliveryFilters,
   type WebhookDeliveryRow,
 } from '../../store/webhook-endpoints.js';
+import { findDelivery as findDeliveryById } from '../../store/webhook-deliveries.js';
 import { RETENTION_MS, scheduleAttempt } from './delivery.js';
 import { requireApiEnabledAccount, requireReadScopes, type WebhookCaller } from './endpoints.js';
 
@@ -44,6 +45,19 @@ export function deliveryView(row: WebhookDeliveryRow): DeliveryView {
     delivered_at: row.delivered_at,
     created_at: row.created_at,
   };
+}
+
+/**
+ * The delivery as the admin event stream pushes it when it changes (the list's form), or undefined when it is
+ * gone or not the account's.
+ */
+export async function deliveryOfAccount(
+  db: Kysely<DB>,
+  accountId: string,
+  deliveryId: string,
+): Promise<DeliveryView | undefined> {
+  const row = await findDeliveryById(db, deliveryId);
+  return row && row.account_id === accountId ? deliveryView(row) : undefined;
 }
 
 const endpointNotFound = () => notFound('No such webhook endpoint.');

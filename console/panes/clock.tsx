@@ -1,0 +1,341 @@
+// Time and failures: the sandbox clock with its moves, what of the account waits on it (runs asleep or waiting
+// for an answer, webhook and invoke retries, arranged failures) with when each falls due, and the failures the
+// sandbox can cause: the next send's outcome, a whatsapp message failing later, the connection disconnecting
+// and reconnecting, the contact blocked. The waits are read again when the account's stream tells something
+// happened (a job that ran leaves its trace there), never on a timer.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ok, type AdminSchemas, type Problem } from '../api.js';
+import type { Session } from '../app.js';
+import { Field, ProblemNote, toProblem } from '../ui.js';
+import type { Player } from './setup.js';
+
+type Wait = AdminSchemas['SandboxWait'];
+type Outcome = AdminSchemas['SandboxSendOutcome']['outcome'];
+
+const KIND_LABEL: Record<Wait['kind'], string> = {
+  run_start: 'Run starts',
+  run_sleep: 'Run wakes from a sleep',
+  run_question_timeout: 'Question times out',
+  run_call_bound: 'Run stops waiting for its call',
+  run_continue: 'Run goes on',
+  webhook_attempt: 'Webhook delivery attempt',
+  invoke_attempt: 'Invoke call attempt',
+  message_failure: 'whatsapp reports a failure',
+  other: 'Internal work',
+};
+
+const OUTCOMES: Record<Outcome, string> = {
+  accepted: 'Accepted',
+  provider_rejected: 'Rejected by the provider',
+  provider_throttled: 'Throttled',
+  provider_unavailable: 'Provider unavailable',
+  outcome_unknown: 'Outcome unknown',
+  recipient_unavailable: 'Recipient unavailable',
+  conversation_not_owned: 'Conversation not owned',
+  fails_later: 'Accepted, fails later (whatsapp)',
+};
+const isOutcome = (value: string): value is Outcome => value in OUTCOMES;
+
+const UNITS = { minutes: 60, hours: 3600, days: 86_400 } as const;
+const isUnit = (value: string): value is keyof typeof UNITS => value in UNITS;
+
+/** "in 59 min", "in 3 d", "due now". */
+function dueIn(dueAt: string, now: number): string {
+  const s = Math.round((Date.parse(dueAt) - now) / 1000);
+  if (s <= 0) return 'due now';
+  if (s <= 3600) return `in ${Math.ceil(s / 60)} min`;
+  if (s < 86_400) return `in ${(s / 3600).toFixed(1)} h`;
+  return `in ${(s / 86_400).toFixed(1)} d`;
+}
+
+export function ClockPane(props: { session: Session; player: Player | undefined }) {
+  const { admin, account } = props.session;
+  const [clock, setClock] = useState<AdminSchemas['SandboxClock'] | undefined>();
+  const [waits, setWaits] = useState<Wait[]>([]);
+  const [problem, setProblem] = useState<Problem | undefined>();
+  const [amount, setAmount] = useState('2');
+  const [unit, setUnit] = useState<keyof typeof UNITS>('hours');
+  const [busy, setBusy] = useState(false);
+  const asked = useRef(0);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
+  const load = async () => {
+    const ask = ++asked.current;
+    try {
+      const [c, w] = await Promise.all([
+        admin.GET('/admin/v1/sandbox/clock'),
+        admin.GET('/admin/v1/sandbox/accounts/{accountId}/waits', { params: { path: { accountId: account.id } } }),
+      ]);
+      if (ask !== asked.current) return;
+      setClock(ok(c));
+      setWaits(ok(w).data);
+    } catch (error) {
+      setProblem(toProblem(error));
+    }
+  };
+  useEffect(() => void load(), [account.id]);
+  // Something happened (an event, a delivery change): what waits may have changed. One read for a burst.
+  useEffect(
+    () =>
+      props.session.subscribe(() => {
+        clearTimeout(timer.current);
+        timer.current = setTimeout(() => void load(), 150);
+      }),
+    [account.id],
+  );
+
+  const advance = async (seconds: number) => {
+    setProblem(undefined);
+    setBusy(true);
+    try {
+      setClock(ok(await admin.PATCH('/admin/v1/sandbox/clock', { body: { advance_seconds: seconds } })));
+      await load();
+    } catch (error) {
+      setProblem(toProblem(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const now = clock ? Date.parse(clock.now) : Date.now();
+  return (
+    <section class="pane clock" aria-labelledby="clock-title">
+      <h2 id="clock-title">Time and failures</h2>
+      <p class="clock-now" role="status" aria-label="Sandbox clock">
+        {clock ? new Date(clock.now).toLocaleString() : '…'}
+        {clock && clock.offset_seconds > 0 && (
+          <span class="note"> (+{(clock.offset_seconds / 3600).toFixed(1)} h from real time)</span>
+        )}
+      </p>
+      <div class="row" role="group" aria-label="Move the clock">
+        <button type="button" disabled={busy} onClick={() => void advance(60)}>
+          +1 minute
+        </button>
+        <button type="button" disabled={busy} onClick={() => void advance(3600)}>
+          +1 hour
+        </button>
+        <button type="button" disabled={busy} onClick={() => void advance(86_400)}>
+          +1 day
+        </button>
+      </div>
+      <form
+        class="row"
+        aria-label="Advance the clock"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void advance(Math.round(Number(amount) * UNITS[unit]));
+        }}
+      >
+        <Field id="advance-amount" label="Amount">
+          <input
+            id="advance-amount"
+            type="number"
+            min="0"
+            step="any"
+            value={amount}
+            onInput={(e) => setAmount(e.currentTarget.value)}
+            required
+          />
+        </Field>
+        <Field id="advance-unit" label="Unit">
+          <select
+            id="advance-unit"
+            value={unit}
+            onChange={(e) => {
+              const value = e.currentTarget.value;
+              if (isUnit(value)) setUnit(value);
+            }}
+          >
+            <option value="minutes">minutes</option>
+            <option value="hours">hours</option>
+            <option value="days">days</option>
+          </select>
+        </Field>
+        <button type="submit" disabled={busy}>
+          Advance
+        </button>
+      </form>
+      <ProblemNote problem={problem} />
+
+      <h3>Waiting on the clock</h3>
+      {waits.length === 0 ? (
+        <p class="note">Nothing of the account waits on the clock.</p>
+      ) : (
+        <ol class="waits" aria-label="Waiting on the clock">
+          {waits.map((w, i) => (
+            <li key={`${w.kind}:${w.subject.id}:${i}`}>
+              <span>{KIND_LABEL[w.kind]}</span>
+              <time dateTime={w.due_at} title={new Date(w.due_at).toLocaleString()}>
+                {dueIn(w.due_at, now)}
+              </time>
+              <code class="note">
+                {w.subject.type} {w.subject.id.slice(0, 8)}
+              </code>
+            </li>
+          ))}
+        </ol>
+      )}
+      <Failures session={props.session} player={props.player} />
+    </section>
+  );
+}
+
+/** The failures the sandbox can cause, on the connection and contact played. */
+function Failures(props: { session: Session; player: Player | undefined }) {
+  const { admin } = props.session;
+  const player = props.player;
+  const [outcome, setOutcome] = useState<Outcome>('provider_rejected');
+  const [messageId, setMessageId] = useState('');
+  const [problem, setProblem] = useState<Problem | undefined>();
+  const [done, setDone] = useState<string | undefined>();
+
+  const act = async (what: () => Promise<string>) => {
+    setProblem(undefined);
+    setDone(undefined);
+    try {
+      setDone(await what());
+    } catch (error) {
+      setProblem(toProblem(error));
+    }
+  };
+  if (!player)
+    return (
+      <div class="group">
+        <h3>Failures</h3>
+        <p class="note">Choose a connection and a contact in “Where to play” to cause failures.</p>
+      </div>
+    );
+  const connectionId = player.connection.id;
+  const whatsapp = player.connection.channel === 'whatsapp';
+  return (
+    <div class="group">
+      <h3>Failures</h3>
+      <form
+        class="row"
+        aria-label="Next send's outcome"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(async () => {
+            const arranged = ok(
+              await admin.POST('/admin/v1/sandbox/connections/{connectionId}/send-outcomes', {
+                params: { path: { connectionId } },
+                body: { outcome },
+              }),
+            );
+            return `The next send answers ${OUTCOMES[outcome].toLowerCase()} (${arranged.queued} queued).`;
+          });
+        }}
+      >
+        <Field id="send-outcome" label="Next send's outcome">
+          <select
+            id="send-outcome"
+            value={outcome}
+            onChange={(e) => {
+              const value = e.currentTarget.value;
+              if (isOutcome(value)) setOutcome(value);
+            }}
+          >
+            {Object.entries(OUTCOMES).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <button type="submit">Arrange</button>
+      </form>
+      {whatsapp && (
+        <form
+          class="row"
+          aria-label="Message fails later"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void act(async () => {
+              ok(
+                await admin.POST('/admin/v1/sandbox/messages/{messageId}/failure', {
+                  params: { path: { messageId: messageId.trim() } },
+                  body: { provider_code: '131026', provider_message: 'Message undeliverable' },
+                }),
+              );
+              return 'whatsapp reported the message undelivered.';
+            });
+          }}
+        >
+          <Field id="failing-message" label="Outbound id (whatsapp)">
+            <input
+              id="failing-message"
+              value={messageId}
+              onInput={(e) => setMessageId(e.currentTarget.value)}
+              required
+            />
+          </Field>
+          <button type="submit">Report undelivered</button>
+        </form>
+      )}
+      <div class="row">
+        <button
+          type="button"
+          onClick={() =>
+            void act(async () => {
+              ok(
+                await admin.PATCH('/admin/v1/connections/{connectionId}', {
+                  params: { path: { connectionId } },
+                  body: { status: 'disconnected', disconnect_reason: 'authorization_lost' },
+                }),
+              );
+              return `${player.connection.name} disconnected.`;
+            })
+          }
+        >
+          Disconnect
+        </button>
+        <button
+          type="button"
+          onClick={() =>
+            void act(async () => {
+              ok(
+                await admin.PATCH('/admin/v1/connections/{connectionId}', {
+                  params: { path: { connectionId } },
+                  body: { status: 'connected' },
+                }),
+              );
+              return `${player.connection.name} connected again.`;
+            })
+          }
+        >
+          Reconnect
+        </button>
+      </div>
+      {player.contactId && (
+        <div class="row">
+          {[true, false].map((blocked) => (
+            <button
+              key={String(blocked)}
+              type="button"
+              onClick={() =>
+                void act(async () => {
+                  const contactId = player.contactId ?? '';
+                  ok(
+                    await admin.PATCH('/admin/v1/sandbox/contacts/{contactId}', {
+                      params: { path: { contactId } },
+                      body: { blocked_from_automations: blocked },
+                    }),
+                  );
+                  return `${player.name} ${blocked ? 'is blocked from automations' : 'is no longer blocked'}.`;
+                })
+              }
+            >
+              {blocked ? 'Block the contact' : 'Unblock the contact'}
+            </button>
+          ))}
+        </div>
+      )}
+      {done && (
+        <p class="note" role="status" aria-label="Failure arranged">
+          {done}
+        </p>
+      )}
+      <ProblemNote problem={problem} />
+    </div>
+  );
+}
