@@ -1285,6 +1285,12 @@ export interface components {
       };
     };
     /**
+     * AdminAccountInvalidError
+     * @description The `422` answer of `POST /admin/v1/accounts` and `PATCH /admin/v1/accounts/{accountId}`: `invalid_name` or
+     *     `invalid_time_zone`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    AdminAccountInvalidError: components['schemas']['InvalidNameError'] | components['schemas']['InvalidTimeZoneError'];
+    /**
      * not_found
      * @description `404` `not_found`: The resource is missing or belongs to another account (both answer alike).
      */
@@ -1583,6 +1589,15 @@ export interface components {
       };
     };
     /**
+     * AdminCreateConnectionInvalidError
+     * @description The `422` answer of `POST /admin/v1/accounts/{accountId}/connections`: `invalid_name`, `invalid_identity` or
+     *     `invalid_disconnect_reason`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    AdminCreateConnectionInvalidError:
+      | components['schemas']['InvalidNameError']
+      | components['schemas']['InvalidIdentityError']
+      | components['schemas']['InvalidDisconnectReasonError'];
+    /**
      * AdminConnectionUpdateRequest
      * @description The fields to change; fields not sent stay as they are. At least one field. Reconnecting (`status:
      *     connected`) clears the `disconnect_reason`.
@@ -1597,6 +1612,13 @@ export interface components {
       status?: 'connected' | 'disconnected';
       disconnect_reason?: components['schemas']['AdminDisconnectReason'];
     };
+    /**
+     * AdminUpdateConnectionInvalidError
+     * @description The `422` answer of `PATCH /admin/v1/connections/{connectionId}`: `invalid_name` or
+     *     `invalid_disconnect_reason`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    AdminUpdateConnectionInvalidError:
+      components['schemas']['InvalidNameError'] | components['schemas']['InvalidDisconnectReasonError'];
     /**
      * CustomFieldType
      * @description The kind of value a custom field holds: `number` (a JSON number), `text` (a string of 1 to 1000
@@ -1709,6 +1731,13 @@ export interface components {
         reason: 'options_required' | 'options_not_allowed' | 'duplicate_value' | 'duplicate_label';
       };
     };
+    /**
+     * AdminCreateCustomFieldInvalidError
+     * @description The `422` answer of `POST /admin/v1/accounts/{accountId}/custom-fields`: `invalid_label` or
+     *     `invalid_options`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    AdminCreateCustomFieldInvalidError:
+      components['schemas']['InvalidLabelError'] | components['schemas']['InvalidOptionsError'];
     /**
      * AdminDeletedCustomField
      * @description The custom field was deleted.
@@ -1872,6 +1901,13 @@ export interface components {
         code: 'invalid_template_body';
       };
     };
+    /**
+     * AdminCreateTemplateInvalidError
+     * @description The `422` answer of `POST /admin/v1/accounts/{accountId}/templates`: `invalid_connection` or
+     *     `invalid_template_body`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    AdminCreateTemplateInvalidError:
+      components['schemas']['InvalidConnectionError'] | components['schemas']['InvalidTemplateBodyError'];
     /**
      * AdminTemplateUpdateRequest
      * @description The new review status of the template, as the channel reported it.
@@ -4670,6 +4706,13 @@ export interface components {
       };
     };
     /**
+     * AdminSandboxInboundInvalidError
+     * @description The `422` answer of `POST /admin/v1/sandbox/connections/{connectionId}/inbound`: `invalid_sandbox_action` or
+     *     `invalid_phone`. Tell them apart by `context.code`; see each envelope for when it happens.
+     */
+    AdminSandboxInboundInvalidError:
+      components['schemas']['InvalidSandboxActionError'] | components['schemas']['InvalidPhoneError'];
+    /**
      * SandboxButtonTapRequest
      * @description The reply button the contact taps.
      */
@@ -5200,6 +5243,7 @@ export type SchemaAliasTakenError = components['schemas']['AliasTakenError'];
 export type SchemaPayloadTooLargeError = components['schemas']['PayloadTooLargeError'];
 export type SchemaInvalidNameError = components['schemas']['InvalidNameError'];
 export type SchemaInvalidTimeZoneError = components['schemas']['InvalidTimeZoneError'];
+export type SchemaAdminAccountInvalidError = components['schemas']['AdminAccountInvalidError'];
 export type SchemaNotFoundError = components['schemas']['NotFoundError'];
 export type SchemaAdminAccountUpdateRequest = components['schemas']['AdminAccountUpdateRequest'];
 export type SchemaScope = components['schemas']['Scope'];
@@ -5215,13 +5259,16 @@ export type SchemaConnection = components['schemas']['Connection'];
 export type SchemaConnectionAlreadyExistsError = components['schemas']['ConnectionAlreadyExistsError'];
 export type SchemaInvalidIdentityError = components['schemas']['InvalidIdentityError'];
 export type SchemaInvalidDisconnectReasonError = components['schemas']['InvalidDisconnectReasonError'];
+export type SchemaAdminCreateConnectionInvalidError = components['schemas']['AdminCreateConnectionInvalidError'];
 export type SchemaAdminConnectionUpdateRequest = components['schemas']['AdminConnectionUpdateRequest'];
+export type SchemaAdminUpdateConnectionInvalidError = components['schemas']['AdminUpdateConnectionInvalidError'];
 export type SchemaCustomFieldType = components['schemas']['CustomFieldType'];
 export type SchemaAdminCustomFieldCreateRequest = components['schemas']['AdminCustomFieldCreateRequest'];
 export type SchemaCustomFieldOption = components['schemas']['CustomFieldOption'];
 export type SchemaCustomField = components['schemas']['CustomField'];
 export type SchemaInvalidLabelError = components['schemas']['InvalidLabelError'];
 export type SchemaInvalidOptionsError = components['schemas']['InvalidOptionsError'];
+export type SchemaAdminCreateCustomFieldInvalidError = components['schemas']['AdminCreateCustomFieldInvalidError'];
 export type SchemaAdminDeletedCustomField = components['schemas']['AdminDeletedCustomField'];
 export type SchemaTemplateStatus = components['schemas']['TemplateStatus'];
 export type SchemaTemplateFeature = components['schemas']['TemplateFeature'];
@@ -5230,6 +5277,7 @@ export type SchemaAdminTemplate = components['schemas']['AdminTemplate'];
 export type SchemaTemplateAlreadyExistsError = components['schemas']['TemplateAlreadyExistsError'];
 export type SchemaInvalidConnectionError = components['schemas']['InvalidConnectionError'];
 export type SchemaInvalidTemplateBodyError = components['schemas']['InvalidTemplateBodyError'];
+export type SchemaAdminCreateTemplateInvalidError = components['schemas']['AdminCreateTemplateInvalidError'];
 export type SchemaAdminTemplateUpdateRequest = components['schemas']['AdminTemplateUpdateRequest'];
 export type SchemaAdminUploadCreateRequest = components['schemas']['AdminUploadCreateRequest'];
 export type SchemaAdminUpload = components['schemas']['AdminUpload'];
@@ -5315,6 +5363,7 @@ export type SchemaMessage = components['schemas']['Message'];
 export type SchemaSandboxInboundResult = components['schemas']['SandboxInboundResult'];
 export type SchemaInvalidSandboxActionError = components['schemas']['InvalidSandboxActionError'];
 export type SchemaInvalidPhoneError = components['schemas']['InvalidPhoneError'];
+export type SchemaAdminSandboxInboundInvalidError = components['schemas']['AdminSandboxInboundInvalidError'];
 export type SchemaSandboxButtonTapRequest = components['schemas']['SandboxButtonTapRequest'];
 export type SchemaSandboxButtonTapResult = components['schemas']['SandboxButtonTapResult'];
 export type SchemaSandboxReactionRequest = components['schemas']['SandboxReactionRequest'];
@@ -5408,7 +5457,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['InvalidNameError'] | components['schemas']['InvalidTimeZoneError'];
+          'application/json': components['schemas']['AdminAccountInvalidError'];
         };
       };
       default: components['responses']['UnexpectedError'];
@@ -5481,7 +5530,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['InvalidNameError'] | components['schemas']['InvalidTimeZoneError'];
+          'application/json': components['schemas']['AdminAccountInvalidError'];
         };
       };
       default: components['responses']['UnexpectedError'];
@@ -5643,10 +5692,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            | components['schemas']['InvalidNameError']
-            | components['schemas']['InvalidIdentityError']
-            | components['schemas']['InvalidDisconnectReasonError'];
+          'application/json': components['schemas']['AdminCreateConnectionInvalidError'];
         };
       };
       default: components['responses']['UnexpectedError'];
@@ -5691,8 +5737,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['InvalidNameError'] | components['schemas']['InvalidDisconnectReasonError'];
+          'application/json': components['schemas']['AdminUpdateConnectionInvalidError'];
         };
       };
       default: components['responses']['UnexpectedError'];
@@ -5738,7 +5783,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['InvalidLabelError'] | components['schemas']['InvalidOptionsError'];
+          'application/json': components['schemas']['AdminCreateCustomFieldInvalidError'];
         };
       };
       default: components['responses']['UnexpectedError'];
@@ -5820,8 +5865,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['InvalidConnectionError'] | components['schemas']['InvalidTemplateBodyError'];
+          'application/json': components['schemas']['AdminCreateTemplateInvalidError'];
         };
       };
       default: components['responses']['UnexpectedError'];
@@ -6442,8 +6486,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json':
-            components['schemas']['InvalidSandboxActionError'] | components['schemas']['InvalidPhoneError'];
+          'application/json': components['schemas']['AdminSandboxInboundInvalidError'];
         };
       };
       default: components['responses']['UnexpectedError'];

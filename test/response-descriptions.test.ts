@@ -1,9 +1,10 @@
 // Every field of what a client reads has a description, so generated SDKs carry a doc comment on it: each
 // property of a schema reachable from a response of a /v1 route or from an event body (3.1 `webhooks`) has a
-// `description`, or is a `$ref` to a schema that has one. And no /v1 response holds an inline union.
+// `description`, or is a `$ref` to a schema that has one. And no response of either description (/v1, /admin/v1)
+// holds an inline union.
 import { describe, expect, it } from 'vitest';
 import { deref, isObject, listOperations, type Json, type JsonObject } from '../scripts/lib/openapi.js';
-import { bundledSpec } from './helpers.js';
+import { adminBundledSpec, bundledSpec } from './helpers.js';
 
 const doc = bundledSpec();
 
@@ -78,5 +79,22 @@ describe('response fields', () => {
       properties: { id: { type: 'string' }, name: { type: 'string', description: 'x' } },
     };
     expect(undescribed(schema, 'Example', new Set(), [])).toEqual(['Example.id']);
+  });
+
+  it('every error union of an /admin/v1 response is a named schema too', () => {
+    const admin = adminBundledSpec();
+    const inline: string[] = [];
+    for (const op of listOperations(admin)) {
+      const responses = isObject(op.operation.responses) ? op.operation.responses : {};
+      for (const [status, raw] of Object.entries(responses)) {
+        const content = deref<JsonObject>(admin, raw).content;
+        if (!isObject(content)) continue;
+        for (const media of Object.values(content))
+          if (isObject(media) && isObject(media.schema) && Array.isArray(media.schema.oneOf))
+            inline.push(`${op.method.toUpperCase()} ${op.key} ${status}`);
+      }
+    }
+    expect(listOperations(admin).length).toBeGreaterThan(30);
+    expect(inline).toEqual([]);
   });
 });

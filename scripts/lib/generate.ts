@@ -6,7 +6,8 @@
 //   spec/components/schemas/blocks/  one schema per block type and their union, from the catalog (catalog.ts)
 //   generated/openapi.yaml      the public description, bundled: read by the server validator, Prism, openapi-typescript
 //                               and Redoc, and served at GET /openapi.json; it holds no `/admin` path
-//   generated/openapi.json      the same, as JSON (fast to load)
+//   generated/openapi.json      the same, as JSON (fast to load); both with `x-codeSamples` on every operation
+//                               (scripts/lib/code-samples.ts: curl and openapi-fetch, from the named examples)
 //   generated/api.ts            its TypeScript types (openapi-typescript, --default-non-nullable false, --root-types)
 //   generated/admin-openapi.yaml, .json, generated/admin-api.ts   the same for the vendor console (spec/admin.yaml)
 //   generated/operations.ts     operationId → method, path, scope, rate kind, idempotency (`as const`), both APIs
@@ -19,12 +20,13 @@ import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { format, resolveConfig, type Options } from 'prettier';
-import { parse } from 'yaml';
+import { parse, parseDocument } from 'yaml';
 import { buildExamples } from '../examples/build.js';
+import { codeSamples, PUBLIC_SAMPLES, type SampleOptions } from './code-samples.js';
 import { BLOCK_SCHEMAS_DIR, buildCatalog, renderBlockSchemas, renderCatalogModule } from './catalog.js';
 import { renderOperations } from './operations.js';
 import { ADMIN_DESCRIPTION, DESCRIPTIONS, PUBLIC_DESCRIPTION, type Description } from './descriptions.js';
-import type { JsonObject } from './openapi.js';
+import { isObject, type JsonObject } from './openapi.js';
 
 const run = promisify(execFile);
 
@@ -90,6 +92,25 @@ async function bundle(root: string, specRoot: string, rootFile: string, target: 
   }
 }
 
+/** The descriptions that get code samples; the source spec never holds them. */
+const SAMPLES = new Map<Description, SampleOptions>([[PUBLIC_DESCRIPTION, PUBLIC_SAMPLES]]);
+
+/** Adds `x-codeSamples` to every operation of the bundle, in its text (YAML) and its parsed form alike. */
+function addCodeSamples(bundledText: string, bundled: JsonObject, options: SampleOptions): string {
+  const yaml = parseDocument(bundledText);
+  const paths = bundled.paths;
+  for (const [key, samples] of codeSamples(bundled, options)) {
+    const [method, path] = [key.slice(0, key.indexOf(' ')), key.slice(key.indexOf(' ') + 1)];
+    const operation = isObject(paths) ? paths[path] : undefined;
+    const target = isObject(operation) ? operation[method] : undefined;
+    if (!isObject(target)) throw new Error(`code samples: no operation ${key} in the bundle`);
+    const value = samples.map((s) => ({ lang: s.lang, label: s.label, source: s.source }));
+    target['x-codeSamples'] = value;
+    yaml.setIn(['paths', path, method, 'x-codeSamples'], yaml.createNode(value));
+  }
+  return yaml.toString({ lineWidth: 0 });
+}
+
 /** Bundles one description, writes it as YAML and JSON with its TypeScript types, and returns it parsed. */
 async function bundleAndType(
   root: string,
@@ -108,6 +129,8 @@ async function bundleAndType(
     rmSync(scratch, { recursive: true, force: true });
   }
   const bundled = parse(bundledText) as JsonObject;
+  const samples = SAMPLES.get(description);
+  if (samples) bundledText = addCodeSamples(bundledText, bundled, samples);
   write(out, description.yaml, await pretty(root, description.yaml, bundledText, 'yaml'));
   write(out, description.json, await pretty(root, description.json, JSON.stringify(bundled), 'json'));
   written.push(description.yaml, description.json);
