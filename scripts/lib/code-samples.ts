@@ -254,10 +254,21 @@ export function operationSamples(
   ids = exampleIds(doc),
 ): CodeSample[] {
   const call = describeCall(doc, op);
-  const example = call.body?.name ? ` (${call.body.name})` : '';
+  // Redoc keys a sample by its label, so the labels are the languages' own; the example's name is a comment.
+  const named = call.body?.name;
+  const curl = curlSample(call, ids, options);
+  const typescript = typescriptSample(call, ids, options);
   return [
-    { lang: 'Shell', label: `curl${example}`, source: curlSample(call, ids, options) },
-    { lang: 'TypeScript', label: `TypeScript, openapi-fetch${example}`, source: typescriptSample(call, ids, options) },
+    {
+      lang: 'Shell',
+      label: 'curl',
+      source: named ? curl.replace('\n', `\n# The body is the example “${named}”.\n`) : curl,
+    },
+    {
+      lang: 'TypeScript',
+      label: 'TypeScript',
+      source: named ? `// The body is the example “${named}”.\n${typescript}` : typescript,
+    },
   ];
 }
 

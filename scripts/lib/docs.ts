@@ -50,6 +50,12 @@ const REDOCLY_BADGE =
     '<svg xmlns="http://www.w3.org/2000/svg" width="56" height="14"><text x="0" y="11" font-family="sans-serif" font-size="11" fill="#888">Redocly</text></svg>',
   );
 
+/**
+ * The languages of the generated x-codeSamples (scripts/lib/code-samples.ts), as Redoc's switch lists them: Redoc
+ * matches a sample to a language by the sample's label, lowercased (`curl`, `typescript`).
+ */
+const CODE_SAMPLE_LANGUAGES = [{ lang: 'curl' }, { lang: 'TypeScript', label: 'TypeScript (openapi-fetch)' }];
+
 export interface BuildDocsOptions {
   root: string;
   /** Which description; the public one by default. */
@@ -81,6 +87,9 @@ export async function buildDocs(options: BuildDocsOptions): Promise<string> {
       join(root, 'redocly.yaml'),
       '--lint-config',
       'off',
+      // Redoc 3 shows an operation's x-codeSamples only in the languages it is told about, matched by `lang`.
+      '--openapi',
+      JSON.stringify({ codeSamples: { languages: CODE_SAMPLE_LANGUAGES } }),
     ]);
     if (result.code !== 0) throw new Error(`redocly build-docs failed:\n${result.output}`);
   } finally {
