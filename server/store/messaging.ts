@@ -1,5 +1,6 @@
 // SQL of conversations and messages. Every query takes the account first and filters by it.
 import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
+import type { ConnectionRow } from './console.js';
 import type { CursorCodec } from './cursor.js';
 import { paginate, type Page, type PageRequest } from './pagination.js';
 import type { ConversationsTable, DB, MessagesTable } from './schema.js';
@@ -228,4 +229,70 @@ export async function findConversationById(
   conversationId: string,
 ): Promise<ConversationRow | undefined> {
   return db.selectFrom('conversations').selectAll().where('id', '=', conversationId).executeTakeFirst();
+}
+/**
+ * The contact's conversation and its connection in one statement (an automation's first send of a stretch reads
+ * both); either is undefined when missing (the conversation too when the connection is: a send needs both).
+ */
+export async function findConversationAndConnection(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  connectionId: string,
+): Promise<{ conversation: ConversationRow | undefined; connection: ConnectionRow | undefined }> {
+  const row = await db
+    .selectFrom('connections as n')
+    .leftJoin('conversations as c', (join) =>
+      join.onRef('c.account_id', '=', 'n.account_id').on('c.contact_id', '=', contactId),
+    )
+    .selectAll('n')
+    .select([
+      'c.id as conversation_id',
+      'c.contact_id as conversation_contact_id',
+      'c.connection_id as conversation_connection_id',
+      'c.channel as conversation_channel',
+      'c.in_inbox as conversation_in_inbox',
+      'c.last_message_at as conversation_last_message_at',
+      'c.last_inbound_at as conversation_last_inbound_at',
+      'c.marked_unread as conversation_marked_unread',
+      'c.created_at as conversation_created_at',
+    ])
+    .where('n.account_id', '=', accountId)
+    .where('n.id', '=', connectionId)
+    .executeTakeFirst();
+  if (!row) return { conversation: undefined, connection: undefined };
+  const {
+    conversation_id: id,
+    conversation_contact_id: contact_id,
+    conversation_connection_id: connection_id,
+    conversation_channel: channel,
+    conversation_in_inbox: in_inbox,
+    conversation_last_message_at: last_message_at,
+    conversation_last_inbound_at: last_inbound_at,
+    conversation_marked_unread: marked_unread,
+    conversation_created_at: created_at,
+    ...connection
+  } = row;
+  const conversation =
+    id !== null &&
+    contact_id !== null &&
+    connection_id !== null &&
+    channel !== null &&
+    in_inbox !== null &&
+    marked_unread !== null &&
+    created_at !== null
+      ? {
+          id,
+          account_id: accountId,
+          contact_id,
+          connection_id,
+          channel,
+          in_inbox,
+          last_message_at,
+          last_inbound_at,
+          marked_unread,
+          created_at,
+        }
+      : undefined;
+  return { conversation, connection };
 }

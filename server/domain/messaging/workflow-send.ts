@@ -11,7 +11,12 @@ import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { findConnection, findTemplate, type ConnectionRow } from '../../store/console.js';
 import { findContact, type ContactRow } from '../../store/contacts.js';
-import { findConversationOfContact, type ConversationRow, type MessageRow } from '../../store/messaging.js';
+import {
+  findConversationAndConnection,
+  findConversationOfContact,
+  type ConversationRow,
+  type MessageRow,
+} from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
 import { trackingPrefix } from '../workflows/tracked-links.js';
 import { findMediaInfo } from './media.js';
@@ -60,6 +65,8 @@ export async function sendFromWorkflow(
   const memo = send.memo ?? {};
   const contact = (memo.contact ??= await findContact(tx, accountId, send.contactId));
   if (!contact) return refused('contact_not_found', 'The contact no longer exists.');
+  if (!memo.conversation && !memo.connection)
+    Object.assign(memo, await findConversationAndConnection(tx, accountId, contact.id, contact.connection_id));
   const conversation = (memo.conversation ??= await findConversationOfContact(tx, accountId, contact.id));
   const connection = (memo.connection ??= await findConnection(tx, accountId, contact.connection_id));
   if (!conversation || !connection) return refused('contact_not_found', 'The contact has no conversation.');
