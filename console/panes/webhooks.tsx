@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ok, type Problem, type Schemas } from '../api.js';
 import type { Session } from '../app.js';
 import { Field, ProblemNote, toProblem } from '../ui.js';
+import type { ReceivedRequest } from '../../server/console/received.js';
 
 type Endpoint = Schemas['WebhookEndpoint'];
 type Delivery = Schemas['WebhookDelivery'];
@@ -37,18 +38,8 @@ const RECEIVER_PREFIX = () => `${location.origin}/console/receiver/`;
 const RECEIVER_DESCRIPTION = 'Sandbox console: built-in receiver';
 const PAGE = 20;
 
-/** One request the built-in receiver kept (server/http/console-receiver.ts `ReceivedRequest`). */
-interface Received {
-  seq: number;
-  received_at: string;
-  headers: [string, string][];
-  body: string | null;
-  size: number;
-  verified: boolean;
-  webhook_id: string | null;
-  failure: string | null;
-  status: number;
-}
+/** One request the built-in receiver kept. */
+type Received = ReceivedRequest;
 
 function isReceived(value: unknown): value is Received {
   return (

@@ -22,6 +22,7 @@ import { adminTokenCheck } from './admin.js';
 import type { AppContext } from './context.js';
 import { endpointsTargetingPath } from '../store/webhook-endpoints.js';
 import { CONSOLE_PATH } from '../console/page.js';
+import type { ReceivedRequest } from '../console/received.js';
 
 export const RECEIVER_PATH = `${CONSOLE_PATH}/receiver`;
 export const MAX_RECEIVERS = 20;
@@ -30,23 +31,6 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** A receiver id: what the page draws (a UUID) or any 16 to 64 URL-safe characters. */
 const RECEIVER_ID = /^[A-Za-z0-9_-]{16,64}$/;
 const KEEP_ALIVE_MS = 15_000;
-
-export interface ReceivedRequest {
-  /** 1, 2, … per receiver. */
-  seq: number;
-  received_at: string;
-  /** The request's headers as received (names in lower case). */
-  headers: [string, string][];
-  /** The raw body as text; null when it was larger than MAX_BODY_BYTES. */
-  body: string | null;
-  size: number;
-  /** Verified with the secret of `webhook_id`; else why not. */
-  verified: boolean;
-  webhook_id: string | null;
-  failure: string | null;
-  /** What the receiver answered. */
-  status: number;
-}
 
 interface Receiver {
   requests: ReceivedRequest[];

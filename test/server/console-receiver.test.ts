@@ -12,8 +12,8 @@ import {
   MAX_REQUESTS,
   ReceiverLog,
   endReceiverStreams,
-  type ReceivedRequest,
 } from '../../server/http/console-receiver.js';
+import type { ReceivedRequest } from '../../server/console/received.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import { expectError } from './http-helpers.js';
 
