@@ -546,6 +546,9 @@ export interface paths {
      *     lost (a dropped database connection), the stream sends `event: webhook_delivery.updated` with
      *     `data: {}`: read the list again.
      *
+     *     An account holds at most 10 streams open at once on one server process (each costs a read per event):
+     *     one more is refused with `429 too_many_streams` until one ends.
+     *
      *     The admin token goes in the `Authorization` header as for every admin route, so a browser reads the stream
      *     with `fetch` and its body's reader (an `EventSource` cannot send headers).
      */
@@ -2276,6 +2279,30 @@ export interface components {
      *     happens.
      */
     ListBadRequestError: components['schemas']['ValidationError'] | components['schemas']['InvalidCursorError'];
+    /**
+     * too_many_streams
+     * @description `429` `too_many_streams`: the account already has as many event streams open on this server process as it
+     *     may (`limit`). Close one (each console tab holds one) and open it again.
+     */
+    AdminTooManyStreamsError: {
+      /**
+       * @description Always `error` for an error of the API.
+       * @constant
+       */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      /** @description What a program reads to handle the error. */
+      context: {
+        /**
+         * @description The error code; branch on it.
+         * @constant
+         */
+        code: 'too_many_streams';
+        /** @description Event streams an account may hold open at once on one server process. */
+        limit: number;
+      };
+    };
     /**
      * WorkflowTriggerEvent
      * @description A contact event that can start an automation.
@@ -5300,6 +5327,7 @@ export type SchemaNextCursor = components['schemas']['NextCursor'];
 export type SchemaAdminAuditLog = components['schemas']['AdminAuditLog'];
 export type SchemaInvalidCursorError = components['schemas']['InvalidCursorError'];
 export type SchemaListBadRequestError = components['schemas']['ListBadRequestError'];
+export type SchemaAdminTooManyStreamsError = components['schemas']['AdminTooManyStreamsError'];
 export type SchemaWorkflowTriggerEvent = components['schemas']['WorkflowTriggerEvent'];
 export type SchemaWorkflowTriggerInput = components['schemas']['WorkflowTriggerInput'];
 export type SchemaRootBlock = components['schemas']['RootBlock'];
@@ -6302,6 +6330,16 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['AdminUnauthorized'];
       404: components['responses']['NotFound'];
+      /** @description `too_many_streams`: the account has 10 streams open on this server process; end one first. */
+      429: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminTooManyStreamsError'];
+        };
+      };
       default: components['responses']['UnexpectedError'];
     };
   };

@@ -16,6 +16,7 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { getAccount } from '../domain/accounts/accounts.js';
+import { ApiError } from '../errors.js';
 import { EVENTS_CHANNEL, feedAfter, feedStart } from '../domain/events/feed.js';
 import { deliveryOfAccount } from '../domain/webhooks/deliveries-log.js';
 import { DELIVERIES_CHANGED_CHANNEL } from '../store/webhook-deliveries.js';
@@ -33,7 +34,13 @@ const PAGE = 100;
  */
 const LOOK_BACK = 100n;
 
-/** The streams open in this process, so a stopping server can end them. */
+/**
+ * Streams an account may hold open at once in this process: each open stream reads the database at every event
+ * of its account, so more would multiply the reads of one burst (a page opened in many tabs, a client in a loop).
+ */
+export const MAX_STREAMS_PER_ACCOUNT = 10;
+
+/** The streams open in this process, so a stopping server can end them, and the limit count them. */
 const openStreams = new Set<EventStream>();
 
 /** Ends every open event stream (a stopping server, before it waits for its connections). */
@@ -86,7 +93,20 @@ class EventStream {
     this.last = at.floor;
   }
 
+  get accountId(): string {
+    return this.at.accountId;
+  }
+
   async open(): Promise<void> {
+    // Counted and added with no await between, so concurrent opens cannot pass the limit together.
+    const open = [...openStreams].filter((stream) => stream.accountId === this.at.accountId).length;
+    if (open >= MAX_STREAMS_PER_ACCOUNT)
+      throw new ApiError(
+        429,
+        'too_many_streams',
+        `This account has ${MAX_STREAMS_PER_ACCOUNT} event streams open on this server; end one first.`,
+        { limit: MAX_STREAMS_PER_ACCOUNT },
+      );
     this.res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',

@@ -3,7 +3,7 @@
 // at the commit (no other account's), resumes after `after` or Last-Event-ID, outlives the request deadline, and
 // refuses what the admin API refuses. /console is served while the sandbox is on, 404 when it is off.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DELIVERY_UPDATED, endEventStreams } from '../../server/http/event-stream.js';
+import { DELIVERY_UPDATED, endEventStreams, MAX_STREAMS_PER_ACCOUNT } from '../../server/http/event-stream.js';
 import { updateDelivery } from '../../server/store/webhook-deliveries.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 
@@ -157,6 +157,34 @@ describe.each(engines)('the admin event stream and the console page on %s', (eng
     await byHeader.close();
     expect(q.map((e) => e.data.id)).toEqual(all.slice(1).map((e) => e.data.id));
     expect(h.map((e) => e.data.id)).toEqual(all.slice(1).map((e) => e.data.id));
+  });
+
+  it('holds at most MAX_STREAMS_PER_ACCOUNT streams of an account open at once (429 too_many_streams), others apart', async () => {
+    const a = await accountWithNumber();
+    const b = await accountWithNumber();
+    const path = (accountId: string) => `/admin/v1/accounts/${accountId}/event-stream`;
+    const streams = [];
+    for (let i = 0; i < MAX_STREAMS_PER_ACCOUNT; i++) streams.push(await openStream(t.baseUrl, path(a.accountId)));
+    expect(streams.map((s) => s.response.status)).toEqual(streams.map(() => 200));
+    const refused = await call(t.baseUrl, TOKEN, 'GET', path(a.accountId));
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({
+      type: 'error',
+      context: { code: 'too_many_streams', limit: MAX_STREAMS_PER_ACCOUNT },
+    });
+    // Another account is not held back by this one's streams.
+    const other = await openStream(t.baseUrl, path(b.accountId));
+    expect(other.response.status).toBe(200);
+    await other.close();
+    // One ended, one more opens.
+    await streams.pop()?.close();
+    let again = await openStream(t.baseUrl, path(a.accountId));
+    for (let i = 0; again.response.status === 429 && i < 50; i++) {
+      await new Promise((ok) => setTimeout(ok, 20)); // the server sees the close a moment later
+      again = await openStream(t.baseUrl, path(a.accountId));
+    }
+    expect(again.response.status).toBe(200);
+    for (const stream of [...streams, again]) await stream.close();
   });
 
   it('refuses as the admin API does (no token 401, an unknown account 404, a bad `after` 400); HEAD ends', async () => {
