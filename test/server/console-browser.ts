@@ -4,13 +4,14 @@
 //
 // A test file calls `consoleBrowser` inside its `describe.skipIf(!hasChromium).each(engines)` block.
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ensureDemoAccount, type Demo } from '../../server/console/demo.js';
+import { CHROMIUM, launchChromium, openConsoleTab } from './console-tab.js';
 import { exampleServer } from './example-server.js';
 import type { Engine } from '../../server/store/database.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
 export const hasChromium = existsSync(CHROMIUM);
 /** How long a poll of the page may take (vitest's default, 1 s, is short for a loaded machine). */
 export const POLL = { timeout: 20_000 };
@@ -37,11 +38,7 @@ export function consoleBrowser(engine: Engine, adminToken: string, name: string)
 
   beforeAll(async () => {
     demo = await ensureDemoAccount(server.t.database.db, server.t.clock, server.dataDir);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -54,21 +51,9 @@ export function consoleBrowser(engine: Engine, adminToken: string, name: string)
 
   async function openConsole(viewport = { width: 1280, height: 860 }): Promise<Page> {
     if (!browser) throw new Error('the browser starts in beforeAll');
-    const context = await browser.newContext({ viewport });
-    context.setDefaultTimeout(20_000);
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(`${server.t.baseUrl}/`)) return route.continue();
-      outside.push(url);
-      return route.abort('blockedbyclient');
-    });
-    const page = await context.newPage();
     const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(String(error)));
-    await page.goto(`${server.t.baseUrl}/console#token=${adminToken}&account=${demoOf().accountId}`);
-    // The token leaves the address bar at once; the account opens and its live stream connects.
-    await expect.poll(() => page.url(), POLL).toBe(`${server.t.baseUrl}/console`);
-    await page.locator('.live-live').waitFor();
+    const target = { baseUrl: server.t.baseUrl, adminToken, accountId: demoOf().accountId, outside, errors };
+    const page = await openConsoleTab(browser, target, viewport);
     expect(await page.getByRole('status', { name: 'Live events' }).innerText()).toContain('live');
     expect(errors).toEqual([]);
     return page;
