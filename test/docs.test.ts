@@ -59,23 +59,33 @@ describe('docs', () => {
   });
 
   // Redoc 3 shows an operation's x-codeSamples only in the languages its options list (scripts/lib/docs.ts), matched
-  // by label: in a real browser, operations show their curl sample, the example's name with a body.
-  it.skipIf(!existsSync(CHROMIUM))('shows the curl sample of each operation', async () => {
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
-    });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-      await page.goto(`file://${join(dir, 'index.html')}#tag/Contacts/operation/listContacts`);
-      await page.getByText('curl -sS "$BASE_URL/v1/contacts"').first().waitFor({ timeout: 30_000 });
-      await page.goto(`file://${join(dir, 'index.html')}#tag/Contacts/operation/createContact`);
-      await page.getByText('The body is the example “CreateContactMinimal”.').first().waitFor({ timeout: 30_000 });
-    } finally {
-      await browser.close();
-    }
-  });
+  // by label: in a real browser, an operation shows its curl sample (the example's name with a body), and its
+  // TypeScript one behind the language switch.
+  it.skipIf(!existsSync(CHROMIUM))(
+    'shows the code samples of an operation: curl, and TypeScript on the switch',
+    async () => {
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
+      });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        await page.goto(`file://${join(dir, 'index.html')}#tag/Contacts/operation/listContacts`);
+        await page.getByText('curl -sS "$BASE_URL/v1/contacts"').first().waitFor({ timeout: 30_000 });
+        await page.locator('.panel-request-samples').first().getByRole('button', { name: 'curl' }).click();
+        await page.getByRole('menuitem', { name: 'TypeScript' }).first().click();
+        await page
+          .getByText("const { data, error, response } = await api.GET('/v1/contacts');")
+          .first()
+          .waitFor({ timeout: 10_000 });
+        await page.goto(`file://${join(dir, 'index.html')}#tag/Contacts/operation/createContact`);
+        await page.getByText('The body is the example “CreateContactMinimal”.').first().waitFor({ timeout: 30_000 });
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 
   it('shows partners nothing of the vendor console', () => {
     expect(html).not.toContain('/admin/v1');

@@ -51,10 +51,11 @@ const REDOCLY_BADGE =
   );
 
 /**
- * The languages of the generated x-codeSamples (scripts/lib/code-samples.ts), as Redoc's switch lists them: Redoc
- * matches a sample to a language by the sample's label, lowercased (`curl`, `typescript`).
+ * The languages of the generated x-codeSamples (scripts/lib/code-samples.ts), in the order of Redoc's switch.
+ * Redoc keys a language by its label (else its lang) lowercased, and a sample by its label likewise: a language
+ * given a label of its own would match no sample.
  */
-const CODE_SAMPLE_LANGUAGES = [{ lang: 'curl' }, { lang: 'TypeScript', label: 'TypeScript (openapi-fetch)' }];
+const CODE_SAMPLE_LANGUAGES = [{ lang: 'curl' }, { lang: 'TypeScript' }];
 
 export interface BuildDocsOptions {
   root: string;
