@@ -4,7 +4,7 @@
 //
 // 1. before calling, the attempt is counted so that a crash after the call makes it again as the next attempt,
 //    and no more than 3 are ever made. The job knows its attempt (`payload.attempt`): on its first claim the
-//    call is as the block wrote it — handed over in memory by the process that committed it (`handOver`), or
+//    call is as the block wrote it — handed over in memory by the process that committed it (handover.ts), or
 //    else found by one read still pending with its run waiting for it — and the count is written with the
 //    answer (step 3); claimed again (a crash or a fault after the call, maybe), it counts its attempt as made in
 //    a short transaction first, as a job without `attempt` (written before it) always does. The secrets the
@@ -22,7 +22,6 @@ import { advanceRun } from '../../engine/runs.js';
 import type { EngineDeps } from '../../engine/context.js';
 import { INVOKE_JOB, type JobLease, type JobOf } from '../../job-kinds.js';
 import { INVOKE_MAX_ATTEMPTS, INVOKE_RETRY_DELAYS_MS } from '../../retries.js';
-import type { ClaimedJob } from '../../store/jobs.js';
 import {
   findCallAndRun,
   lockInvokeCall,
@@ -37,6 +36,7 @@ import type { DB } from '../../store/schema.js';
 import { lockRun, type WorkflowRunRow } from '../../store/workflow-runs.js';
 import type { TargetPolicy } from '../../webhooks/targets.js';
 import { fieldValues, secretNames } from './evaluate.js';
+import { handedCall } from './handover.js';
 import { attemptCall, excerptOf, type AttemptOutcome, type SecretValue } from './http.js';
 
 export interface InvokeDeps extends EngineDeps {
@@ -57,25 +57,13 @@ const RETRIED = new Set(['timeout', 'dns_failed', 'connection_failed']);
 const retried = (o: AttemptOutcome) =>
   o.status === 429 || (o.status !== null && o.status >= 500) || RETRIED.has(o.error ?? '');
 
-/** The calls handed over with their jobs by the transaction that wrote both (see `handOver`). */
-const handed = new WeakMap<object, InvokeCallRow>();
-
-/**
- * The block's transaction gives its job, claimed at insert for this process's worker, the call it just wrote:
- * once that commits, the job's first run starts from it without reading it back. Returns the job.
- */
-export function handOver<J extends ClaimedJob>(job: J, call: InvokeCallRow): J {
-  handed.set(job, call);
-  return job;
-}
-
 export async function runInvokeJob(job: JobOf<typeof INVOKE_JOB>, lease: JobLease, deps: InvokeDeps): Promise<void> {
   const { call_id: callId, attempt } = job.payload;
   const first = attempt !== undefined && job.attempts === 1;
   // Claimed again: this job's attempt may have been made before the crash or fault, so it counts as made.
   const made = first ? 0 : (attempt ?? 0);
   const begun =
-    (first ? await look(lease.db, callId, attempt, handed.get(job)) : null) ??
+    (first ? await look(lease.db, callId, attempt, handedCall(job)) : null) ??
     (await lease.db.transaction().execute((tx) => begin(tx, lease, deps, callId, made)));
   if (!begun) return;
   const { call } = begun;
@@ -109,9 +97,9 @@ async function look(
   db: Kysely<DB>,
   callId: string,
   attempt: number,
-  handedCall: InvokeCallRow | undefined,
+  handed: InvokeCallRow | undefined,
 ): Promise<Begun | null> {
-  const call = handedCall ?? (await pendingCall(db, callId));
+  const call = handed ?? (await pendingCall(db, callId));
   if (!call || call.attempts !== attempt - 1) return null;
   const secrets = await selectSecretsNamed(db, call.account_id, secretNames(call.request));
   return { call: { ...call, attempts: attempt }, attempt, secrets };

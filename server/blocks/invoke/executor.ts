@@ -7,7 +7,7 @@ import { CALL_WAIT_MS, type BlockExecutor } from '../../engine/context.js';
 import { INVOKE_JOB } from '../../job-kinds.js';
 import { insertInvokeCall } from '../../store/invoke-calls.js';
 import { enqueue, enqueueClaimed, type NewJob } from '../../store/jobs.js';
-import { handOver } from './call.js';
+import { handOver } from './handover.js';
 import { renderRequest } from './evaluate.js';
 
 export const execute: BlockExecutor<'invoke'> = async (ctx) => {
