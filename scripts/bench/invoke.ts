@@ -8,8 +8,8 @@
 //     records) and the engine's own time (the rest: the stretch, the job's hand-offs, the wake);
 //     and of the engine's time, the part around the call (from the invoke step to the send after it);
 //   - the server process's RSS before and after.
-// Flags: --contacts N (300), --writers N (8), --engine pglite|postgres|both (default: postgres when DATABASE_URL
-// is set, else pglite).
+// Flags: --contacts N (300), --writers N (8), --sequential (one run at a time: the engine's floor, no two runs
+// sharing the process), --engine pglite|postgres|both (default: postgres when DATABASE_URL is set, else pglite).
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -42,7 +42,12 @@ function engineFlagOf(): 'pglite' | 'postgres' | 'both' {
   return flag;
 }
 const engineFlag = engineFlagOf();
-const options = { contacts: argInt('contacts', 300), writers: argInt('writers', 8), engine: engineFlag };
+const options = {
+  contacts: argInt('contacts', 300),
+  writers: argInt('writers', 8),
+  engine: engineFlag,
+  sequential: process.argv.includes('--sequential'),
+};
 const ADMIN_TOKEN = `bench-admin-${randomUUID()}`;
 const RECEIVER_DELAY_MS = 20;
 
@@ -149,6 +154,23 @@ async function writeKeyword(ready: Ready, count: number, writers: number): Promi
   );
 }
 
+/**
+ * --sequential: one contact at a time, the next keyword written once the run before it completed, so no two runs
+ * share the process or the database: the engine's floor, apart from the load the other figures are taken under.
+ */
+async function writeKeywordOneByOne(ready: Ready, count: number, completed: () => Promise<number>): Promise<void> {
+  const target = { url: ready.url, connectionId: ready.connectionId, adminToken: ADMIN_TOKEN };
+  const start = await completed();
+  for (let i = 0; i < count; i += 1) {
+    await writeInbound(target, { count: 1, writers: 1, firstPhone: 20_000_000 + i, text: 'promo' });
+    const deadline = performance.now() + 30_000;
+    while ((await completed()) < start + i + 1) {
+      if (performance.now() > deadline) throw new Error(`run ${i + 1} did not complete within 30 s`);
+      await new Promise((ok) => setTimeout(ok, 20));
+    }
+  }
+}
+
 type Processes = Parameters<Parameters<typeof withBenchServer>[4]>[1];
 
 async function measure(engine: EngineName, ready: Ready, processes: Processes, calls: () => number) {
@@ -156,7 +178,8 @@ async function measure(engine: EngineName, ready: Ready, processes: Processes, c
     request<Status>(processes.server, { accountId: ready.accountId, workflowId: ready.workflowId, latencies });
   const before = await status();
   const t0 = performance.now();
-  await writeKeyword(ready, options.contacts, options.writers);
+  if (options.sequential) await writeKeywordOneByOne(ready, options.contacts, async () => (await status()).completed);
+  else await writeKeyword(ready, options.contacts, options.writers);
   let last = before;
   for (;;) {
     last = await status();
@@ -216,7 +239,7 @@ async function bench(): Promise<void> {
     receiver.server.close();
   }
   console.log(
-    `\nInvoke: ${options.contacts} contacts write the keyword (${options.writers} at a time); an invoke block (receiver ` +
+    `\nInvoke: ${options.contacts} contacts write the keyword (${options.sequential ? 'one run at a time' : `${options.writers} at a time`}); an invoke block (receiver ` +
       `answering in ${RECEIVER_DELAY_MS} ms), then a message; the engine's own time is trigger→send minus the HTTP call:\n`,
   );
   console.log(table(rows));
