@@ -13,7 +13,7 @@ import { check } from '../examples/check.js';
 import { playDemoFlow, region, type Moment } from '../test/server/console-flow.js';
 import { launchChromium, openConsoleTab } from '../test/server/console-tab.js';
 import { repoRoot } from './lib/root.js';
-import { freePort, startServerProcess } from './lib/server-process.js';
+import { freePort, sandboxServerEnv, startServerProcess } from './lib/server-process.js';
 
 const NAME = 'Ana Souza';
 /** Each moment's pane (its accessible name) and file. */
@@ -41,18 +41,8 @@ async function main(): Promise<void> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'ep-screenshots-'));
   const adminToken = randomBytes(24).toString('hex');
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    ADMIN_TOKEN: adminToken,
-    APP_ENV: 'development',
-    SANDBOX_ENABLED: 'true',
-    WEBHOOK_DEV_TARGETS: 'true',
-    LOG_LEVEL: 'warn',
-  };
   // The embedded database, always: the pictures do not depend on the shell's DATABASE_URL.
-  delete env.DATABASE_URL;
+  const env = sandboxServerEnv({ port, dataDir, adminToken });
   const server = await startServerProcess(env, baseUrl);
   const browser = await launchChromium();
   try {

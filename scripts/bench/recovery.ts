@@ -29,7 +29,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { createClient, type ApiClient } from '../../client/index.js';
 import { check } from '../../examples/check.js';
-import { freePort, startServerProcess, type ServerProcess } from '../lib/server-process.js';
+import { freePort, sandboxServerEnv, startServerProcess, type ServerProcess } from '../lib/server-process.js';
 import { argInt, engineOption, enginesToRun, ENGINE_LABEL, scratchPostgres, table, type EngineName } from './common.js';
 
 const ENDPOINTS = 10;
@@ -150,19 +150,14 @@ async function runCase(c: Case, postgresBase: string): Promise<Result> {
       // Its own directory (media files, the demo key's file; PGlite's data): a restart keeps it.
       const dataDir = mkdtempSync(join(tmpdir(), 'ep-recovery-'));
       dirs.push(dataDir);
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        ADMIN_TOKEN: adminToken,
-        APP_ENV: 'development',
-        SANDBOX_ENABLED: 'true',
-        WEBHOOK_DEV_TARGETS: 'true',
-        WEBHOOK_PACE_PER_MINUTE: '0',
-        LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
-      };
-      delete env.DATABASE_URL;
-      if (scratch) env.DATABASE_URL = scratch.url;
+      const env = sandboxServerEnv({
+        port,
+        dataDir,
+        adminToken,
+        ...(scratch ? { databaseUrl: scratch.url } : {}),
+        logLevel: process.env.LOG_LEVEL ?? 'error',
+        extra: { WEBHOOK_PACE_PER_MINUTE: '0' },
+      });
       const baseUrl = `http://127.0.0.1:${port}`;
       servers.push({ env, baseUrl, process: await startServerProcess(env, baseUrl) });
     }

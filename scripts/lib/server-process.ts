@@ -23,6 +23,34 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * The environment of a development server with the sandbox on, on `port` with its own `dataDir`: the embedded
+ * database (the shell's DATABASE_URL is dropped: pass `databaseUrl` to use one), webhooks to loopback allowed.
+ */
+export function sandboxServerEnv(options: {
+  port: number;
+  dataDir: string;
+  adminToken: string;
+  databaseUrl?: string;
+  logLevel?: string;
+  extra?: NodeJS.ProcessEnv;
+}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(options.port),
+    DATA_DIR: options.dataDir,
+    ADMIN_TOKEN: options.adminToken,
+    APP_ENV: 'development',
+    SANDBOX_ENABLED: 'true',
+    WEBHOOK_DEV_TARGETS: 'true',
+    LOG_LEVEL: options.logLevel ?? 'warn',
+    ...options.extra,
+  };
+  delete env.DATABASE_URL;
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  return env;
+}
+
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 /**
