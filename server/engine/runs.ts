@@ -37,9 +37,9 @@ import {
   type WorkflowRunRow,
 } from '../store/workflow-runs.js';
 import type { RunnableVersionRow } from '../store/workflows.js';
-import { endCall } from '../blocks/invoke/outcome.js';
+import { endCall, stepCloseOf } from '../blocks/invoke/outcome.js';
 import type { InvokeCallRow } from '../store/invoke-calls.js';
-import type { DB, WorkflowRunStepCall } from '../store/schema.js';
+import type { DB } from '../store/schema.js';
 import { runBlock } from './blocks/index.js';
 import { committing } from './commit.js';
 import { writeField } from './blocks/field-write.js';
@@ -159,13 +159,13 @@ export async function advanceRun(
   wake: Wake,
   /**
    * What the caller has at hand in this transaction already: the run's contact, and (a `call` wake) the call
-   * as it just ended.
+   * as it just ended, and whether its step was closed with it (the call's job, in one statement).
    */
-  known: { contact?: ContactRow; call?: InvokeCallRow } = {},
+  known: { contact?: ContactRow; call?: InvokeCallRow; callStepClosed?: boolean } = {},
 ): Promise<void> {
   const version = await versionOf(tx, run);
   if (!version) return finish(tx, deps, run, 'failed', { code: 'version_not_found', message: 'The version is gone.' });
-  const woken = await wakeUp(wakingOf(tx, deps, run, version), wake, known.call);
+  const woken = await wakeUp(wakingOf(tx, deps, run, version), wake, known);
   if (!woken) return;
   const moving = { ...woken.run, waiting_for: null, wait_until: null, wait_message_id: null, wait_step: null };
   await walk(tx, deps, moving, version, woken.from, woken.pendingTap, known.contact);
@@ -212,7 +212,11 @@ function wakingOf(tx: Transaction<DB>, deps: EngineDeps, run: WorkflowRunRow, ve
 }
 
 /** What `wake` does to the run: where it goes on from, or nothing (a stale wake, or the run ended). */
-async function wakeUp(waking: Waking, wake: Wake, endedCall?: InvokeCallRow): Promise<Resumed | undefined> {
+async function wakeUp(
+  waking: Waking,
+  wake: Wake,
+  known: { call?: InvokeCallRow; callStepClosed?: boolean },
+): Promise<Resumed | undefined> {
   switch (wake.kind) {
     case 'start':
       // A run begins at `root`, or at the block it was started from (multichannel).
@@ -237,7 +241,7 @@ async function wakeUp(waking: Waking, wake: Wake, endedCall?: InvokeCallRow): Pr
       return handedOff(waking, wake);
     case 'call':
       return waking.run.waiting_for === 'call' && waking.waitStep === wake.step
-        ? callEnded(waking, wake.output, endedCall)
+        ? callEnded(waking, wake.output, known)
         : undefined;
   }
 }
@@ -254,14 +258,12 @@ const closeWait = (
   output: number | null,
   status: 'completed' | 'failed' = 'completed',
   error?: StepError,
-  call?: WorkflowRunStepCall | null,
 ) =>
   closeRunStep(waking.tx, waking.run.id, waking.waitStep, {
     status,
     output,
     ended_at: waking.now,
     ...(error ? { error } : {}),
-    ...(call ? { call } : {}),
   });
 
 /** A sleep, start delay or child run ended: the run follows the block's output. */
@@ -311,16 +313,22 @@ async function answer(waking: Waking, text: string): Promise<Resumed | undefined
   return goOn(waking, nextOf(here, 0), run);
 }
 
-/** The invoke call of the step the run waits at ended (or its bound passed): fields copied, the output followed. */
-async function callEnded(waking: Waking, output: number, endedCall?: InvokeCallRow): Promise<Resumed> {
-  const context = () => runContext(waking.tx, waking.deps, waking.run, waking.version);
-  const ended = await endCall(waking.tx, context, waking.now, waking.run.id, waking.waitStep, output, endedCall);
-  await closeWait(waking, ended.output, ended.error ? 'failed' : 'completed', ended.error ?? undefined, ended.call);
+/**
+ * The invoke call of the step the run waits at ended (or its bound passed): fields copied, the step closed
+ * (unless the call's job closed it with the call's end), the output followed.
+ */
+async function callEnded(
+  waking: Waking,
+  output: number,
+  known: { call?: InvokeCallRow; callStepClosed?: boolean },
+): Promise<Resumed> {
+  const { tx, run } = waking;
+  const context = () => runContext(tx, waking.deps, run, waking.version);
+  const ended = await endCall(tx, context, waking.now, run.id, waking.waitStep, output, known.call);
+  if (!known.callStepClosed) await closeRunStep(tx, run.id, waking.waitStep, stepCloseOf(ended, waking.now));
   const written = Object.keys(ended.written).length > 0;
-  const run = written
-    ? await updateRun(waking.tx, waking.run.id, { variables: { ...waking.run.variables, ...ended.written } })
-    : waking.run;
-  return goOn(waking, nextOf(waking.here, ended.output), run);
+  const moved = written ? await updateRun(tx, run.id, { variables: { ...run.variables, ...ended.written } }) : run;
+  return goOn(waking, nextOf(waking.here, ended.output), moved);
 }
 
 /** The contact tapped a button of message `messageId`: of the buttons the run waits for, or still open. */
@@ -535,9 +543,7 @@ async function waitFor(stretch: Stretch, step: Step, result: Waits, messageId: s
     await scheduleAdvance(tx, deps, stretch.run, { kind: 'timer', step: waitStep }, result.until);
   if (contactWait || result.wait === 'child')
     await scheduleAdvance(tx, deps, stretch.run, { kind: 'expire', step: waitStep }, result.until);
-  // The call's job wakes the run when it ends; this bound takes the failure output if it never does.
-  if (result.wait === 'call')
-    await scheduleAdvance(tx, deps, stretch.run, { kind: 'call', step: waitStep, output: 1 }, result.until);
+  // A `call` wait's bound is written by the invoke block with its call (blocks/invoke/executor.ts).
   return 'over';
 }
 

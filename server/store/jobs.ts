@@ -118,20 +118,38 @@ export async function enqueueClaimed<K extends JobKind>(
   job: NewJob<K>,
   claim: ClaimAtInsert,
 ): Promise<ClaimedJob<K>> {
-  const now = clock.now();
-  const { row } = newJobRow(job, now);
   const inserted = await trx
     .insertInto('jobs')
-    .values({
-      ...row,
-      attempts: 1,
-      locked_by: claim.workerId,
-      locked_until: new Date(now.getTime() + claim.leaseMs).toISOString(),
-    })
+    .values(claimedJobRow(job, claim, clock.now()))
     .returningAll()
     .executeTakeFirstOrThrow();
+  return claimedJobOf(inserted, job);
+}
+
+/** The row `enqueueClaimed` writes (for a statement that writes the job with what causes it). */
+export function claimedJobRow<K extends JobKind>(job: NewJob<K>, claim: ClaimAtInsert, now: Date) {
+  return {
+    ...newJobRow(job, now).row,
+    attempts: 1,
+    locked_by: claim.workerId,
+    locked_until: new Date(now.getTime() + claim.leaseMs).toISOString(),
+  };
+}
+
+/** The job `claimedJobRow(job)` wrote, as its claim. */
+export function claimedJobOf<K extends JobKind>(inserted: JobRow, job: NewJob<K>): ClaimedJob<K> {
   // The row is the job just written as `job`: its kind and payload are K's.
   return { ...toClaimedJob(inserted), kind: job.kind, accountId: job.accountId, payload: job.payload };
+}
+
+/**
+ * The row of a job due later, for a statement that writes it with what causes it: nobody needs waking for it
+ * (a job due now must be added with `enqueue`, which notifies).
+ */
+export function laterJobRow<K extends JobKind>(job: NewJob<K>, now: Date) {
+  const { row, due } = newJobRow(job, now);
+  if (due) throw new Error(`a ${job.kind} job due now must be added with enqueue`);
+  return row;
 }
 
 /**

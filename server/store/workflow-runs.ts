@@ -146,26 +146,29 @@ export async function insertRunStep(db: Kysely<DB>, step: NewRunStep): Promise<v
 }
 
 /** Ends the run's open step (a wait that ended): its status, output and end time. */
-export async function closeRunStep(
-  db: Kysely<DB>,
-  runId: string,
-  seq: number,
-  changes: {
-    status: WorkflowRunStepRow['status'];
-    output: number | null;
-    ended_at: string;
-    error?: WorkflowRunStepRow['error'];
-    call?: WorkflowRunStepRow['call'];
-  },
-): Promise<void> {
+/** How a step closes. */
+export interface StepClose {
+  status: WorkflowRunStepRow['status'];
+  output: number | null;
+  ended_at: string;
+  error?: WorkflowRunStepRow['error'];
+  call?: WorkflowRunStepRow['call'];
+}
+
+/** The columns a step's close sets (closeRunStep, and the invoke call's end: invoke-calls.ts). */
+export function stepCloseColumns(changes: StepClose) {
   const { error, call, ...rest } = changes;
+  return {
+    ...rest,
+    ...(error !== undefined ? { error: error ? JSON.stringify(error) : null } : {}),
+    ...(call ? { call: JSON.stringify(call) } : {}),
+  };
+}
+
+export async function closeRunStep(db: Kysely<DB>, runId: string, seq: number, changes: StepClose): Promise<void> {
   await db
     .updateTable('workflow_run_steps')
-    .set({
-      ...rest,
-      ...(error !== undefined ? { error: error ? JSON.stringify(error) : null } : {}),
-      ...(call ? { call: JSON.stringify(call) } : {}),
-    })
+    .set(stepCloseColumns(changes))
     .where('run_id', '=', runId)
     .where('seq', '=', seq)
     .execute();

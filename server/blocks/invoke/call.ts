@@ -23,6 +23,7 @@ import type { EngineDeps } from '../../engine/context.js';
 import { INVOKE_JOB, type JobLease, type JobOf } from '../../job-kinds.js';
 import { INVOKE_MAX_ATTEMPTS, INVOKE_RETRY_DELAYS_MS } from '../../retries.js';
 import {
+  endCallClosingStep,
   findCallAndRun,
   lockInvokeCall,
   lockRunAndCall,
@@ -38,6 +39,7 @@ import type { TargetPolicy } from '../../webhooks/targets.js';
 import { fieldValues, secretNames } from './evaluate.js';
 import { handedCall } from './handover.js';
 import { attemptCall, excerptOf, type AttemptOutcome, type SecretValue } from './http.js';
+import { endOfDoneCall, stepCloseOf } from './outcome.js';
 
 export interface InvokeDeps extends EngineDeps {
   /** The address rules (config.invokeDevTargets). */
@@ -145,6 +147,8 @@ async function begin(
 
 /** Records the attempt: the next one later on the clock, or the call's end and the run woken. */
 async function record(tx: Transaction<DB>, lease: JobLease, deps: InvokeDeps, begun: Begun, outcome: AttemptOutcome) {
+  if (!(retried(outcome) && begun.attempt < INVOKE_MAX_ATTEMPTS) && (await endAtOnce(tx, lease, deps, begun, outcome)))
+    return;
   const now = deps.clock.now();
   const locked = await lockRunAndCall(tx, begun.call.id);
   // The request and the call's place never change; its status, count and time may have.
@@ -174,9 +178,50 @@ async function record(tx: Transaction<DB>, lease: JobLease, deps: InvokeDeps, be
     });
     return lease.complete(tx);
   }
+  await finishCall(tx, lease, deps, run, call, endOf(call, outcome), seen);
+}
+
+/** How the call ends on this answer: its output, its error, the fields the answer gives. */
+function endOf(call: InvokeCallRow, outcome: AttemptOutcome): CallEnding {
   const ok = outcome.error === null;
   const values = ok && call.request.fields.length > 0 ? answerFields(call, outcome.body) : null;
-  await finishCall(tx, lease, deps, run, call, { output: ok ? 0 : 1, error: outcome.error, values }, seen);
+  return { output: ok ? 0 : 1, error: outcome.error, values };
+}
+
+/**
+ * The common case, the last attempt recorded (not one to retry): the call's end and its step's close in one
+ * statement with the locks (store/invoke-calls.ts endCallClosingStep), then the run woken. False when the call
+ * is not as this attempt knew it or its run no longer waits for it: the locked path below decides.
+ */
+async function endAtOnce(
+  tx: Transaction<DB>,
+  lease: JobLease,
+  deps: InvokeDeps,
+  begun: Begun,
+  outcome: AttemptOutcome,
+) {
+  const now = deps.clock.now().toISOString();
+  const { call } = begun;
+  const changes = callEndChanges(endOf(call, outcome), {
+    attempts: begun.attempt,
+    response_status: outcome.status,
+    excerpt: excerptOf(outcome.body, outcome.sent),
+    duration_ms: call.duration_ms + outcome.durationMs,
+    now,
+  });
+  const ended = { ...call, ...changes };
+  const close = stepCloseOf(endOfDoneCall(ended), now);
+  const result = await endCallClosingStep(tx, call.id, call, changes, close);
+  if (!result?.ended) return false;
+  await advanceRun(
+    tx,
+    deps,
+    result.run,
+    { kind: 'call', step: call.step, output: changes.output },
+    { call: ended, callStepClosed: true },
+  );
+  await lease.complete(tx);
+  return true;
 }
 
 /** The fields of a 2xx answer; none when it is not JSON (the answer still takes the success output). */
@@ -198,6 +243,27 @@ const MESSAGES: Record<string, string> = {
   http_status: 'The endpoint answered with a status outside 2xx.',
 };
 
+/** How a call ends: its output, the error's code, the fields the answer gives. */
+interface CallEnding {
+  output: number;
+  error: string | null;
+  values?: Record<string, string> | null;
+}
+
+/** The call's row once done: the last attempt's figures (`seen`) and the end. */
+function callEndChanges(end: CallEnding, seen: Omit<InvokeCallChanges, 'updated_at'> & { now: string }) {
+  const { now, ...figures } = seen;
+  const error = end.error ? { code: end.error, message: MESSAGES[end.error] ?? 'The call failed.' } : null;
+  return {
+    ...figures,
+    status: 'done',
+    output: end.output,
+    error,
+    field_values: end.values ?? null,
+    updated_at: now,
+  } satisfies InvokeCallChanges;
+}
+
 /** The call is done: its outcome on the row (with `seen`, the last attempt's), and the run woken in this transaction. */
 async function finishCall(
   tx: Transaction<DB>,
@@ -205,18 +271,10 @@ async function finishCall(
   deps: InvokeDeps,
   run: WorkflowRunRow,
   call: InvokeCallRow,
-  end: { output: number; error: string | null; values?: Record<string, string> | null },
+  end: CallEnding,
   seen: Omit<InvokeCallChanges, 'updated_at'>,
 ) {
-  const error = end.error ? { code: end.error, message: MESSAGES[end.error] ?? 'The call failed.' } : null;
-  const changes = {
-    ...seen,
-    status: 'done',
-    output: end.output,
-    error,
-    field_values: end.values ?? null,
-    updated_at: deps.clock.now().toISOString(),
-  } satisfies InvokeCallChanges;
+  const changes = callEndChanges(end, { ...seen, now: deps.clock.now().toISOString() });
   await updateInvokeCall(tx, call.id, changes);
   await advanceRun(
     tx,

@@ -17,6 +17,36 @@ export interface CallEnd {
 
 const EXPIRED: StepError = { code: 'call_expired', message: 'The call did not finish within 10 minutes.' };
 
+/** What the step records of its call: none before any attempt was made. */
+function detailsOf(call: InvokeCallRow): WorkflowRunStepCall | null {
+  return call.attempts > 0
+    ? {
+        method: call.request.method,
+        host: hostOf(call.request.url),
+        status: call.response_status,
+        attempts: call.attempts,
+        duration_ms: call.duration_ms,
+        response_excerpt: call.excerpt,
+      }
+    : null;
+}
+
+/** The step's end for a call its job ended (`done`): the call's output (else `output`), its error, its details. */
+export function endOfDoneCall(call: InvokeCallRow, output = 1): Omit<CallEnd, 'written'> {
+  return { output: call.output ?? output, error: call.error, call: detailsOf(call) };
+}
+
+/** How the step closes on the call's end (engine/runs.ts, or the call's job in one statement with the call's write). */
+export function stepCloseOf(end: Omit<CallEnd, 'written'>, endedAt: string) {
+  return {
+    status: end.error ? ('failed' as const) : ('completed' as const),
+    output: end.output,
+    ended_at: endedAt,
+    ...(end.error ? { error: end.error } : {}),
+    ...(end.call ? { call: end.call } : {}),
+  };
+}
+
 /**
  * The call of step `step` ended with `output` (or its bound passed while it was still pending). `context` is
  * read only when the answer has fields to copy (most calls have none: the stretch that follows reads it anyway).
@@ -33,21 +63,10 @@ export async function endCall(
 ): Promise<CallEnd> {
   const call = ended ?? (await findInvokeCallOfStep(tx, runId, step));
   if (!call) return { output: 1, error: EXPIRED, call: null, written: {} };
-  const details: WorkflowRunStepCall | null =
-    call.attempts > 0
-      ? {
-          method: call.request.method,
-          host: hostOf(call.request.url),
-          status: call.response_status,
-          attempts: call.attempts,
-          duration_ms: call.duration_ms,
-          response_excerpt: call.excerpt,
-        }
-      : null;
   if (call.status !== 'done') {
     // The bound passed first: the job that may still come finds the call cancelled and makes no request.
     await updateInvokeCall(tx, call.id, { status: 'cancelled', output: 1, error: EXPIRED, updated_at: now });
-    return { output: 1, error: EXPIRED, call: details, written: {} };
+    return { output: 1, error: EXPIRED, call: detailsOf(call), written: {} };
   }
   const written: Record<string, string> = {};
   const values = call.output === 0 ? Object.entries(call.field_values ?? {}) : [];
@@ -57,7 +76,7 @@ export async function endCall(
       // A field the account no longer has, or a value its type refuses, is skipped: the answer was a success.
       if ((await writeField(ctx, key, value)) === null) written[key] = value;
     }
-  return { output: call.output ?? output, error: call.error, call: details, written };
+  return { ...endOfDoneCall(call, output), written };
 }
 
 function hostOf(url: string): string {
