@@ -367,6 +367,46 @@ describe.each(engines)('the invoke block on %s', (engine) => {
     );
   });
 
+  it('a call that never ends takes the failure output at its bound (10 minutes); its job then calls nobody', async () => {
+    await withWorker(
+      (registry) => {
+        // Claimed at insert for a runner that holds it for 20 minutes and never runs it: only the bound written
+        // with the call (blocks/invoke/executor.ts) can move the run on.
+        registry.runJobsWith({
+          workerId: 'stuck',
+          leaseMs: () => 20 * 60_000,
+          run: async () => {},
+          release: async () => {},
+        });
+        return workerOf(registry);
+      },
+      async () => {
+        receiver.reset({ status: 200, body: '{}' });
+        const s = await setUp();
+        const workflowId = await publish(s.me, s.connection.id, graphOf(invoke({ endpoint: receiver.url() })), ANY);
+        await s.writes('oi');
+        h.t.clock.advance(9 * 60_000);
+        await hx.drain();
+        expect(await sentTexts(s.me)).toEqual([]);
+        h.t.clock.advance(61_000);
+        await hx.drain();
+        expect(await sentTexts(s.me)).toEqual(['falhou']);
+        const [run] = await runsOf(s.me, workflowId);
+        const read = await runOf(s.me, workflowId, run!.id);
+        expect(read.steps.find((st) => st.node_id === 'inv')).toMatchObject({
+          status: 'failed',
+          output: 1,
+          error: { code: 'call_expired' },
+        });
+        // The lease ends: the job finds its call cancelled and makes no request.
+        h.t.clock.advance(11 * 60_000);
+        await hx.drain();
+        expect(receiver.seen).toHaveLength(0);
+        expect(await sentTexts(s.me)).toEqual(['falhou']);
+      },
+    );
+  });
+
   it('a JSON body gets variables JSON-escaped, and application/json unless a Content-Type is given', async () => {
     receiver.reset();
     const tricky = 'diz "oi"\ne \\ tchau';
