@@ -42,7 +42,13 @@ function upsert(list: Message[], message: Message): Message[] {
   return later < 0 ? [...list, message] : [...list.slice(0, later), message, ...list.slice(later)];
 }
 
-export function ChatPane(props: { session: Session; player: Player | undefined; onPlayer: (p: Player) => void }) {
+export function ChatPane(props: {
+  session: Session;
+  player: Player | undefined;
+  onPlayer: (p: Player) => void;
+  /** Called with the contact once its newest page is shown (or there is none to read, or the read failed). */
+  onRead: (contactId: string) => void;
+}) {
   const { player, session } = props;
   const [messages, setMessages] = useState<Message[]>([]);
   const [older, setOlder] = useState<string | null>(null);
@@ -80,7 +86,8 @@ export function ChatPane(props: { session: Session; player: Player | undefined; 
       setProblem(undefined);
     }
     shown.current = contactId;
-    if (conversationId !== learned.current) void loadPage();
+    const read = conversationId !== learned.current ? loadPage() : Promise.resolve();
+    if (contactId !== undefined) void read.then(() => props.onRead(contactId));
   }, [conversationId, contactId]);
 
   // Live: the conversation's messages as events bring them (sent, received, updated, failed, deleted). One
