@@ -80,6 +80,15 @@ describe.skipIf(!hasChromium).each(engines)('the console with a long conversatio
       .where('conversation_id', '=', newest.message.conversation_id)
       .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(MESSAGES);
+    // The plan of the newest page (the query of selectMessagesPage, server/store/messaging.ts): the index walked in
+    // the page's order, stopping at the page, not the conversation read and sorted. No statistics are gathered
+    // here, as on PGlite, which never analyzes.
+    const plan = await sql<{ 'QUERY PLAN': string }>`
+      explain select * from messages where account_id = ${accountId} and conversation_id = ${newest.message.conversation_id}
+      order by created_at desc, id desc limit ${CHAT_PAGE + 1}`.execute(db);
+    const planText = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+    expect(planText).toContain('Index Scan Backward using messages_conversation_page');
+    expect(planText).not.toContain('Sort');
 
     // Someone else, with one message: the contact played between the two measures below.
     const otherPhone = `+55119${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
