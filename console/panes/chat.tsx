@@ -58,6 +58,9 @@ export function ChatPane(props: {
   const conversationId = player?.conversationId;
   const contactId = player?.contactId;
 
+  // The conversation shown now: a page answered after the user chose someone else is dropped.
+  const showing = useRef(conversationId);
+  showing.current = conversationId;
   const loadPage = async (cursor?: string) => {
     if (!conversationId) return;
     try {
@@ -66,6 +69,7 @@ export function ChatPane(props: {
           params: { path: { conversationId }, query: { limit: PAGE, order: 'desc', ...(cursor ? { cursor } : {}) } },
         }),
       );
+      if (showing.current !== conversationId) return;
       setMessages((now) => withOlder(now, page.data));
       setOlder(page.next_cursor);
     } catch (error) {

@@ -4,7 +4,7 @@
 // with the API's cursors, so the length of the conversation does not matter). The time from choosing the contact
 // to the newest message on screen is printed beside the issue's goal (1 s), twice: the first choice after the
 // server's start, and the same choice again after another contact (warm routes). The page's reads are checked
-// too: one lookup of the contact's conversation, and the chat's page asked before the runs pane reads.
+// too: one lookup of the contact's conversation, and the chat's page answered before the runs pane reads.
 //
 // Skipped, saying so, only when /usr/bin/chromium is missing (`apt-get install -y chromium`; .ci/run does it).
 import { sql } from 'kysely';
@@ -102,19 +102,26 @@ describe.skipIf(!hasChromium).each(engines)('the console with a long conversatio
     const page = await openConsole();
     await page.getByLabel('Connection').selectOption({ label: WHATSAPP });
     const conversation = page.getByRole('list', { name: 'Conversation' });
-    /** Finds the contact by number and waits for `text` in the chat: the time from the click, and the reads asked. */
+    /**
+     * Finds the contact by number and waits for `text` in the chat: the time from the click, and the page's reads
+     * in the order the browser saw them, each as `asked <path>` and `answered <path>`.
+     */
     const choose = async (number: string, text: string) => {
       await page.getByRole('textbox', { name: 'Find by number' }).fill(number);
-      const asked: string[] = [];
-      const record = (request: Request) => asked.push(new URL(request.url()).pathname + new URL(request.url()).search);
-      page.on('request', record);
+      const reads: string[] = [];
+      const pathOf = (request: Request) => new URL(request.url()).pathname + new URL(request.url()).search;
+      const asked = (request: Request) => reads.push(`asked ${pathOf(request)}`);
+      const answered = (request: Request) => reads.push(`answered ${pathOf(request)}`);
+      page.on('request', asked);
+      page.on('requestfinished', answered);
       const started = Date.now();
       await page.getByRole('button', { name: 'Find contact' }).click();
       await conversation.getByText(text, { exact: true }).waitFor();
       const tookMs = Date.now() - started;
-      await expect.poll(() => asked.some((path) => path.startsWith('/v1/workflows?')), POLL).toBe(true);
-      page.off('request', record);
-      return { tookMs, asked };
+      await expect.poll(() => reads.some((read) => read.startsWith('asked /v1/workflows?')), POLL).toBe(true);
+      page.off('request', asked);
+      page.off('requestfinished', answered);
+      return { tookMs, reads };
     };
 
     // The first choice after the server's start: each route's first call also compiles its validators.
@@ -129,16 +136,16 @@ describe.skipIf(!hasChromium).each(engines)('the console with a long conversatio
     );
     expect(firstChoice.tookMs).toBeLessThan(SHOWN_WITHIN_MS);
     expect(again.tookMs).toBeLessThan(SHOWN_AGAIN_WITHIN_MS);
-    for (const { asked } of [firstChoice, again]) {
-      // One lookup of the contact's conversation (not the inbox page by page), and the chat's page before the
-      // runs pane reads anything.
-      expect(asked.filter((path) => path.startsWith('/v1/conversations?'))).toEqual([
-        expect.stringMatching(/^\/v1\/conversations\?contact_id=/),
+    for (const { reads } of [firstChoice, again]) {
+      // One lookup of the contact's conversation (not the inbox page by page), and the chat's page answered
+      // before the runs pane asks anything.
+      expect(reads.filter((read) => read.startsWith('asked /v1/conversations?'))).toEqual([
+        expect.stringMatching(/^asked \/v1\/conversations\?contact_id=/),
       ]);
-      const chatPage = asked.findIndex((path) => /^\/v1\/conversations\/[^/]+\/messages\?/.test(path));
-      const runsRead = asked.findIndex((path) => path.startsWith('/v1/workflows'));
-      expect(chatPage).toBeGreaterThanOrEqual(0);
-      expect(runsRead).toBeGreaterThan(chatPage);
+      const chatPage = reads.findIndex((read) => /^answered \/v1\/conversations\/[^/]+\/messages\?/.test(read));
+      const runsRead = reads.findIndex((read) => read.startsWith('asked /v1/workflows'));
+      expect(chatPage, reads.join('\n')).toBeGreaterThanOrEqual(0);
+      expect(runsRead, reads.join('\n')).toBeGreaterThan(chatPage);
     }
     // One page, not the conversation: the newest page's bubbles, the oldest message not among them.
     expect(await conversation.locator('.bubble').count()).toBe(CHAT_PAGE);
