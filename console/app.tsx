@@ -31,6 +31,10 @@ export function App(props: { token: string; initialAccount: string }) {
   const [status, setStatus] = useState<LiveStatus>('connecting');
   const [events, setEvents] = useState<LiveEvent[]>([]);
   const [player, setPlayer] = useState<Player | undefined>();
+  // The contact whose newest page the chat has answered (or found nothing to read): the runs pane reads after
+  // it, so the page the user is waiting for is the first the server answers (on an embedded database every
+  // read waits for the one before it).
+  const [chatRead, setChatRead] = useState<string | undefined>();
   const listeners = useRef(new Set<(event: LiveEvent) => void>());
 
   const open = async (accountId: string) => {
@@ -112,9 +116,13 @@ export function App(props: { token: string; initialAccount: string }) {
       {session && (
         <div class="panes">
           <SetupPane session={session} player={player} onPlayer={setPlayer} />
-          <ChatPane session={session} player={player} onPlayer={setPlayer} />
+          <ChatPane session={session} player={player} onPlayer={setPlayer} onRead={setChatRead} />
           <EventsPane events={events} />
-          <RunsPane session={session} player={player} />
+          <RunsPane
+            session={session}
+            player={player}
+            chatRead={player?.contactId !== undefined && chatRead === player.contactId}
+          />
           <WebhooksPane session={session} />
           <ClockPane session={session} player={player} />
         </div>

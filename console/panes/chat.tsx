@@ -42,7 +42,13 @@ function upsert(list: Message[], message: Message): Message[] {
   return later < 0 ? [...list, message] : [...list.slice(0, later), message, ...list.slice(later)];
 }
 
-export function ChatPane(props: { session: Session; player: Player | undefined; onPlayer: (p: Player) => void }) {
+export function ChatPane(props: {
+  session: Session;
+  player: Player | undefined;
+  onPlayer: (p: Player) => void;
+  /** Called with the contact once its newest page is shown (or there is none to read, or the read failed). */
+  onRead: (contactId: string) => void;
+}) {
   const { player, session } = props;
   const [messages, setMessages] = useState<Message[]>([]);
   const [older, setOlder] = useState<string | null>(null);
@@ -52,6 +58,9 @@ export function ChatPane(props: { session: Session; player: Player | undefined; 
   const conversationId = player?.conversationId;
   const contactId = player?.contactId;
 
+  // The conversation shown now: a page answered after the user chose someone else is dropped.
+  const showing = useRef(conversationId);
+  showing.current = conversationId;
   const loadPage = async (cursor?: string) => {
     if (!conversationId) return;
     try {
@@ -60,6 +69,7 @@ export function ChatPane(props: { session: Session; player: Player | undefined; 
           params: { path: { conversationId }, query: { limit: PAGE, order: 'desc', ...(cursor ? { cursor } : {}) } },
         }),
       );
+      if (showing.current !== conversationId) return;
       setMessages((now) => withOlder(now, page.data));
       setOlder(page.next_cursor);
     } catch (error) {
@@ -80,7 +90,8 @@ export function ChatPane(props: { session: Session; player: Player | undefined; 
       setProblem(undefined);
     }
     shown.current = contactId;
-    if (conversationId !== learned.current) void loadPage();
+    const read = conversationId !== learned.current ? loadPage() : Promise.resolve();
+    if (contactId !== undefined) void read.then(() => props.onRead(contactId));
   }, [conversationId, contactId]);
 
   // Live: the conversation's messages as events bring them (sent, received, updated, failed, deleted). One

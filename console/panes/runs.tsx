@@ -68,7 +68,12 @@ function waitOf(run: Run, version: Version | undefined): { at: string; until: st
   return { at, until: 'it finishes its work' };
 }
 
-export function RunsPane(props: { session: Session; player: Player | undefined }) {
+export function RunsPane(props: {
+  session: Session;
+  player: Player | undefined;
+  /** The chat has shown the contact's newest page: the pane's first reads wait for it (the page comes first). */
+  chatRead: boolean;
+}) {
   const { api } = props.session;
   const contactId = props.player?.contactId;
   const connectionId = props.player?.connection.id;
@@ -208,7 +213,7 @@ export function RunsPane(props: { session: Session; player: Player | undefined }
     }
   };
 
-  // Another contact: start over.
+  // Another contact: start over, and read once the chat has its page.
   useEffect(() => {
     setRuns([]);
     setCursors({});
@@ -217,8 +222,10 @@ export function RunsPane(props: { session: Session; player: Player | undefined }
     setExpanded(new Set());
     setStarted([]);
     setProblem(undefined);
-    void refresh();
   }, [contactId, connectionId]);
+  useEffect(() => {
+    if (props.chatRead) void refresh();
+  }, [contactId, connectionId, props.chatRead]);
 
   // Live, one subscription for the pane (the contact read through the ref).
   const settle = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);

@@ -250,19 +250,13 @@ function ContactChooser(props: {
   );
 }
 
-/** The contact's conversation, from the conversation list (newest first, a few pages); none before they write. */
+/**
+ * The contact's conversation, one request: the list's `contact_id` lookup answers that contact's conversation
+ * alone, wherever it stands in the inbox (none before the contact has one).
+ */
 async function conversationOf(session: Session, contactId: string): Promise<string | undefined> {
-  let cursor: string | undefined;
-  for (let page = 0; page < 5; page++) {
-    const list = ok(
-      await session.api.GET('/v1/conversations', { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } }),
-    );
-    const found = list.data.find((c) => c.contact.id === contactId);
-    if (found) return found.id;
-    if (!list.next_cursor) return undefined;
-    cursor = list.next_cursor;
-  }
-  return undefined;
+  const list = ok(await session.api.GET('/v1/conversations', { params: { query: { contact_id: contactId } } }));
+  return list.data[0]?.id;
 }
 
 /** A random instagram-scoped id for someone new (the sandbox plays instagram: any 17 digits). */

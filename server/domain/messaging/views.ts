@@ -76,8 +76,44 @@ export function attachmentsView(stored: readonly StoredAttachment[], baseUrl: st
 
 export type MessageView = Schemas['Message'];
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A stored card image, or none, as attachmentsView reads it. */
+const isCardImage = (image: unknown) =>
+  image === null || image === undefined || (isRecord(image) && typeof image.media_id === 'string');
+
+/**
+ * Whether stored attachments have the shape attachmentsView reads (an array of media with an id, or of cards with
+ * their buttons). The service writes only that shape; a row edited by hand, or by a bug, must not make the whole
+ * list it is in fail.
+ */
+function isReadableAttachments(stored: unknown): stored is readonly StoredAttachment[] {
+  if (!Array.isArray(stored)) return false;
+  return stored.every(
+    (a) =>
+      isRecord(a) &&
+      (a.type === 'cards'
+        ? Array.isArray(a.cards) &&
+          a.cards.every((c) => isRecord(c) && Array.isArray(c.buttons) && isCardImage(c.image))
+        : typeof a.type === 'string' && typeof a.media_id === 'string'),
+  );
+}
+
+/** A stored JSON object column: itself when it is an object, else null (unreadable, as for attachments). */
+function objectOrNull<T>(stored: T | null): T | null {
+  return isRecord(stored) ? stored : null;
+}
+
+/**
+ * A message as the API shows it. A row whose stored content cannot be read (attachments of another shape) is
+ * shown as a message the service cannot show (`is_unsupported`, no text or attachments) rather than failing the
+ * list or event it is in; a stored object or list of the wrong JSON kind is shown empty.
+ */
 export function messageView(row: MessageRow, baseUrl: string): MessageView {
-  const hidden = row.is_removed || row.is_unsupported;
+  const attachments = isReadableAttachments(row.attachments) ? row.attachments : undefined;
+  const unsupported = row.is_unsupported || attachments === undefined;
+  const hidden = row.is_removed || unsupported;
   return {
     id: row.id,
     conversation_id: row.conversation_id,
@@ -94,17 +130,17 @@ export function messageView(row: MessageRow, baseUrl: string): MessageView {
     },
     // Removed and unsupported messages show nothing (decisions: "nothing to show").
     text: hidden ? null : row.text,
-    attachments: hidden ? [] : attachmentsView(row.attachments, baseUrl),
-    template: row.template,
+    attachments: hidden || !attachments ? [] : attachmentsView(attachments, baseUrl),
+    template: objectOrNull(row.template),
     reply_to_message_id: row.reply_to_message_id,
-    button: row.button,
-    post: row.post,
+    button: objectOrNull(row.button),
+    post: objectOrNull(row.post),
     status: row.status,
-    failure: row.failure,
-    is_unsupported: row.is_unsupported,
+    failure: objectOrNull(row.failure),
+    is_unsupported: unsupported,
     is_removed: row.is_removed,
     is_edited: row.is_edited,
-    reactions: row.reactions,
+    reactions: Array.isArray(row.reactions) ? row.reactions : [],
     read_at: row.read_at,
     created_at: row.created_at,
   };

@@ -18,6 +18,7 @@ import * as m0015invokeCalls from './0015_invoke_calls.js';
 import * as m0016sandboxSpreadsheets from './0016_sandbox_spreadsheets.js';
 import * as m0017whatsappHandoffs from './0017_whatsapp_handoffs.js';
 import * as m0018jobWorkers from './0018_job_workers.js';
+import * as m0019messagePageIndex from './0019_message_page_index.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_sandbox_spreadsheets': m0016sandboxSpreadsheets,
   '0017_whatsapp_handoffs': m0017whatsappHandoffs,
   '0018_job_workers': m0018jobWorkers,
+  '0019_message_page_index': m0019messagePageIndex,
 };
