@@ -297,6 +297,33 @@ describe.each(engines)('the invoke block on %s', (engine) => {
       h.worker = real;
     }
   }
+  /**
+   * A contact writes the keyword of an invoke automation whose call's job is claimed at insert for a runner that
+   * never runs it, holding it `leaseMs`; then `body`.
+   */
+  async function withCallNeverRun(
+    leaseMs: number,
+    body: (s: Awaited<ReturnType<typeof setUp>>, workflowId: string) => Promise<void>,
+  ) {
+    await withWorker(
+      (registry) => {
+        registry.runJobsWith({
+          workerId: 'dead',
+          leaseMs: () => leaseMs,
+          run: async () => {},
+          release: async () => {},
+        });
+        return workerOf(registry);
+      },
+      async () => {
+        receiver.reset({ status: 200, body: '{}' });
+        const s = await setUp();
+        const workflowId = await publish(s.me, s.connection.id, graphOf(invoke({ endpoint: receiver.url() })), ANY);
+        await s.writes('oi');
+        await body(s, workflowId);
+      },
+    );
+  }
   const workerOf = (registry: JobRegistry) =>
     new JobWorker({ db: h.t.database.db, clock: h.t.clock, registry, pollIntervalMs: 5 });
 
@@ -343,68 +370,43 @@ describe.each(engines)('the invoke block on %s', (engine) => {
         expect(r.step).toMatchObject({ output: 0, call: { attempts: 1 } });
       },
     );
-    await withWorker(
-      (registry) => {
-        // The job is claimed at insert for a runner that "dies": no call, nothing released, the lease left to expire.
-        registry.runJobsWith({ workerId: 'dead', leaseMs: () => 60_000, run: async () => {}, release: async () => {} });
-        return workerOf(registry);
-      },
-      async () => {
-        receiver.reset({ status: 200, body: '{}' });
-        const s = await setUp();
-        const workflowId = await publish(s.me, s.connection.id, graphOf(invoke({ endpoint: receiver.url() })), ANY);
-        await s.writes('oi');
-        expect(receiver.seen).toHaveLength(0);
-        h.t.clock.advance(61_000);
-        await hx.drain();
-        expect(receiver.seen).toHaveLength(1);
-        expect(await sentTexts(s.me)).toEqual(['deu certo']);
-        const [run] = await runsOf(s.me, workflowId);
-        const read = await runOf(s.me, workflowId, run!.id);
-        // Claimed again, the job cannot know whether the dead claim called: it counts that attempt as made.
-        expect(read.steps.find((st) => st.node_id === 'inv')).toMatchObject({ output: 0, call: { attempts: 2 } });
-      },
-    );
+    // The job is claimed at insert for a runner that "dies": no call, nothing released, the lease left to expire.
+    await withCallNeverRun(60_000, async (s, workflowId) => {
+      expect(receiver.seen).toHaveLength(0);
+      h.t.clock.advance(61_000);
+      await hx.drain();
+      expect(receiver.seen).toHaveLength(1);
+      expect(await sentTexts(s.me)).toEqual(['deu certo']);
+      const [run] = await runsOf(s.me, workflowId);
+      const read = await runOf(s.me, workflowId, run!.id);
+      // Claimed again, the job cannot know whether the dead claim called: it counts that attempt as made.
+      expect(read.steps.find((st) => st.node_id === 'inv')).toMatchObject({ output: 0, call: { attempts: 2 } });
+    });
   });
 
   it('a call that never ends takes the failure output at its bound (10 minutes); its job then calls nobody', async () => {
-    await withWorker(
-      (registry) => {
-        // Claimed at insert for a runner that holds it for 20 minutes and never runs it: only the bound written
-        // with the call (blocks/invoke/executor.ts) can move the run on.
-        registry.runJobsWith({
-          workerId: 'stuck',
-          leaseMs: () => 20 * 60_000,
-          run: async () => {},
-          release: async () => {},
-        });
-        return workerOf(registry);
-      },
-      async () => {
-        receiver.reset({ status: 200, body: '{}' });
-        const s = await setUp();
-        const workflowId = await publish(s.me, s.connection.id, graphOf(invoke({ endpoint: receiver.url() })), ANY);
-        await s.writes('oi');
-        h.t.clock.advance(9 * 60_000);
-        await hx.drain();
-        expect(await sentTexts(s.me)).toEqual([]);
-        h.t.clock.advance(61_000);
-        await hx.drain();
-        expect(await sentTexts(s.me)).toEqual(['falhou']);
-        const [run] = await runsOf(s.me, workflowId);
-        const read = await runOf(s.me, workflowId, run!.id);
-        expect(read.steps.find((st) => st.node_id === 'inv')).toMatchObject({
-          status: 'failed',
-          output: 1,
-          error: { code: 'call_expired' },
-        });
-        // The lease ends: the job finds its call cancelled and makes no request.
-        h.t.clock.advance(11 * 60_000);
-        await hx.drain();
-        expect(receiver.seen).toHaveLength(0);
-        expect(await sentTexts(s.me)).toEqual(['falhou']);
-      },
-    );
+    // Claimed at insert for a runner that holds it for 20 minutes and never runs it: only the bound written with
+    // the call (blocks/invoke/executor.ts) can move the run on.
+    await withCallNeverRun(20 * 60_000, async (s, workflowId) => {
+      h.t.clock.advance(9 * 60_000);
+      await hx.drain();
+      expect(await sentTexts(s.me)).toEqual([]);
+      h.t.clock.advance(61_000);
+      await hx.drain();
+      expect(await sentTexts(s.me)).toEqual(['falhou']);
+      const [run] = await runsOf(s.me, workflowId);
+      const read = await runOf(s.me, workflowId, run!.id);
+      expect(read.steps.find((st) => st.node_id === 'inv')).toMatchObject({
+        status: 'failed',
+        output: 1,
+        error: { code: 'call_expired' },
+      });
+      // The lease ends: the job finds its call cancelled and makes no request.
+      h.t.clock.advance(11 * 60_000);
+      await hx.drain();
+      expect(receiver.seen).toHaveLength(0);
+      expect(await sentTexts(s.me)).toEqual(['falhou']);
+    });
   });
 
   it('a JSON body gets variables JSON-escaped, and application/json unless a Content-Type is given', async () => {
