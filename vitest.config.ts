@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The migrated database templates, made once per run instead of once per test file.
+    globalSetup: ['test/global-setup.ts'],
     // The mock test starts Prism and the generated-files test regenerates everything: allow time.
     testTimeout: 120_000,
     hookTimeout: 120_000,
