@@ -26,6 +26,13 @@ import { migratedPGliteTemplate, openDatabase, type Database, type Engine } from
 /** The engines this run tests on. */
 export const engines: Engine[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
+/**
+ * The engine of the files that check published text rather than storage (the README's examples and walkthroughs,
+ * the served description): PGlite alone, the one a reader starts on, also when DATABASE_URL is set. The rules such
+ * a file passes through run on both engines in their own files; each file's header says so.
+ */
+export const walkthroughEngines: Engine[] = ['pglite'];
+
 let template: Promise<Blob> | undefined;
 
 /** The run's migrated PGlite (test/global-setup.ts), or one migrated here when there is none. */
