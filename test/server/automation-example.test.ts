@@ -1,5 +1,6 @@
 // The README's automation example (examples/automation.ts) against a real server with the demo account: it
-// must keep working as the API grows.
+// must keep working as the API grows. On PGlite alone (walkthroughEngines): the example is published text; the
+// automation rules it calls run on both engines in workflows.test.ts and the engine-*.test.ts files.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
 import { ensureDemoAccount } from '../../server/console/demo.js';
 import { buildAutomation } from '../../examples/automation.js';
-import { engines, startTestApp, type TestApp } from './harness.js';
+import { walkthroughEngines, startTestApp, type TestApp } from './harness.js';
 
-describe.each(engines)('the automation example on %s', (engine) => {
+describe.each(walkthroughEngines)('the automation example on %s', (engine) => {
   let t: TestApp;
   const dataDir = mkdtempSync(join(tmpdir(), 'ep-automation-'));
   beforeAll(async () => {

@@ -1,5 +1,6 @@
-// The README's automation exchange (examples/automation-exchange.ts) against a real server on every engine of
-// the run: a keyword automation with a question, buttons, a tags block, a conditional and a sleep runs for a
+// The README's automation exchange (examples/automation-exchange.ts) against a real server on PGlite
+// (walkthroughEngines: the example is published text; the engine's blocks, sleeps and workflow_run.ended run on
+// both engines in the engine-*.test.ts files): a keyword automation with a question, buttons, a tags block, a conditional and a sleep runs for a
 // sandbox contact who writes, answers and taps; the sandbox clock moves past the sleep; the run completes and
 // its workflow_run.ended reaches a local receiver, signed. A job worker runs beside the app as in `npm start`
 // (polling every few milliseconds).
@@ -9,11 +10,11 @@ import { ensureDemoAccount } from '../../server/console/demo.js';
 import { ANSWER_FIELD, automationExchange, EXCHANGE_TAG, SLEEP_SECONDS } from '../../examples/automation-exchange.js';
 import { createAdminClient } from '../../examples/sandbox-exchange.js';
 import { exampleServer } from './example-server.js';
-import { engines } from './harness.js';
+import { walkthroughEngines } from './harness.js';
 
 const ADMIN_TOKEN = 'automation-exchange-admin-token-0123456789';
 
-describe.each(engines)('the automation exchange on %s', (engine) => {
+describe.each(walkthroughEngines)('the automation exchange on %s', (engine) => {
   const server = exampleServer(engine, ADMIN_TOKEN, 'automation-exchange');
 
   it('writes the keyword, answers, taps, sleeps through a clock move, completes and gets workflow_run.ended', async () => {

@@ -1,5 +1,6 @@
-// The README's automation that reaches out (examples/automation-integrations.ts) against a real server on every
-// engine of the run: a sandbox instagram contact answers a question; an invoke block posts the answer to a local
+// The README's automation that reaches out (examples/automation-integrations.ts) against a real server on PGlite
+// (walkthroughEngines: the example is published text; invoke, sheets and tracked links run on both engines in
+// engine-invoke, engine-sheets and tracked-links.test.ts): a sandbox instagram contact answers a question; an invoke block posts the answer to a local
 // CRM that checks the JSON body and the secret header and answers JSON copied into a field; a sheets block
 // appends a row the sandbox spreadsheet then shows; the contact opens the tracked link, whose link.clicked
 // reaches the webhook receiver, signed, and the run follows the link's output to its end. A job worker runs
@@ -16,11 +17,11 @@ import {
 } from '../../examples/automation-integrations.js';
 import { createAdminClient } from '../../examples/sandbox-exchange.js';
 import { exampleServer } from './example-server.js';
-import { engines } from './harness.js';
+import { walkthroughEngines } from './harness.js';
 
 const ADMIN_TOKEN = 'automation-integrations-admin-token-0123456789';
 
-describe.each(engines)('the automation that reaches out on %s', (engine) => {
+describe.each(walkthroughEngines)('the automation that reaches out on %s', (engine) => {
   const server = exampleServer(engine, ADMIN_TOKEN, 'automation-integrations');
 
   it('answers, calls the CRM with the secret, copies its answer, appends the row, opens the link and completes', async () => {

@@ -1,6 +1,7 @@
 // GET /openapi.json serves the public description without a key, cacheable and revalidated by its ETag; in
 // development (the sandbox on) /docs serves the reference `npm run docs` builds, which loads nothing from the
-// network; with the sandbox off (production) /docs is no route. On every engine of the run.
+// network; with the sandbox off (production) /docs is no route. On PGlite alone (walkthroughEngines): these
+// routes serve files and read no database.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_DESCRIPTION } from '../../scripts/lib/descriptions.js';
 import { buildDocs, findExternalResources } from '../../scripts/lib/docs.js';
 import { repoRoot } from '../helpers.js';
-import { engines, startTestApp, type TestApp } from './harness.js';
+import { walkthroughEngines, startTestApp, type TestApp } from './harness.js';
 import { expectError } from './http-helpers.js';
 
 const published: unknown = JSON.parse(readFileSync(join(repoRoot, 'generated/openapi.json'), 'utf8'));
 
-describe.each(engines)('the description and the reference on %s', (engine) => {
+describe.each(walkthroughEngines)('the description and the reference on %s', (engine) => {
   const docsDir = mkdtempSync(join(tmpdir(), 'served-docs-'));
   const emptyDir = mkdtempSync(join(tmpdir(), 'no-docs-'));
   let dev: TestApp;

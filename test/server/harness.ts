@@ -1,14 +1,16 @@
 // Component tests against a real database: PGlite always, and PostgreSQL too when DATABASE_URL is set (as
 // .ci/run does). Each test file gets its own database — a PGlite opened from a migrated template, or a
-// PostgreSQL database created for the run and dropped at the end — so runs never share state.
+// PostgreSQL database created for the run and dropped at the end — so runs never share state. Both templates
+// are migrated once per run by test/global-setup.ts (a file opening a database migrates nothing itself).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import pg from 'pg';
 import { pino } from 'pino';
+import { inject } from 'vitest';
 import { ManualClock } from '../../server/clock.js';
 import { loadConfig, type Config } from '../../server/config.js';
 import { createAccount } from '../../server/domain/accounts/accounts.js';
@@ -24,7 +26,20 @@ import { migratedPGliteTemplate, openDatabase, type Database, type Engine } from
 /** The engines this run tests on. */
 export const engines: Engine[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
+/**
+ * The engine of the files that check published text rather than storage (the README's examples and walkthroughs,
+ * the served description): PGlite alone, the one a reader starts on, also when DATABASE_URL is set. The rules such
+ * a file passes through run on both engines in their own files; each file's header says so.
+ */
+export const walkthroughEngines: Engine[] = ['pglite'];
+
 let template: Promise<Blob> | undefined;
+
+/** The run's migrated PGlite (test/global-setup.ts), or one migrated here when there is none. */
+function pgliteTemplate(): Promise<Blob> {
+  const file = inject('pgliteTemplate');
+  return file ? Promise.resolve(new Blob([readFileSync(file)])) : migratedPGliteTemplate();
+}
 
 export interface TestDatabase {
   database: Database;
@@ -41,7 +56,7 @@ export interface TestDatabaseOptions {
 
 export async function openTestDatabase(engine: Engine, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   if (engine === 'pglite') {
-    template ??= migratedPGliteTemplate();
+    template ??= pgliteTemplate();
     const database = await openDatabase({ engine: 'pglite', template: await template });
     return { database, drop: () => database.close() };
   }
@@ -50,10 +65,14 @@ export async function openTestDatabase(engine: Engine, options: TestDatabaseOpti
   const name = `ep_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  const locale = options.locale
+  // A copy of the run's migrated database; a database of another locale is made from template0 and migrated.
+  const postgresTemplate = inject('postgresTemplate');
+  const from = options.locale
     ? ` template template0 encoding 'UTF8' lc_collate '${options.locale}' lc_ctype '${options.locale}'`
-    : '';
-  await admin.query(`create database ${name}${locale}`);
+    : postgresTemplate
+      ? ` template ${postgresTemplate}`
+      : '';
+  await admin.query(`create database ${name}${from}`);
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;

@@ -1,5 +1,6 @@
 // The README's sandbox walkthrough (examples/sandbox-exchange.ts) against a real server: a client team plays a
-// whole exchange with the sandbox alone, and every step reads back as Part A describes.
+// whole exchange with the sandbox alone, and every step reads back as Part A describes. On PGlite alone
+// (walkthroughEngines): the example is published text; the sandbox's rules run on both engines in sandbox.test.ts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
 import { ensureDemoAccount } from '../../server/console/demo.js';
 import { createAdminClient, sandboxExchange } from '../../examples/sandbox-exchange.js';
-import { engines, startTestApp, type TestApp } from './harness.js';
+import { walkthroughEngines, startTestApp, type TestApp } from './harness.js';
 import { firstCards, firstMedia } from './http-helpers.js';
 
 const ADMIN_TOKEN = 'sandbox-exchange-admin-token-0123456789';
 
-describe.each(engines)('the sandbox exchange on %s', (engine) => {
+describe.each(walkthroughEngines)('the sandbox exchange on %s', (engine) => {
   let t: TestApp;
   const dataDir = mkdtempSync(join(tmpdir(), 'ep-exchange-'));
   beforeAll(async () => {

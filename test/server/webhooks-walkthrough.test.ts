@@ -1,5 +1,6 @@
 // The README's webhooks walkthrough (examples/webhooks-walkthrough.ts with examples/webhook-receiver.ts) against
-// a real server on every engine of the run: the issue's "Done when" — register a local endpoint, receive
+// a real server on PGlite (walkthroughEngines: the walkthrough is published text; registration, delivery,
+// retries, rotation and the test event run on both engines in webhooks and webhook-delivery.test.ts): the issue's "Done when" — register a local endpoint, receive
 // contact and message events signed, break the receiver and watch the retry in the delivery log, fix it,
 // resend, rotate the secret, send the test event, and lose nothing. A job worker runs beside the app as in
 // `npm start` (polling every few milliseconds); the minute before attempt 2 passes through the sandbox clock.
@@ -10,12 +11,12 @@ import { createAdminClient } from '../../examples/sandbox-exchange.js';
 import type { ReceivedRequest } from '../../examples/webhook-receiver.js';
 import { WALKTHROUGH_EVENT_TYPES, webhooksWalkthrough } from '../../examples/webhooks-walkthrough.js';
 import { exampleServer } from './example-server.js';
-import { engines } from './harness.js';
+import { walkthroughEngines } from './harness.js';
 
 const ADMIN_TOKEN = 'webhooks-walkthrough-admin-token-0123456789';
 const MINUTE = 60_000;
 
-describe.each(engines)('the webhooks walkthrough on %s', (engine) => {
+describe.each(walkthroughEngines)('the webhooks walkthrough on %s', (engine) => {
   const server = exampleServer(engine, ADMIN_TOKEN, 'webhooks-walkthrough');
 
   /** The signature checked again here, with one secret alone, at the attempt's moment. */

@@ -1,0 +1,71 @@
+// Once per run, before any test file: the migrated databases every test database starts from. Migrating is the
+// dear part of a test database (PGlite: initdb and the migrations, ~2 s; PostgreSQL: the migrations, ~1-3 s), and
+// it was paid by every test file (and on PostgreSQL by every database a file opens). Here it is paid once:
+// - PGlite: a migrated in-memory database dumped to a file; each test file loads it (`loadDataDir`).
+// - PostgreSQL (DATABASE_URL set): a migrated database used as a template; each test database is
+//   `create database … template …`, a file copy. Its migrations still run at open: they find nothing to do.
+// The harness (test/server/harness.ts) reads both through `inject`, and falls back to migrating itself without.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { migratedPGliteTemplate, openDatabase } from '../server/store/database.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A file holding a migrated PGlite's `dumpDataDir()`. */
+    pgliteTemplate: string;
+    /** The name of a migrated PostgreSQL database to create test databases from (DATABASE_URL set). */
+    postgresTemplate: string | undefined;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const dir = mkdtempSync(join(tmpdir(), 'ep-test-templates-'));
+  const [dump, postgresTemplate] = await Promise.all([migratedPGliteTemplate(), postgresTemplateDatabase()]);
+  const file = join(dir, 'pglite.tar');
+  writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+  project.provide('pgliteTemplate', file);
+  project.provide('postgresTemplate', postgresTemplate);
+  return async () => {
+    rmSync(dir, { recursive: true, force: true });
+    if (postgresTemplate) await withAdmin((admin) => admin.query(`drop database if exists ${postgresTemplate}`));
+  };
+}
+
+/** A migrated PostgreSQL database nobody is connected to (a template must have no session), or none. */
+async function postgresTemplateDatabase(): Promise<string | undefined> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return undefined;
+  const name = `ep_template_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await withAdmin((admin) => admin.query(`create database ${name}`));
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ engine: 'postgres', url: url.toString(), poolSize: 1 });
+  await database.close();
+  // pg's pool.end() resolves before its connections have closed: wait until they have left.
+  await withAdmin(async (admin) => {
+    for (let i = 0; i < 250; i++) {
+      const { rows } = await admin.query<{ n: number }>(
+        'select count(*)::int as n from pg_stat_activity where datname = $1',
+        [name],
+      );
+      if (rows[0]?.n === 0) return;
+      await new Promise((ok) => setTimeout(ok, 20));
+    }
+    throw new Error(`the template database ${name} still has sessions`);
+  });
+  return name;
+}
+
+async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
