@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ok, type AdminSchemas, type Problem } from '../api.js';
 import type { Session } from '../app.js';
-import { Field, ProblemNote, toProblem } from '../ui.js';
+import { ChoiceSelect, Field, ProblemNote, toProblem, useAction } from '../ui.js';
 import type { Player } from './setup.js';
 
 type Wait = AdminSchemas['SandboxWait'];
@@ -34,10 +34,9 @@ const OUTCOMES: Record<Outcome, string> = {
   conversation_not_owned: 'Conversation not owned',
   fails_later: 'Accepted, fails later (whatsapp)',
 };
-const isOutcome = (value: string): value is Outcome => value in OUTCOMES;
 
 const UNITS = { minutes: 60, hours: 3600, days: 86_400 } as const;
-const isUnit = (value: string): value is keyof typeof UNITS => value in UNITS;
+const UNIT_LABELS: Record<keyof typeof UNITS, string> = { minutes: 'minutes', hours: 'hours', days: 'days' };
 
 /** "in 59 min", "in 3 d", "due now". */
 function dueIn(dueAt: string, now: number): string {
@@ -52,10 +51,10 @@ export function ClockPane(props: { session: Session; player: Player | undefined 
   const { admin, account } = props.session;
   const [clock, setClock] = useState<AdminSchemas['SandboxClock'] | undefined>();
   const [waits, setWaits] = useState<Wait[]>([]);
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const action = useAction();
+  const { problem, setProblem, busy } = action;
   const [amount, setAmount] = useState('2');
   const [unit, setUnit] = useState<keyof typeof UNITS>('hours');
-  const [busy, setBusy] = useState(false);
   const asked = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
@@ -84,18 +83,11 @@ export function ClockPane(props: { session: Session; player: Player | undefined 
     [account.id],
   );
 
-  const advance = async (seconds: number) => {
-    setProblem(undefined);
-    setBusy(true);
-    try {
+  const advance = (seconds: number) =>
+    action.run(async () => {
       setClock(ok(await admin.PATCH('/admin/v1/sandbox/clock', { body: { advance_seconds: seconds } })));
       await load();
-    } catch (error) {
-      setProblem(toProblem(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   const now = clock ? Date.parse(clock.now) : Date.now();
   return (
@@ -138,18 +130,7 @@ export function ClockPane(props: { session: Session; player: Player | undefined 
           />
         </Field>
         <Field id="advance-unit" label="Unit">
-          <select
-            id="advance-unit"
-            value={unit}
-            onChange={(e) => {
-              const value = e.currentTarget.value;
-              if (isUnit(value)) setUnit(value);
-            }}
-          >
-            <option value="minutes">minutes</option>
-            <option value="hours">hours</option>
-            <option value="days">days</option>
-          </select>
+          <ChoiceSelect id="advance-unit" value={unit} choices={UNIT_LABELS} onChoose={setUnit} />
         </Field>
         <button type="submit" disabled={busy}>
           Advance
@@ -227,20 +208,7 @@ function Failures(props: { session: Session; player: Player | undefined }) {
         }}
       >
         <Field id="send-outcome" label="Next send's outcome">
-          <select
-            id="send-outcome"
-            value={outcome}
-            onChange={(e) => {
-              const value = e.currentTarget.value;
-              if (isOutcome(value)) setOutcome(value);
-            }}
-          >
-            {Object.entries(OUTCOMES).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
+          <ChoiceSelect id="send-outcome" value={outcome} choices={OUTCOMES} onChoose={setOutcome} />
         </Field>
         <button type="submit">Arrange</button>
       </form>

@@ -10,7 +10,7 @@ import { ok, type Problem, type Schemas } from '../api.js';
 import type { Session } from '../app.js';
 import { duration, edgeKey, layoutGraph, runPath, type Box, type RunPath } from '../graph.js';
 import type { LiveEvent } from '../live.js';
-import { Field, ProblemNote, toProblem } from '../ui.js';
+import { Field, ProblemNote, toProblem, useAction } from '../ui.js';
 import type { Player } from './setup.js';
 
 type Workflow = Schemas['WorkflowSummary'];
@@ -550,18 +550,15 @@ function StartRun(props: {
   onStarted: (run: Started) => void;
 }) {
   const [workflowId, setWorkflowId] = useState('');
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { problem, busy, run: act } = useAction();
   const [note, setNote] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
   const chosen = workflowId || (props.workflows.find((w) => w.status === 'published')?.id ?? '');
 
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!chosen) return;
-    setProblem(undefined);
     setNote(undefined);
-    setBusy(true);
-    try {
+    await act(async () => {
       const run = ok(
         await props.session.api.POST('/v1/workflows/{workflowId}/runs', {
           params: { path: { workflowId: chosen }, header: { 'Idempotency-Key': crypto.randomUUID() } },
@@ -570,11 +567,7 @@ function StartRun(props: {
       );
       setNote(`Run ${run.id.slice(0, 8)} queued.`);
       props.onStarted(run);
-    } catch (error) {
-      setProblem(toProblem(error));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ok, type AdminSchemas, type Problem, type Schemas } from '../api.js';
 import type { Session } from '../app.js';
 import { DEMO_KEYWORD, ensureDemoAutomation } from '../demo.js';
-import { Field, ProblemNote, toProblem } from '../ui.js';
+import { Field, ProblemNote, toProblem, useAction } from '../ui.js';
 
 type Connection = Schemas['Connection'];
 type Contact = Schemas['Contact'];
@@ -271,14 +271,11 @@ function NewContact(props: {
   const whatsapp = props.connection.channel === 'whatsapp';
   const [handle, setHandle] = useState('');
   const [name, setName] = useState('');
-  const [problem, setProblem] = useState<Problem | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { problem, busy, run } = useAction();
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setProblem(undefined);
-    setBusy(true);
-    try {
+    return run(async () => {
       if (whatsapp) {
         // A whatsapp contact is made by the API (the business adds a number, with consent).
         const contact = ok(
@@ -300,11 +297,7 @@ function NewContact(props: {
       }
       setHandle('');
       setName('');
-    } catch (error) {
-      setProblem(toProblem(error));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -337,22 +330,14 @@ function NewContact(props: {
 }
 
 function DemoAutomation(props: { session: Session; connection: Connection }) {
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { problem, busy, run } = useAction();
   const [done, setDone] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
-  const create = async () => {
-    setProblem(undefined);
-    setBusy(true);
-    try {
+  const create = () =>
+    run(async () => {
       const { admin, api, account } = props.session;
       const workflow = await ensureDemoAutomation(api, admin, account.id, props.connection);
       setDone(`“${workflow.title}” is live: write “${DEMO_KEYWORD}” to start it.`);
-    } catch (error) {
-      setProblem(toProblem(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <div class="group">
       <button type="button" onClick={() => void create()} disabled={busy}>
