@@ -12,8 +12,9 @@
 // 2. the request, with no database;
 // 3. a short transaction records it: a 429, a 5xx or a network error with attempts left enqueues the next
 //    attempt later on the clock; otherwise the call is done and the run is woken (`call` wake) in the same
-//    transaction (the run and the call locked in one statement; the ended call passed on, not read again), which
-//    copies the answer's fields and runs the run's next stretch; the job completes with it (`lease.complete`).
+//    transaction (the run and the call locked, the call ended and its step closed, all in one statement; the
+//    ended call passed on, not read again), which copies the answer's fields and runs the run's next stretch; the
+//    job completes with it (`lease.complete`).
 //
 // A run that ended meanwhile (its automation deleted) or moved on (its wait's bound passed) cancels the call.
 import type { Kysely, Transaction } from 'kysely';
