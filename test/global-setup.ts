@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migratedPGliteTemplate, openDatabase } from '../server/store/database.js';
+import { noSessionsLeft } from './pg-sessions.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -45,17 +46,8 @@ async function postgresTemplateDatabase(): Promise<string | undefined> {
   url.pathname = `/${name}`;
   const database = await openDatabase({ engine: 'postgres', url: url.toString(), poolSize: 1 });
   await database.close();
-  // pg's pool.end() resolves before its connections have closed: wait until they have left.
   await withAdmin(async (admin) => {
-    for (let i = 0; i < 250; i++) {
-      const { rows } = await admin.query<{ n: number }>(
-        'select count(*)::int as n from pg_stat_activity where datname = $1',
-        [name],
-      );
-      if (rows[0]?.n === 0) return;
-      await new Promise((ok) => setTimeout(ok, 20));
-    }
-    throw new Error(`the template database ${name} still has sessions`);
+    if (!(await noSessionsLeft(admin, name, 250))) throw new Error(`the template database ${name} still has sessions`);
   });
   return name;
 }

@@ -22,6 +22,7 @@ import { rateLimiterFor, type RateLimiter } from '../../server/http/rate-limit.j
 import { handlers as allHandlers, replayers } from '../../server/http/routes/index.js';
 import { createServices, type Services } from '../../server/services.js';
 import { migratedPGliteTemplate, openDatabase, type Database, type Engine } from '../../server/store/database.js';
+import { noSessionsLeft } from '../pg-sessions.js';
 
 /** The engines this run tests on. */
 export const engines: Engine[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
@@ -84,16 +85,7 @@ export async function openTestDatabase(engine: Engine, options: TestDatabaseOpti
       await database.close();
       const c = new pg.Client({ connectionString: base });
       await c.connect();
-      // pg's pool.end() resolves before its connections have closed: a forced drop then kills one mid-close
-      // and the pool throws an uncaught error. Let them leave first.
-      for (let i = 0; i < 100; i++) {
-        const { rows } = await c.query<{ n: number }>(
-          'select count(*)::int as n from pg_stat_activity where datname = $1',
-          [name],
-        );
-        if (rows[0]?.n === 0) break;
-        await new Promise((ok) => setTimeout(ok, 20));
-      }
+      await noSessionsLeft(c, name, 100);
       await c.query(`drop database if exists ${name} with (force)`);
       await c.end();
     },
