@@ -3268,7 +3268,7 @@ export interface components {
          */
         fields?: {
           /**
-           * @description A JSONPath into the response, 1 to 500 characters.
+           * @description An RFC 9535 JSONPath into the JSON answer, 1 to 500 characters, starting with `$`: `$.customer.plan`, `$.items[0].id`, `$.items[-1].id`, `$..id`, `$.items[?@.price < 10].name`, `$.items[?match(@.code, 'A[0-9]+')].code`. A path is interpreted, never run as code, and reads only the answer's own members. Validation refuses a path that does not parse (`schema_violation` at this path). Reading one answer's paths is bounded (1 second); past that nothing is copied.
            * @example $.customer.plan
            */
           path: string;

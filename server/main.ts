@@ -301,6 +301,7 @@ async function startWorkers(running: {
     spreadsheets: services.spreadsheets,
     webhookTargets: services.webhookTargets,
     invokeTargets: services.invokeTargets,
+    fieldPaths: services.fieldPaths,
   });
   const jobs = new JobWorker({
     db: database.db,

@@ -2,6 +2,7 @@
 // them once per process (and the test harness once per app), then hands them to the app and to the job registry.
 // Routes and job handlers receive them; none of them picks a default of its own.
 import { join } from 'node:path';
+import { FieldPathEvaluator } from './blocks/invoke/field-evaluator.js';
 import type { ChannelProvider } from './channels/provider.js';
 import { SandboxProvider } from './channels/sandbox.js';
 import type { Config } from './config.js';
@@ -21,6 +22,8 @@ export interface Services {
   webhookTargets: TargetPolicy;
   /** The invoke block's address rules at call time (config.invokeDevTargets). */
   invokeTargets: TargetPolicy;
+  /** Reads invoke answers' fields in a worker thread, within a budget (issue 33: no tenant holds the event loop). */
+  fieldPaths: FieldPathEvaluator;
 }
 
 /** The services of `config`; `replace` swaps some of them (tests: a broken storage, a stub resolver, a CA). */
@@ -34,5 +37,6 @@ export function createServices(
     storage: replace.storage ?? new LocalDiskStorage(join(config.dataDir, 'media')),
     webhookTargets: replace.webhookTargets ?? targetPolicy(config),
     invokeTargets: replace.invokeTargets ?? invokeTargetPolicy(config),
+    fieldPaths: replace.fieldPaths ?? new FieldPathEvaluator(),
   };
 }

@@ -34,6 +34,9 @@ export interface BlockDefinition<T extends BlockType> {
   references?(data: SentData<T>): BlockReference[];
   /** The first compiler problem of the block, or null. */
   compile?(data: SentData<T>): BlockProblem | null;
+  /** Texts of a format the catalog's schema cannot state (an invoke field's JSONPath): `schema_violation`
+   * problems of the shape stage, for fields the catalog accepted; `message` says why, after the path. */
+  formatProblems?(data: SentData<T>): BlockProblem[];
   /** Its run reads the contact's custom fields (a stretch then loads them). */
   readsFields?: boolean;
   /** It sends to the contact: `POST …/runs` of an automation holding one needs the 24-hour window open. */

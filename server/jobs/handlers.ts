@@ -23,6 +23,7 @@ import { runAdvanceJob, runStopRunsJob } from '../engine/runs.js';
 import { runInboundJob } from '../engine/triggers.js';
 import { runInvokeJob } from '../blocks/invoke/call.js';
 import { INVOKE_TIMEOUT_MS } from '../blocks/invoke/http.js';
+import type { FieldPathEvaluator } from '../blocks/invoke/field-evaluator.js';
 import { DEFAULT_TIMEOUT_MS } from '../webhooks/sender.js';
 
 export interface JobDeps {
@@ -36,6 +37,8 @@ export interface JobDeps {
   webhookTargets: TargetPolicy;
   /** The invoke block's address rules at call time (server/services.ts). */
   invokeTargets: TargetPolicy;
+  /** The invoke block's field paths, read off the event loop (server/services.ts). */
+  fieldPaths: FieldPathEvaluator;
   /** Tests: the invoke attempt deadline; default 60 s. */
   invokeTimeoutMs?: number;
   /** The service's public base URL, for the attachment URLs of message events. */
@@ -123,6 +126,7 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
             clock: ctx.clock,
             logger: ctx.logger,
             targets: deps.invokeTargets,
+            fieldPaths: deps.fieldPaths,
             ...(deps.invokeTimeoutMs !== undefined ? { timeoutMs: deps.invokeTimeoutMs } : {}),
           }),
       })

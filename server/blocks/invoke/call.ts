@@ -37,7 +37,8 @@ import { enqueue } from '../../store/jobs.js';
 import type { DB } from '../../store/schema.js';
 import { lockRun, type WorkflowRunRow } from '../../store/workflow-runs.js';
 import type { TargetPolicy } from '../../webhooks/targets.js';
-import { fieldValues, secretNames } from './evaluate.js';
+import { secretNames } from './evaluate.js';
+import type { FieldPathEvaluator } from './field-evaluator.js';
 import { handedCall } from './handover.js';
 import { attemptCall, excerptOf, type AttemptOutcome, type SecretValue } from './http.js';
 import { endOfDoneCall, stepCloseOf } from './outcome.js';
@@ -45,6 +46,8 @@ import { endOfDoneCall, stepCloseOf } from './outcome.js';
 export interface InvokeDeps extends EngineDeps {
   /** The address rules (config.invokeDevTargets). */
   targets: TargetPolicy;
+  /** Reads the answer's fields off the event loop, within a budget (server/services.ts). */
+  fieldPaths: FieldPathEvaluator;
   /** Tests: a short attempt deadline instead of 60 s. */
   timeoutMs?: number;
 }
@@ -81,9 +84,25 @@ export async function runInvokeJob(job: JobOf<typeof INVOKE_JOB>, lease: JobLeas
     { call: call.id, run: call.run_id, attempt: begun.attempt, status: outcome.status, error: outcome.error },
     'invoke attempt',
   );
+  const values = await answerFields(deps, call, outcome);
   // The run's next stretch runs in it: an invoke block there is called at once after the commit (engine/commit.ts).
-  await committing(lease.db, deps, (tx, deps) => record(tx, lease, deps, begun, outcome));
+  await committing(lease.db, deps, (tx, deps) => record(tx, lease, deps, begun, outcome, values));
 }
+
+/** The fields of a 2xx answer, read before any transaction; none when it is not JSON (still the success output). */
+async function answerFields(deps: InvokeDeps, call: InvokeCallRow, outcome: AttemptOutcome): Promise<FieldValues> {
+  if (outcome.error !== null || call.request.fields.length === 0) return null;
+  const reading = await deps.fieldPaths.read(call.request.fields, outcome.body ?? '');
+  if (reading.status !== 'read')
+    deps.logger?.warn(
+      { call: call.id, run: call.run_id, account: call.account_id, reading: reading.status },
+      'invoke fields not read: the paths went over their budget or their worker failed; nothing copied',
+    );
+  return reading.values;
+}
+
+/** The values an answer's fields take (null: nothing to copy). */
+type FieldValues = Record<string, string> | null;
 
 type RunState = Pick<WorkflowRunRow, 'ended_at' | 'waiting_for' | 'wait_step'>;
 
@@ -147,8 +166,18 @@ async function begin(
 }
 
 /** Records the attempt: the next one later on the clock, or the call's end and the run woken. */
-async function record(tx: Transaction<DB>, lease: JobLease, deps: InvokeDeps, begun: Begun, outcome: AttemptOutcome) {
-  if (!(retried(outcome) && begun.attempt < INVOKE_MAX_ATTEMPTS) && (await endAtOnce(tx, lease, deps, begun, outcome)))
+async function record(
+  tx: Transaction<DB>,
+  lease: JobLease,
+  deps: InvokeDeps,
+  begun: Begun,
+  outcome: AttemptOutcome,
+  values: FieldValues,
+) {
+  if (
+    !(retried(outcome) && begun.attempt < INVOKE_MAX_ATTEMPTS) &&
+    (await endAtOnce(tx, lease, deps, begun, outcome, values))
+  )
     return;
   const now = deps.clock.now();
   const locked = await lockRunAndCall(tx, begun.call.id);
@@ -179,14 +208,13 @@ async function record(tx: Transaction<DB>, lease: JobLease, deps: InvokeDeps, be
     });
     return lease.complete(tx);
   }
-  await finishCall(tx, lease, deps, run, call, endOf(call, outcome), seen);
+  await finishCall(tx, lease, deps, run, call, endOf(outcome, values), seen);
 }
 
 /** How the call ends on this answer: its output, its error, the fields the answer gives. */
-function endOf(call: InvokeCallRow, outcome: AttemptOutcome): CallEnding {
+function endOf(outcome: AttemptOutcome, values: FieldValues): CallEnding {
   const ok = outcome.error === null;
-  const values = ok && call.request.fields.length > 0 ? answerFields(call, outcome.body) : null;
-  return { output: ok ? 0 : 1, error: outcome.error, values };
+  return { output: ok ? 0 : 1, error: outcome.error, values: ok ? values : null };
 }
 
 /**
@@ -200,10 +228,11 @@ async function endAtOnce(
   deps: InvokeDeps,
   begun: Begun,
   outcome: AttemptOutcome,
+  values: FieldValues,
 ) {
   const now = deps.clock.now().toISOString();
   const { call } = begun;
-  const changes = callEndChanges(endOf(call, outcome), {
+  const changes = callEndChanges(endOf(outcome, values), {
     attempts: begun.attempt,
     response_status: outcome.status,
     excerpt: excerptOf(outcome.body, outcome.sent),
@@ -223,15 +252,6 @@ async function endAtOnce(
   );
   await lease.complete(tx);
   return true;
-}
-
-/** The fields of a 2xx answer; none when it is not JSON (the answer still takes the success output). */
-function answerFields(call: InvokeCallRow, body: string | null): Record<string, string> | null {
-  try {
-    return fieldValues(call.request.fields, JSON.parse(body ?? ''));
-  } catch {
-    return null;
-  }
 }
 
 const MESSAGES: Record<string, string> = {

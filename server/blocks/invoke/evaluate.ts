@@ -1,11 +1,10 @@
-// invoke (Part B): the request as the block renders it, and the answer's fields. Pure: the variables come in as a
-// lookup, the secrets' values as a map.
+// invoke (Part B): the request as the block renders it. Pure: the variables come in as a lookup, the secrets'
+// values as a map. The answer's fields are field-path.ts's, read off the event loop (field-evaluator.ts).
 //
 // Headers and body are rendered when the block runs into segments: text with the variables already substituted,
 // and secrets by name (`{secret.<name>}`), resolved only at call time for the host each hop reaches (docs/
 // decisions.md, "invoke (issue 22)"). So no secret value is ever stored, and a variable's value cannot become a
 // secret reference (one pass: a substituted value is never read again).
-import { JSONPath } from 'jsonpath-plus';
 import type { BlockData } from '../../../generated/block-catalog.js';
 import { VARIABLE_NAME_PATTERN } from '../../domain/workflows/variable-names.js';
 import { variableText, type VariableLookup } from '../../engine/evaluate/variables.js';
@@ -96,38 +95,4 @@ function isHttpUrl(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * The value each field takes from a JSON answer: the first match of its path. A 0, false or empty result (null,
- * '', [], {}) is not copied; a path the library refuses copies nothing. Objects and arrays are copied as JSON text.
- */
-export function fieldValues(fields: InvokeRequest['fields'], answer: unknown): Record<string, string> {
-  const values: Record<string, string> = {};
-  if (!isJsonValue(answer)) return values;
-  for (const field of fields) {
-    let found: unknown;
-    try {
-      const matches: unknown = JSONPath({ path: field.path, json: answer, wrap: true, eval: 'safe' });
-      found = Array.isArray(matches) ? matches[0] : undefined;
-    } catch {
-      continue;
-    }
-    const value = copied(found);
-    if (value !== null) values[field.name] = value;
-  }
-  return values;
-}
-
-type JsonValue = null | boolean | number | string | object;
-const isJsonValue = (value: unknown): value is JsonValue =>
-  value === null || ['boolean', 'number', 'string', 'object'].includes(typeof value);
-
-function copied(value: unknown): string | null {
-  if (value === undefined || value === null || value === 0 || value === false || value === '') return null;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return value.length === 0 ? null : JSON.stringify(value);
-  if (typeof value === 'object') return Object.keys(value).length === 0 ? null : JSON.stringify(value);
-  return null;
 }

@@ -76,6 +76,12 @@ export function blockReferences(node: unknown): BlockReference[] {
   return blockType(node.type)?.references?.(node.data) ?? [];
 }
 
+/** The problems of format the catalog cannot state of a block (none for unknown types). */
+export function formatProblems(node: unknown): BlockProblem[] {
+  if (!isObject(node) || !isObject(node.data)) return [];
+  return blockType(node.type)?.formatProblems?.(node.data) ?? [];
+}
+
 /** The first compiler problem of a block, or null. */
 export function compileProblem(node: unknown): BlockProblem | null {
   if (!isObject(node) || !isObject(node.data)) return null;

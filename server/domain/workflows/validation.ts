@@ -17,7 +17,7 @@
 //
 // `writeProblem` is what create and update answer: channel, then trigger, then stages 1–3 of the graph.
 import { ApiError } from '../../errors.js';
-import { blockReferences, blockType, compileProblem, type BlockReference } from './blocks.js';
+import { blockReferences, blockType, compileProblem, formatProblems, type BlockReference } from './blocks.js';
 import { catalogIssues, type CatalogIssue } from './catalog.js';
 import { graphSize, MAX_BLOCKS, MAX_GRAPH_BYTES, reachableFromRoot } from './graph.js';
 import type {
@@ -151,6 +151,13 @@ function shapeStage(nodes: unknown): { shape: ValidationIssue[]; later: CatalogI
         later.push(issue);
     }
   }
+  // Formats the catalog cannot state (an invoke field's JSONPath that does not parse), on fields it accepted.
+  if (isObject(nodes))
+    for (const [id, node] of Object.entries(nodes))
+      for (const p of formatProblems(node)) {
+        const path = `nodes.${id}.${p.path}`;
+        shape.push(item(p.code, `${path} ${p.message}.`, id, path));
+      }
   return { shape, later };
 }
 

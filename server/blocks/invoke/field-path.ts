@@ -1,0 +1,65 @@
+// invoke's field paths (Part B: "path (JSONPath, 1 to 500 chars)"): RFC 9535 JSONPath, read by jsonpath-rfc9535,
+// an interpreter of the RFC's grammar with no script evaluation at all (docs/security.md; docs/decisions.md,
+// "JSONPath without an evaluator"). A tenant's path is data: it is parsed, never compiled to code, and it reads
+// only the answer's own members (the library checks `Object.hasOwn`), so `constructor` or `__proto__` select
+// nothing. Pure: validation (definition.ts) and the evaluator's worker (field-worker.ts) both read it.
+import { exec, type JsonValue } from 'jsonpath-rfc9535';
+import parse from 'jsonpath-rfc9535/parser';
+import type { InvokeRequest } from '../../store/schema.js';
+
+/** Why `path` is not a JSONPath the evaluator takes, or null when it is. */
+export function fieldPathProblem(path: string): string | null {
+  try {
+    parse(path);
+    return null;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return `is not an RFC 9535 JSONPath: ${why.replace(/\.$/, '')}`;
+  }
+}
+
+/** Thrown inside the library's walk to stop it at the first match (the field takes only that). */
+const FOUND = Symbol('found');
+
+/** The first value `path` selects in `document`; undefined when none, or when the path does not parse. */
+export function firstMatch(document: JsonValue, path: string): unknown {
+  let found: unknown;
+  try {
+    exec(document, path, (value) => {
+      found = value;
+      throw FOUND;
+    });
+  } catch (stop) {
+    if (stop !== FOUND) return undefined;
+  }
+  return found;
+}
+
+/**
+ * The value each field takes from a JSON answer's text: the first match of its path. A 0, false or empty result
+ * (null, '', [], {}) is not copied; a path the library refuses copies nothing. Objects and arrays are copied as
+ * JSON text. Null when the answer is not JSON (nothing is copied).
+ */
+export function fieldValuesOf(fields: InvokeRequest['fields'], answer: string): Record<string, string> | null {
+  let document: JsonValue;
+  try {
+    document = JSON.parse(answer) as JsonValue; // JSON.parse gives JSON values only
+  } catch {
+    return null;
+  }
+  const values: Record<string, string> = {};
+  for (const field of fields) {
+    const value = copied(firstMatch(document, field.path));
+    if (value !== null) values[field.name] = value;
+  }
+  return values;
+}
+
+function copied(value: unknown): string | null {
+  if (value === undefined || value === null || value === 0 || value === false || value === '') return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return value.length === 0 ? null : JSON.stringify(value);
+  if (typeof value === 'object') return Object.keys(value).length === 0 ? null : JSON.stringify(value);
+  return null;
+}
