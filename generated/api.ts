@@ -960,7 +960,9 @@ export interface paths {
      *        shape, output or resource error, one at a time, from the first faulty block reachable from `root`.
      *
      *     `schema_violation` items refer only to the type the block declares; an unknown type gives one
-     *     `schema_violation` at `nodes.<id>.type`.
+     *     `schema_violation` at `nodes.<id>.type`. An `invoke` field whose `path` is not an RFC 9535
+     *     JSONPath gives `schema_violation` at `nodes.<id>.data.fields[<i>].path`, with the parser's reason in
+     *     `message`.
      *
      *     Warnings: `keyword_collision` (with `workflow_ids` and `keywords`), `trigger_event_not_supported`,
      *     `trigger_has_no_keywords`, `start_workflow_not_found`, `start_workflow_deleted`,

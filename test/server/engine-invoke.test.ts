@@ -3,7 +3,6 @@
 // idempotency header), the outputs, the fields copied, retries as jobs on the moved clock, the address rules,
 // secrets sent only to their domain and never shown, and what the step records. docs/decisions.md, "invoke
 // (issue 22)".
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,57 +14,7 @@ import { releaseJob } from '../../server/store/jobs.js';
 import { ANY, engineHarness } from './engine-harness.js';
 import { engines, type TestCaller } from './harness.js';
 import { json } from './http-helpers.js';
-
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-type Answer = { status: number; body?: string; headers?: Record<string, string> } | 'hang';
-
-/** A receiver on loopback: records each request and answers from its queue (then `fallback`). */
-class Receiver {
-  seen: Seen[] = [];
-  answers: Answer[] = [];
-  fallback: Answer = { status: 200, body: '{"ok":true}' };
-  private server: Server;
-  constructor() {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        this.seen.push({
-          method: req.method ?? '',
-          url: req.url ?? '',
-          headers: req.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-        });
-        const answer = this.answers.shift() ?? this.fallback;
-        if (answer === 'hang') return;
-        res.writeHead(answer.status, { 'Content-Type': 'application/json', ...answer.headers });
-        res.end(answer.body ?? '');
-      });
-    });
-  }
-  async start() {
-    await new Promise<void>((ok) => this.server.listen(0, '127.0.0.1', ok));
-    const address = this.server.address();
-    this.port = typeof address === 'object' && address ? address.port : 0;
-  }
-  port = 0;
-  url(path = '/hook') {
-    return `http://127.0.0.1:${this.port}${path}`;
-  }
-  reset(...answers: Answer[]) {
-    this.seen = [];
-    this.answers = answers;
-  }
-  async stop() {
-    this.server.closeAllConnections();
-    await new Promise<void>((ok) => this.server.close(() => ok()));
-  }
-}
+import { Receiver } from './invoke-receiver.js';
 
 const invoke = (data: Record<string, unknown>, ok: string | null = 'ok', fail: string | null = 'fail') => ({
   type: 'invoke',
