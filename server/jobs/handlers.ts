@@ -58,6 +58,13 @@ const SHORT_JOB_LEASE_MS = 30_000;
 /** The hourly retention job deletes in batches. */
 const PRUNE_LEASE_MS = 120_000;
 
+/** The invoke block's own services and settings. */
+const invokeDeps = (deps: JobDeps) => ({
+  targets: deps.invokeTargets,
+  fieldPaths: deps.fieldPaths,
+  ...(deps.invokeTimeoutMs !== undefined ? { timeoutMs: deps.invokeTimeoutMs } : {}),
+});
+
 export function createJobRegistry(deps: JobDeps): JobRegistry {
   const config = deps.config;
   const delivery: DeliveryDeps = {
@@ -121,14 +128,7 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
         // a margin.
         leaseMs: (deps.invokeTimeoutMs ?? INVOKE_TIMEOUT_MS) + LEASE_MARGIN_MS,
         run: (job, ctx) =>
-          runInvokeJob(job, ctx, {
-            ...engine,
-            clock: ctx.clock,
-            logger: ctx.logger,
-            targets: deps.invokeTargets,
-            fieldPaths: deps.fieldPaths,
-            ...(deps.invokeTimeoutMs !== undefined ? { timeoutMs: deps.invokeTimeoutMs } : {}),
-          }),
+          runInvokeJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger, ...invokeDeps(deps) }),
       })
       .register(PRUNE_JOB, {
         leaseMs: PRUNE_LEASE_MS,
