@@ -1,8 +1,9 @@
 // ESLint flat config: @eslint/js and typescript-eslint recommended rules on the TypeScript and JavaScript
-// of the repository. Generated files (generated/) are checked by `npm run check:generated`, not linted.
+// of the repository, and eslint-plugin-regexp's rules against super-linear backtracking. Generated files (generated/) are checked by `npm run check:generated`, not linted.
 // The TypeScript is linted with its types (the project service reads tsconfig.json), for the promise rules: a
 // promise nobody awaits loses its rejection, and one handed to a callback that ignores it (Express) too.
 import js from '@eslint/js';
+import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
 
 const nodeGlobals = {
@@ -33,6 +34,15 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: nodeGlobals },
+  },
+  {
+    // Every regular expression is linear (issue 33, docs/security.md): a pattern that can backtrack
+    // super-linearly on a tenant's long text would hold the event loop for every account.
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-super-linear-move': 'error',
+    },
   },
   {
     rules: {

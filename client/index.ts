@@ -45,7 +45,7 @@ export function operationFor(method: string, schemaPath: string): OperationInfo 
 
 export function createClient(config: ClientConfig): ApiClient {
   const client = createFetchClient<paths, 'application/json'>({
-    baseUrl: config.baseUrl.replace(/\/+$/, ''),
+    baseUrl: config.baseUrl.replace(/(?<!\/)\/+$/, ''),
     headers: { ...config.headers, Authorization: `Bearer ${config.apiKey}` },
     ...(config.fetch ? { fetch: config.fetch } : {}),
   });

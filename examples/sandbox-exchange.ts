@@ -23,7 +23,7 @@ export type AdminClient = ReturnType<typeof createFetchClient<AdminPaths, 'appli
 /** The vendor console's client: the admin API with its token (ADMIN_TOKEN, or DATA_DIR/admin-token). */
 export function createAdminClient(baseUrl: string, adminToken: string): AdminClient {
   return createFetchClient<AdminPaths, 'application/json'>({
-    baseUrl: baseUrl.replace(/\/+$/, ''),
+    baseUrl: baseUrl.replace(/(?<!\/)\/+$/, ''),
     headers: { Authorization: `Bearer ${adminToken}` },
   });
 }

@@ -3021,9 +3021,12 @@ export interface components {
        *     - `invalid_option`: a `dropdown` field got a string that is neither the `value` nor the label of one
        *       of its options.
        *     - `duplicate_field`: the same `field_id` appears more than once in the request.
+       *     - `too_long`: a text of more than 1000 characters. A request to this API is refused with `400` before
+       *       this check; the reason is seen where a write has no request of its own (an automation step's error).
        * @enum {string}
        */
-      reason: 'expected_number' | 'expected_string' | 'invalid_number' | 'invalid_option' | 'duplicate_field';
+      reason:
+        'expected_number' | 'expected_string' | 'invalid_number' | 'invalid_option' | 'duplicate_field' | 'too_long';
     };
     /**
      * invalid_custom_field_value

@@ -289,6 +289,20 @@ describe('values', () => {
     expect(parsed === null ? null : formatDecimal(parsed)).toBe(expected);
   });
 
+  it('parseDecimal is linear on a tenant’s long text (issue 33: 80,000 spaces took 2.6 s) and bounds a number’s length', () => {
+    // The text an invoke copy once brought: "1", 150,000 spaces, "x"; and 1 MiB of spaces around a number.
+    const started = performance.now();
+    expect(parseDecimal(`1${' '.repeat(150_000)}x`)).toBeNull();
+    expect(formatDecimal(parseDecimal(`${' \t'.repeat(300_000)}42${'\n '.repeat(300_000)}`)!)).toBe('42');
+    expect(computeMath('add', `1${' '.repeat(150_000)}x`, '1')).toBe('1');
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(formatDecimal(parseDecimal('9'.repeat(100))!)).toBe('9'.repeat(100));
+    expect(parseDecimal('9'.repeat(101))).toBeNull();
+    expect(parseDecimal(`  ${'1'.repeat(100)}  `)).not.toBeNull();
+    // Only ASCII white space is trimmed: a no-break space is not.
+    expect(parseDecimal('\u00a03')).toBeNull();
+  });
+
   it.each<[string, string, number | null, number | null]>([
     ['dd/MM/yyyy', '25/12/2026', 20261225, null],
     ['yyyy-MM-dd', '2026-12-25', 20261225, null],

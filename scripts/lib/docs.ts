@@ -33,7 +33,7 @@ export function findExternalResources(html: string): string[] {
   const patterns = [
     /<script\b[^>]*\bsrc\s*=\s*["']?((?:https?:)?\/\/[^"'\s>]+)/gi,
     /<link\b[^>]*\bhref\s*=\s*["']?((?:https?:)?\/\/[^"'\s>]+)/gi,
-    /@import\s+(?:url\()?\s*["']?((?:https?:)?\/\/[^"')\s]+)/gi,
+    /@import\s+(?:url\(\s*)?["']?((?:https?:)?\/\/[^"')\s]+)/gi,
     /\bsrc\s*:\s*url\(\s*["']?((?:https?:)?\/\/[^"')\s]+)/gi, // @font-face src
     /import\s*\{[^}]*\}\s*from\s*["']((?:https?:)?\/\/[^"']+)/gi, // a CDN ES module
     // A CDN address of the docs tooling anywhere in code (Redoc's logo badge was one). Redocly's icon-set base

@@ -108,7 +108,7 @@ export function operationRows(doc: JsonObject): OperationRow[] {
       operationId,
       method: op.method,
       path: op.key,
-      expressPath: op.key.replace(/\{([^}]+)\}/g, ':$1'),
+      expressPath: op.key.replace(/\{([^{}]+)\}/g, ':$1'),
       tag: typeof tags[0] === 'string' ? tags[0] : null,
       scope: scopes[0] ?? null,
       ...(typeof whenPublished === 'string' ? { scopeWhenPublished: whenPublished } : {}),
@@ -148,7 +148,7 @@ export function adminOperationRows(doc: JsonObject): AdminOperationRow[] {
       operationId,
       method: op.method,
       path: op.key,
-      expressPath: op.key.slice(ADMIN_PREFIX.length).replace(/\{([^}]+)\}/g, ':$1'),
+      expressPath: op.key.slice(ADMIN_PREFIX.length).replace(/\{([^{}]+)\}/g, ':$1'),
       tag: typeof tags[0] === 'string' ? tags[0] : null,
       successStatuses: successStatusesOf(op.operation),
     });

@@ -297,19 +297,24 @@ async function expire(waking: Waking, step: number): Promise<undefined> {
   await finish(tx, waking.deps, { ...run, waiting_for: null }, 'completed');
 }
 
-/** The contact answered the question: `$input`, and the question's `answer_field` when it names one. */
+/**
+ * The contact answered the question: `$input`, and the question's `answer_field` when it names one. An answer
+ * the field refuses (text in a number field, more than 1000 characters) fails the step as a data block's write
+ * does; the run goes on.
+ */
 async function answer(waking: Waking, text: string): Promise<Resumed | undefined> {
   const { tx, here } = waking;
   if (waking.run.waiting_for !== 'answer') return;
-  await closeWait(waking, 0);
   let run = await updateRun(tx, waking.run.id, { variables: { ...waking.run.variables, $input: text } });
   const question = here?.type === 'question' ? here : undefined;
   const field = question?.data.answer_field ?? '';
+  let refused: StepError | null = null;
   if (question && field !== '') {
     const context = await runContext(tx, waking.deps, run, waking.version);
-    if (context) await writeField(context, field, text);
+    if (context) refused = await writeField(context, field, text);
     run = await updateRun(tx, run.id, { variables: { ...run.variables, [field]: text } });
   }
+  await (refused ? closeWait(waking, 0, 'failed', refused) : closeWait(waking, 0));
   return goOn(waking, nextOf(here, 0), run);
 }
 

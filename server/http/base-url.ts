@@ -4,7 +4,8 @@
 // requires PUBLIC_BASE_URL (config.ts) and never falls back to it.
 import type { Request } from 'express';
 import type { AppContext } from './context.js';
+import { trimEnd } from '../text.js';
 
 export function publicBaseUrl(app: AppContext, req: Request): string {
-  return (app.config.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? '127.0.0.1'}`).replace(/\/+$/, '');
+  return trimEnd(app.config.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? '127.0.0.1'}`, '/');
 }

@@ -45,7 +45,8 @@ function refuseLink(res: Response, kind: LinkKind, refusal: LinkRefusal): void {
 }
 
 /** The media type of a Content-Type header without its parameters, lower case (MIME types ignore case). */
-const essence = (value: string | null | undefined): string => (value ?? '').replace(/;.*$/s, '').trim().toLowerCase();
+const essence = (value: string | null | undefined): string =>
+  ((value ?? '').split(';', 1)[0] ?? '').trim().toLowerCase();
 
 /** `attachment` with the file name: an ASCII fallback and the exact name in RFC 5987 form. */
 export function contentDisposition(filename: string): string {

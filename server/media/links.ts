@@ -23,6 +23,7 @@ import { findMedia, markMediaUploaded, type MediaRow } from '../store/media.js';
 import type { DB } from '../store/schema.js';
 import { serviceSecret } from '../store/secrets.js';
 import { isUuid } from '../ids.js';
+import { trimEnd } from '../text.js';
 
 /** How long a download link works. */
 export const DOWNLOAD_LINK_VALIDITY_MS = 5 * 60_000;
@@ -103,7 +104,7 @@ export function mediaLinkSigner(db: Kysely<DB>, clock: Clock): Promise<MediaLink
   return signer;
 }
 
-const trimBase = (baseUrl: string) => baseUrl.replace(/\/+$/, '');
+const trimBase = (baseUrl: string) => trimEnd(baseUrl, '/');
 
 /** The `upload_url` of a media: works until `expiresAt` (the end of its upload window). */
 export async function uploadLink(

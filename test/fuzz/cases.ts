@@ -81,7 +81,7 @@ const toSpec = (p: Parts): SendSpec => ({
 });
 
 const fillPath = (template: string, values: Record<string, string>) =>
-  template.replace(/\{([^}]+)\}/g, (_, name: string) => values[name] ?? '');
+  template.replace(/\{([^{}]+)\}/g, (_, name: string) => values[name] ?? '');
 
 const is2xx3xx = (a: Answer) => a.status >= 200 && a.status < 400;
 /** An answer the class rules do not judge: rate limited, or already a violation of the runner's checks. */

@@ -143,7 +143,7 @@ export class Spec {
     if (literal) return literal;
     return this.operations.find((op) => {
       if (op.method !== verb || !op.path.includes('{')) return false;
-      const pattern = op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+      const pattern = op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^{}]+\}/g, '[^/]+');
       return new RegExp(`^${pattern}/?$`, 'i').test(concretePath);
     });
   }

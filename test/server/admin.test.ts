@@ -109,7 +109,7 @@ describe.each(engines)('admin API on %s', (engine) => {
     const caller = await t.account();
     const problems: string[] = [];
     for (const [id, op] of Object.entries(adminOperations)) {
-      const path = op.path.replace(/\{[^}]+\}/g, uuid).slice(ADMIN_PREFIX.length);
+      const path = op.path.replace(/\{[^{}]+\}/g, uuid).slice(ADMIN_PREFIX.length);
       for (const token of [null, 'wrong-token-wrong-token-wrong', caller.apiKey]) {
         const res = await admin(op.method.toUpperCase(), path, op.method === 'get' ? undefined : {}, token);
         const body = (await res.json()) as object;

@@ -15,7 +15,7 @@ import { call, engines, startTestApp, type TestApp } from './harness.js';
 import type { SchemaMe } from '../../generated/api.js';
 
 const uuid = '0b6e1d2c-5f7a-4c1e-9a53-2f1d8f4b7c10';
-const concretePath = (op: OperationInfo) => op.path.replace(/\{[^}]+\}/g, uuid);
+const concretePath = (op: OperationInfo) => op.path.replace(/\{[^{}]+\}/g, uuid);
 
 describe.each(engines)('foundation on %s', (engine) => {
   let t: TestApp;

@@ -6,7 +6,9 @@
 //     jsonpath-plus 10.4 back, the review's payload runs and this test fails);
 //   - paths that parse but reach for the prototype (`$.constructor`, `$['__proto__']`, …) select nothing;
 //   - a `match()` pattern that backtracks for ever over the answer neither holds the event loop nor copies: the
-//     API keeps answering while the worker's budget runs out.
+//     API keeps answering while the worker's budget runs out;
+//   - no automation stores a text field's value over 1000 characters: an invoke copy is skipped (the answer was a
+//     success), a question's answer fails its step as a data block's refused write does, and the run goes on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANY, engineHarness } from './engine-harness.js';
 import { engines } from './harness.js';
@@ -47,7 +49,7 @@ const ANSWER = { a: { b: 1 }, ok: 'yes', s: 'aaaa', items: [{ x: 1 }, { x: 2 }],
 
 describe.each(engines)('invoke field paths are data on %s', (engine) => {
   const hx = engineHarness(engine, { INVOKE_DEV_TARGETS: 'true', WEBHOOK_DEV_TARGETS: 'true' });
-  const { h, setUp, publish, runsOf, runOf, contactOf, fieldOf, field } = hx;
+  const { h, setUp, publish, runsOf, runOf, contactOf, fieldOf, field, chain, say, sentTexts } = hx;
   const receiver = new Receiver();
 
   beforeAll(async () => receiver.start());
@@ -235,5 +237,49 @@ describe.each(engines)('invoke field paths are data on %s', (engine) => {
         path,
       ).toEqual([]);
     }
+  });
+
+  it('an invoke copy over 1000 characters is not stored; 1000 are', async () => {
+    const s = await setUp();
+    await field(s.me, 'fits');
+    await field(s.me, 'over');
+    const fields = [
+      { path: '$.fits', name: 'fits' },
+      { path: '$.over', name: 'over' },
+    ];
+    const workflowId = await publish(s.me, s.connection.id, graphOf(fields), ANY, 'lengths');
+    receiver.reset({ status: 200, body: JSON.stringify({ fits: 'é'.repeat(1000), over: `1${' '.repeat(150_000)}x` }) });
+    const r = await runWith(s, workflowId);
+    expect(r.step).toMatchObject({ status: 'completed', output: 0 });
+    expect(fieldOf(r.contact, 'fits')).toBe('é'.repeat(1000));
+    expect(fieldOf(r.contact, 'over')).toBeNull();
+  });
+
+  it('a question’s answer over 1000 characters fails its step (too long) and the run goes on', async () => {
+    const s = await setUp();
+    await field(s.me, 'resposta');
+    const workflowId = await publish(
+      s.me,
+      s.connection.id,
+      chain([
+        ['ask', 'question', { text: 'Qual?', answer_type: 'any', answer_field: 'resposta' }],
+        say('thanks', 'Anotado'),
+      ]),
+      ANY,
+      'long answer',
+    );
+    await s.writes('oi');
+    const { contact } = await s.writes('a'.repeat(1001));
+    await hx.drain();
+    const [run] = await runsOf(s.me, workflowId);
+    const read = await runOf(s.me, workflowId, run!.id);
+    expect(read.status).toBe('completed');
+    expect(read.steps.find((st) => st.node_id === 'ask')).toMatchObject({
+      status: 'failed',
+      output: 0,
+      error: { code: 'invalid_custom_field_value' },
+    });
+    expect((await sentTexts(s.me)).sort()).toEqual(['Anotado', 'Qual?']);
+    expect(fieldOf(await contactOf(s.me, contact.id), 'resposta')).toBeNull();
   });
 });

@@ -264,7 +264,7 @@ describe.each(engines)('request entry on %s', (engine) => {
       expect(bodyOperations.length).toBeGreaterThan(30);
       for (const body of [nestedBody(MAX_JSON_DEPTH + 1), nestedBody(5000), '['.repeat(400_000)])
         for (const { method, path } of bodyOperations) {
-          const url = path.replace(/\{[^}]+\}/g, randomUUID());
+          const url = path.replace(/\{[^{}]+\}/g, randomUUID());
           const res = await c.call(method, url, { body });
           const answer = await json<SchemaValidationError>(res, 400);
           expect(answer.context.details, `${method} ${path}`).toEqual([

@@ -1166,7 +1166,7 @@ describe('the sandbox off', () => {
       );
       const problems: string[] = [];
       for (const [id, op] of sandboxOperations) {
-        const path = op.path.replace('{connectionId}', connection.id).replace(/\{[^}]+\}/g, randomUUID());
+        const path = op.path.replace('{connectionId}', connection.id).replace(/\{[^{}]+\}/g, randomUUID());
         const body = exampleBody(op.method, op.path);
         const res = await call(t.baseUrl, TOKEN, op.method.toUpperCase(), path, body === undefined ? {} : { body });
         const answer = (await res.json()) as { context?: { code?: string } };

@@ -90,7 +90,7 @@ async function closedPort(): Promise<number> {
 }
 
 /** No stack trace: not a line `    at something (file:line)`. */
-const stack = /^\s+at .+/m;
+const stack = /^[ \t]+at .+/m;
 
 /** An embedded data directory made by the server's own open, closed cleanly. */
 let pristine: string;

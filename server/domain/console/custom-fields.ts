@@ -19,6 +19,7 @@ import { cursorCodec } from '../../store/cursor.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import type { CustomFieldOptionRow, DB } from '../../store/schema.js';
 import { audit, type Actor } from '../accounts/actor.js';
+import { trimBoth } from '../../text.js';
 
 export const FIELD_TYPES = ['number', 'text', 'dropdown'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -32,13 +33,13 @@ const LETTERS: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o',
  * label has no such character.
  */
 export function deriveFieldKey(label: string): string {
-  return label
+  const key = label
     .toLowerCase()
     .normalize('NFD')
     .replace(/\p{M}+/gu, '')
     .replace(/[ßæœøđðłþı]/g, (c) => LETTERS[c] ?? c)
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
+    .replace(/[^a-z0-9]+/g, '-');
+  return trimBoth(key, '-');
 }
 
 /** `base` if the account never used it, else `base-N` with the smallest N ≥ 2 the account never used. */

@@ -3,11 +3,14 @@
 //
 // - `number` takes a JSON number (a numeric string is refused: expected_number); one JSON cannot hold as a
 //   finite number, such as 1e999, is invalid_number.
-// - `text` and `dropdown` take a string (expected_string); its 1–1000 characters are a format check (400).
+// - `text` and `dropdown` take a string (expected_string) of at most 1000 characters: on the API a format check
+//   (400) comes first; every other writer (an automation's data, math or question block, an invoke copy, the
+//   console) meets too_long here, so no writer stores more (issue 33).
 // - `dropdown` accepts an option's `value` or its label (invalid_option otherwise) and stores the `value`.
 // - A field named twice in one request is duplicate_field.
 import type { Kysely, Selectable } from 'kysely';
 import { ApiError } from '../../errors.js';
+import { longerThan } from '../../text.js';
 import { findCustomFieldsByIds } from '../../store/contacts.js';
 import type { CustomFieldsTable, DB, FieldValue } from '../../store/schema.js';
 
@@ -17,7 +20,10 @@ export interface ValueInput {
 }
 
 export type ValueIssueReason =
-  'expected_number' | 'expected_string' | 'invalid_number' | 'invalid_option' | 'duplicate_field';
+  'expected_number' | 'expected_string' | 'invalid_number' | 'invalid_option' | 'duplicate_field' | 'too_long';
+
+/** The longest text a `text` or `dropdown` field holds (Part A, "Custom field"). */
+export const MAX_FIELD_TEXT = 1000;
 
 /** A value that passed its field's rules, in the form stored (a dropdown's option value). */
 export interface CheckedValue {
@@ -35,6 +41,7 @@ export function checkValue(
     return Number.isFinite(value) ? { value } : { reason: 'invalid_number' };
   }
   if (typeof value !== 'string') return { reason: 'expected_string' };
+  if (longerThan(value, MAX_FIELD_TEXT)) return { reason: 'too_long' };
   if (field.type === 'text') return { value };
   const options = field.options ?? [];
   const option = options.find((o) => o.value === value) ?? options.find((o) => o.label === value);

@@ -3,6 +3,7 @@ import type { components } from '../../../generated/api.js';
 import type { ConversationRow, MessageRow } from '../../store/messaging.js';
 import { epochMicros, timestampOfEpochMicros } from '../../store/timestamps.js';
 import type { StoredAttachment } from '../../store/schema.js';
+import { trimEnd } from '../../text.js';
 
 type Schemas = components['schemas'];
 
@@ -57,8 +58,7 @@ export function conversationView(
 }
 
 /** The download route of a media, which attachment `url`s point at. */
-export const mediaUrl = (baseUrl: string, mediaId: string) =>
-  `${baseUrl.replace(/\/+$/, '')}/v1/media/${mediaId}/content`;
+export const mediaUrl = (baseUrl: string, mediaId: string) => `${trimEnd(baseUrl, '/')}/v1/media/${mediaId}/content`;
 
 /** Adds the service `url` to media attachments and card images (stored without it: the base may change). */
 export function attachmentsView(stored: readonly StoredAttachment[], baseUrl: string): Schemas['MessageAttachment'][] {

@@ -6,12 +6,13 @@ import type { Kysely } from 'kysely';
 import { selectTagNamesByAge } from '../../store/tags.js';
 import type { DB } from '../../store/schema.js';
 import { deriveFieldKey, nextFreeKey } from '../console/custom-fields.js';
+import { trimEnd } from '../../text.js';
 
 export const TAG_SLUG_MAX = 50;
 
 /** The slug of one name before the suffix rule; '' when the name has no letter or digit (it has no slug). */
 export function tagSlugBase(name: string): string {
-  return deriveFieldKey(name).slice(0, TAG_SLUG_MAX).replace(/-+$/, '');
+  return trimEnd(deriveFieldKey(name).slice(0, TAG_SLUG_MAX), '-');
 }
 
 /** Slug → tag name, for names given oldest first. */

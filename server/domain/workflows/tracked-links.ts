@@ -23,11 +23,12 @@ import {
   type TrackedLinkRow,
 } from '../../store/tracked-links.js';
 import { recordEvents } from '../events/outbox.js';
+import { trimEnd } from '../../text.js';
 
 /** Where the tracking addresses live, below the service's public base. */
 export const LINKS_PATH = '/links/';
 /** The beginning of every tracking address of the service at `baseUrl`. */
-export const trackingPrefix = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}${LINKS_PATH}`;
+export const trackingPrefix = (baseUrl: string) => `${trimEnd(baseUrl, '/')}${LINKS_PATH}`;
 /** 24 random bytes in base64url: 32 characters. */
 const TOKEN = /^[A-Za-z0-9_-]{32}$/;
 

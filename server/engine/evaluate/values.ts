@@ -1,6 +1,7 @@
 // Parsing shared by the pure evaluators of the automation engine (Part B, "Block catalog" and "Variables"):
 // exact decimal numbers, calendar dates, times of day, and wall-clock parts of an instant in a time zone.
 // Nothing here reads the clock or a database; every function answers from its arguments only.
+import { trimAsciiSpace } from '../../text.js';
 
 /** An exact decimal number: `units / 10^scale`, scale >= 0. */
 export interface Decimal {
@@ -14,12 +15,16 @@ export const ZERO: Decimal = { units: 0n, scale: 0 };
  * A plain dotted number: optional sign, digits, optional `.` with digits (`5`, `-2.50`, `.5`, `5.` are all
  * numbers). Surrounding ASCII white space (spaces, tabs, line breaks) is ignored, so `' 3'` and a typed answer
  * `'3\n'` read as 3; white space inside (`'1 000'`), a comma (`'12,5'`), exponent notation (`'1e3'`),
- * `Infinity` or `NaN` are not numbers. Returns null when the text is not a number.
+ * `Infinity` or `NaN` are not numbers, nor is a text of more than MAX_NUMBER_CHARS characters once trimmed (a
+ * tenant's text can be long: the trim is linear, and BigInt never sees more than that). Returns null when the
+ * text is not a number.
  */
+export const MAX_NUMBER_CHARS = 100;
 const DECIMAL_RE = /^([+-]?)(\d*)(?:\.(\d*))?$/;
 export function parseDecimal(text: string | null | undefined): Decimal | null {
   if (typeof text !== 'string') return null;
-  const trimmed = text.replace(/^[ \t\r\n\f\v]+|[ \t\r\n\f\v]+$/g, '');
+  const trimmed = trimAsciiSpace(text);
+  if (trimmed.length > MAX_NUMBER_CHARS) return null;
   const match = DECIMAL_RE.exec(trimmed);
   if (!match) return null;
   const sign = match[1] ?? '';
