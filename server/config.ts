@@ -67,7 +67,7 @@ const schema = z
     // only while the sandbox is on (development).
     DOCS_DIR: z.string().min(1).default('./docs'),
     // Development only: webhook receivers on http, on any port and on loopback or private addresses (default on
-    // in embedded development mode only).
+    // in embedded development mode only; refused with APP_ENV=production).
     WEBHOOK_DEV_TARGETS: bool.optional(),
     // Development only: invoke blocks may call http, any port and loopback or private addresses (default on in
     // embedded development mode only; refused with APP_ENV=production).
@@ -146,6 +146,8 @@ function crossChecks(config: Config): string[] {
     problems.push('REQUEST_VALIDATION: cannot be false when APP_ENV=production');
   if (production && !config.adminToken) problems.push('ADMIN_TOKEN: required when APP_ENV=production');
   if (production && !config.publicBaseUrl) problems.push('PUBLIC_BASE_URL: required when APP_ENV=production');
+  if (production && config.webhookDevTargets)
+    problems.push('WEBHOOK_DEV_TARGETS: cannot be true when APP_ENV=production');
   if (production && config.invokeDevTargets)
     problems.push('INVOKE_DEV_TARGETS: cannot be true when APP_ENV=production');
   return problems;

@@ -1,8 +1,9 @@
 // The webhook URL rules (server/webhooks/targets.ts, Part C "URL rules") with a stub resolver: the syntax
 // reasons in order, public answers accepted, every refused address range refused (`unreachable` at
-// registration, `unsafe_target` at send), resolution failures, the development setting, and DNS rebinding
-// between registration and send.
+// registration, `unsafe_target` at send), resolution failures, the development setting (refused in production),
+// and DNS rebinding between registration and send.
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../server/config.js';
 import {
   addressAllowed,
   checkWebhookUrl,
@@ -223,6 +224,27 @@ describe('checkWebhookUrl (registration)', () => {
   it('targetPolicy follows config.webhookDevTargets', () => {
     expect(targetPolicy({ webhookDevTargets: false })).toEqual({ devTargets: false });
     expect(targetPolicy({ webhookDevTargets: true })).toEqual({ devTargets: true });
+  });
+});
+
+describe('WEBHOOK_DEV_TARGETS', () => {
+  const production = {
+    APP_ENV: 'production',
+    DATABASE_URL: 'postgres://db/x',
+    ADMIN_TOKEN: 'x'.repeat(32),
+    PUBLIC_BASE_URL: 'https://api.example.com',
+  };
+  it('is on in the embedded development default, off with DATABASE_URL or in production, refused there (issue 33)', () => {
+    expect(loadConfig({}).webhookDevTargets).toBe(true);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x' }).webhookDevTargets).toBe(false);
+    expect(loadConfig({ APP_ENV: 'test' }).webhookDevTargets).toBe(false);
+    expect(loadConfig({ WEBHOOK_DEV_TARGETS: 'true', DATABASE_URL: 'postgres://db/x' }).webhookDevTargets).toBe(true);
+    expect(loadConfig(production).webhookDevTargets).toBe(false);
+    for (const value of ['true', '1'])
+      expect(() => loadConfig({ ...production, WEBHOOK_DEV_TARGETS: value })).toThrow(
+        /WEBHOOK_DEV_TARGETS: cannot be true when APP_ENV=production/,
+      );
+    expect(loadConfig({ ...production, WEBHOOK_DEV_TARGETS: 'false' }).webhookDevTargets).toBe(false);
   });
 });
 

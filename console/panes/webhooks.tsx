@@ -1,8 +1,8 @@
 // Webhooks: the account's endpoints and their deliveries as they happen, resend and test; and the built-in
 // receiver (like `stripe listen`): one click registers an endpoint whose URL is this server
-// (`/console/receiver/{id}`, server/http/console-receiver.ts), which verifies each request's signature with the
-// endpoint's secret and pushes it here. Deliveries change live through the account's stream
-// (`webhook_delivery.updated`, pushed at each change), never by polling.
+// (`/console/receiver/{accountId}/{id}`, server/http/console-receiver.ts), which verifies each request's signature
+// with the secrets of the account's endpoints on it and pushes the verified ones here. Deliveries change live
+// through the account's stream (`webhook_delivery.updated`, pushed at each change), never by polling.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ok, type Problem, type Schemas } from '../api.js';
 import type { Session } from '../app.js';
@@ -34,7 +34,8 @@ const EVENT_TYPES: Record<EventType, true> = {
 const isEventType = (type: string): type is EventType => type in EVENT_TYPES;
 const ALL_TYPES = Object.keys(EVENT_TYPES).filter(isEventType);
 
-const RECEIVER_PREFIX = () => `${location.origin}/console/receiver/`;
+/** Where the account's receivers are: a receiver belongs to the account its path names. */
+const receiverPrefix = (accountId: string) => `${location.origin}/console/receiver/${accountId}/`;
 const RECEIVER_DESCRIPTION = 'Sandbox console: built-in receiver';
 const PAGE = 20;
 
@@ -87,7 +88,8 @@ export function WebhooksPane(props: { session: Session }) {
   };
   useEffect(() => void loadEndpoints(), [api]);
 
-  const receiverEndpoint = endpoints.find((e) => e.url.startsWith(RECEIVER_PREFIX()));
+  const prefix = receiverPrefix(props.session.account.id);
+  const receiverEndpoint = endpoints.find((e) => e.url.startsWith(prefix));
   const startReceiver = async () => {
     setProblem(undefined);
     setBusy(true);
@@ -95,7 +97,7 @@ export function WebhooksPane(props: { session: Session }) {
       const created = ok(
         await api.POST('/v1/webhooks', {
           body: {
-            url: `${RECEIVER_PREFIX()}${crypto.randomUUID()}`,
+            url: `${prefix}${crypto.randomUUID()}`,
             event_types: ALL_TYPES,
             description: RECEIVER_DESCRIPTION,
           },
@@ -121,8 +123,8 @@ export function WebhooksPane(props: { session: Session }) {
         ) : (
           <>
             <p class="note">
-              An endpoint of this console for every event type: each request it gets is checked with the endpoint's
-              secret and shown here.
+              An endpoint of this console for every event type: each request signed with this account's endpoint secret
+              is shown here (anything else is answered 404 and not kept).
             </p>
             <button type="button" onClick={() => void startReceiver()} disabled={busy}>
               Start the built-in receiver
@@ -151,7 +153,8 @@ export function WebhooksPane(props: { session: Session }) {
 
 /** The requests the built-in receiver of `endpoint` kept, then each as it arrives (its stream, admin token). */
 function Receiver(props: { session: Session; endpoint: Endpoint }) {
-  const id = props.endpoint.url.slice(RECEIVER_PREFIX().length);
+  const account = props.session.account.id;
+  const id = props.endpoint.url.slice(receiverPrefix(account).length);
   const [requests, setRequests] = useState<Received[]>([]);
   const [state, setState] = useState<'connecting' | 'listening' | 'reconnecting'>('connecting');
 
@@ -160,7 +163,8 @@ function Receiver(props: { session: Session; endpoint: Endpoint }) {
     const run = async () => {
       while (!abort.signal.aborted) {
         try {
-          const response = await fetch(`/console/receiver/${encodeURIComponent(id)}/stream`, {
+          const path = `/console/receiver/${encodeURIComponent(account)}/${encodeURIComponent(id)}/stream`;
+          const response = await fetch(path, {
             headers: { Authorization: `Bearer ${props.session.token}`, Accept: 'text/event-stream' },
             signal: abort.signal,
             cache: 'no-store',
@@ -198,7 +202,7 @@ function Receiver(props: { session: Session; endpoint: Endpoint }) {
     };
     void run();
     return () => abort.abort();
-  }, [id]);
+  }, [account, id]);
 
   return (
     <>

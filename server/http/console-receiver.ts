@@ -1,26 +1,31 @@
 // The console's built-in webhook receiver, like `stripe listen` without a second terminal: a webhook endpoint
-// whose URL is this server (`POST /console/receiver/{id}`), registered by the page through the public API like
-// any endpoint. Served only while the sandbox is on (the console's router), and reachable by the sender only
-// under WEBHOOK_DEV_TARGETS (http and loopback; server/webhooks/targets.ts), which the registration checks.
+// whose URL is this server (`POST /console/receiver/{accountId}/{id}`), registered by the page through the public
+// API like any endpoint. Served only while the sandbox is on (the console's router), and reachable by the sender
+// only under WEBHOOK_DEV_TARGETS (http and loopback; server/webhooks/targets.ts), which the registration checks.
 //
-// - A receiver id is known while an endpoint (not deleted) targets it: the request is checked against the secrets
-//   of every endpoint whose URL ends with `/console/receiver/{id}`, with the client's verifier
-//   (client/webhooks.ts, the partner's own check) on the service's clock. A verified request is answered 200, an
-//   invalid one 400 (the service retries it, as Part C says), an unknown id 404. The page never gets a secret
-//   from here, and no secret is in a URL or a log line.
-// - Each request (headers, raw body, the verdict) is kept in memory, bounded: MAX_REQUESTS per receiver,
-//   MAX_RECEIVERS receivers (the least recently used is dropped), bodies up to MAX_BODY_BYTES (a larger one is
-//   413, kept without its body). A restart forgets them; the endpoint keeps working.
-// - The page follows a receiver with `GET /console/receiver/{id}/stream` (the admin token in Authorization):
-//   server-sent events, the kept requests first, then each as it arrives.
+// - A receiver belongs to the account its path names (issue 33), and is known while an endpoint of that account
+//   (not deleted) targets it: every lookup is the account's endpoints whose URL ends with the receiver's path
+//   (an endpoint of another account aimed at the same path is never among them). A request is checked against
+//   their secrets with the client's verifier (client/webhooks.ts, the partner's own check) on the service's clock.
+// - Only a request one of them verifies is answered 200 and kept. Anything else (an unknown account or id, no
+//   endpoint of the account on it, a missing or forged signature, another account's delivery aimed here, a body
+//   over MAX_BODY_BYTES, which cannot be checked) is answered as an unknown receiver: 404 not_found, nothing
+//   kept, so a caller without the account's secret learns nothing, not even that the receiver exists. The page
+//   never gets a secret from here, and no secret is in a URL or a log line.
+// - The kept requests (headers, raw body, the verdict) are in memory, bounded: MAX_REQUESTS per receiver,
+//   MAX_RECEIVERS receivers (the least recently used is dropped). A restart forgets them; the endpoint keeps
+//   working.
+// - The page follows a receiver with `GET /console/receiver/{accountId}/{id}/stream` (the admin token in
+//   Authorization): server-sent events, the kept requests first, then each as it arrives.
 import type { Request, Response, Router } from 'express';
 import express from 'express';
 import { checkWebhookSignature } from '../../client/webhooks.js';
 import { signingSecrets } from '../domain/webhooks/endpoints.js';
 import { ApiError, GatewayError } from '../errors.js';
+import { canonicalId, isUuid } from '../ids.js';
 import { adminTokenCheck } from './admin.js';
 import type { AppContext } from './context.js';
-import { endpointsTargetingPath } from '../store/webhook-endpoints.js';
+import { endpointsTargetingPath, type WebhookEndpointRow } from '../store/webhook-endpoints.js';
 import { CONSOLE_PATH } from '../console/page.js';
 import type { ReceivedRequest } from '../console/received.js';
 
@@ -30,6 +35,20 @@ export const MAX_REQUESTS = 50;
 export const MAX_BODY_BYTES = 64 * 1024;
 /** A receiver id: what the page draws (a UUID) or any 16 to 64 URL-safe characters. */
 const RECEIVER_ID = /^[A-Za-z0-9_-]{16,64}$/;
+
+/** A receiver: its account, the path its endpoints' URLs end with, and its key in the log. */
+interface ReceiverRef {
+  accountId: string;
+  path: string;
+  key: string;
+}
+
+/** The receiver `/console/receiver/{account}/{id}` names, or undefined when it cannot be one (nothing is read). */
+function receiverRef(account: string | undefined, id: string | undefined): ReceiverRef | undefined {
+  if (account === undefined || id === undefined || !isUuid(account) || !RECEIVER_ID.test(id)) return undefined;
+  const accountId = canonicalId(account);
+  return { accountId, path: `${RECEIVER_PATH}/${account}/${id}`, key: `${accountId}/${id}` };
+}
 const KEEP_ALIVE_MS = 15_000;
 
 interface Receiver {
@@ -104,61 +123,64 @@ function headersOf(req: Request): [string, string][] {
   return pairs;
 }
 
+/** What the receiver keeps of a request its account's endpoint `webhookId` signed. */
+function keptRequest(req: Request, now: Date, body: Buffer, webhookId: string): Omit<ReceivedRequest, 'seq'> {
+  return {
+    received_at: now.toISOString(),
+    headers: headersOf(req),
+    body: body.toString('utf8'),
+    size: body.length,
+    verified: true,
+    webhook_id: webhookId,
+    failure: null,
+    status: 200,
+  };
+}
+
+/** The endpoint whose secret (current, or previous during a rotation) verifies the request, or undefined. */
+function verifyingEndpoint(
+  endpoints: WebhookEndpointRow[],
+  body: Buffer,
+  header: string | undefined,
+  now: Date,
+): WebhookEndpointRow | undefined {
+  return endpoints.find((endpoint) =>
+    signingSecrets(endpoint, now).some((secret) => checkWebhookSignature({ payload: body, header, secret, now }).ok),
+  );
+}
+
 /** The routes of the receiver (mount them only while the sandbox is on). */
 export function receiverRouter(ctx: AppContext, log = new ReceiverLog()): Router {
   const router = express.Router();
   const authorized = adminTokenCheck(ctx.config.adminToken);
+  // One answer for every request the receiver does not keep: an unknown receiver and a refused request alike.
   const notFound = () => new ApiError(404, 'not_found', 'No such receiver (no webhook endpoint targets it).');
+  /** The receiver's account's endpoints on it (none for a path that names no receiver). */
+  const endpointsOf = async (ref: ReceiverRef | undefined) =>
+    ref ? endpointsTargetingPath(ctx.database.db, ref.accountId, ref.path) : [];
 
-  router.post(`${RECEIVER_PATH}/:id`, (req, res, next) => {
+  router.post(`${RECEIVER_PATH}/:account/:id`, (req, res, next) => {
     void (async () => {
-      const id = req.params.id ?? '';
-      const endpoints = RECEIVER_ID.test(id)
-        ? await endpointsTargetingPath(ctx.database.db, `${RECEIVER_PATH}/${id}`)
-        : [];
-      if (endpoints.length === 0) {
+      const ref = receiverRef(req.params.account, req.params.id);
+      const endpoints = await endpointsOf(ref);
+      if (!ref || endpoints.length === 0) {
         req.resume();
         throw notFound();
       }
-      const { body, size } = await readBody(req, MAX_BODY_BYTES);
-      const header = req.get('service-signature');
+      const { body } = await readBody(req, MAX_BODY_BYTES);
       const now = ctx.clock.now();
-      let verdict: { verified: boolean; webhook_id: string | null; failure: string | null } = {
-        verified: false,
-        webhook_id: null,
-        failure: body === null ? 'body_too_large' : 'signature_mismatch',
-      };
-      if (body !== null)
-        for (const endpoint of endpoints) {
-          for (const secret of signingSecrets(endpoint, now)) {
-            const check = checkWebhookSignature({ payload: body, header, secret, now });
-            if (check.ok) verdict = { verified: true, webhook_id: endpoint.id, failure: null };
-            else if (check.reason !== 'signature_mismatch') verdict.failure = check.reason;
-          }
-          if (verdict.verified) break;
-        }
-      const status = body === null ? 413 : verdict.verified ? 200 : 400;
-      log.record(id, {
-        received_at: now.toISOString(),
-        headers: headersOf(req),
-        body: body === null ? null : body.toString('utf8'),
-        size,
-        ...verdict,
-        status,
-      });
-      res.status(status).json({ received: true, verified: verdict.verified });
+      const endpoint = body && verifyingEndpoint(endpoints, body, req.get('service-signature'), now);
+      if (!body || !endpoint) throw notFound();
+      log.record(ref.key, keptRequest(req, now, body, endpoint.id));
+      res.status(200).json({ received: true, verified: true });
     })().catch(next);
   });
 
-  router.get(`${RECEIVER_PATH}/:id/stream`, (req, res, next) => {
+  router.get(`${RECEIVER_PATH}/:account/:id/stream`, (req, res, next) => {
     void (async () => {
       if (!authorized(req)) throw new GatewayError(401, 'Missing or invalid admin token.');
-      const id = req.params.id ?? '';
-      if (
-        !RECEIVER_ID.test(id) ||
-        (await endpointsTargetingPath(ctx.database.db, `${RECEIVER_PATH}/${id}`)).length === 0
-      )
-        throw notFound();
+      const ref = receiverRef(req.params.account, req.params.id);
+      if (!ref || (await endpointsOf(ref)).length === 0) throw notFound();
       res.writeHead(200, {
         'Content-Type': 'text/event-stream; charset=utf-8',
         'Cache-Control': 'no-store',
@@ -166,7 +188,7 @@ export function receiverRouter(ctx: AppContext, log = new ReceiverLog()): Router
       });
       const send = (request: ReceivedRequest) =>
         res.write(`id: ${request.seq}\nevent: request\ndata: ${JSON.stringify(request)}\n\n`);
-      const { kept, stop } = log.follow(id, send);
+      const { kept, stop } = log.follow(ref.key, send);
       openStreams.add(res);
       res.write(': receiver open\n\n');
       for (const request of kept) send(request);

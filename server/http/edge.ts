@@ -1,5 +1,8 @@
 // What the edge and the gateway answer before a request reaches the API (Part A, Authentication and Limits):
-// - more than EDGE_IP_LIMIT_PER_MINUTE calls in a minute from one IP, over all accounts → 403 with no body;
+// - more than EDGE_IP_LIMIT_PER_MINUTE calls in a minute from one client, over all accounts → 403 with no body.
+//   A client is an IPv4 address, or an IPv6 /64: one subscriber is handed a whole /64 and picks any address in
+//   it, so counting IPv6 per address would give anyone with a /64 no limit (issue 33). An IPv4-mapped IPv6
+//   address (::ffff:a.b.c.d, as a dual-stack socket reports an IPv4 caller) counts as its IPv4 address;
 // - more than GLOBAL_RPS_CEILING calls in a second over the whole API → 429 with no body and no Retry-After.
 // Both run before authentication, so a flood of bad keys is stopped too.
 //
@@ -8,13 +11,28 @@
 // that. With several processes behind a load balancer each one enforces the numbers on the calls it receives;
 // the balancer in front is where a fleet-wide edge rule belongs.
 import type { RequestHandler } from 'express';
+import ipaddr from 'ipaddr.js';
 import type { AppContext } from './context.js';
 
 /** Probes of the operators are never refused: an instance under load must still report its health. */
 const exempt = /^\/(healthz|readyz|metrics)(\/|$)/;
 
+/**
+ * The key the edge counts a caller's address under: an IPv4 address as itself (in its dotted form, whatever
+ * form it came in), an IPv4-mapped IPv6 address as its IPv4 address, any other IPv6 address as its /64
+ * (`2001:db8:1:2::/64`). Text that is no address (a proxy's odd X-Forwarded-For) is its own key.
+ */
+export function edgeClientKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  // process(): an IPv4-mapped IPv6 address comes back as its IPv4 address.
+  const ip = ipaddr.process(address);
+  if (ip instanceof ipaddr.IPv4) return ip.toString();
+  const prefix = new ipaddr.IPv6([...ip.parts.slice(0, 4), 0, 0, 0, 0]);
+  return `${prefix.toString()}/64`;
+}
+
 export function edgeGuard(ctx: AppContext): RequestHandler {
-  const perIp = new Map<string, number>();
+  const perClient = new Map<string, number>();
   let minute = -1;
   let second = -1;
   let inSecond = 0;
@@ -27,12 +45,12 @@ export function edgeGuard(ctx: AppContext): RequestHandler {
     const thisMinute = Math.floor(now / 60_000);
     if (thisMinute !== minute) {
       minute = thisMinute;
-      perIp.clear();
+      perClient.clear();
     }
     // req.ip follows Express's `trust proxy`: behind a balancer it must be set, or the balancer is the one IP.
-    const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    const calls = (perIp.get(ip) ?? 0) + 1;
-    perIp.set(ip, calls);
+    const client = edgeClientKey(req.ip ?? req.socket.remoteAddress ?? 'unknown');
+    const calls = (perClient.get(client) ?? 0) + 1;
+    perClient.set(client, calls);
     if (calls > ctx.config.edgeIpLimitPerMinute) {
       res.status(403).end();
       return;

@@ -247,13 +247,19 @@ export async function requeueDelivery(
 }
 
 /**
- * The endpoints (not deleted, of any account) whose URL ends with `path`: those targeting the console's built-in
- * receiver `path`, whatever host the page registered it with.
+ * The endpoints of the account (not deleted) whose URL ends with `path`: those targeting the console's built-in
+ * receiver `path`, whatever host the page registered it with. Another account's endpoint aimed at the same path
+ * is never among them (issue 33).
  */
-export async function endpointsTargetingPath(db: Kysely<DB>, path: string): Promise<WebhookEndpointRow[]> {
+export async function endpointsTargetingPath(
+  db: Kysely<DB>,
+  accountId: string,
+  path: string,
+): Promise<WebhookEndpointRow[]> {
   return db
     .selectFrom('webhook_endpoints')
     .selectAll()
+    .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null)
     .where(sql<boolean>`right(url, ${path.length}) = ${path}`)
     .execute();

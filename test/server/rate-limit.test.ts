@@ -1,11 +1,12 @@
 // Rate limits (Part A, Limits): per account over all its keys, one-minute windows by call kind (read 120,
-// write 60, send 20), held in the database so several server processes share them; the edge's per-IP block
-// (403 with no body) and the gateway's per-second ceiling (429 with no body, no Retry-After). The clock moves;
-// nothing waits.
+// write 60, send 20), held in the database so several server processes share them; the edge's per-client block
+// (403 with no body; a client is an IPv4 address or an IPv6 /64) and the gateway's per-second ceiling (429 with no
+// body, no Retry-After). The clock moves; nothing waits.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../server/domain/accounts/keys.js';
 import type { Handlers } from '../../server/http/context.js';
+import { edgeClientKey } from '../../server/http/edge.js';
 import { EmbeddedRateLimiter, StoreRateLimiter } from '../../server/http/rate-limit.js';
 import { handlers as allHandlers } from '../../server/http/routes/index.js';
 import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
@@ -296,6 +297,41 @@ describe.each(engines)('edge and gateway ceiling on %s', (engine) => {
     }
   });
 
+  it('counts an IPv6 caller per /64 and an IPv4-mapped address as its IPv4 address (issue 33)', async () => {
+    // TRUST_PROXY=1: the client address is the last X-Forwarded-For entry, as behind one balancer.
+    const t = await startTestApp(engine, { handlers, env: { EDGE_IP_LIMIT_PER_MINUTE: '5', TRUST_PROXY: '1' } });
+    try {
+      intoMinute(t, 0);
+      const from = (address: string) =>
+        call(t.baseUrl, undefined, 'GET', '/v1/me', { headers: { 'X-Forwarded-For': address } });
+      const refused = async (res: Response) => res.status === 403 && (await res.text()) === '';
+      // Five addresses of one /64 spend its one budget; a sixth address of it is refused.
+      for (let i = 1; i <= 5; i++) expect((await from(`2001:db8:a:b::${i}`)).status).toBe(401);
+      expect(await refused(await from('2001:db8:a:b:ffff:ffff:ffff:ffff'))).toBe(true);
+      expect(await refused(await from('2001:0db8:000a:000b:1234:5678:9abc:def0'))).toBe(true);
+      // The next /64 has its own.
+      for (let i = 1; i <= 5; i++) expect((await from(`2001:db8:a:c::${i}`)).status).toBe(401);
+      expect(await refused(await from('2001:db8:a:c::6'))).toBe(true);
+      // An IPv4 address and its IPv4-mapped forms share one budget; the next IPv4 address has its own.
+      for (const address of [
+        '198.51.100.1',
+        '::ffff:198.51.100.1',
+        '198.51.100.1',
+        '::ffff:c633:6401',
+        '::ffff:198.51.100.1',
+      ])
+        expect((await from(address)).status).toBe(401);
+      expect(await refused(await from('198.51.100.1'))).toBe(true);
+      expect(await refused(await from('::ffff:198.51.100.1'))).toBe(true);
+      expect((await from('198.51.100.2')).status).toBe(401);
+      // A new minute, a new budget.
+      t.clock.advance(60_000);
+      expect((await from('2001:db8:a:b::1')).status).toBe(401);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('answers calls over the per-second ceiling with 429, no body and no Retry-After', async () => {
     const t = await startTestApp(engine, { handlers, env: { GLOBAL_RPS_CEILING: '5' } });
     try {
@@ -316,5 +352,19 @@ describe.each(engines)('edge and gateway ceiling on %s', (engine) => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('the edge counts a client under', () => {
+  it('its IPv4 address, an IPv4-mapped address as its IPv4 address, an IPv6 address as its /64', () => {
+    expect(edgeClientKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(edgeClientKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(edgeClientKey('::FFFF:cb00:7107')).toBe('203.0.113.7');
+    expect(edgeClientKey('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(edgeClientKey('2001:0DB8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(edgeClientKey('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
+    expect(edgeClientKey('fe80::1%eth0')).toBe('fe80::/64');
+    // Text that is no address (a proxy's odd X-Forwarded-For) is its own key.
+    expect(edgeClientKey('unknown')).toBe('unknown');
   });
 });
