@@ -10,6 +10,7 @@
 //   - no automation stores a text field's value over 1000 characters: an invoke copy is skipped (the answer was a
 //     success), a question's answer fails its step as a data block's refused write does, and the run goes on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIELD_PATHS_BUDGET_MS } from '../../server/blocks/invoke/field-evaluator.js';
 import { ANY, engineHarness } from './engine-harness.js';
 import { engines } from './harness.js';
 import { json } from './http-helpers.js';
@@ -202,9 +203,12 @@ describe.each(engines)('invoke field paths are data on %s', (engine) => {
     expect(r.step).toMatchObject({ status: 'completed', output: 0 });
     expect(fieldOf(r.contact, 'm')).toBeNull();
     expect(fieldOf(r.contact, 'ok')).toBeNull();
+    // Read on this thread, the path would hold the loop for ever (the test would never end); in the worker, the
+    // API answered all along. The bounds are the budget: this in-process app shares its loop with PGlite and the
+    // rest of a loaded suite (test/server/tenant-load.test.ts measures a real server process).
     expect(meTimes.length).toBeGreaterThan(5);
-    expect(Math.max(...meTimes)).toBeLessThan(500);
-    expect(longest).toBeLessThan(300);
+    expect(Math.max(...meTimes)).toBeLessThan(FIELD_PATHS_BUDGET_MS);
+    expect(longest).toBeLessThan(FIELD_PATHS_BUDGET_MS);
   });
 
   it('refuses nothing that parses: the decision table’s forms are accepted at save', async () => {
