@@ -55,15 +55,20 @@ const SHORT_JOB_LEASE_MS = 30_000;
 /** The hourly retention job deletes in batches. */
 const PRUNE_LEASE_MS = 120_000;
 
-export function createJobRegistry(deps: JobDeps): JobRegistry {
-  const config = deps.config;
-  const delivery: DeliveryDeps = {
+/** What the delivery engine reads of the settings and services. */
+function deliveryDeps(deps: JobDeps): DeliveryDeps {
+  return {
     targets: deps.webhookTargets,
     baseUrl: deps.baseUrl,
-    maxInFlight: config.webhookMaxInFlight,
-    pacePerMinute: config.webhookPacePerMinute,
+    maxInFlight: deps.config.webhookMaxInFlight,
+    pacePerMinute: deps.config.webhookPacePerMinute,
     ...(deps.webhookTimeoutMs !== undefined ? { timeoutMs: deps.webhookTimeoutMs } : {}),
   };
+}
+
+export function createJobRegistry(deps: JobDeps): JobRegistry {
+  const config = deps.config;
+  const delivery = deliveryDeps(deps);
   // Each kind's retry schedule is retries.ts's.
   const registry = new JobRegistry(JOB_RETRY_SCHEDULES);
   const engine = {
@@ -122,6 +127,7 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
             ...engine,
             clock: ctx.clock,
             logger: ctx.logger,
+            random: ctx.random,
             targets: deps.invokeTargets,
             ...(deps.invokeTimeoutMs !== undefined ? { timeoutMs: deps.invokeTimeoutMs } : {}),
           }),

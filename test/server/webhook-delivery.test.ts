@@ -100,7 +100,9 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const deliverJobs = () => db.selectFrom('jobs').selectAll().where('kind', '=', DELIVER_JOB).execute();
 
-  function worker(options: { deps?: Partial<JobDeps>; concurrency?: number; leaseMs?: number } = {}) {
+  function worker(
+    options: { deps?: Partial<JobDeps>; concurrency?: number; leaseMs?: number; random?: () => number } = {},
+  ) {
     const registry = createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services, ...options.deps });
     return new JobWorker({
       db,
@@ -109,6 +111,7 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
       pollIntervalMs: 5,
       concurrency: options.concurrency ?? 4,
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+      ...(options.random ? { random: options.random } : {}),
     });
   }
   /** Runs what is due now until nothing is. */
@@ -275,14 +278,13 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
 
   // ------------------------------------------------------------------------------------------------ schedule
 
-  it('walks the exact schedule against a receiver answering 500, fails after the 10th, keeps failing_since until a success', async () => {
-    const me = await t.account();
-    const endpoint = await addEndpoint(me.accountId, ['contact.created']);
-    rx.reset(() => 500);
-    const eventId = await emit(me.accountId);
-    const w = worker();
+  /**
+   * Walks 10 attempts of `endpoint`'s one delivery against a receiver answering 500, each wait drawn by `draw`,
+   * checking each wait is `waits[n - 1]` (due then, not a moment before); returns the first and last attempts.
+   */
+  async function walkSchedule(endpoint: Endpoint, draw: number, waits: readonly number[]) {
+    const w = worker({ random: () => draw });
     const firstAttempt = t.clock.now().getTime();
-    const waits = [MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR];
     let at = firstAttempt;
     for (let n = 1; n <= 10; n++) {
       expect(await w.runOnce()).toBe(1);
@@ -311,6 +313,17 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
         expect(await deliverJobs()).toEqual([]);
       }
     }
+    return { firstAttempt, at };
+  }
+
+  it('walks the exact schedule against a receiver answering 500, fails after the 10th, keeps failing_since until a success', async () => {
+    const me = await t.account();
+    const endpoint = await addEndpoint(me.accountId, ['contact.created']);
+    rx.reset(() => 500);
+    const eventId = await emit(me.accountId);
+    // A source giving 1 draws the top of every window: Part C's table exactly.
+    const waits = [MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR];
+    const { firstAttempt, at } = await walkSchedule(endpoint, 1, waits);
     expect(at - firstAttempt).toBe(47 * HOUR + 36 * MINUTE);
     expect(rx.requests.map((r) => r.headers['service-delivery-attempt'])).toEqual([
       '1',
@@ -340,6 +353,7 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
         .execute();
       await scheduleAttempt(tx, used!, t.clock.now(), t.clock.now());
     });
+    const w = worker({ random: () => 1 });
     await drain(w);
     expect(rx.requests.at(-1)!.headers['service-delivery-attempt']).toBe('11');
     expect((await deliveriesOf(endpoint.id))[0]).toMatchObject({
@@ -357,6 +371,17 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     expect((await deliveriesOf(endpoint.id))[1]).toMatchObject({ status: 'succeeded', last_response_status: 204 });
   });
 
+  it('with jitter each wait stays within Part C’s table: a source giving 0 walks the bottom of every window (the step before)', async () => {
+    const me = await t.account();
+    const endpoint = await addEndpoint(me.accountId, ['contact.created']);
+    rx.reset(() => 500);
+    await emit(me.accountId);
+    // Never sooner than the table's step before (0 before the first), never later than the table (test above).
+    const waits = [0, MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR];
+    const { firstAttempt, at } = await walkSchedule(endpoint, 0, waits);
+    expect(at - firstAttempt).toBe(37 * HOUR + 36 * MINUTE);
+    expect(rx.requests).toHaveLength(10);
+  });
   it('disables an endpoint failing for 3 days: pending deliveries failed with endpoint_disabled, the owner notified', async () => {
     const me = await t.account();
     const endpoint = await addEndpoint(me.accountId, ['contact.created']);
