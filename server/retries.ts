@@ -11,8 +11,8 @@
 //   attempt) and an invoke call's retries (2 s, then 8 s): each wait is uniform between the step before it and
 //   its own, so a retry never comes later than the table says nor sooner than the step before
 //   (docs/decisions.md, "Retries with jitter").
-// Each gives up with `null`; the jobs worker then logs an error and keeps the failed job. Which job kind
-// follows which schedule is JOB_RETRY_SCHEDULES.
+// Each gives up with `null`; the jobs worker then logs an error and keeps the failed job (deleted after
+// FAILED_JOB_RETENTION_DAYS: jobs/retention.ts). Which job kind follows which schedule is JOB_RETRY_SCHEDULES.
 import {
   ADVANCE_RUN_JOB,
   DELIVER_JOB,

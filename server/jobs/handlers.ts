@@ -16,6 +16,7 @@ import {
 } from '../job-kinds.js';
 import type { TargetPolicy } from '../webhooks/targets.js';
 import { JobRegistry } from './registry.js';
+import { pruneFailedJobs } from './retention.js';
 import { JOB_RETRY_SCHEDULES } from '../retries.js';
 import type { ChannelProvider } from '../channels/provider.js';
 import type { SpreadsheetProvider } from '../spreadsheets/provider.js';
@@ -27,7 +28,14 @@ import { DEFAULT_TIMEOUT_MS } from '../webhooks/sender.js';
 
 export interface JobDeps {
   /** The webhook settings (dev targets, in-flight limit, pacing): their defaults live in config.ts only. */
-  config: Pick<Config, 'webhookDevTargets' | 'webhookMaxInFlight' | 'webhookPacePerMinute' | 'runsPerContactPerHour'>;
+  config: Pick<
+    Config,
+    | 'webhookDevTargets'
+    | 'webhookMaxInFlight'
+    | 'webhookPacePerMinute'
+    | 'runsPerContactPerHour'
+    | 'failedJobRetentionDays'
+  >;
   /** The channel layer automations send through (server/services.ts). */
   provider: ChannelProvider;
   /** The spreadsheet layer sheets blocks write through (server/services.ts). */
@@ -52,7 +60,7 @@ export interface JobDeps {
 const LEASE_MARGIN_MS = 20_000;
 /** An engine stretch, an inbound message, a sandbox failure: transactions of a few statements. */
 const SHORT_JOB_LEASE_MS = 30_000;
-/** The hourly retention job deletes in batches. */
+/** The hourly retention job deletes in batches (each a statement, its lease renewed while it runs). */
 const PRUNE_LEASE_MS = 120_000;
 
 /** What the delivery engine reads of the settings and services. */
@@ -134,8 +142,11 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
       })
       .register(PRUNE_JOB, {
         leaseMs: PRUNE_LEASE_MS,
-        // Deliveries are kept 7 days; the job re-enqueues itself every hour.
+        // Failed jobs are kept FAILED_JOB_RETENTION_DAYS, deliveries 7 days; the job re-enqueues itself hourly.
         async run(_job, ctx) {
+          const retentionDays = config.failedJobRetentionDays;
+          const failed = await pruneFailedJobs(ctx.db, ctx.clock, { retentionDays });
+          if (failed > 0) ctx.logger.info({ jobs: failed, retention_days: retentionDays }, 'failed jobs pruned');
           await runPruneJob(ctx);
         },
       })

@@ -348,6 +348,24 @@ export async function releaseEveryClaim(db: Kysely<DB>): Promise<number> {
   return Number(result.numUpdatedRows);
 }
 
+/**
+ * Deletes up to `limit` jobs that gave up before `before`, the oldest first (the partial index `jobs_failed`):
+ * one short statement, so a backlog goes in many small deletes, never one that holds its locks for long. Rows
+ * another transaction holds are skipped. Returns how many.
+ */
+export async function deleteFailedJobs(db: Kysely<DB>, before: string, limit: number): Promise<number> {
+  const batch = db
+    .selectFrom('jobs')
+    .select('id')
+    .where('failed_at', '<', before)
+    .orderBy('failed_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked();
+  const result = await db.deleteFrom('jobs').where('id', 'in', batch).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export type JobRow = Selectable<JobsTable>;
 
 /** One job by id (tests, the console). */
