@@ -17,6 +17,7 @@ import { ensurePruneJob, RETENTION_MS, scheduleAttempt } from '../../server/doma
 import { DELIVER_JOB, PRUNE_JOB } from '../../server/job-kinds.js';
 import { createJobRegistry, type JobDeps } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/worker.js';
+import { serviceRegistry } from '../../server/metrics.js';
 import type { DB } from '../../server/store/schema.js';
 import { newWebhookSecret } from '../../server/webhooks/signing.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
@@ -98,6 +99,22 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
       .execute();
   const endpointRow = (id: string) =>
     db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  /** The delivery outcomes this process counted so far (server/metrics.ts, served on /metrics). */
+  async function outcomes(): Promise<Record<string, number>> {
+    const metric = await serviceRegistry.getSingleMetric('webhook_delivery_outcomes_total')!.get();
+    return Object.fromEntries(metric.values.map((v) => [String(v.labels.outcome), v.value]));
+  }
+  /** How many of each outcome were counted while `run` ran. */
+  async function countedOutcomes(run: () => Promise<unknown>): Promise<Record<string, number>> {
+    const before = await outcomes();
+    await run();
+    const after = await outcomes();
+    return Object.fromEntries(
+      Object.entries(after)
+        .map(([k, v]) => [k, v - (before[k] ?? 0)])
+        .filter(([, n]) => n !== 0),
+    );
+  }
   const deliverJobs = () => db.selectFrom('jobs').selectAll().where('kind', '=', DELIVER_JOB).execute();
 
   function worker(
@@ -323,7 +340,13 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     const eventId = await emit(me.accountId);
     // A source giving 1 draws the top of every window: Part C's table exactly.
     const waits = [MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR];
-    const { firstAttempt, at } = await walkSchedule(endpoint, 1, waits);
+    let walked = { firstAttempt: 0, at: 0 };
+    // Each attempt's outcome is counted for /metrics: 9 retried, the 10th failed.
+    expect(await countedOutcomes(async () => (walked = await walkSchedule(endpoint, 1, waits)))).toEqual({
+      retrying: 9,
+      failed: 1,
+    });
+    const { firstAttempt, at } = walked;
     expect(at - firstAttempt).toBe(47 * HOUR + 36 * MINUTE);
     expect(rx.requests.map((r) => r.headers['service-delivery-attempt'])).toEqual([
       '1',
@@ -366,7 +389,7 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     rx.reset(() => 204);
     t.clock.advance(MINUTE);
     await emit(me.accountId);
-    await drain(w);
+    expect(await countedOutcomes(() => drain(w))).toEqual({ succeeded: 1 });
     expect((await endpointRow(endpoint.id)).failing_since).toBeNull();
     expect((await deliveriesOf(endpoint.id))[1]).toMatchObject({ status: 'succeeded', last_response_status: 204 });
   });
@@ -500,7 +523,8 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
       .set({ deleted_at: iso(t.clock.now()) })
       .where('id', '=', b.id)
       .execute();
-    await drain();
+    // Failed without an attempt: counted as dropped for /metrics.
+    expect(await countedOutcomes(() => drain())).toEqual({ dropped: 2 });
     expect(rx.requests).toEqual([]);
     for (const e of [a, b])
       expect(await deliveriesOf(e.id)).toMatchObject([{ status: 'failed', last_error: 'endpoint_disabled' }]);

@@ -26,6 +26,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import { webhookRetryDelayMs, type Random } from '../../retries.js';
+import { countDeliveryOutcome, type DeliveryOutcome } from '../../metrics.js';
 import { DELIVER_JOB, PRUNE_JOB } from '../../job-kinds.js';
 import { enqueue, wakeJobs } from '../../store/jobs.js';
 import type { DB } from '../../store/schema.js';
@@ -124,7 +125,7 @@ export interface DeliveryContext extends AttemptContext {
   random: Random;
 }
 
-/** Runs one `webhook.deliver` job. */
+/** Runs one `webhook.deliver` job; its outcome is counted (server/metrics.ts) once its transaction committed. */
 export async function runDeliveryJob(
   job: { id: string; payload: unknown },
   ctx: DeliveryContext,
@@ -138,6 +139,7 @@ export async function runDeliveryJob(
   }
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const attempt = await ctx.db.transaction().execute((trx) => begin(trx, ctx, deps, deliveryId, timeoutMs));
+  if (attempt === 'dropped') countDeliveryOutcome('dropped');
   if (!attempt || attempt === 'dropped') return;
 
   const result = await postEvent({
@@ -148,7 +150,8 @@ export async function runDeliveryJob(
     timeoutMs,
   });
 
-  const { disabled } = await ctx.db.transaction().execute((trx) => finish(trx, ctx, attempt, result));
+  const { disabled, outcome } = await ctx.db.transaction().execute((trx) => finish(trx, ctx, attempt, result));
+  if (outcome) countDeliveryOutcome(outcome);
   ctx.logger.debug(
     {
       delivery: attempt.delivery.id,
@@ -260,7 +263,7 @@ async function finish(
   ctx: DeliveryContext,
   a: Attempt,
   result: AttemptResult,
-): Promise<{ outcome: 'succeeded' | 'retrying' | 'failed' | null; disabled: Disabled | null }> {
+): Promise<{ outcome: DeliveryOutcome | null; disabled: Disabled | null }> {
   // First: if this run's lease was taken over, everything below rolls back and the other run counts.
   await ctx.complete(trx);
   const now = ctx.clock.now();
