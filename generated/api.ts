@@ -7985,9 +7985,12 @@ export interface components {
     /**
      * WebhookDelivery
      * @description One event sent to one endpoint, kept 7 days (then `404 not_found`). A delivery makes up to 10 attempts over
-     *     about 2 days: the 1st right after the event, the 2nd 1 minute after the 1st, the 3rd 5 minutes after the
-     *     2nd, the 4th 30 minutes after the 3rd, the 5th 2 hours after the 4th, the 6th 5 hours after the 5th, the
-     *     7th to 10th 10 hours after the previous one. After the 10th fails the delivery is `failed`.
+     *     about 2 days: the 1st right after the event, the 2nd at most 1 minute after the 1st, the 3rd at most 5
+     *     minutes after the 2nd, the 4th at most 30 minutes after the 3rd, the 5th at most 2 hours after the 4th, the
+     *     6th at most 5 hours after the 5th, the 7th to 10th at most 10 hours after the previous one. Each wait is
+     *     drawn at random between the step before and its own (the 3rd comes 1 to 5 minutes after the 2nd), so
+     *     endpoints that failed together are not all retried at once; `next_attempt_at` says when. After the 10th
+     *     fails the delivery is `failed`.
      */
     WebhookDelivery: {
       /**

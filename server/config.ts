@@ -57,6 +57,9 @@ const schema = z
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
     // How often an idle worker looks for due jobs it was not told of.
     WORKER_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
+    // Days a job that gave up (no attempt left; its error is logged) is kept for inspection before the hourly
+    // retention job deletes it. A job that finished is deleted as it finishes.
+    FAILED_JOB_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(7),
     // pino log level.
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // auto: one readable line per entry when stdout is a terminal outside production, JSON lines otherwise.
@@ -102,6 +105,7 @@ const schema = z
     workers: env.WORKERS,
     workerConcurrency: env.WORKER_CONCURRENCY,
     workerPollMs: env.WORKER_POLL_MS,
+    failedJobRetentionDays: env.FAILED_JOB_RETENTION_DAYS,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
     // The sandbox acts as contacts and channels: on by default in embedded mode only.

@@ -17,6 +17,7 @@ import { ensurePruneJob } from './domain/webhooks/delivery.js';
 import { recoverFromDeadProcess } from './domain/webhooks/slots.js';
 import { adminHandlers } from './http/admin.js';
 import { createApp } from './http/app.js';
+import { answerClusterMetrics } from './http/cluster-metrics.js';
 import { endEventStreams } from './http/event-stream.js';
 import { endReceiverStreams } from './http/console-receiver.js';
 import { rateLimiterFor, type RateLimiter } from './http/rate-limit.js';
@@ -135,7 +136,7 @@ async function banner(config: Config, database: Database, clock: OffsetClock, ba
  * token, the demo account), then runs that many server processes (node:cluster, which shares the port between
  * them). Each serves the API and runs job workers; they share the account limits, the jobs and the webhook slots
  * through PostgreSQL. A process that dies is replaced; SIGTERM or SIGINT stops them all, each draining as a
- * single server does, and the primary exits 0 when every one did.
+ * single server does, and the primary exits 0 when every one did. The primary sums their metrics for /metrics.
  */
 async function runCluster(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel, undefined, {
@@ -199,6 +200,8 @@ async function runCluster(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // GET /metrics, whichever process takes it, answers the sum of every server process's counters.
+  answerClusterMetrics();
   for (let i = 0; i < config.webConcurrency; i++) cluster.fork();
 }
 

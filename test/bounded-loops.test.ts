@@ -63,9 +63,14 @@ describe('bounded loops', () => {
         lockedUntil: now.toISOString(),
       });
       const error = new Error('connection refused');
-      expect(policy!(job(1), error, now)).toEqual(new Date(now.getTime() + 2000));
-      expect(policy!(job(DATABASE_FAULT_MAX_ATTEMPTS - 1), error, now)).toEqual(new Date(now.getTime() + 15 * 60_000));
-      expect(policy!(job(DATABASE_FAULT_MAX_ATTEMPTS), error, now)).toBeNull();
+      // The wait is drawn in [0, cap] (server/retries.ts): a source giving 1 draws the cap, 0 retries at once.
+      const top = () => 1;
+      expect(policy!(job(1), error, now, top)).toEqual(new Date(now.getTime() + 2000));
+      expect(policy!(job(1), error, now, () => 0)).toEqual(now);
+      expect(policy!(job(DATABASE_FAULT_MAX_ATTEMPTS - 1), error, now, top)).toEqual(
+        new Date(now.getTime() + 15 * 60_000),
+      );
+      expect(policy!(job(DATABASE_FAULT_MAX_ATTEMPTS), error, now, top)).toBeNull();
     },
   );
 });

@@ -66,7 +66,12 @@ export function createApp(ctx: AppContext, routes: AppRoutes): express.Express {
   app.use(headAsGet);
 
   // Operations routes first: no key, no rate limit, not logged or counted (probes would drown the rest).
-  const observability = createObservability(ctx.logger);
+  const observability = createObservability({
+    logger: ctx.logger,
+    db: ctx.database.db,
+    clock: ctx.clock,
+    webConcurrency: ctx.config.webConcurrency,
+  });
   app.use(healthRoutes(ctx.database));
   app.get('/metrics', observability.metrics);
   app.use(observability.middleware);

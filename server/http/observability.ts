@@ -4,23 +4,24 @@
 // What a line holds is chosen field by field (method, route template, status, duration, request id, account
 // id): never the raw URL, a header or a body, so a key, a secret or a message text cannot reach the logs.
 // Labels use the route template (`/v1/contacts/{contactId}`), never the path, so the metric series stay few.
+//
+// GET /metrics answers this process's registries (the process metrics, the delivery outcomes of server/metrics.ts,
+// this app's HTTP metrics) or, in a cluster (WEB_CONCURRENCY > 1), their sum over every server process, which the
+// primary gathers (./cluster-metrics.ts). The jobs' gauges are read then, in one statement, by the process that
+// answers: the jobs table is shared, so its counts are counted once, never once per process.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Clock } from '../clock.js';
+import { processMetrics, serviceRegistry } from '../metrics.js';
+import { countJobsByState } from '../store/jobs.js';
+import { runInBackground } from '../store/priority.js';
+import type { DB } from '../store/schema.js';
+import { clusterMetricsOf, inCluster } from './cluster-metrics.js';
 
 /** Route label of a request no operation matched (404): one series, whatever the path. */
 export const UNMATCHED_ROUTE = 'unmatched';
-
-// Process metrics (CPU, memory, event loop, GC) are per process: registered once, whatever the number of
-// apps a process builds (the tests build many).
-let processRegistry: Registry | undefined;
-function processMetrics(): Registry {
-  if (!processRegistry) {
-    processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry });
-  }
-  return processRegistry;
-}
 
 export interface Observability {
   /** Logs and measures every request that passes it; mount it before the public pipeline. */
@@ -29,7 +30,41 @@ export interface Observability {
   metrics: RequestHandler;
 }
 
-export function createObservability(logger: Logger): Observability {
+export interface ObservabilityContext {
+  logger: Logger;
+  /** The jobs' gauges read it at scrape time. */
+  db: Kysely<DB>;
+  /** What "due" means: the service's clock (the sandbox may have moved it). */
+  clock: Clock;
+  /** Server processes (config.webConcurrency): above 1, a server process of a cluster answers their sum. */
+  webConcurrency: number;
+}
+
+/** The jobs' gauges, in a registry of their own: read once per scrape, by the process that answers it. */
+function jobGauges(ctx: ObservabilityContext): Registry {
+  const registry = new Registry();
+  new Gauge({
+    name: 'jobs',
+    help: 'Jobs by state, read at scrape time: due (may run now), running (under a lease), parked (waiting for a resource), failed (gave up; kept FAILED_JOB_RETENTION_DAYS).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      try {
+        // A scrape yields the database to the API's requests, as the job workers do.
+        const counts = await runInBackground(() => countJobsByState(ctx.db, ctx.clock.now()));
+        for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+      } catch (error) {
+        // The scrape still answers the rest; the series are missing until the database answers.
+        ctx.logger.warn({ err: error }, 'the jobs gauges could not be read');
+      }
+    },
+  });
+  return registry;
+}
+
+export function createObservability(ctx: ObservabilityContext): Observability {
+  const logger = ctx.logger;
   const registry = new Registry();
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({
@@ -78,12 +113,19 @@ export function createObservability(logger: Logger): Observability {
     next();
   };
 
+  // This process's counters: alone, or summed with the other server processes' by the primary.
+  const counters = [processMetrics(), serviceRegistry, registry];
+  const summed =
+    ctx.webConcurrency > 1 && inCluster()
+      ? clusterMetricsOf(counters)
+      : () => Promise.all(counters.map((r) => r.metrics())).then((texts) => texts.join('\n'));
+  const gauges = jobGauges(ctx);
   const metrics = (_req: Request, res: Response, next: NextFunction) => {
-    Promise.all([processMetrics().metrics(), registry.metrics()])
-      .then(([process, http]) => {
+    Promise.all([summed(), gauges.metrics()])
+      .then(([counted, read]) => {
         res.setHeader('Content-Type', registry.contentType);
         res.setHeader('Cache-Control', 'no-store');
-        res.status(200).send(`${process}\n${http}`);
+        res.status(200).send(`${counted}\n${read}`);
       })
       .catch(next);
   };

@@ -16,6 +16,7 @@ import {
 } from '../job-kinds.js';
 import type { TargetPolicy } from '../webhooks/targets.js';
 import { JobRegistry } from './registry.js';
+import { pruneFailedJobs } from './retention.js';
 import { JOB_RETRY_SCHEDULES } from '../retries.js';
 import type { ChannelProvider } from '../channels/provider.js';
 import type { SpreadsheetProvider } from '../spreadsheets/provider.js';
@@ -28,7 +29,14 @@ import { DEFAULT_TIMEOUT_MS } from '../webhooks/sender.js';
 
 export interface JobDeps {
   /** The webhook settings (dev targets, in-flight limit, pacing): their defaults live in config.ts only. */
-  config: Pick<Config, 'webhookDevTargets' | 'webhookMaxInFlight' | 'webhookPacePerMinute' | 'runsPerContactPerHour'>;
+  config: Pick<
+    Config,
+    | 'webhookDevTargets'
+    | 'webhookMaxInFlight'
+    | 'webhookPacePerMinute'
+    | 'runsPerContactPerHour'
+    | 'failedJobRetentionDays'
+  >;
   /** The channel layer automations send through (server/services.ts). */
   provider: ChannelProvider;
   /** The spreadsheet layer sheets blocks write through (server/services.ts). */
@@ -55,7 +63,7 @@ export interface JobDeps {
 const LEASE_MARGIN_MS = 20_000;
 /** An engine stretch, an inbound message, a sandbox failure: transactions of a few statements. */
 const SHORT_JOB_LEASE_MS = 30_000;
-/** The hourly retention job deletes in batches. */
+/** The hourly retention job deletes in batches (each a statement, its lease renewed while it runs). */
 const PRUNE_LEASE_MS = 120_000;
 
 /** The invoke block's own services and settings. */
@@ -65,15 +73,20 @@ const invokeDeps = (deps: JobDeps) => ({
   ...(deps.invokeTimeoutMs !== undefined ? { timeoutMs: deps.invokeTimeoutMs } : {}),
 });
 
-export function createJobRegistry(deps: JobDeps): JobRegistry {
-  const config = deps.config;
-  const delivery: DeliveryDeps = {
+/** What the delivery engine reads of the settings and services. */
+function deliveryDeps(deps: JobDeps): DeliveryDeps {
+  return {
     targets: deps.webhookTargets,
     baseUrl: deps.baseUrl,
-    maxInFlight: config.webhookMaxInFlight,
-    pacePerMinute: config.webhookPacePerMinute,
+    maxInFlight: deps.config.webhookMaxInFlight,
+    pacePerMinute: deps.config.webhookPacePerMinute,
     ...(deps.webhookTimeoutMs !== undefined ? { timeoutMs: deps.webhookTimeoutMs } : {}),
   };
+}
+
+export function createJobRegistry(deps: JobDeps): JobRegistry {
+  const config = deps.config;
+  const delivery = deliveryDeps(deps);
   // Each kind's retry schedule is retries.ts's.
   const registry = new JobRegistry(JOB_RETRY_SCHEDULES);
   const engine = {
@@ -128,12 +141,21 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
         // a margin.
         leaseMs: (deps.invokeTimeoutMs ?? INVOKE_TIMEOUT_MS) + LEASE_MARGIN_MS,
         run: (job, ctx) =>
-          runInvokeJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger, ...invokeDeps(deps) }),
+          runInvokeJob(job, ctx, {
+            ...engine,
+            clock: ctx.clock,
+            logger: ctx.logger,
+            random: ctx.random,
+            ...invokeDeps(deps),
+          }),
       })
       .register(PRUNE_JOB, {
         leaseMs: PRUNE_LEASE_MS,
-        // Deliveries are kept 7 days; the job re-enqueues itself every hour.
+        // Failed jobs are kept FAILED_JOB_RETENTION_DAYS, deliveries 7 days; the job re-enqueues itself hourly.
         async run(_job, ctx) {
+          const retentionDays = config.failedJobRetentionDays;
+          const failed = await pruneFailedJobs(ctx.db, ctx.clock, { retentionDays });
+          if (failed > 0) ctx.logger.info({ jobs: failed, retention_days: retentionDays }, 'failed jobs pruned');
           await runPruneJob(ctx);
         },
       })

@@ -4,15 +4,19 @@ import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { JobLease } from '../job-kinds.js';
-import type { RetrySchedule } from '../retries.js';
+import type { Random, RetrySchedule } from '../retries.js';
 import type { FreedJob } from '../store/job-workers.js';
 import type { ClaimAtInsert, ClaimedJob } from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
 
-/** What a handler is given: the job's lease (the database, `complete`, `park`), the clock and the log. */
+/**
+ * What a handler is given: the job's lease (the database, `complete`, `park`), the clock, the log, and the
+ * random source its retry waits are drawn from (server/retries.ts).
+ */
 export interface JobContext extends JobLease {
   clock: Clock;
   logger: Logger;
+  random: Random;
 }
 
 /** The handler of kind `K`: it reads that kind's payload (server/job-kinds.ts). */

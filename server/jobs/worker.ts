@@ -30,7 +30,7 @@ import {
   type ClaimedJob,
 } from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
-import { defaultJobRetryAt } from '../retries.js';
+import { defaultJobRetryAt, type Random } from '../retries.js';
 import { renewLeases } from '../store/job-workers.js';
 import { WorkerLiveness } from './liveness.js';
 import { LeaseLostError, type JobRegistry } from './registry.js';
@@ -55,6 +55,11 @@ export interface WorkerOptions {
   silentAfterMs?: number;
   /** Jobs run at once by this worker. Default 4. */
   concurrency?: number;
+  /**
+   * Where the retry schedules draw their waits (server/retries.ts) and handlers any other jitter. Default
+   * Math.random; tests fix it (1: each window's top, the stated schedule).
+   */
+  random?: Random;
   /**
    * Subscribes `wake` to a signal that jobs may be due (e.g. `(wake) => database.listen(JOBS_READY_CHANNEL,
    * wake)`); resolves with the unsubscribe, called when the worker stops. A failure only logs: the worker polls.
@@ -81,6 +86,7 @@ export class JobWorker {
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly concurrency: number;
+  private readonly random: Random;
   private readonly wakeOn: WorkerOptions['wakeOn'];
   private readonly heartbeatMs: number;
   private readonly liveness: WorkerLiveness;
@@ -106,6 +112,7 @@ export class JobWorker {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.concurrency = options.concurrency ?? 4;
+    this.random = options.random ?? Math.random;
     this.wakeOn = options.wakeOn;
     this.heartbeatMs = options.heartbeatMs ?? 2000;
     const identity = { id: this.id, host: hostname(), pid: process.pid };
@@ -339,6 +346,7 @@ export class JobWorker {
         db: this.db,
         clock: this.clock,
         logger: this.logger,
+        random: this.random,
         complete: async (trx) => {
           if (!(await completeJob(trx, job))) throw new LeaseLostError(job.id);
           completedInside = true;
@@ -358,10 +366,10 @@ export class JobWorker {
       const now = this.clock.now();
       let retryAt: Date | null = null;
       try {
-        retryAt = handler?.retryAt ? handler.retryAt(job, error, now) : defaultJobRetryAt(job, error, now);
+        retryAt = (handler?.retryAt ?? defaultJobRetryAt)(job, error, now, this.random);
       } catch (policyError) {
         this.logger.error({ ...log, err: policyError }, 'job retry policy failed');
-        retryAt = defaultJobRetryAt(job, error, now);
+        retryAt = defaultJobRetryAt(job, error, now, this.random);
       }
       const message = error instanceof Error ? error.message : String(error);
       if (retryAt) this.logger.warn({ ...log, err: error, retry_at: retryAt.toISOString() }, 'job failed');

@@ -348,6 +348,71 @@ export async function releaseEveryClaim(db: Kysely<DB>): Promise<number> {
   return Number(result.numUpdatedRows);
 }
 
+/**
+ * Deletes up to `limit` jobs that gave up before `before`, the oldest first (the partial index `jobs_failed`):
+ * one short statement, so a backlog goes in many small deletes, never one that holds its locks for long. Rows
+ * another transaction holds are skipped. Returns how many.
+ */
+export async function deleteFailedJobs(db: Kysely<DB>, before: string, limit: number): Promise<number> {
+  const batch = db
+    .selectFrom('jobs')
+    .select('id')
+    .where('failed_at', '<', before)
+    .orderBy('failed_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked();
+  const result = await db.deleteFrom('jobs').where('id', 'in', batch).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** How many jobs are in each state at `now` (the metrics' gauges). */
+export interface JobCounts {
+  /** May run now: due, not parked, not held by a live lease, not failed. */
+  due: number;
+  /** Held by a worker's lease that has not run out. */
+  running: number;
+  /** Waiting for a resource (`parkJob`). */
+  parked: number;
+  /** Gave up (kept FAILED_JOB_RETENTION_DAYS). */
+  failed: number;
+}
+
+/**
+ * Counts the jobs of each state in one statement, each count on a partial index (`jobs_claim_ready`,
+ * `jobs_locked_by`, `jobs_waiting_for`, `jobs_failed`): what is scheduled later is not read.
+ */
+export async function countJobsByState(db: Kysely<DB>, now: Date): Promise<JobCounts> {
+  const at = now.toISOString();
+  const count = sql<string>`count(*)`;
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('jobs')
+        .select(count.as('n'))
+        .where('failed_at', 'is', null)
+        .where('waiting_for', 'is', null)
+        .where('run_at', '<=', at)
+        .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', at)]))
+        .as('due'),
+      eb
+        .selectFrom('jobs')
+        .select(count.as('n'))
+        .where('locked_by', 'is not', null)
+        .where('locked_until', '>', at)
+        .as('running'),
+      eb.selectFrom('jobs').select(count.as('n')).where('waiting_for', 'is not', null).as('parked'),
+      eb.selectFrom('jobs').select(count.as('n')).where('failed_at', 'is not', null).as('failed'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    due: Number(row.due),
+    running: Number(row.running),
+    parked: Number(row.parked),
+    failed: Number(row.failed),
+  };
+}
+
 export type JobRow = Selectable<JobsTable>;
 
 /** One job by id (tests, the console). */

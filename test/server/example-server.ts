@@ -21,8 +21,16 @@ export interface ExampleServer {
   dataDir: string;
 }
 
-/** Starts it before the file's tests and stops it after; its fields are set once `beforeAll` ran. */
-export function exampleServer(engine: Engine, adminToken: string, name: string): ExampleServer {
+/**
+ * Starts it before the file's tests and stops it after; its fields are set once `beforeAll` ran. `random`: the
+ * worker's source for retry waits (server/retries.ts); default Math.random, as in `npm start`.
+ */
+export function exampleServer(
+  engine: Engine,
+  adminToken: string,
+  name: string,
+  options: { random?: () => number } = {},
+): ExampleServer {
   const x = { lines: [] as string[], dataDir: mkdtempSync(join(tmpdir(), `ep-${name}-`)) } as ExampleServer;
   beforeAll(async () => {
     x.t = await startTestApp(engine, {
@@ -39,6 +47,7 @@ export function exampleServer(engine: Engine, adminToken: string, name: string):
       clock: x.t.clock,
       registry: createJobRegistry({ config: x.t.config, baseUrl: x.t.baseUrl, ...x.t.services }),
       pollIntervalMs: 5,
+      ...(options.random ? { random: options.random } : {}),
     });
     x.worker.start();
     x.receiver = await startReceiver({ secrets: [], log: (line) => x.lines.push(line) });

@@ -86,7 +86,7 @@ describe.each(engines)('durable jobs on %s', (engine) => {
 
   function worker(
     handlers: Record<string, JobHandler>,
-    options: { id?: string; concurrency?: number; leaseMs?: number } = {},
+    options: { id?: string; concurrency?: number; leaseMs?: number; random?: () => number } = {},
   ) {
     const registry = new JobRegistry();
     for (const [kind, handler] of Object.entries(handlers)) registry.register(kind, handler);
@@ -219,21 +219,25 @@ describe.each(engines)('durable jobs on %s', (engine) => {
     expect(await w.runOnce()).toBe(0);
   });
 
-  it('retries with the default backoff when the handler gives no time', async () => {
-    const id = await add('k');
-    const w = worker({
+  it('retries with the default backoff when the handler gives no time, its wait drawn by the worker’s source in [0, 30 s]', async () => {
+    const failing = {
       k: {
         run: async () => {
           throw new Error('boom');
         },
       },
-    });
-    await w.runOnce();
-    expect(await findJob(db, id)).toMatchObject({
-      attempts: 1,
-      run_at: '2026-11-20T14:00:30.000000Z',
-      failed_at: null,
-    });
+    };
+    // The worker's source draws the wait (full jitter): 1 the cap, 0.5 half of it, 0 at once.
+    for (const [draw, runAt] of [
+      [1, '2026-11-20T14:00:30.000000Z'],
+      [0.5, '2026-11-20T14:00:15.000000Z'],
+      [0, '2026-11-20T14:00:00.000000Z'],
+    ] as const) {
+      const id = await add('k');
+      await worker(failing, { random: () => draw }).runOnce();
+      expect(await findJob(db, id)).toMatchObject({ attempts: 1, run_at: runAt, failed_at: null });
+      await db.deleteFrom('jobs').execute();
+    }
   });
 
   it('lets a handler complete the job in its own transaction, and rolls it back when the lease was lost', async () => {

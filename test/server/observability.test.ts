@@ -67,6 +67,7 @@ async function startLoggedApp(engine: (typeof engines)[number]) {
     accountId: account.id,
     apiKey: secret,
     database: testDb.database,
+    clock,
     lines,
     parsed: () => lines.map((l) => JSON.parse(l) as LogLine),
     requestLines: () => lines.map((l) => JSON.parse(l) as LogLine).filter((l) => l.msg === 'request'),
@@ -191,6 +192,39 @@ describe.each(engines)('observability on %s', (engine) => {
     expect(text).toContain('nodejs_eventloop_lag_seconds');
     // Labels are templates: no id of a path ever becomes a series.
     expect(text).not.toContain(conversationId);
+  });
+
+  it('GET /metrics reads the jobs by state at scrape time and shows the delivery outcomes', async () => {
+    const db = t.database.db;
+    await db.deleteFrom('jobs').execute();
+    // On the app's clock, which the gauges read.
+    const at = (ms: number) => new Date(t.clock.now().getTime() + ms).toISOString();
+    const job = (fields: Record<string, string | number>) => ({
+      kind: 'metrics.test',
+      account_id: null,
+      payload: '{}',
+      run_at: at(-60_000),
+      created_at: at(-60_000),
+      ...fields,
+    });
+    await db
+      .insertInto('jobs')
+      .values([
+        job({}), // due
+        job({}), // due
+        job({ locked_by: 'w', locked_until: at(60_000), attempts: 1 }), // running
+        job({ locked_by: 'w', locked_until: at(-1000), attempts: 1 }), // due: its lease ran out
+        job({ waiting_for: 'slot:x', wait_until: at(60_000) }), // parked
+        job({ failed_at: at(-1000), attempts: 10 }), // failed
+        job({ run_at: at(3_600_000) }), // later: not counted
+      ])
+      .execute();
+    const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    const gauge = (state: string) => Number(new RegExp(`^jobs\\{state="${state}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    expect(['due', 'running', 'parked', 'failed'].map(gauge)).toEqual([3, 1, 1, 1]);
+    for (const outcome of ['succeeded', 'retrying', 'failed', 'dropped'])
+      expect(text).toMatch(new RegExp(`^webhook_delivery_outcomes_total\\{outcome="${outcome}"\\} \\d+$`, 'm'));
+    await db.deleteFrom('jobs').execute();
   });
 });
 

@@ -17,6 +17,7 @@ import { ensurePruneJob, RETENTION_MS, scheduleAttempt } from '../../server/doma
 import { DELIVER_JOB, PRUNE_JOB } from '../../server/job-kinds.js';
 import { createJobRegistry, type JobDeps } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/worker.js';
+import { serviceRegistry } from '../../server/metrics.js';
 import type { DB } from '../../server/store/schema.js';
 import { newWebhookSecret } from '../../server/webhooks/signing.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
@@ -98,9 +99,27 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
       .execute();
   const endpointRow = (id: string) =>
     db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  /** The delivery outcomes this process counted so far (server/metrics.ts, served on /metrics). */
+  async function outcomes(): Promise<Record<string, number>> {
+    const metric = await serviceRegistry.getSingleMetric('webhook_delivery_outcomes_total')!.get();
+    return Object.fromEntries(metric.values.map((v) => [String(v.labels.outcome), v.value]));
+  }
+  /** How many of each outcome were counted while `run` ran. */
+  async function countedOutcomes(run: () => Promise<unknown>): Promise<Record<string, number>> {
+    const before = await outcomes();
+    await run();
+    const after = await outcomes();
+    return Object.fromEntries(
+      Object.entries(after)
+        .map(([k, v]) => [k, v - (before[k] ?? 0)])
+        .filter(([, n]) => n !== 0),
+    );
+  }
   const deliverJobs = () => db.selectFrom('jobs').selectAll().where('kind', '=', DELIVER_JOB).execute();
 
-  function worker(options: { deps?: Partial<JobDeps>; concurrency?: number; leaseMs?: number } = {}) {
+  function worker(
+    options: { deps?: Partial<JobDeps>; concurrency?: number; leaseMs?: number; random?: () => number } = {},
+  ) {
     const registry = createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services, ...options.deps });
     return new JobWorker({
       db,
@@ -109,6 +128,7 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
       pollIntervalMs: 5,
       concurrency: options.concurrency ?? 4,
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+      ...(options.random ? { random: options.random } : {}),
     });
   }
   /** Runs what is due now until nothing is. */
@@ -275,14 +295,13 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
 
   // ------------------------------------------------------------------------------------------------ schedule
 
-  it('walks the exact schedule against a receiver answering 500, fails after the 10th, keeps failing_since until a success', async () => {
-    const me = await t.account();
-    const endpoint = await addEndpoint(me.accountId, ['contact.created']);
-    rx.reset(() => 500);
-    const eventId = await emit(me.accountId);
-    const w = worker();
+  /**
+   * Walks 10 attempts of `endpoint`'s one delivery against a receiver answering 500, each wait drawn by `draw`,
+   * checking each wait is `waits[n - 1]` (due then, not a moment before); returns the first and last attempts.
+   */
+  async function walkSchedule(endpoint: Endpoint, draw: number, waits: readonly number[]) {
+    const w = worker({ random: () => draw });
     const firstAttempt = t.clock.now().getTime();
-    const waits = [MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR];
     let at = firstAttempt;
     for (let n = 1; n <= 10; n++) {
       expect(await w.runOnce()).toBe(1);
@@ -311,6 +330,23 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
         expect(await deliverJobs()).toEqual([]);
       }
     }
+    return { firstAttempt, at };
+  }
+
+  it('walks the exact schedule against a receiver answering 500, fails after the 10th, keeps failing_since until a success', async () => {
+    const me = await t.account();
+    const endpoint = await addEndpoint(me.accountId, ['contact.created']);
+    rx.reset(() => 500);
+    const eventId = await emit(me.accountId);
+    // A source giving 1 draws the top of every window: Part C's table exactly.
+    const waits = [MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR];
+    let walked = { firstAttempt: 0, at: 0 };
+    // Each attempt's outcome is counted for /metrics: 9 retried, the 10th failed.
+    expect(await countedOutcomes(async () => (walked = await walkSchedule(endpoint, 1, waits)))).toEqual({
+      retrying: 9,
+      failed: 1,
+    });
+    const { firstAttempt, at } = walked;
     expect(at - firstAttempt).toBe(47 * HOUR + 36 * MINUTE);
     expect(rx.requests.map((r) => r.headers['service-delivery-attempt'])).toEqual([
       '1',
@@ -340,6 +376,7 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
         .execute();
       await scheduleAttempt(tx, used!, t.clock.now(), t.clock.now());
     });
+    const w = worker({ random: () => 1 });
     await drain(w);
     expect(rx.requests.at(-1)!.headers['service-delivery-attempt']).toBe('11');
     expect((await deliveriesOf(endpoint.id))[0]).toMatchObject({
@@ -352,11 +389,22 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
     rx.reset(() => 204);
     t.clock.advance(MINUTE);
     await emit(me.accountId);
-    await drain(w);
+    expect(await countedOutcomes(() => drain(w))).toEqual({ succeeded: 1 });
     expect((await endpointRow(endpoint.id)).failing_since).toBeNull();
     expect((await deliveriesOf(endpoint.id))[1]).toMatchObject({ status: 'succeeded', last_response_status: 204 });
   });
 
+  it('with jitter each wait stays within Part C’s table: a source giving 0 walks the bottom of every window (the step before)', async () => {
+    const me = await t.account();
+    const endpoint = await addEndpoint(me.accountId, ['contact.created']);
+    rx.reset(() => 500);
+    await emit(me.accountId);
+    // Never sooner than the table's step before (0 before the first), never later than the table (test above).
+    const waits = [0, MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR];
+    const { firstAttempt, at } = await walkSchedule(endpoint, 0, waits);
+    expect(at - firstAttempt).toBe(37 * HOUR + 36 * MINUTE);
+    expect(rx.requests).toHaveLength(10);
+  });
   it('disables an endpoint failing for 3 days: pending deliveries failed with endpoint_disabled, the owner notified', async () => {
     const me = await t.account();
     const endpoint = await addEndpoint(me.accountId, ['contact.created']);
@@ -475,7 +523,8 @@ describe.each(engines)('webhook delivery on %s', (engine) => {
       .set({ deleted_at: iso(t.clock.now()) })
       .where('id', '=', b.id)
       .execute();
-    await drain();
+    // Failed without an attempt: counted as dropped for /metrics.
+    expect(await countedOutcomes(() => drain())).toEqual({ dropped: 2 });
     expect(rx.requests).toEqual([]);
     for (const e of [a, b])
       expect(await deliveriesOf(e.id)).toMatchObject([{ status: 'failed', last_error: 'endpoint_disabled' }]);

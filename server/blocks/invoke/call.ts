@@ -22,7 +22,7 @@ import { committing } from '../../engine/commit.js';
 import { advanceRun } from '../../engine/runs.js';
 import type { EngineDeps } from '../../engine/context.js';
 import { INVOKE_JOB, type JobLease, type JobOf } from '../../job-kinds.js';
-import { INVOKE_MAX_ATTEMPTS, INVOKE_RETRY_DELAYS_MS } from '../../retries.js';
+import { INVOKE_MAX_ATTEMPTS, invokeRetryDelayMs, type Random } from '../../retries.js';
 import {
   endCallClosingStep,
   findCallAndRun,
@@ -50,6 +50,8 @@ export interface InvokeDeps extends EngineDeps {
   fieldPaths: FieldPathEvaluator;
   /** Tests: a short attempt deadline instead of 60 s. */
   timeoutMs?: number;
+  /** Where a retry's wait is drawn (the jobs worker's source, server/retries.ts). */
+  random: Random;
 }
 
 /** What an attempt found before calling. */
@@ -199,7 +201,7 @@ async function record(
   };
   if (retried(outcome) && attempts < INVOKE_MAX_ATTEMPTS) {
     await updateInvokeCall(tx, call.id, { ...seen, updated_at: now.toISOString() });
-    const delay = INVOKE_RETRY_DELAYS_MS[attempts - 1] ?? INVOKE_RETRY_DELAYS_MS[0] ?? 2_000;
+    const delay = invokeRetryDelayMs(attempts, deps.random);
     await enqueue(tx, deps.clock, {
       kind: INVOKE_JOB,
       accountId: call.account_id,

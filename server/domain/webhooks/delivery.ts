@@ -25,7 +25,8 @@ import { pruneRunHistory } from '../workflows/runs.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
-import { webhookRetryDelayMs } from '../../retries.js';
+import { webhookRetryDelayMs, type Random } from '../../retries.js';
+import { countDeliveryOutcome, type DeliveryOutcome } from '../../metrics.js';
 import { DELIVER_JOB, PRUNE_JOB } from '../../job-kinds.js';
 import { enqueue, wakeJobs } from '../../store/jobs.js';
 import type { DB } from '../../store/schema.js';
@@ -119,10 +120,15 @@ interface Attempt {
 const iso = (d: Date) => d.toISOString();
 const later = (a: string | null, now: Date) => a !== null && Date.parse(a) > now.getTime();
 
-/** Runs one `webhook.deliver` job. */
+/** What an attempt's job also needs: the source its retry wait is drawn from (server/retries.ts). */
+export interface DeliveryContext extends AttemptContext {
+  random: Random;
+}
+
+/** Runs one `webhook.deliver` job; its outcome is counted (server/metrics.ts) once its transaction committed. */
 export async function runDeliveryJob(
   job: { id: string; payload: unknown },
-  ctx: AttemptContext,
+  ctx: DeliveryContext,
   deps: DeliveryDeps,
 ): Promise<void> {
   const deliveryId = (job.payload as { delivery_id?: unknown } | null)?.delivery_id;
@@ -133,7 +139,8 @@ export async function runDeliveryJob(
   }
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const attempt = await ctx.db.transaction().execute((trx) => begin(trx, ctx, deps, deliveryId, timeoutMs));
-  if (!attempt) return;
+  if (attempt === 'dropped') countDeliveryOutcome('dropped');
+  if (!attempt || attempt === 'dropped') return;
 
   const result = await postEvent({
     url: attempt.url,
@@ -143,7 +150,8 @@ export async function runDeliveryJob(
     timeoutMs,
   });
 
-  const disabled = await ctx.db.transaction().execute((trx) => finish(trx, ctx, attempt, result));
+  const { disabled, outcome } = await ctx.db.transaction().execute((trx) => finish(trx, ctx, attempt, result));
+  if (outcome) countDeliveryOutcome(outcome);
   ctx.logger.debug(
     {
       delivery: attempt.delivery.id,
@@ -164,14 +172,17 @@ export async function runDeliveryJob(
     );
 }
 
-/** Checks, takes a slot and builds the request; null when there is nothing to send now (the job is then done). */
+/**
+ * Checks, takes a slot and builds the request; null when there is nothing to send now (the job is then done),
+ * `dropped` when the delivery failed without an attempt (its endpoint or account is off).
+ */
 async function begin(
   trx: Transaction<DB>,
   ctx: AttemptContext,
   deps: DeliveryDeps,
   deliveryId: string,
   timeoutMs: number,
-): Promise<Attempt | null> {
+): Promise<Attempt | 'dropped' | null> {
   const now = ctx.clock.now();
   const done = async () => {
     await ctx.complete(trx);
@@ -194,7 +205,8 @@ async function begin(
       next_attempt_at: null,
       in_flight_until: null,
     });
-    return done();
+    await done();
+    return 'dropped' as const;
   };
   if (!endpoint || endpoint.deleted_at !== null || endpoint.status !== 'enabled') return fail('endpoint_disabled');
   const account = await accountEventState(trx, delivery.account_id);
@@ -242,25 +254,40 @@ async function begin(
 /** What finishing an attempt disabled: the endpoint failing since then, and the owner's notification. */
 type Disabled = { failing_since: string; notification_id: string };
 
-/** Records the outcome, schedules the next attempt, completes the job; returns what was disabled, if anything. */
+/**
+ * Records the outcome, schedules the next attempt, completes the job; returns the outcome (none: the delivery
+ * was deleted meanwhile) and what was disabled, if anything.
+ */
 async function finish(
   trx: Transaction<DB>,
-  ctx: AttemptContext,
+  ctx: DeliveryContext,
   a: Attempt,
   result: AttemptResult,
-): Promise<Disabled | null> {
+): Promise<{ outcome: DeliveryOutcome | null; disabled: Disabled | null }> {
   // First: if this run's lease was taken over, everything below rolls back and the other run counts.
   await ctx.complete(trx);
   const now = ctx.clock.now();
   const endpoint = await findDeliveryEndpoint(trx, a.delivery.account_id, a.delivery.webhook_id, { forUpdate: true });
   const delivery = await findDelivery(trx, a.delivery.id, { forUpdate: true });
-  if (!delivery) return null; // deleted with its endpoint meanwhile
+  if (!delivery) return { outcome: null, disabled: null }; // deleted with its endpoint meanwhile
 
-  const next = await recordOutcome(trx, delivery, a, result, now);
+  const next = await recordOutcome(trx, delivery, a, result, now, ctx.random);
   if (next) await scheduleAttempt(trx, delivery, next, now);
   // The slot is free: the oldest job waiting for one may run.
   await wakeJobs(trx, slotKey(delivery.webhook_id), 1);
+  const outcome = result.delivered ? 'succeeded' : next ? 'retrying' : 'failed';
+  return { outcome, disabled: await followEndpoint(trx, endpoint, delivery, a, result, now) };
+}
 
+/** The endpoint after an attempt: failing since its first failure, well again on a success, disabled at 3 days. */
+async function followEndpoint(
+  trx: Transaction<DB>,
+  endpoint: DeliveryEndpointRow | undefined,
+  delivery: DeliveryRow,
+  a: Attempt,
+  result: AttemptResult,
+  now: Date,
+): Promise<Disabled | null> {
   if (!endpoint || endpoint.deleted_at !== null || endpoint.status !== 'enabled') return null;
   if (result.delivered) {
     if (endpoint.failing_since !== null)
@@ -283,6 +310,7 @@ async function recordOutcome(
   a: Attempt,
   result: AttemptResult,
   now: Date,
+  random: Random,
 ): Promise<Date | null> {
   const attempts = delivery.attempts + 1;
   const common = {
@@ -302,7 +330,8 @@ async function recordOutcome(
     return null;
   }
   if (delivery.status === 'pending') {
-    const delay = webhookRetryDelayMs(attempts);
+    // Drawn in the window of Part C's table (server/retries.ts): never later than it states.
+    const delay = webhookRetryDelayMs(attempts, random);
     const next = delay === null ? null : new Date(a.attemptAt.getTime() + delay);
     await updateDelivery(trx, delivery.id, {
       ...common,
