@@ -11,7 +11,7 @@ const shownBy = rows.map((row) => row.split(' | ').at(-1) ?? '').filter((cell) =
 
 const filesIn = (cell: string) => [...cell.matchAll(/test\/[\w/.-]+\.test\.ts/g)].map((m) => m[0]);
 const quotesIn = (cell: string) =>
-  [...cell.matchAll(/"([^"]+)"/g)].map((m) => (m[1] ?? '').replace(/….*$/, '').trim()).filter((q) => q.length > 0);
+  [...cell.matchAll(/"([^"]+)"/g)].map((m) => (m[1] ?? '').split('…')[0]?.trim() ?? '').filter((q) => q.length > 0);
 /** Quotes and test names written with either apostrophe. */
 const plain = (text: string) => text.replaceAll('’', "'");
 
