@@ -3,7 +3,7 @@
 // worker's budget: a path that runs too long, or a worker that fails, copies nothing and the next answer is read.
 import { afterAll, describe, expect, it } from 'vitest';
 import { FieldPathEvaluator } from '../server/blocks/invoke/field-evaluator.js';
-import { fieldPathProblem, fieldValuesOf } from '../server/blocks/invoke/field-path.js';
+import { fieldPathProblem, fieldValuesOf, MAX_PATH_NESTING, nestingOf } from '../server/blocks/invoke/field-path.js';
 
 const ANSWER = JSON.stringify({
   customer: { plan: 'gold', 'full name': 'Ana Lima' },
@@ -56,6 +56,24 @@ describe('field paths: RFC 9535 JSONPath, the first match', () => {
       expect(fieldPathProblem(path), path).toMatch(/^is not an RFC 9535 JSONPath: /);
       expect(one(path)).toBeNull();
     }
+  });
+
+  it('a path nesting deeper than 4 never reaches the parser (it backtracks exponentially on open groups)', () => {
+    // 12 open functions took the parser 8.5 s; 70 ended the process with a fatal V8 error.
+    const started = performance.now();
+    for (const depth of [12, 20, 70, 240]) {
+      const path = `$[?${'length('.repeat(depth)}`.slice(0, 500);
+      expect(fieldPathProblem(path)).toMatch(/nests brackets and parentheses \d+ deep; at most 4/);
+      expect(fieldValuesOf([{ path, name: 'f' }], ANSWER)).toEqual({});
+    }
+    expect(performance.now() - started).toBeLessThan(50);
+    expect(MAX_PATH_NESTING).toBe(4);
+    // Quoted names and strings do not count; the deepest form allowed still parses and reads.
+    expect(nestingOf("$['a(b[c']")).toBe(1);
+    expect(nestingOf("$[?match(@.code, '((((((')]")).toBe(2);
+    expect(fieldPathProblem('$.items[?length(@.code) == 2].code')).toBeNull();
+    expect(one('$[?count(@.items[?@.price > 10]) == 1].plan')).toBeNull();
+    expect(fieldPathProblem('$[?length(length(length(length(@))))]')).toMatch(/5 deep/);
   });
 
   it('reads only the answer’s own members', () => {

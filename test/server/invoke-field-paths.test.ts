@@ -105,6 +105,25 @@ describe.each(engines)('invoke field paths are data on %s', (engine) => {
     }
   });
 
+  it('refuses at once a path the parser would take seconds or a crash to refuse (open groups nested deep)', async () => {
+    const s = await setUp();
+    await field(s.me, 'f0');
+    const path = `$[?${'length('.repeat(70)}`;
+    const started = performance.now();
+    const answer = await s.me.call('POST', '/v1/workflows/validate', {
+      body: {
+        channel: { type: 'whatsapp', connection_id: s.connection.id },
+        trigger: ANY,
+        graph: graphOf([{ path, name: 'f0' }]),
+      },
+    });
+    const body = await json<{ errors: Array<Record<string, unknown>> }>(answer);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(body.errors).toContainEqual(
+      expect.objectContaining({ code: 'schema_violation', node_id: 'inv', path: 'nodes.inv.data.fields[0].path' }),
+    );
+  });
+
   it('an automation holding the payloads anyway (stored before the check) copies nothing and runs nothing', async () => {
     const s = await setUp();
     const names = ESCAPES.map((_, i) => `e${i + 1}`);
