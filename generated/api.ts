@@ -721,7 +721,11 @@ export interface paths {
      *        (`POST /v1/conversations/{conversationId}/messages`).
      *
      *     Size and format are not checked here nor at upload, but at send, against the conversation's channel
-     *     (`422 media_not_supported`; the table is in the send route). A media whose upload window passed with
+     *     (`422 media_not_supported`; the table is in the send route). The file must be what its `Content-Type`
+     *     says: at send, a file whose first bytes show another format (a PDF declared `image/png`), or no known
+     *     format, is refused with reason `content_type`. An upload stores at most 100 MB and 1 byte (the largest
+     *     file any channel takes): the rest of a larger file is not read, the upload still answers `204` and the
+     *     connection closes, and the send refuses the media as `too_large`. A media whose upload window passed with
      *     nothing uploaded answers `422 media_not_uploaded` at send: create another one. An uploaded media is kept
      *     as long as the account exists and can be sent repeatedly, in any conversation.
      *
@@ -4215,7 +4219,7 @@ export interface components {
          */
         media_id: string;
         /**
-         * @description `type_mismatch`: the attachment `type` does not match the file; `content_type`: the channel refuses the format; `too_large`: above `max_size`.
+         * @description `type_mismatch`: the attachment `type` does not match the file; `content_type`: the channel refuses the format, or the bytes of the file are not the format its `Content-Type` says; `too_large`: above `max_size`.
          * @enum {string}
          */
         reason: 'type_mismatch' | 'content_type' | 'too_large';

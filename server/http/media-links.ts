@@ -5,6 +5,8 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { followLink, recordUpload, type LinkKind, type LinkRefusal } from '../media/links.js';
 import { mediaKey } from '../media/storage.js';
+import { cappedBody } from '../media/upload-body.js';
+import { LARGEST_MEDIA_BYTES } from '../domain/messaging/send-rules.js';
 import type { AppContext } from './context.js';
 
 /** The route label of the request log and metrics (observability.ts reads `res.locals.route`). */
@@ -102,9 +104,11 @@ function upload(ctx: AppContext) {
         refuse(res, 415, `The Content-Type must be ${expected}, the content_type given when the media was created.`);
         return;
       }
+      // At most the largest file a channel accepts plus one byte is stored: a bigger one reads as too large at send.
+      const upload = cappedBody(req, LARGEST_MEDIA_BYTES + 1);
       let size: number;
       try {
-        ({ size } = await ctx.storage.put(mediaKey(media.account_id, media.id), req));
+        ({ size } = await ctx.storage.put(mediaKey(media.account_id, media.id), upload.body));
       } catch (error) {
         // The client hung up mid-upload (or the storage failed mid-body, which cuts the connection): the
         // partial file is gone and there is no one left to answer.
@@ -115,8 +119,10 @@ function upload(ctx: AppContext) {
         failed(ctx, res, error, 'upload');
         return;
       }
-      await recordUpload(ctx.database.db, ctx.clock, media, size);
+      await recordUpload(ctx.database.db, ctx.clock, media, { size, detected_format: await upload.format() });
       res.setHeader('Cache-Control', 'no-store');
+      // The rest of a body past the cap is not read: the connection closes after the answer.
+      if (upload.cut()) res.setHeader('Connection', 'close');
       res.status(204).end();
     } catch (error) {
       failed(ctx, res, error, 'upload');

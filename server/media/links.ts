@@ -170,7 +170,7 @@ export async function recordUpload(
   db: Kysely<DB>,
   clock: Clock,
   media: { account_id: string; id: string },
-  size: number,
+  upload: { size: number; detected_format: string },
 ): Promise<void> {
-  await markMediaUploaded(db, media.account_id, media.id, { uploaded_at: clock.now().toISOString(), size });
+  await markMediaUploaded(db, media.account_id, media.id, { uploaded_at: clock.now().toISOString(), ...upload });
 }

@@ -32,11 +32,11 @@ export async function markMediaUploaded(
   db: Kysely<DB>,
   accountId: string,
   mediaId: string,
-  upload: { uploaded_at: string; size: number },
+  upload: { uploaded_at: string; size: number; detected_format: string },
 ): Promise<void> {
   await db
     .updateTable('media')
-    .set({ uploaded_at: upload.uploaded_at, size: upload.size })
+    .set({ uploaded_at: upload.uploaded_at, size: upload.size, detected_format: upload.detected_format })
     .where('account_id', '=', accountId)
     .where('id', '=', mediaId)
     .where('origin', '=', 'upload')

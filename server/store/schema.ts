@@ -366,6 +366,8 @@ export interface MediaTable {
   expires_at: Timestamp | null;
   /** `link`: the address the content route redirects to. */
   source_url: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Uploads: the format the first bytes show (file-type's extension), '' for none known; null: not checked. */
+  detected_format: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 

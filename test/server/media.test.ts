@@ -16,17 +16,20 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../server/domain/accounts/keys.js';
 import { findMediaInfo, mediaContentLink, storeReceivedMedia } from '../../server/domain/messaging/media.js';
+import { LARGEST_MEDIA_BYTES, MEDIA_RULES } from '../../server/domain/messaging/send-rules.js';
 import { createApp } from '../../server/http/app.js';
 import { StoreRateLimiter } from '../../server/http/rate-limit.js';
 import { LocalDiskStorage, mediaKey, type MediaStorage } from '../../server/media/storage.js';
 import { appRoutes, call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
 import type { ErrorBody } from './http-helpers.js';
 import type { SchemaMedia } from '../../generated/api.js';
+import { PNG } from '../fixtures/media-bytes.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
-const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
 const PDF = Buffer.from('%PDF-1.7\n' + 'x'.repeat(70_000) + '\n%%EOF\n');
+const PDF_HEAD = Buffer.from('%PDF-1.7\n');
+const MB = 1024 * 1024;
 
 const put = (url: string, bytes: Buffer | string, contentType?: string) =>
   fetch(url, { method: 'PUT', body: bytes, headers: contentType ? { 'Content-Type': contentType } : {} });
@@ -148,8 +151,58 @@ describe.each(engines)('media on %s', (engine) => {
       content_type: 'image/png',
       size: PNG.length,
       filename: null,
+      detected_format: 'png',
     });
   });
+
+  it('stores at most the largest file a channel takes plus one byte: the rest is not read, and the send refuses it', async () => {
+    const me = await t.account();
+    const media = await created(me, { content_type: 'application/pdf' });
+    const cap = LARGEST_MEDIA_BYTES + 1;
+    const offered = cap + 64 * MB;
+    let pulled = 0;
+    // A client that would send 64 MB past the cap, a PDF by its first bytes.
+    async function* bytes() {
+      yield PDF_HEAD;
+      pulled += PDF_HEAD.length;
+      const chunk = Buffer.alloc(MB, 0x20);
+      while (pulled < offered) {
+        yield chunk;
+        pulled += chunk.length;
+      }
+    }
+    const url = new URL(media.upload_url);
+    const answer = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const req = request(
+        url,
+        { method: 'PUT', headers: { 'Content-Type': 'application/pdf', 'Content-Length': String(offered) } },
+        (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
+          req.destroy();
+        },
+      );
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') reject(error);
+      });
+      Readable.from(bytes()).pipe(req);
+    });
+    expect(answer).toEqual({ status: 204, connection: 'close' });
+    expect(pulled).toBeLessThan(offered - 32 * MB);
+    const row = await mediaRow(me, media.id);
+    expect(Number(row.size)).toBe(cap);
+    const file = await storage.open(mediaKey(me.accountId, media.id));
+    expect(file?.size).toBe(cap);
+    file?.stream.destroy();
+    // Too large for every channel at send; the bytes still read as what they say.
+    expect(await findMediaInfo(t.database.db, t.clock, me.accountId, media.id)).toMatchObject({
+      size: cap,
+      detected_format: 'pdf',
+    });
+    expect(cap).toBeGreaterThan(
+      Math.max(...Object.values(MEDIA_RULES).flatMap((r) => Object.values(r).map((x) => x.maxSize))),
+    );
+  }, 60_000);
 
   it('a document downloads with its file name (Content-Disposition), a larger body streamed whole', async () => {
     const me = await t.account();

@@ -35,12 +35,12 @@ import type {
   SchemaSandboxInboundRequest,
   SchemaSandboxInboundResult,
 } from '../../generated/admin-api.js';
+import { EXE, GIF, JPEG, MP3, MP4, PDF, PNG } from '../fixtures/media-bytes.js';
 
 const TOKEN = 'admin-token-for-send-tests-0123456789';
 const DAY = 24 * 3_600_000;
 const MB = 1024 * 1024;
 const SIGNATURE = 'Enviado com Engagement Platform';
-const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
 
 interface EventRow {
   type: string;
@@ -1044,7 +1044,7 @@ describe.each(engines)('sending a message on %s', (engine) => {
       });
 
       // 5 MB is whatsapp's image limit: one byte more is too large; instagram takes up to 8 MB.
-      const big = Buffer.alloc(5 * MB + 1, 0x2a);
+      const big = Buffer.concat([PNG, Buffer.alloc(5 * MB + 1 - PNG.length, 0x2a)]);
       const large = await upload(wa.me, 'image/png', big);
       await expectError(await send(wa, { attachments: [{ type: 'image', media_id: large }] }), 422, {
         code: 'media_not_supported',
@@ -1067,7 +1067,46 @@ describe.each(engines)('sending a message on %s', (engine) => {
         size: PNG.length,
         max_size: 5 * MB,
       });
-      expect(await outbound(wa.me.accountId)).toEqual([]);
+      // The bytes must be what the Content-Type says (issue 33): a program, a PDF or a GIF declared as an image the
+      // channel takes is refused with content_type; a file whose first bytes show no known format too.
+      for (const [bytes, declared, reads] of [
+        [EXE, 'image/jpeg', 'exe'],
+        [PDF, 'image/png', 'pdf'],
+        [GIF, 'image/png', 'gif'],
+        [Buffer.from('just text'), 'image/jpeg', 'no known format'],
+      ] as const) {
+        const mediaId = await upload(wa.me, declared, bytes);
+        const refused = await expectError(
+          await send(wa, { attachments: [{ type: 'image', media_id: mediaId }] }),
+          422,
+          {
+            code: 'media_not_supported',
+            channel: 'whatsapp',
+            field: 'attachments[0]',
+            media_id: mediaId,
+            reason: 'content_type',
+            content_type: declared,
+            size: bytes.length,
+            max_size: 5 * MB,
+          },
+        );
+        expect(refused.message).toBe(`The file is not ${declared}: its bytes read as ${reads}.`);
+      }
+      // What they say they are, they pass.
+      const jpeg = await upload(wa.me, 'image/jpeg', JPEG);
+      expect((await sent(wa, { attachments: [{ type: 'image', media_id: jpeg }] })).attachments[0]).toMatchObject({
+        type: 'image',
+        content_type: 'image/jpeg',
+      });
+      const mp3 = await upload(wa.me, 'audio/mpeg', MP3);
+      expect((await sent(wa, { attachments: [{ type: 'audio', media_id: mp3 }] })).attachments[0]).toMatchObject({
+        type: 'audio',
+      });
+      const mp4 = await upload(wa.me, 'video/mp4', MP4);
+      expect((await sent(wa, { attachments: [{ type: 'video', media_id: mp4 }] })).attachments[0]).toMatchObject({
+        type: 'video',
+      });
+      expect((await outbound(wa.me.accountId)).length).toBe(3);
 
       const ig = await thread('instagram');
       const igLarge = await upload(ig.me, 'image/png', big);

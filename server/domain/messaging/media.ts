@@ -158,6 +158,7 @@ export async function findMediaInfo(
     size: media.size === null ? null : Number(media.size),
     filename: media.filename,
     ...(media.origin === 'received' ? { expires_at: media.expires_at } : {}),
+    detected_format: media.detected_format,
   };
 }
 

@@ -93,6 +93,8 @@ export interface MediaInfo {
   filename: string | null;
   /** Received media: the end of retention, copied into the attachment read back. Null or absent for uploads. */
   expires_at?: string | null;
+  /** Uploads: the format the first bytes showed ('' none known); null or absent when not checked. */
+  detected_format?: string | null;
 }
 
 /** A whatsapp template of the conversation's connection, as the store holds it. */
@@ -178,6 +180,49 @@ export const MEDIA_RULES: Record<Channel, Record<MediaType, MediaRule>> = {
     file: { contentTypes: ['application/pdf'], maxSize: 100 * MB, formats: 'PDF' },
   },
 };
+
+/**
+ * The formats (file-type's extensions) whose bytes may carry each content type a channel accepts: what an upload's
+ * first bytes show must be one of its declared type's (issue 33). One container carries several types (an MP4 file
+ * is video/mp4, audio/mp4 or M4A; file-type names it by its brand).
+ */
+const MP4_FAMILY = ['mp4', 'm4a', 'm4v', 'm4b', 'm4p', 'mov', '3gp', '3g2', 'f4v', 'f4a', 'f4b', 'f4p'];
+const WAV = ['wav'];
+const AVI = ['avi'];
+export const FORMATS_OF_TYPE: Readonly<Record<string, readonly string[]>> = {
+  'image/jpeg': ['jpg'],
+  'image/png': ['png', 'apng'],
+  'image/gif': ['gif'],
+  'image/webp': ['webp'],
+  'video/mp4': MP4_FAMILY,
+  'video/quicktime': MP4_FAMILY,
+  'audio/mp4': MP4_FAMILY,
+  'audio/x-m4a': MP4_FAMILY,
+  'audio/m4a': MP4_FAMILY,
+  'video/ogg': ['ogv', 'ogg', 'ogx'],
+  'video/webm': ['webm', 'mkv'],
+  'video/x-msvideo': AVI,
+  'video/avi': AVI,
+  'video/msvideo': AVI,
+  'audio/aac': ['aac'],
+  'audio/mpeg': ['mp3', 'mp2', 'mp1'],
+  'audio/wav': WAV,
+  'audio/x-wav': WAV,
+  'audio/wave': WAV,
+  'application/pdf': ['pdf'],
+};
+
+/** The bytes are what `contentType` says (or were not checked: `detected` null). */
+function bytesAre(detected: string | null | undefined, contentType: string): boolean {
+  if (detected === null || detected === undefined) return true;
+  const formats = FORMATS_OF_TYPE[normalizeContentType(contentType)];
+  return formats === undefined || formats.includes(detected);
+}
+
+/** The largest file any channel accepts (whatsapp's 100 MB PDF): an upload stores at most one byte more. */
+export const LARGEST_MEDIA_BYTES = Math.max(
+  ...Object.values(MEDIA_RULES).flatMap((rules) => Object.values(rules).map((rule) => rule.maxSize)),
+);
 
 /** A reply button's id: 1 to 64 letters, digits, `_` and `-` (the request schema says the same to API sends). */
 export const REPLY_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -450,6 +495,11 @@ async function checkMedia(ctx: SendRulesContext, mediaId: string, type: MediaTyp
     if (!rule.contentTypes.includes(normalizeContentType(media.content_type)))
       throw refuse('content_type', `${channel} accepts ${rule.formats} ${type === 'file' ? 'files' : `${type}s`}.`);
   }
+  if (media.content_type !== null && !bytesAre(media.detected_format, media.content_type))
+    throw refuse(
+      'content_type',
+      `The file is not ${normalizeContentType(media.content_type)}: its bytes read as ${media.detected_format || 'no known format'}.`,
+    );
   if (media.size !== null && media.size > rule.maxSize)
     throw refuse(
       'too_large',
