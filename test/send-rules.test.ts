@@ -23,6 +23,9 @@ import {
   type MediaInfo,
   type SendRulesContext,
   type TemplateInfo,
+  FORMATS_OF_TYPE,
+  LARGEST_MEDIA_BYTES,
+  MEDIA_RULES,
 } from '../server/domain/messaging/send-rules.js';
 import type { OutboundContent } from '../server/channels/provider.js';
 import { attachmentsView } from '../server/domain/messaging/views.js';
@@ -1770,5 +1773,18 @@ describe('the spec examples: each Send* request reads back as its Sent* response
       attachments: stored(sent.attachments as JsonObject[]),
       template: sent.template,
     });
+  });
+});
+
+describe('the bytes of a media against its Content-Type (issue 33)', () => {
+  it('every content type a channel accepts names the formats its bytes may show', () => {
+    const accepted = new Set(
+      Object.values(MEDIA_RULES).flatMap((rules) => Object.values(rules).flatMap((rule) => rule.contentTypes)),
+    );
+    expect([...accepted].filter((type) => !Object.hasOwn(FORMATS_OF_TYPE, type))).toEqual([]);
+  });
+
+  it('the upload cap is one byte over the largest file any channel accepts (whatsapp’s 100 MB PDF)', () => {
+    expect(LARGEST_MEDIA_BYTES).toBe(100 * 1024 * 1024);
   });
 });
