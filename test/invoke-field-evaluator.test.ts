@@ -97,6 +97,19 @@ describe('the evaluator: off the event loop, within a budget', () => {
     });
   });
 
+  it('names the fields whose path it refuses (stored before validation refused them), so the call can log them', async () => {
+    expect(
+      await evaluator.read(
+        [
+          { path: 'customer.plan', name: 'bad' },
+          { path: '$.customer.plan', name: 'plan' },
+          { path: `$[?${'length('.repeat(20)}`, name: 'deep' },
+        ],
+        ANSWER,
+      ),
+    ).toEqual({ values: { plan: 'gold' }, status: 'read', refused: ['bad', 'deep'] });
+  });
+
   it('a backtracking pattern runs out of its budget: nothing copied, the event loop free, the next answer read', async () => {
     let longest = 0;
     let last = performance.now();

@@ -95,6 +95,11 @@ export async function runInvokeJob(job: JobOf<typeof INVOKE_JOB>, lease: JobLeas
 async function answerFields(deps: InvokeDeps, call: InvokeCallRow, outcome: AttemptOutcome): Promise<FieldValues> {
   if (outcome.error !== null || call.request.fields.length === 0) return null;
   const reading = await deps.fieldPaths.read(call.request.fields, outcome.body ?? '');
+  if (reading.refused)
+    deps.logger?.warn(
+      { call: call.id, run: call.run_id, account: call.account_id, fields: reading.refused },
+      'invoke fields not copied: their paths are not RFC 9535 JSONPath (saved before validation refused them)',
+    );
   if (reading.status !== 'read')
     deps.logger?.warn(
       { call: call.id, run: call.run_id, account: call.account_id, reading: reading.status },

@@ -15,6 +15,8 @@ export const FIELD_PATHS_BUDGET_MS = 1_000;
 export interface FieldReading {
   values: Record<string, string> | null;
   status: 'read' | 'over_budget' | 'failed';
+  /** The fields whose path the library refuses (an automation saved before validation checked them). */
+  refused?: string[];
 }
 
 interface Pending {
@@ -80,7 +82,7 @@ export class FieldPathEvaluator {
       if (message === 'ready') {
         this.ready = true;
       } else if (this.current?.pending.request.id === message.id) {
-        this.end('read', message.values);
+        this.end('read', message.values, message.refused);
       }
       this.pump();
     });
@@ -94,12 +96,12 @@ export class FieldPathEvaluator {
   }
 
   /** Settles the answer being read. */
-  private end(status: FieldReading['status'], values: FieldReading['values'] = null): void {
+  private end(status: FieldReading['status'], values: FieldReading['values'] = null, refused: string[] = []): void {
     const current = this.current;
     if (!current) return;
     this.current = null;
     clearTimeout(current.timer);
-    current.pending.settle({ values, status });
+    current.pending.settle({ values, status, ...(refused.length > 0 ? { refused } : {}) });
   }
 
   /** The answer being read copies nothing; its worker goes, and the next answer gets a new one. */
