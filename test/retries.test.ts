@@ -17,22 +17,14 @@ import {
   webhookRetryWindow,
   type Random,
 } from '../server/retries.js';
+import { rng } from '../scripts/bench/common.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
-/** A seeded source (mulberry32): the same draws at every run. */
-function seeded(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded source (mulberry32, the benches' generator): the same draws at every run. */
+const seeded = (seed: number): Random => rng(seed);
 
 /** Part C: "2: 1 minute after attempt 1 … 6: 5 hours after attempt 5; 7 to 10: 10 hours after the previous one". */
 const PART_C = [MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR];

@@ -59,6 +59,15 @@ export function cappedBody(req: IncomingMessage, cap: number): CappedBody {
   return {
     body,
     cut: () => taken >= cap,
-    format: async () => (await fileTypeFromBuffer(Buffer.concat(head)))?.ext ?? '',
+    format: () => formatOf(Buffer.concat(head)),
   };
+}
+
+/** The format `bytes` begin with (file-type's extension), '' when none known or when the reader gives up on them. */
+async function formatOf(bytes: Buffer): Promise<string> {
+  try {
+    return (await fileTypeFromBuffer(bytes))?.ext ?? '';
+  } catch {
+    return '';
+  }
 }
