@@ -1,37 +1,13 @@
 // GET /metrics with WEB_CONCURRENCY=2 (issue 33): the server as `npm start` runs it, two server processes on one
 // PostgreSQL; whichever process takes the scrape answers the counters summed over both (the primary gathers them,
 // server/http/cluster-metrics.ts) and the jobs' gauges read once. PostgreSQL only (a cluster needs it).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-
-const root = resolve(import.meta.dirname, '../..');
-const startCommand = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
-  .scripts.start;
-
-/** `npm start`'s command with these settings (the caller's own settings never leak into it). */
-function startServer(env: Record<string, string>) {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !['DATABASE_URL', 'ADMIN_TOKEN', 'APP_ENV', 'PORT', 'HOST', 'DATA_DIR'].includes(name),
-    ),
-  );
-  const [command, ...args] = startCommand.split(' ');
-  const child: ChildProcess = spawn(command === 'node' ? process.execPath : command!, args, {
-    cwd: root,
-    env: { ...base, HOST: '127.0.0.1', PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
-  return { child, output: () => out, exited };
-}
+import { startNpmStart } from './npm-start.js';
 
 /** Polls `probe` until it gives a value (or fails with the server's output). */
 async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, output: () => string) {
@@ -60,7 +36,7 @@ describe.runIf(process.env.DATABASE_URL)('/metrics with WEB_CONCURRENCY=2', () =
     const url = new URL(process.env.DATABASE_URL!);
     url.pathname = `/${name}`;
     const dataDir = mkdtempSync(join(tmpdir(), 'ep-metrics-'));
-    const server = startServer({ DATABASE_URL: url.toString(), DATA_DIR: dataDir, WEB_CONCURRENCY: '2' });
+    const server = startNpmStart({ DATABASE_URL: url.toString(), DATA_DIR: dataDir, WEB_CONCURRENCY: '2' });
     const db = new pg.Client({ connectionString: url.toString() });
     try {
       const baseUrl = await until(

@@ -20,12 +20,13 @@
 // - Every curl must answer 2xx, unless its comment names the statuses it may answer after an arrow:
 //   `# → 409`, `# → 201 or 409`; then it must answer one of those.
 // - Any other command failing (`set -e`), e.g. `json` finding no id in an answer, fails the test.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNpmStart, type StartedServer } from './npm-start.js';
 import { startMock, type RunningMock } from '../../mock/server.js';
 import { startReceiver, type WebhookReceiver } from '../../examples/webhook-receiver.js';
 
@@ -144,49 +145,10 @@ $out"
   return `${prelude}${body}echo README-DONE\n`;
 }
 
-interface Started {
-  child: ChildProcess;
-  out: () => string;
-  exited: Promise<number | null>;
-}
-
-/** `npm start`'s command with these settings; the caller's own settings never leak into it. */
-function startServer(env: Record<string, string>): Started {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) =>
-        ![
-          'DATABASE_URL',
-          'ADMIN_TOKEN',
-          'APP_ENV',
-          'PORT',
-          'HOST',
-          'DATA_DIR',
-          'PUBLIC_BASE_URL',
-          'SANDBOX_ENABLED',
-          'WEBHOOK_DEV_TARGETS',
-        ].includes(name),
-    ),
-  );
-  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts
-    .start;
-  const [command, ...args] = start.split(' ');
-  const child = spawn(command === 'node' ? process.execPath : command!, args, {
-    cwd: root,
-    env: { ...base, HOST: '127.0.0.1', PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
-  return { child, out: () => out, exited };
-}
-
-async function banner(server: Started): Promise<{ baseUrl: string; apiKey: string }> {
+async function banner(server: StartedServer): Promise<{ baseUrl: string; apiKey: string }> {
   const until = Date.now() + 60_000;
   for (;;) {
-    const out = server.out();
+    const out = server.output();
     const baseUrl = /listening on (http:\/\/\S+)/.exec(out)?.[1];
     const apiKey = /demo API key \(every scope\): (\S+)/.exec(out)?.[1];
     if (baseUrl && apiKey && /admin token: .+\n/.test(out)) return { baseUrl, apiKey };
@@ -289,13 +251,13 @@ afterAll(async () => {
 
 describe('the README walkthroughs on PGlite', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ep-readme-'));
-  let server: Started;
+  let server: StartedServer;
   let receiver: WebhookReceiver;
   const lines: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(join(dir, 'data'));
-    server = startServer({ DATA_DIR: join(dir, 'data') });
+    server = startNpmStart({ DATA_DIR: join(dir, 'data') });
     receiver = await startReceiver({ secrets: [], log: (line) => lines.push(line) });
   });
 
