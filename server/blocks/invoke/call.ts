@@ -86,9 +86,9 @@ export async function runInvokeJob(job: JobOf<typeof INVOKE_JOB>, lease: JobLeas
     { call: call.id, run: call.run_id, attempt: begun.attempt, status: outcome.status, error: outcome.error },
     'invoke attempt',
   );
-  const values = await answerFields(deps, call, outcome);
+  const answered = { ...outcome, values: await answerFields(deps, call, outcome) };
   // The run's next stretch runs in it: an invoke block there is called at once after the commit (engine/commit.ts).
-  await committing(lease.db, deps, (tx, deps) => record(tx, lease, deps, begun, outcome, values));
+  await committing(lease.db, deps, (tx, deps) => record(tx, lease, deps, begun, answered));
 }
 
 /** The fields of a 2xx answer, read before any transaction; none when it is not JSON (still the success output). */
@@ -110,6 +110,8 @@ async function answerFields(deps: InvokeDeps, call: InvokeCallRow, outcome: Atte
 
 /** The values an answer's fields take (null: nothing to copy). */
 type FieldValues = Record<string, string> | null;
+/** An attempt's outcome with the fields its answer gives (read before the transaction that records it). */
+type Answered = AttemptOutcome & { values: FieldValues };
 
 type RunState = Pick<WorkflowRunRow, 'ended_at' | 'waiting_for' | 'wait_step'>;
 
@@ -173,18 +175,8 @@ async function begin(
 }
 
 /** Records the attempt: the next one later on the clock, or the call's end and the run woken. */
-async function record(
-  tx: Transaction<DB>,
-  lease: JobLease,
-  deps: InvokeDeps,
-  begun: Begun,
-  outcome: AttemptOutcome,
-  values: FieldValues,
-) {
-  if (
-    !(retried(outcome) && begun.attempt < INVOKE_MAX_ATTEMPTS) &&
-    (await endAtOnce(tx, lease, deps, begun, outcome, values))
-  )
+async function record(tx: Transaction<DB>, lease: JobLease, deps: InvokeDeps, begun: Begun, outcome: Answered) {
+  if (!(retried(outcome) && begun.attempt < INVOKE_MAX_ATTEMPTS) && (await endAtOnce(tx, lease, deps, begun, outcome)))
     return;
   const now = deps.clock.now();
   const locked = await lockRunAndCall(tx, begun.call.id);
@@ -215,13 +207,13 @@ async function record(
     });
     return lease.complete(tx);
   }
-  await finishCall(tx, lease, deps, run, call, endOf(outcome, values), seen);
+  await finishCall(tx, lease, deps, run, call, endOf(outcome), seen);
 }
 
 /** How the call ends on this answer: its output, its error, the fields the answer gives. */
-function endOf(outcome: AttemptOutcome, values: FieldValues): CallEnding {
+function endOf(outcome: Answered): CallEnding {
   const ok = outcome.error === null;
-  return { output: ok ? 0 : 1, error: outcome.error, values: ok ? values : null };
+  return { output: ok ? 0 : 1, error: outcome.error, values: ok ? outcome.values : null };
 }
 
 /**
@@ -229,17 +221,10 @@ function endOf(outcome: AttemptOutcome, values: FieldValues): CallEnding {
  * statement with the locks (store/invoke-calls.ts endCallClosingStep), then the run woken. False when the call
  * is not as this attempt knew it or its run no longer waits for it: the locked path below decides.
  */
-async function endAtOnce(
-  tx: Transaction<DB>,
-  lease: JobLease,
-  deps: InvokeDeps,
-  begun: Begun,
-  outcome: AttemptOutcome,
-  values: FieldValues,
-) {
+async function endAtOnce(tx: Transaction<DB>, lease: JobLease, deps: InvokeDeps, begun: Begun, outcome: Answered) {
   const now = deps.clock.now().toISOString();
   const { call } = begun;
-  const changes = callEndChanges(endOf(outcome, values), {
+  const changes = callEndChanges(endOf(outcome), {
     attempts: begun.attempt,
     response_status: outcome.status,
     excerpt: excerptOf(outcome.body, outcome.sent),
