@@ -157,6 +157,8 @@ async function runCluster(config: Config): Promise<void> {
   cluster.on('listening', (worker, address) => {
     serving.add(worker.id);
     failedStarts = 0;
+    // One line per process that serves: the banner comes with the first, the others may still be starting.
+    logger.info({ worker_pid: worker.process.pid, serving: serving.size }, 'a server process is listening');
     if (printed) return;
     printed = true;
     const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;

@@ -45,6 +45,12 @@ describe.runIf(process.env.DATABASE_URL)('/metrics with WEB_CONCURRENCY=2', () =
         server.output,
       );
       const apiKey = /demo API key \(every scope\): (\S+)/.exec(server.output())![1]!;
+      // The banner comes with the first process; the second may still be starting (a loaded machine).
+      await until(
+        'both server processes listening',
+        () => (server.output().includes('"serving":2') ? true : undefined),
+        server.output,
+      );
 
       // Jobs of a kind no process runs, in each state (on the database's clock, which the server's follows).
       await db.connect();
