@@ -323,7 +323,11 @@ function Deliveries(props: { session: Session; endpoint: Endpoint }) {
           params: { path: { webhookId, deliveryId } },
         }),
       );
-      setDeliveries((list) => list.map((d) => (d.id === delivery.id ? delivery : d)));
+      // The stream may have told of the resent attempt before this answer came back: the one with more
+      // attempts is the newer (a requeue keeps the count, an attempt adds one).
+      setDeliveries((list) =>
+        list.map((d) => (d.id === delivery.id && d.attempts <= delivery.attempts ? delivery : d)),
+      );
     });
 
   return (
