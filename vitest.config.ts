@@ -5,8 +5,6 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The migrated database templates, made once per run instead of once per test file.
     globalSetup: ['test/global-setup.ts'],
-    // The request and response validators built once per test file and set of options, not once per app.
-    setupFiles: ['test/shared-validators.ts'],
     // The mock test starts Prism and the generated-files test regenerates everything: allow time.
     testTimeout: 120_000,
     hookTimeout: 120_000,

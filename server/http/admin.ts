@@ -49,6 +49,7 @@ import { refuseNulCharacters } from './nul.js';
 import { sandboxAdminHandlers } from './sandbox-admin.js';
 import { pageRequest } from './page.js';
 import { sendResult } from './respond.js';
+import { validatorOnce } from './validators.js';
 
 export const adminHandlers: AdminHandlers = {
   adminCreateAccount: async ({ app, body }) => {
@@ -271,15 +272,18 @@ function adminEntryRules(): RequestHandler {
 }
 
 function adminValidator(ctx: AppContext) {
-  return OpenApiValidator.middleware({
-    apiSpec: validatorSpec('admin'),
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
-    validateResponses: ctx.config.responseValidation ? { removeAdditional: false } : false,
-    validateSecurity: false,
-    validateFormats: true,
-    formats: strictFormats,
-    ignoreUndocumented: false,
-    // The validator sees `/admin/v1//accounts` (mount path + path) here; anything outside /admin/v1 is not ours.
-    ignorePaths: (path: string) => !path.startsWith(`${ADMIN_PREFIX}/`),
-  });
+  const { responseValidation } = ctx.config;
+  return validatorOnce(`admin responses:${responseValidation}`, () =>
+    OpenApiValidator.middleware({
+      apiSpec: validatorSpec('admin'),
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
+      validateResponses: responseValidation ? { removeAdditional: false } : false,
+      validateSecurity: false,
+      validateFormats: true,
+      formats: strictFormats,
+      ignoreUndocumented: false,
+      // The validator sees `/admin/v1//accounts` (mount path + path) here; anything outside /admin/v1 is not ours.
+      ignorePaths: (path: string) => !path.startsWith(`${ADMIN_PREFIX}/`),
+    }),
+  );
 }

@@ -34,6 +34,7 @@ import { trackedLinkRouter } from './tracked-links.js';
 import { operationList, operationMatcher } from './operation-match.js';
 import { memoiseRoutePatterns } from './route-patterns.js';
 import { specDocument, validatorSpec } from './spec.js';
+import { validatorOnce } from './validators.js';
 import { descriptionRouter } from './description.js';
 import { refuseNulCharacters } from './nul.js';
 import { canonicalParams, entryRules, headAsGet } from './entry-rules.js';
@@ -219,18 +220,21 @@ function applyEntryRules(): RequestHandler {
 }
 
 function publicValidator(ctx: AppContext) {
-  return OpenApiValidator.middleware({
-    apiSpec: validatorSpec(),
-    validateRequests: ctx.config.requestValidation
-      ? { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false }
-      : false,
-    validateResponses: ctx.config.responseValidation ? { removeAdditional: false } : false,
-    validateSecurity: false,
-    validateFormats: true,
-    formats: strictFormats,
-    ignoreUndocumented: false,
-    ignorePaths: /^\/(healthz|readyz|metrics|admin)(\/|$)/,
-  });
+  const { requestValidation, responseValidation } = ctx.config;
+  return validatorOnce(`public requests:${requestValidation} responses:${responseValidation}`, () =>
+    OpenApiValidator.middleware({
+      apiSpec: validatorSpec(),
+      validateRequests: requestValidation
+        ? { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false }
+        : false,
+      validateResponses: responseValidation ? { removeAdditional: false } : false,
+      validateSecurity: false,
+      validateFormats: true,
+      formats: strictFormats,
+      ignoreUndocumented: false,
+      ignorePaths: /^\/(healthz|readyz|metrics|admin)(\/|$)/,
+    }),
+  );
 }
 
 /** The handler of the operation, with the request as the validator let it through. */
