@@ -32,7 +32,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rateLimits } from '../generated/operations.js';
 import { validatorSpec } from '../server/http/spec.js';
-import { preconditionRequired } from '../server/domain/workflows/workflows.js';
+import { preconditionRequired } from '../server/domain/workflows/if-match.js';
 import { checkGraph, graphRouteOf } from './graph.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');

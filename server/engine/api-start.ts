@@ -12,7 +12,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { isObject } from '../blocks/definition.js';
 import { spreadsheetAccountOf } from '../domain/console/spreadsheet-accounts.js';
 import { contactNotFound } from '../domain/contacts/contacts.js';
-import { replyWindow } from '../domain/messaging/views.js';
+import { contactFreeFormRefusal } from '../domain/messaging/window.js';
 import { blockType } from '../domain/workflows/blocks.js';
 import { reachableFromRoot } from '../domain/workflows/graph.js';
 import { accountLookups } from '../domain/workflows/lookups.js';
@@ -20,7 +20,6 @@ import { getWorkflow } from '../domain/workflows/workflows.js';
 import { ApiError } from '../errors.js';
 import { findConnection } from '../store/console.js';
 import { findContact, type ContactRow } from '../store/contacts.js';
-import { findConversationOfContact } from '../store/messaging.js';
 import type { DB } from '../store/schema.js';
 import type { WorkflowRunRow } from '../store/workflow-runs.js';
 import { findVersionById, type WorkflowRow, type WorkflowVersionRow } from '../store/workflows.js';
@@ -158,15 +157,6 @@ async function requireWhatBlocksNeed(
       );
   }
   if (!kinds.some((kind) => kind?.sends)) return;
-  const conversation = await findConversationOfContact(tx, accountId, contact.id);
-  const last = conversation?.last_inbound_at ?? null;
-  if (replyWindow(last, now).state === 'closed')
-    throw new ApiError(
-      422,
-      'messaging_window_closed',
-      'The automation sends and the contact’s 24-hour window is closed.',
-      {
-        last_inbound_at: last,
-      },
-    );
+  const closed = await contactFreeFormRefusal(tx, accountId, contact, 'run_start', now);
+  if (closed) throw closed;
 }

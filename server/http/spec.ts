@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type * as OpenApiValidator from 'express-openapi-validator';
+import { IF_MATCH_HEADER } from '../domain/workflows/if-match.js';
 
 export const bundledSpecPath = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
 export const adminSpecPath = fileURLToPath(new URL('../../generated/admin-openapi.json', import.meta.url));
@@ -73,7 +74,7 @@ export function validatorSpec(description: Description = 'public'): ApiSpec {
   // A required If-Match (PATCH of an automation) is the service's to ask for: 428 precondition_required, which
   // the validator would turn into a 400. Its format is still checked when it is sent.
   for (const parameter of parameters)
-    if (isNode(parameter) && parameter.in === 'header' && String(parameter.name).toLowerCase() === 'if-match')
+    if (isNode(parameter) && parameter.in === 'header' && String(parameter.name).toLowerCase() === IF_MATCH_HEADER)
       parameter.required = false;
   // Wherever a description has the union (a description without graphs, such as a console-only one, has not).
   const schemas = isNode(doc.components) && isNode(doc.components.schemas) ? doc.components.schemas : undefined;

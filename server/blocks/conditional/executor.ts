@@ -1,13 +1,11 @@
 // conditional (Part B): the conditions with `and`/`or`; output 0 when true, 1 when false.
-import { replyWindow } from '../../domain/messaging/views.js';
-import { findConversationOfContact } from '../../store/messaging.js';
+import { replyWindowOpen } from '../../domain/messaging/window.js';
 import type { BlockExecutor } from '../../engine/context.js';
 import { evaluateConditional } from './evaluate.js';
 
 export const execute: BlockExecutor<'conditional'> = async (ctx) => {
   const tags = new Set(await ctx.vars.tagNames());
-  const conversation = await findConversationOfContact(ctx.tx, ctx.account.id, ctx.contact.id);
-  const windowOpen = replyWindow(conversation?.last_inbound_at ?? null, ctx.now).state === 'open';
+  const windowOpen = await replyWindowOpen(ctx.tx, ctx.account.id, ctx.contact.id, ctx.now);
   const result = evaluateConditional(ctx.data, {
     channel: ctx.contact.channel,
     hasTag: (name) => tags.has(name),

@@ -7,7 +7,7 @@
 // can receive and this one ends `completed`. The last output when none can.
 import { personContactOn } from '../../domain/contacts/contacts.js';
 import { connectionOfAccount } from '../../domain/console/connections.js';
-import { replyWindowOpen } from '../../domain/messaging/conversations.js';
+import { replyWindowOpen } from '../../domain/messaging/window.js';
 import { sendsFrom } from '../../domain/workflows/graph.js';
 import type { BlockContext, BlockExecutor } from '../../engine/context.js';
 import type { ContactRow } from '../../store/contacts.js';

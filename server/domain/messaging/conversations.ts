@@ -21,7 +21,7 @@ import type { Page, PageRequest } from '../../store/pagination.js';
 import { contactSummaries, type ContactRow } from '../../store/contacts.js';
 import type { DB } from '../../store/schema.js';
 import { epochMicros } from '../../store/timestamps.js';
-import { conversationView, messageView, replyWindow, type ConversationView, type MessageView } from './views.js';
+import { conversationView, messageView, type ConversationView, type MessageView } from './views.js';
 
 /**
  * One conversation per contact, on its channel: every way a contact is made opens it, empty and out of the
@@ -196,10 +196,4 @@ export async function getMessage(
   const row = await findMessage(db, accountId, messageId);
   if (!row) throw messageNotFound();
   return messageView(row, baseUrl);
-}
-
-/** Whether the contact's 24-hour window is open now (closed when it never wrote). */
-export async function replyWindowOpen(db: Kysely<DB>, accountId: string, contactId: string, now: Date) {
-  const conversation = await findConversationOfContact(db, accountId, contactId);
-  return replyWindow(conversation?.last_inbound_at ?? null, now).state === 'open';
 }

@@ -5,7 +5,7 @@
 // The format check (400) has already run: structure, types, button titles 1–20, reply ids, 1–3 buttons,
 // exactly one attachment, 1–10 cards, card title/subtitle 1–80, card buttons 0–3, uuids, template name and
 // language. `checkSend` answers every 422 (and the 410) that depends only on the body, the channel, the media
-// and the templates; the conversation, the connection, the contact and the window are the caller's.
+// and the templates; the conversation, the connection and the contact are the caller's, the window is window.ts's.
 //
 // Order of checks (the first failing check answers; "first" inside a step is body order: `text`, `buttons`,
 // `attachments`, `template`; buttons and cards by index):

@@ -23,7 +23,8 @@ import { findMediaInfo } from './media.js';
 import { checkSend } from './send-rules.js';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
 import { recordOutbound, type OutboundMessage } from './outbound.js';
-import { messageView, replyWindow, type MessageView } from './views.js';
+import { messageView, type MessageView } from './views.js';
+import { freeFormRefusal } from './window.js';
 
 /** How long after the send the sandbox's whatsapp reports non-delivery. */
 export const FAIL_LATER_DELAY_MS = 5_000;
@@ -55,7 +56,16 @@ export async function sendMessage(
     platformSignature: account.platform_signature,
   });
   const now = clock.now();
-  if (content.form !== 'template') requireOpenWindow(connection.channel, conversation, now);
+  const closed = freeFormRefusal(
+    {
+      asker: 'conversation_send',
+      channel: connection.channel,
+      lastInboundAt: conversation.last_inbound_at,
+      ...(content.form === 'template' ? { passes: 'template' } : {}),
+    },
+    now,
+  );
+  if (closed) throw closed;
 
   const result = await deps.provider.deliver(db, { accountId, connection, contact, content }, now);
   const record = (providerMessageId: string | null, failsLater: FailsLater | undefined) =>
@@ -99,22 +109,6 @@ async function sendableConversation(
   if (contact.blocked_from_automations)
     throw new ApiError(422, 'contact_blocked', 'The account blocked this contact from automations.');
   return { conversation, connection, contact };
-}
-
-/** The 24-hour window: a message other than a template needs the contact to have written in the last 24 hours. */
-function requireOpenWindow(channel: ConnectionRow['channel'], conversation: ConversationRow, now: Date): void {
-  const last = conversation.last_inbound_at;
-  // The same window the conversation shows, to the microsecond.
-  if (replyWindow(last, now).state !== 'closed') return;
-  const code = channel === 'whatsapp' ? 'template_required' : 'messaging_window_closed';
-  throw new ApiError(
-    422,
-    code,
-    channel === 'whatsapp'
-      ? 'The contact has not written in the last 24 hours: only a template reaches them.'
-      : 'The contact has not written in the last 24 hours: the messaging window is closed.',
-    { channel, last_inbound_at: last },
-  );
 }
 
 /** How a channel's refusal of the send is answered. */

@@ -1,32 +1,14 @@
 // What the public routes and the message events show of conversations and messages (Part A).
 import type { components } from '../../../generated/api.js';
 import type { ConversationRow, MessageRow } from '../../store/messaging.js';
-import { epochMicros, timestampOfEpochMicros } from '../../store/timestamps.js';
 import type { StoredAttachment } from '../../store/schema.js';
 import { trimEnd } from '../../text.js';
+import { replyWindow, type ReplyWindow } from './window.js';
 
 type Schemas = components['schemas'];
 
-/** The reply window: 24 hours after the contact's last direct message. */
-export const REPLY_WINDOW_MS = 24 * 60 * 60 * 1000;
-
 /** Message types a contact sends in direct messages: they put the conversation in the inbox and open the window. */
 export const DIRECT_TYPES: ReadonlySet<string> = new Set(['message', 'story_message', 'story_mention']);
-
-/**
- * The window of a conversation whose contact last wrote a direct message at `lastInboundAt` (as the database
- * returns it, to the microsecond). `closes_at` is that moment plus 24 hours exactly, microseconds kept (a Date
- * holds milliseconds only), in the format of every other timestamp.
- */
-export function replyWindow(
-  lastInboundAt: string | null,
-  now: Date,
-): { state: 'open' | 'closed'; closes_at: string | null } {
-  if (lastInboundAt === null) return { state: 'closed', closes_at: null };
-  const closesAt = epochMicros(lastInboundAt) + REPLY_WINDOW_MS * 1000;
-  const open = now.getTime() * 1000 < closesAt;
-  return { state: open ? 'open' : 'closed', closes_at: timestampOfEpochMicros(closesAt) };
-}
 
 export interface ConversationView {
   id: string;
@@ -35,7 +17,7 @@ export interface ConversationView {
   channel: { type: ConversationRow['channel']; connection_id: string };
   last_message_at: string | null;
   unread: boolean;
-  reply_window: { state: 'open' | 'closed'; closes_at: string | null };
+  reply_window: ReplyWindow;
   created_at: string;
 }
 

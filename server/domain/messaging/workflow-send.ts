@@ -22,7 +22,7 @@ import { trackingPrefix } from '../workflows/tracked-links.js';
 import { findMediaInfo } from './media.js';
 import { checkSend } from './send-rules.js';
 import { recordSent } from './send.js';
-import { replyWindow } from './views.js';
+import { freeFormRefusal } from './window.js';
 
 export interface WorkflowSendDeps {
   clock: Clock;
@@ -90,8 +90,17 @@ export async function sendFromWorkflow(
   }
   const now = deps.clock.now();
   const answersComment = send.privateReplyTo ?? send.publicReplyTo ?? null;
-  if (!answersComment && replyWindow(conversation.last_inbound_at, now).state === 'closed')
-    return refused('messaging_window_closed', 'The contact has not written in the last 24 hours.');
+  // An automation's blocks send no template: only a comment's answer goes through a closed window.
+  const closed = freeFormRefusal(
+    {
+      asker: 'automation_send',
+      channel: connection.channel,
+      lastInboundAt: conversation.last_inbound_at,
+      ...(answersComment ? { passes: 'comment_reply' } : {}),
+    },
+    now,
+  );
+  if (closed) return refused(closed.code, closed.message);
 
   const result = await deps.provider.deliver(tx, { accountId, connection, contact, content }, now);
   if (result.outcome !== 'accepted' && !(result.outcome === 'outcome_unknown' && result.providerAccepted)) {

@@ -3,29 +3,15 @@
 // (./workflows.ts, ./publishing.ts) say only what their change writes; the order and the locking live here.
 import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.js';
-import { ApiError, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import type { AuditLogRow } from '../../store/audit.js';
 import type { DB } from '../../store/schema.js';
 import { deleteWorkflowReferences, findActiveWorkflow, type WorkflowRow } from '../../store/workflows.js';
 import { audit, type Actor } from '../accounts/actor.js';
+import { requireRevision } from './if-match.js';
 import { recordReferences } from './references.js';
 
 export const workflowNotFound = () => notFound('No such automation.');
-
-export const versionConflict = (current: number) =>
-  new ApiError(
-    412,
-    'version_conflict',
-    'The automation changed since that revision: read it again and redo the change.',
-    {
-      current_revision: current,
-    },
-  );
-
-/** Throws 412 when `expected` is given and is not the row's revision. */
-export function requireRevision(row: WorkflowRow, expected: number | undefined): void {
-  if (expected !== undefined && expected !== row.revision) throw versionConflict(row.revision);
-}
 
 /** What a change does to the automation's references (./references.ts). */
 export type ReferencesChange =

@@ -20,7 +20,8 @@ import {
 import type { Actor } from '../accounts/actor.js';
 import { outputCount } from './blocks.js';
 import { accountLookups } from './lookups.js';
-import { changeWorkflow, requireRevision } from './mutation.js';
+import { requireRevision } from './if-match.js';
+import { changeWorkflow } from './mutation.js';
 import { validateDefinition } from './validation.js';
 import { draftToCheck, getWorkflow } from './workflows.js';
 

@@ -44,9 +44,6 @@ export const workflowView = (row: WorkflowRow): WorkflowView => ({
   graph: graphView(row.graph),
 });
 
-/** The `ETag` of an answer carrying one automation: its revision, quoted. */
-export const etagOf = (row: WorkflowRow): Record<string, string> => ({ ETag: `"${row.revision}"` });
-
 export function versionSummaryView(row: WorkflowVersionRow): WorkflowVersionSummaryView {
   return {
     id: row.id,

@@ -36,7 +36,8 @@ import { withPositions } from './graph.js';
 import { graphIdPlaces } from './catalog.js';
 import { canonicalizeAt } from '../../ids.js';
 import { accountLookups } from './lookups.js';
-import { changeWorkflow, requireRevision, workflowNotFound } from './mutation.js';
+import { requireIfMatch, requireRevision } from './if-match.js';
+import { changeWorkflow, workflowNotFound } from './mutation.js';
 import { recordReferences } from './references.js';
 import { validateDefinition, writeProblem } from './validation.js';
 import type { DefinitionToCheck, ValidationResult } from './validation-types.js';
@@ -100,9 +101,6 @@ export const draftToCheck = (row: WorkflowRow): DefinitionToCheck => ({
   trigger: row.trigger,
   nodes: row.graph.nodes,
 });
-
-export const preconditionRequired = () =>
-  new ApiError(428, 'precondition_required', 'This change needs an If-Match header with the revision it is based on.');
 
 const description = (value: string | null | undefined): string | null => (value ? value : null);
 
@@ -227,17 +225,17 @@ export async function updateWorkflow(
   body: WorkflowUpdateBody,
   expectedRevision: number | undefined,
 ): Promise<WorkflowRow> {
-  if (expectedRevision === undefined) throw preconditionRequired();
+  const basedOn = requireIfMatch(expectedRevision);
   // Checks that read other rows run before the lock; the revision check under it makes them apply to exactly
   // the draft they were made against.
   const before = await getWorkflow(db, accountId, workflowId);
-  requireRevision(before, expectedRevision);
+  requireRevision(before, basedOn);
   const changes = await draftChanges(db, accountId, before, body);
   return folderGoneIsNotFound(() =>
     changeWorkflow(db, clock, actor, {
       accountId,
       workflowId,
-      basedOn: expectedRevision,
+      basedOn,
       action: 'workflow.updated',
       write: async (tx, _row, now) => {
         if (changes.trigger) await holdRepliesList(tx, accountId, changes.trigger);

@@ -11,8 +11,8 @@ import {
   publishWorkflow,
   unpublishWorkflow,
 } from '../../domain/workflows/publishing.js';
+import { etagOf, IF_MATCH_HEADER, revisionOfIfMatch } from '../../domain/workflows/if-match.js';
 import {
-  etagOf,
   runSummaryView,
   runView,
   versionSummaryView,
@@ -32,22 +32,8 @@ import {
 import type { Handlers } from '../context.js';
 import { pageRequest, stringParam } from '../page.js';
 
-/**
- * The revision an `If-Match` header carries (`"3"` or `3`), or undefined when absent. The request validator
- * refuses other shapes; with request validation off the same 400 comes from here, in the validator's form.
- */
-function ifMatch(req: Request): number | undefined {
-  const header = req.get('if-match');
-  if (header === undefined) return undefined;
-  const match = /^\s*(?:"(\d+)"|(\d+))\s*$/.exec(header);
-  const digits = match?.[1] ?? match?.[2];
-  if (digits === undefined)
-    throw Object.assign(new Error('If-Match must be a revision like "3".'), {
-      status: 400,
-      errors: [{ path: '/headers/if-match', message: 'must be a revision like "3"' }],
-    });
-  return Number(digits);
-}
+/** The revision the request's `If-Match` names (domain/workflows/if-match.ts reads it). */
+const ifMatch = (req: Request) => revisionOfIfMatch(req.get(IF_MATCH_HEADER));
 
 export const workflowHandlers: Handlers = {
   getWorkflowGraphSchema: () =>
