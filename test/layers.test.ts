@@ -29,7 +29,7 @@ const FORBIDDEN: Record<string, string[]> = {
   'server/domain': ['server/engine', 'server/jobs', 'server/http'],
   'server/engine': ['server/jobs', 'server/http'],
   'server/jobs': ['server/http'],
-  'server/channels': ['server/domain', 'server/engine', 'server/jobs', 'server/http'],
+  'server/channels': ['server/domain', 'server/store', 'server/engine', 'server/jobs', 'server/http'],
   'server/media': ['server/domain', 'server/engine', 'server/jobs', 'server/http'],
   'server/webhooks': ['server/domain', 'server/engine', 'server/jobs', 'server/http'],
 };
