@@ -67,6 +67,14 @@ describe('the rules of the house', () => {
     ).toEqual([]);
   });
 
+  it('the ground floor (server/*.ts but main.ts and services.ts, which assemble the process) imports no room', () => {
+    const ground = (path: string) => /^server\/[^/]+\.ts$/.test(path);
+    const assembles = new Set(['server/main.ts', 'server/services.ts']);
+    expect(
+      offending((i) => ground(i.from) && !assembles.has(i.from) && under(i.to, 'server') && !ground(i.to)),
+    ).toEqual([]);
+  });
+
   for (const [room, forbidden] of Object.entries(FORBIDDEN))
     it(`${room}/ imports nothing from ${forbidden.join(', ')}`, () => {
       expect(offending((i) => under(i.from, room) && forbidden.some((f) => under(i.to, f)))).toEqual([]);
