@@ -3,11 +3,9 @@
 // kind, `JobRegistry.register` (jobs/registry.ts) hands each handler the payload of its kind, and
 // `JOB_RETRY_SCHEDULES` (retries.ts) gives each kind its schedule.
 //
-// Neutral ground: the domain and the engine enqueue and run jobs through this module and `JobLease` without
-// importing the worker (server/jobs/), which imports them.
-import type { Kysely, Transaction } from 'kysely';
-import type { DB } from './store/schema.js';
-
+// Neutral ground, which imports no room: the domain and the engine enqueue and run jobs through this module and
+// `JobLease` (store/jobs.ts, beside the table it holds a claim of) without importing the worker (server/jobs/),
+// which imports them.
 /** A stretch of an automation run (its start, a wait's end, a continuation). */
 export const ADVANCE_RUN_JOB = 'workflow.advance';
 /** A deleted automation's runs in progress end `stopped`. */
@@ -121,24 +119,4 @@ export interface JobOf<K extends JobKind> {
   payload: JobPayloads[K];
   /** Claims so far, this one included (more than 1: an earlier claim ended in a crash or a fault). */
   attempts: number;
-}
-
-/**
- * What the handler of a claimed job holds while it runs: the database, and the two ways the claim ends inside
- * the handler's own transaction.
- */
-export interface JobLease {
-  db: Kysely<DB>;
-  /**
-   * Deletes the job inside the handler's own transaction, so its effect and its completion commit together
-   * (exactly once for database effects). Throws `LeaseLostError` when the lease was taken over: the
-   * transaction then rolls back and the other worker's run is the one that counts.
-   */
-  complete(trx: Transaction<DB>): Promise<void>;
-  /**
-   * Instead of completing: the job waits for `key` (a resource someone else holds) and is not claimed again
-   * until the transaction that frees it calls `wakeJobs(key)`, or until `until` if nobody does. It costs no
-   * query meanwhile. Throws `LeaseLostError` like `complete`.
-   */
-  park(trx: Transaction<DB>, wait: { key: string; until: Date | string }): Promise<void>;
 }

@@ -3,17 +3,21 @@
 // Routes and job handlers receive them; none of them picks a default of its own.
 import { join } from 'node:path';
 import { FieldPathEvaluator } from './blocks/invoke/field-evaluator.js';
-import type { ChannelProvider } from './channels/provider.js';
 import { SandboxProvider } from './channels/sandbox.js';
 import type { Config } from './config.js';
+import type { MessagingProvider } from './domain/messaging/delivery.js';
+import { sandboxArrangements } from './domain/sandbox/outcomes.js';
 import type { SpreadsheetProvider } from './spreadsheets/provider.js';
 import { SandboxSpreadsheets } from './spreadsheets/sandbox.js';
 import { LocalDiskStorage, type MediaStorage } from './media/storage.js';
 import { invokeTargetPolicy, targetPolicy, type TargetPolicy } from './webhooks/targets.js';
 
 export interface Services {
-  /** The channel layer messages go out through: the sandbox, which acts like instagram and whatsapp. */
-  provider: ChannelProvider;
+  /**
+   * The channel layer messages go out through: the sandbox, which acts like instagram and whatsapp, built with
+   * the port to its arranged answers (domain/sandbox/outcomes.ts), which it takes in the send's own transaction.
+   */
+  provider: MessagingProvider;
   /** The spreadsheet layer sheets blocks write through: the sandbox spreadsheets, kept in the database. */
   spreadsheets: SpreadsheetProvider;
   /** Where media bytes live: a directory, `DATA_DIR/media`. */
@@ -32,7 +36,7 @@ export function createServices(
   replace: Partial<Services> = {},
 ): Services {
   return {
-    provider: replace.provider ?? new SandboxProvider(),
+    provider: replace.provider ?? new SandboxProvider(sandboxArrangements),
     spreadsheets: replace.spreadsheets ?? new SandboxSpreadsheets(),
     storage: replace.storage ?? new LocalDiskStorage(join(config.dataDir, 'media')),
     webhookTargets: replace.webhookTargets ?? targetPolicy(config),

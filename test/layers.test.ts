@@ -29,14 +29,18 @@ const FORBIDDEN: Record<string, string[]> = {
   'server/domain': ['server/engine', 'server/jobs', 'server/http'],
   'server/engine': ['server/jobs', 'server/http'],
   'server/jobs': ['server/http'],
-  'server/channels': ['server/domain', 'server/engine', 'server/jobs', 'server/http'],
+  'server/channels': ['server/domain', 'server/store', 'server/engine', 'server/jobs', 'server/http'],
   'server/media': ['server/domain', 'server/engine', 'server/jobs', 'server/http'],
   'server/webhooks': ['server/domain', 'server/engine', 'server/jobs', 'server/http'],
 };
 
 /** The HTTP handlers: they speak HTTP and call use cases, never the store (the middleware may: auth, rate, idempotency). */
-const isHandler = (path: string) =>
-  under(path, 'server/http/routes') || path === 'server/http/admin.ts' || path === 'server/http/sandbox-admin.ts';
+const HANDLER_FILES = new Set([
+  'server/http/admin.ts',
+  'server/http/sandbox-admin.ts',
+  'server/http/console-receiver.ts',
+]);
+const isHandler = (path: string) => under(path, 'server/http/routes') || HANDLER_FILES.has(path);
 
 /** What the engine may take from the store besides its own tables: reads and types, never another resource's write. */
 const ENGINE_OWN_TABLES = new Set(['server/store/workflow-runs.ts', 'server/store/jobs.ts', 'server/store/schema.ts']);
@@ -67,6 +71,18 @@ describe('the rules of the house', () => {
     ).toEqual([]);
   });
 
+  it('the ground floor (server/*.ts but main.ts and services.ts, which assemble the process) imports no room', () => {
+    const ground = (path: string) => /^server\/[^/]+\.ts$/.test(path);
+    const assembles = new Set(['server/main.ts', 'server/services.ts']);
+    expect(
+      offending((i) => ground(i.from) && !assembles.has(i.from) && under(i.to, 'server') && !ground(i.to)),
+    ).toEqual([]);
+  });
+
+  it("server/ imports nothing of client/ (the partner's package, which imports nothing of the server either)", () => {
+    expect(offending((i) => under(i.from, 'server') && under(i.to, 'client'))).toEqual([]);
+  });
+
   for (const [room, forbidden] of Object.entries(FORBIDDEN))
     it(`${room}/ imports nothing from ${forbidden.join(', ')}`, () => {
       expect(offending((i) => under(i.from, room) && forbidden.some((f) => under(i.to, f)))).toEqual([]);
@@ -79,7 +95,7 @@ describe('the rules of the house', () => {
     expect(house.files.filter(definition).length).toBeGreaterThan(10);
   });
 
-  it('HTTP handlers (routes, admin, sandbox admin) call domain services, never server/store/', () => {
+  it('HTTP handlers (routes, admin, sandbox admin, the console receiver) call domain services, never server/store/', () => {
     expect(offending((i) => isHandler(i.from) && under(i.to, 'server/store'))).toEqual([]);
   });
 

@@ -1,24 +1,68 @@
 // The channel layer: one interface for instagram and whatsapp. The service checks a send against the seeds'
 // rules first (domain/messaging/send-rules); a provider delivers what passed and reports how the channel
 // answered. The default provider is the sandbox (./sandbox.ts), which acts like the real channels.
-import type { Kysely } from 'kysely';
-import type { ConnectionRow } from '../store/console.js';
-import type { ContactRow } from '../store/contacts.js';
-import type { DB, StoredAttachment } from '../store/schema.js';
+//
+// A provider sees a channel object of its own (`ChannelDelivery`: whom, what, in answer to what), never a store
+// row: this room imports neither the domain nor the store (test/layers.test.ts). The caller's database session
+// reaches a provider only as the opaque `Session` its builder chose (the sandbox's arranged answers are read in
+// it, through a port the domain implements); a real channel ignores it.
+import type { components } from '../../generated/api.js';
+
+type Schemas = components['schemas'];
+
+export type ChannelName = 'instagram' | 'whatsapp';
+
+/** A card image as a message carries it: the API's without its `url` (the service base may change). */
+export type OutboundCardImage = Omit<Schemas['MessageCardImage'], 'url'>;
+/** A card as a message carries it: its image without the `url`. */
+export type OutboundCard = Omit<Schemas['MessageCard'], 'image'> & { image: OutboundCardImage | null };
+/**
+ * An attachment as a message carries it: the API's read-back shape without the `url` fields (the same shape the
+ * messages table stores, both derived from the spec's schemas).
+ */
+export type OutboundAttachment = Omit<Schemas['MediaAttachment'], 'url'> | { type: 'cards'; cards: OutboundCard[] };
 
 /** What will be delivered and stored: the message content in its read-back form (domain/messaging/send-rules). */
 export interface OutboundContent {
   text: string | null;
-  attachments: StoredAttachment[];
+  attachments: OutboundAttachment[];
   template: { name: string; language: string } | null;
   form: 'text' | 'text_buttons' | 'media' | 'cards' | 'template';
 }
 
-export interface Delivery {
+/** The connection a message goes out through: the account's instagram account or whatsapp number. */
+export interface ChannelConnection {
+  id: string;
   accountId: string;
-  connection: ConnectionRow;
-  contact: ContactRow;
+  channel: ChannelName;
+  /** whatsapp: the number in E.164 form; null on instagram. */
+  phone: string | null;
+  /** instagram: the username (lowercase, no `@`); null on whatsapp. */
+  username: string | null;
+}
+
+/**
+ * Whom the message goes to, as the channel addresses them: a whatsapp number (E.164, as the channel identifies
+ * it) or an instagram user's id on the platform. Null when the contact has no such address (a provider answers
+ * `recipient_unavailable` if it needs one).
+ */
+export type Recipient = { channel: 'whatsapp'; phone: string | null } | { channel: 'instagram'; userId: string | null };
+
+/**
+ * What the message answers, when it answers something: a comment, privately (the first message of a
+ * comment-started run) or publicly under the post. `messageId` is the service's id of the comment.
+ */
+export interface ReplyContext {
+  kind: 'comment_private_reply' | 'comment_public_reply';
+  messageId: string;
+}
+
+/** A message to deliver: through which connection, to whom, what, and in answer to what. */
+export interface ChannelDelivery {
+  connection: ChannelConnection;
+  recipient: Recipient;
   content: OutboundContent;
+  replyTo: ReplyContext | null;
 }
 
 /** How the channel answered a send. */
@@ -37,7 +81,30 @@ export type DeliveryResult =
   | { outcome: 'recipient_unavailable' }
   | { outcome: 'conversation_not_owned' };
 
-export interface ChannelProvider {
-  /** Delivers the message. `db` is for the provider's own state (the sandbox's arranged answers). */
-  deliver(db: Kysely<DB>, delivery: Delivery, now: Date): Promise<DeliveryResult>;
+/** A contact's message the account has read, as the channel knows it. */
+export interface InboundMessageRef {
+  connection: ChannelConnection;
+  /** The channel's id of the message (whatsapp: its `wamid`). */
+  providerMessageId: string;
+}
+
+/** Media a contact sent, as the channel hands it over. */
+export interface InboundMedia {
+  bytes: Uint8Array;
+  contentType: string | null;
+  filename: string | null;
+}
+
+/**
+ * A channel. `Session` is the caller's handle on the database session the send runs in: opaque here, it is for a
+ * provider that keeps state of its own in the service's database (the sandbox's arranged answers, through the
+ * port it was built with); a provider that talks to a real channel ignores it.
+ */
+export interface ChannelProvider<Session> {
+  /** Delivers the message and says how the channel answered. */
+  deliver(session: Session, delivery: ChannelDelivery, now: Date): Promise<DeliveryResult>;
+  /** Tells the channel the account read a contact's message (whatsapp's read receipt); absent: nothing to tell. */
+  markRead?(message: InboundMessageRef): Promise<void>;
+  /** Fetches the bytes of media a contact sent, by the channel's media id; absent: the channel hands them inline. */
+  fetchInboundMedia?(connection: ChannelConnection, mediaId: string): Promise<InboundMedia>;
 }

@@ -2,11 +2,13 @@
 // an answer was arranged for the connection through the admin API (`/admin/v1/sandbox/…/send-outcomes`):
 // each arranged answer is consumed by one send, in the order arranged. What the sandbox delivers is stored
 // like a real channel's message; contacts act through the admin API too (domain/sandbox).
+//
+// The arranged answers are kept in the service's database, which this room does not reach: the provider is built
+// with a port (`SandboxArrangements`, implemented by domain/sandbox/outcomes.ts and wired in server/services.ts)
+// and takes each answer through it in the session the send runs in (the caller's transaction), so an answer is
+// consumed by the send that commits, and on PGlite's one session no second connection waits for the first.
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { DB } from '../store/schema.js';
-import { takeNextArrangement } from '../store/sandbox.js';
-import type { ChannelProvider, Delivery, DeliveryResult } from './provider.js';
+import type { ChannelDelivery, ChannelProvider, DeliveryResult } from './provider.js';
 
 export const SANDBOX_OUTCOMES = [
   'accepted',
@@ -25,6 +27,27 @@ export interface ArrangedOutcome {
   provider_accepted?: boolean;
   provider_message?: string;
   provider_code?: string;
+}
+
+/** Where the sandbox's arranged answers are kept: each send takes the oldest of its connection, in order. */
+export interface SandboxArrangements<Session> {
+  /** Takes (removes and returns) the oldest answer arranged for the connection, in `session`; none: undefined. */
+  takeNext(session: Session, accountId: string, connectionId: string): Promise<ArrangedOutcome | undefined>;
+}
+
+const isOutcome = (value: unknown): value is SandboxOutcome => SANDBOX_OUTCOMES.some((outcome) => outcome === value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** An arranged answer as it was kept (JSON), read back; undefined when it is not one. */
+export function arrangedOutcomeOf(kept: unknown): ArrangedOutcome | undefined {
+  if (!isRecord(kept) || !isOutcome(kept.outcome)) return undefined;
+  const { outcome, provider_accepted, provider_message, provider_code } = kept;
+  return {
+    outcome,
+    ...(typeof provider_accepted === 'boolean' ? { provider_accepted } : {}),
+    ...(typeof provider_message === 'string' ? { provider_message } : {}),
+    ...(typeof provider_code === 'string' ? { provider_code } : {}),
+  };
 }
 
 const messageId = () => `sandbox-${randomUUID()}`;
@@ -66,9 +89,11 @@ export function resultOf(arranged: ArrangedOutcome | undefined): DeliveryResult 
   }
 }
 
-export class SandboxProvider implements ChannelProvider {
-  async deliver(db: Kysely<DB>, delivery: Delivery): Promise<DeliveryResult> {
-    const arranged = await takeNextArrangement(db, delivery.accountId, delivery.connection.id);
-    return resultOf(arranged as ArrangedOutcome | undefined);
+export class SandboxProvider<Session> implements ChannelProvider<Session> {
+  constructor(private readonly arrangements: SandboxArrangements<Session>) {}
+
+  async deliver(session: Session, delivery: ChannelDelivery): Promise<DeliveryResult> {
+    const { connection } = delivery;
+    return resultOf(await this.arrangements.takeNext(session, connection.accountId, connection.id));
   }
 }

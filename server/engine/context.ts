@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { SchemaSendMessageRequest } from '../../generated/api.js';
 import type { BlockData, BlockType } from '../../generated/block-catalog.js';
-import type { ChannelProvider } from '../channels/provider.js';
+import type { MessagingProvider } from '../domain/messaging/delivery.js';
 import type { SpreadsheetProvider } from '../spreadsheets/provider.js';
 import type { Clock } from '../clock.js';
 import type { WorkflowSendResult } from '../domain/messaging/workflow-send.js';
@@ -18,7 +18,7 @@ import type { StartRun } from './types.js';
 
 export interface EngineDeps {
   clock: Clock;
-  provider: ChannelProvider;
+  provider: MessagingProvider;
   /** The spreadsheet layer sheets blocks write through (server/services.ts). */
   spreadsheets: SpreadsheetProvider;
   /** The service's public base (attachment URLs of message events). */

@@ -17,15 +17,8 @@ import { MAX_RUN_STEPS } from '../domain/workflows/runs.js';
 import { runView } from '../domain/workflows/views.js';
 import { findAccount } from '../store/accounts.js';
 import { findAccountAndContact, type ContactRow } from '../store/contacts.js';
-import {
-  ADVANCE_RUN_JOB,
-  type AdvancePayload,
-  type JobLease,
-  type JobOf,
-  type STOP_RUNS_JOB,
-  type Wake,
-} from '../job-kinds.js';
-import { enqueue } from '../store/jobs.js';
+import { ADVANCE_RUN_JOB, type AdvancePayload, type JobOf, type STOP_RUNS_JOB, type Wake } from '../job-kinds.js';
+import { enqueue, type JobLease } from '../store/jobs.js';
 import {
   closeRunStep,
   findStoppedRunOfMessage,

@@ -10,8 +10,9 @@
 // (engine/handoff.ts).
 // Any direct message of the contact also ends the "one private reply per comment" limit of its comment runs.
 import type { Transaction } from 'kysely';
-import type { INBOUND_MESSAGE_JOB, JobLease, JobOf } from '../job-kinds.js';
+import type { INBOUND_MESSAGE_JOB, JobOf } from '../job-kinds.js';
 import { findContact, type ContactRow } from '../store/contacts.js';
+import type { JobLease } from '../store/jobs.js';
 import { findMessage, type MessageRow } from '../store/messaging.js';
 import type { DB, RunTriggerContext } from '../store/schema.js';
 import { findStoppedRunOfMessage, selectWaitingRuns, updateRun } from '../store/workflow-runs.js';

@@ -6,7 +6,8 @@
 // - A receiver belongs to the account its path names (issue 33), and is known while an endpoint of that account
 //   (not deleted) targets it: every lookup is the account's endpoints whose URL ends with the receiver's path
 //   (an endpoint of another account aimed at the same path is never among them). A request is checked against
-//   their secrets with the client's verifier (client/webhooks.ts, the partner's own check) on the service's clock.
+//   their secrets with the server's verifier (webhooks/signing.ts, held to the partner's client/webhooks.ts) on
+//   the service's clock, through the domain (domain/webhooks/receivers.ts).
 // - Only a request one of them verifies is answered 200 and kept. Anything else (an unknown account or id, no
 //   endpoint of the account on it, a missing or forged signature, another account's delivery aimed here, a body
 //   over MAX_BODY_BYTES, which cannot be checked) is answered as an unknown receiver: 404 not_found, nothing
@@ -19,13 +20,11 @@
 //   Authorization): server-sent events, the kept requests first, then each as it arrives.
 import type { Request, Response, Router } from 'express';
 import express from 'express';
-import { checkWebhookSignature } from '../../client/webhooks.js';
-import { signingSecrets } from '../domain/webhooks/endpoints.js';
+import { receiverEndpoints, signingEndpoint } from '../domain/webhooks/receivers.js';
 import { ApiError, GatewayError } from '../errors.js';
 import { canonicalId, isUuid } from '../ids.js';
 import { adminTokenCheck } from './admin.js';
 import type { AppContext } from './context.js';
-import { endpointsTargetingPath, type WebhookEndpointRow } from '../store/webhook-endpoints.js';
 import { CONSOLE_PATH } from '../console/page.js';
 import type { ReceivedRequest } from '../console/received.js';
 
@@ -137,18 +136,6 @@ function keptRequest(req: Request, now: Date, body: Buffer, webhookId: string): 
   };
 }
 
-/** The endpoint whose secret (current, or previous during a rotation) verifies the request, or undefined. */
-function verifyingEndpoint(
-  endpoints: WebhookEndpointRow[],
-  body: Buffer,
-  header: string | undefined,
-  now: Date,
-): WebhookEndpointRow | undefined {
-  return endpoints.find((endpoint) =>
-    signingSecrets(endpoint, now).some((secret) => checkWebhookSignature({ payload: body, header, secret, now }).ok),
-  );
-}
-
 /** The routes of the receiver (mount them only while the sandbox is on). */
 export function receiverRouter(ctx: AppContext, log = new ReceiverLog()): Router {
   const router = express.Router();
@@ -157,7 +144,7 @@ export function receiverRouter(ctx: AppContext, log = new ReceiverLog()): Router
   const notFound = () => new ApiError(404, 'not_found', 'No such receiver (no webhook endpoint targets it).');
   /** The receiver's account's endpoints on it (none for a path that names no receiver). */
   const endpointsOf = async (ref: ReceiverRef | undefined) =>
-    ref ? endpointsTargetingPath(ctx.database.db, ref.accountId, ref.path) : [];
+    ref ? receiverEndpoints(ctx.database.db, ref.accountId, ref.path) : [];
 
   router.post(`${RECEIVER_PATH}/:account/:id`, (req, res, next) => {
     void (async () => {
@@ -169,7 +156,7 @@ export function receiverRouter(ctx: AppContext, log = new ReceiverLog()): Router
       }
       const { body } = await readBody(req, MAX_BODY_BYTES);
       const now = ctx.clock.now();
-      const endpoint = body && verifyingEndpoint(endpoints, body, req.get('service-signature'), now);
+      const endpoint = body && signingEndpoint(endpoints, body, req.get('service-signature'), now);
       if (!body || !endpoint) throw notFound();
       log.record(ref.key, keptRequest(req, now, body, endpoint.id));
       res.status(200).json({ received: true, verified: true });

@@ -18,7 +18,7 @@ import type { TargetPolicy } from '../webhooks/targets.js';
 import { JobRegistry } from './registry.js';
 import { pruneFailedJobs } from './retention.js';
 import { JOB_RETRY_SCHEDULES } from '../retries.js';
-import type { ChannelProvider } from '../channels/provider.js';
+import type { MessagingProvider } from '../domain/messaging/delivery.js';
 import type { SpreadsheetProvider } from '../spreadsheets/provider.js';
 import { runAdvanceJob, runStopRunsJob } from '../engine/runs.js';
 import { runInboundJob } from '../engine/triggers.js';
@@ -38,7 +38,7 @@ export interface JobDeps {
     | 'failedJobRetentionDays'
   >;
   /** The channel layer automations send through (server/services.ts). */
-  provider: ChannelProvider;
+  provider: MessagingProvider;
   /** The spreadsheet layer sheets blocks write through (server/services.ts). */
   spreadsheets: SpreadsheetProvider;
   /** The URL rules at send (server/services.ts). Tests pass a resolver or a CA. */

@@ -3,10 +3,9 @@
 import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { JobLease } from '../job-kinds.js';
 import type { Random, RetrySchedule } from '../retries.js';
 import type { FreedJob } from '../store/job-workers.js';
-import type { ClaimAtInsert, ClaimedJob } from '../store/jobs.js';
+import type { ClaimAtInsert, ClaimedJob, JobLease } from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
 
 /**

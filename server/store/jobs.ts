@@ -56,6 +56,26 @@ export interface ClaimOptions {
   leases?: Readonly<Record<string, number>>;
 }
 
+/**
+ * What the handler of a claimed job holds while it runs: the database, and the two ways the claim ends inside
+ * the handler's own transaction.
+ */
+export interface JobLease {
+  db: Kysely<DB>;
+  /**
+   * Deletes the job inside the handler's own transaction, so its effect and its completion commit together
+   * (exactly once for database effects). Throws `LeaseLostError` when the lease was taken over: the
+   * transaction then rolls back and the other worker's run is the one that counts.
+   */
+  complete(trx: Transaction<DB>): Promise<void>;
+  /**
+   * Instead of completing: the job waits for `key` (a resource someone else holds) and is not claimed again
+   * until the transaction that frees it calls `wakeJobs(key)`, or until `until` if nobody does. It costs no
+   * query meanwhile. Throws `LeaseLostError` like `complete`.
+   */
+  park(trx: Transaction<DB>, wait: { key: string; until: Date | string }): Promise<void>;
+}
+
 /** The channel notified when a transaction adds a job that is due at once. */
 export const JOBS_READY_CHANNEL = 'jobs_ready';
 

@@ -21,7 +21,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { committing } from '../../engine/commit.js';
 import { advanceRun } from '../../engine/runs.js';
 import type { EngineDeps } from '../../engine/context.js';
-import { INVOKE_JOB, type JobLease, type JobOf } from '../../job-kinds.js';
+import { INVOKE_JOB, type JobOf } from '../../job-kinds.js';
 import { INVOKE_MAX_ATTEMPTS, invokeRetryDelayMs, type Random } from '../../retries.js';
 import {
   endCallClosingStep,
@@ -33,7 +33,7 @@ import {
   type InvokeCallChanges,
   type InvokeCallRow,
 } from '../../store/invoke-calls.js';
-import { enqueue } from '../../store/jobs.js';
+import { enqueue, type JobLease } from '../../store/jobs.js';
 import type { DB } from '../../store/schema.js';
 import { lockRun, type WorkflowRunRow } from '../../store/workflow-runs.js';
 import type { TargetPolicy } from '../../webhooks/targets.js';

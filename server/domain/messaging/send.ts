@@ -8,7 +8,7 @@
 // stores the message too (it went out), so the conversation shows it when the partner checks.
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
-import type { ChannelProvider, DeliveryResult, OutboundContent } from '../../channels/provider.js';
+import type { DeliveryResult, OutboundContent } from '../../channels/provider.js';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { ApiKeyRow } from '../../store/accounts.js';
@@ -19,6 +19,7 @@ import { enqueue } from '../../store/jobs.js';
 import { findConversation, type ConversationRow, type MessageRow } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
 import { conversationNotFound } from './conversations.js';
+import { channelDelivery, type MessagingProvider } from './delivery.js';
 import { findMediaInfo } from './media.js';
 import { checkSend } from './send-rules.js';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
@@ -32,7 +33,7 @@ export const FAIL_LATER_DELAY_MS = 5_000;
 export interface SendDeps {
   db: Kysely<DB>;
   clock: Clock;
-  provider: ChannelProvider;
+  provider: MessagingProvider;
   baseUrl: string;
   logger?: Logger;
 }
@@ -67,7 +68,7 @@ export async function sendMessage(
   );
   if (closed) throw closed;
 
-  const result = await deps.provider.deliver(db, { accountId, connection, contact, content }, now);
+  const result = await deps.provider.deliver(db, channelDelivery(connection, contact, content), now);
   const record = (providerMessageId: string | null, failsLater: FailsLater | undefined) =>
     recordAccepted(deps, conversation, key, content, providerMessageId, failsLater);
   switch (result.outcome) {

@@ -6,7 +6,7 @@
 // answering the comment, and the public reply under it a `comment_reply`; neither is bound by the 24-hour window.
 import type { Transaction } from 'kysely';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
-import type { ChannelProvider } from '../../channels/provider.js';
+import type { ReplyContext } from '../../channels/provider.js';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { findConnection, findTemplate, type ConnectionRow } from '../../store/console.js';
@@ -19,6 +19,7 @@ import {
 } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
 import { trackingPrefix } from '../workflows/tracked-links.js';
+import { channelDelivery, type MessagingProvider } from './delivery.js';
 import { findMediaInfo } from './media.js';
 import { checkSend } from './send-rules.js';
 import { recordSent } from './send.js';
@@ -26,7 +27,7 @@ import { freeFormRefusal } from './window.js';
 
 export interface WorkflowSendDeps {
   clock: Clock;
-  provider: ChannelProvider;
+  provider: MessagingProvider;
   baseUrl: string;
 }
 
@@ -53,6 +54,13 @@ export interface WorkflowSendMemo {
 }
 
 export type WorkflowSendResult = { sent: true; message: MessageRow } | { sent: false; code: string; message: string };
+
+/** The comment a send answers, privately or publicly, as the channel gets it. */
+function replyContext(send: WorkflowSend): ReplyContext | null {
+  if (send.privateReplyTo) return { kind: 'comment_private_reply', messageId: send.privateReplyTo };
+  if (send.publicReplyTo) return { kind: 'comment_public_reply', messageId: send.publicReplyTo };
+  return null;
+}
 
 const refused = (code: string, message: string): WorkflowSendResult => ({ sent: false, code, message });
 
@@ -102,7 +110,8 @@ export async function sendFromWorkflow(
   );
   if (closed) return refused(closed.code, closed.message);
 
-  const result = await deps.provider.deliver(tx, { accountId, connection, contact, content }, now);
+  const delivery = channelDelivery(connection, contact, content, replyContext(send));
+  const result = await deps.provider.deliver(tx, delivery, now);
   if (result.outcome !== 'accepted' && !(result.outcome === 'outcome_unknown' && result.providerAccepted)) {
     // instagram refusing the private reply to a comment (replies turned off on the post): the run is blocked.
     if (send.privateReplyTo && result.outcome === 'provider_rejected')

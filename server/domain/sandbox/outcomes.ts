@@ -1,9 +1,11 @@
-// The sandbox channel's arranged answers: what the next sends on a connection will get, in order.
+// The sandbox channel's arranged answers: what the next sends on a connection will get, in order. They are kept in
+// the database (store/sandbox.ts); the sandbox provider (channels/sandbox.ts) takes them through
+// `sandboxArrangements`, the port it is built with (server/services.ts), in the send's own transaction.
 import type { Kysely } from 'kysely';
-import type { ArrangedOutcome } from '../../channels/sandbox.js';
+import { arrangedOutcomeOf, type ArrangedOutcome, type SandboxArrangements } from '../../channels/sandbox.js';
 import type { Clock } from '../../clock.js';
 import type { ConnectionRow } from '../../store/console.js';
-import { addArrangement, clearArrangements } from '../../store/sandbox.js';
+import { addArrangement, clearArrangements, takeNextArrangement } from '../../store/sandbox.js';
 import type { DB } from '../../store/schema.js';
 import { invalidSandboxAction } from '../messaging/inbound.js';
 
@@ -29,3 +31,13 @@ export async function arrangeSendOutcome(
 export async function clearSendOutcomes(db: Kysely<DB>, connection: ConnectionRow): Promise<void> {
   await clearArrangements(db, connection.account_id, connection.id);
 }
+
+/**
+ * The sandbox provider's port to its arranged answers: each send takes the oldest of its connection in the
+ * session it runs in (the caller's transaction: the answer is consumed only if the send commits).
+ */
+export const sandboxArrangements: SandboxArrangements<Kysely<DB>> = {
+  async takeNext(db, accountId, connectionId) {
+    return arrangedOutcomeOf(await takeNextArrangement(db, accountId, connectionId));
+  },
+};
