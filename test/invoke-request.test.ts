@@ -4,7 +4,7 @@
 // fails the block; the headers the service sets itself are dropped.
 import { describe, expect, it } from 'vitest';
 import type { BlockData } from '../generated/block-catalog.js';
-import { renderRequest } from '../server/blocks/invoke/evaluate.js';
+import { renderRequest } from '../server/engine/blocks/invoke/evaluate.js';
 
 const contact: Record<string, string> = {
   evil: 'x\r\nX-Injected: 1\u0000',

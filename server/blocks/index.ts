@@ -1,33 +1,35 @@
-// The one table of block kinds when no run is involved (Part B, "Block catalog" and "Output counts"), keyed by
-// the catalog's types: each kind's definition (server/blocks/<type>/definition.ts) says how many `next` entries a
-// block has, the account resources it names (with their paths), the compiler checks (the rules spanning several
-// fields that the engine's compiler refuses), what its runs read and what `POST …/runs` checks for it.
-// Validation (./validation.ts), positions and the `next` filling of reads (./graph.ts), publishing and the engine
-// read it; the catalog (./catalog.ts) has the per-field rules.
+// The definitions' table: the block kinds when no run is involved (Part B, "Block catalog" and "Output counts"),
+// keyed by the catalog's types, so a type without a definition does not compile. Each kind's definition
+// (./<type>/definition.ts) says how many `next` entries a block has, the account resources it names (with their
+// paths), the compiler checks (the rules spanning several fields that the engine's compiler refuses), what its runs
+// read and what `POST …/runs` checks for it. The workflows domain's validation (domain/workflows/validation.ts),
+// positions and the `next` filling of reads (domain/workflows/graph.ts), publishing and the engine read it; the
+// catalog (domain/workflows/catalog.ts) has the per-field rules. This floor sits below the domain: it imports only
+// its own files and the contract (generated/). What a kind does in a run is its executor's (engine/blocks/).
 //
 // Functions here receive a block as sent: they are called on any graph, so every access is checked.
-import type { BlockType } from '../../../generated/block-catalog.js';
-import { isObject, type BlockDefinition, type BlockProblem, type BlockReference } from '../../blocks/definition.js';
-import { definition as blank } from '../../blocks/blank/definition.js';
-import { definition as buttons } from '../../blocks/buttons/definition.js';
-import { definition as cards } from '../../blocks/cards/definition.js';
-import { definition as comment } from '../../blocks/comment/definition.js';
-import { definition as conditional } from '../../blocks/conditional/definition.js';
-import { definition as data } from '../../blocks/data/definition.js';
-import { definition as invoke } from '../../blocks/invoke/definition.js';
-import { definition as math } from '../../blocks/math/definition.js';
-import { definition as media } from '../../blocks/media/definition.js';
-import { definition as message } from '../../blocks/message/definition.js';
-import { definition as multichannel } from '../../blocks/multichannel/definition.js';
-import { definition as pauseAutomations } from '../../blocks/pause-automations/definition.js';
-import { definition as question } from '../../blocks/question/definition.js';
-import { definition as randomizer } from '../../blocks/randomizer/definition.js';
-import { definition as root } from '../../blocks/root/definition.js';
-import { definition as sheets } from '../../blocks/sheets/definition.js';
-import { definition as sleep } from '../../blocks/sleep/definition.js';
-import { definition as start } from '../../blocks/start/definition.js';
-import { definition as tags } from '../../blocks/tags/definition.js';
-import { definition as unsupported } from '../../blocks/unsupported/definition.js';
+import type { BlockType } from '../../generated/block-catalog.js';
+import { isObject, type BlockDefinition, type BlockProblem, type BlockReference } from './definition.js';
+import { definition as blank } from './blank/definition.js';
+import { definition as buttons } from './buttons/definition.js';
+import { definition as cards } from './cards/definition.js';
+import { definition as comment } from './comment/definition.js';
+import { definition as conditional } from './conditional/definition.js';
+import { definition as data } from './data/definition.js';
+import { definition as invoke } from './invoke/definition.js';
+import { definition as math } from './math/definition.js';
+import { definition as media } from './media/definition.js';
+import { definition as message } from './message/definition.js';
+import { definition as multichannel } from './multichannel/definition.js';
+import { definition as pauseAutomations } from './pause-automations/definition.js';
+import { definition as question } from './question/definition.js';
+import { definition as randomizer } from './randomizer/definition.js';
+import { definition as root } from './root/definition.js';
+import { definition as sheets } from './sheets/definition.js';
+import { definition as sleep } from './sleep/definition.js';
+import { definition as start } from './start/definition.js';
+import { definition as tags } from './tags/definition.js';
+import { definition as unsupported } from './unsupported/definition.js';
 
 export type { BlockDefinition, BlockProblem, BlockReference };
 

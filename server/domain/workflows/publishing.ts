@@ -18,7 +18,7 @@ import {
   type WorkflowVersionRow,
 } from '../../store/workflows.js';
 import type { Actor } from '../accounts/actor.js';
-import { outputCount } from './blocks.js';
+import { outputCount } from '../../blocks/index.js';
 import { accountLookups } from './lookups.js';
 import { changeWorkflow, requireRevision } from './mutation.js';
 import { validateDefinition } from './validation.js';

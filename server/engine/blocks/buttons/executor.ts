@@ -6,15 +6,16 @@
 // A `whatsapp_connection_id` button of an instagram run is a whatsapp handoff (issue 22,
 // domain/workflows/whatsapp-handoffs.ts): a click-to-chat link, not tracked, whose code's message on whatsapp
 // follows the output there; a number not connected at send time fails the step. On whatsapp it is a reply button.
-import type { SchemaSendButton, SchemaSendMessageRequest } from '../../../generated/api.js';
-import type { BlockData } from '../../../generated/block-catalog.js';
-import type { WorkflowSendResult } from '../../domain/messaging/workflow-send.js';
-import { isHttpsUrl, REPLY_ID } from '../../domain/messaging/send-rules.js';
-import { linksSentIn, trackLink } from '../../domain/workflows/tracked-links.js';
-import { handoffLink, handoffsSentIn } from '../../domain/workflows/whatsapp-handoffs.js';
-import { substitute } from '../../engine/evaluate/variables.js';
-import { CONTACT_WAIT_MS, type BlockExecutor, type RunContext, type StepError } from '../../engine/context.js';
-import { sendOutcome } from '../../engine/blocks/send-outcome.js';
+import type { SchemaSendButton, SchemaSendMessageRequest } from '../../../../generated/api.js';
+import type { BlockData } from '../../../../generated/block-catalog.js';
+import type { WorkflowSendResult } from '../../../domain/messaging/workflow-send.js';
+import { isHttpsUrl, REPLY_ID } from '../../../domain/messaging/send-rules.js';
+import { linksSentIn, trackLink } from '../../../domain/workflows/tracked-links.js';
+import { handoffLink, handoffsSentIn } from '../../../domain/workflows/whatsapp-handoffs.js';
+import { substitute } from '../../evaluate/variables.js';
+import { CONTACT_WAIT_MS, type BlockExecutor, type RunContext, type StepError } from '../../context.js';
+import { sendOutcome } from '../send-outcome.js';
+import type { ExecutorEntry } from '../entry.js';
 
 /** A button of a buttons block or of a card (the catalog gives both the same shape). */
 export type BlockButton = BlockData<'buttons'>['buttons'][number];
@@ -150,3 +151,5 @@ export const execute: BlockExecutor<'buttons'> = async (ctx) => {
     ...(typeof ctx.data.next[AFTER_SEND] === 'string' ? { thenOutput: AFTER_SEND } : {}),
   });
 };
+
+export const executor: ExecutorEntry<'buttons'> = { execute, tapOutput: tappedOutput };

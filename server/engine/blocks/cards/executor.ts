@@ -5,15 +5,16 @@
 // tap wait stays open. The whatsapp carousel rules (2 to 10 cards, images, one kind of button) are the
 // messaging rules': a refusal fails the step and stops the run. Card buttons are sent as the buttons block's are
 // (links tracked, whatsapp handoffs on instagram: buttons/executor.ts).
-import type { SchemaSendCard } from '../../../generated/api.js';
-import type { BlockData } from '../../../generated/block-catalog.js';
-import { mediaOfUpload } from '../../domain/messaging/media.js';
-import { cutTo, REPLY_ID } from '../../domain/messaging/send-rules.js';
-import { substitute } from '../../engine/evaluate/variables.js';
-import { CONTACT_WAIT_MS, type BlockExecutor, type BlockResult, type RunContext } from '../../engine/context.js';
-import { sendOutcome } from '../../engine/blocks/send-outcome.js';
+import type { SchemaSendCard } from '../../../../generated/api.js';
+import type { BlockData } from '../../../../generated/block-catalog.js';
+import { mediaOfUpload } from '../../../domain/messaging/media.js';
+import { cutTo, REPLY_ID } from '../../../domain/messaging/send-rules.js';
+import { substitute } from '../../evaluate/variables.js';
+import { CONTACT_WAIT_MS, type BlockExecutor, type BlockResult, type RunContext } from '../../context.js';
+import { sendOutcome } from '../send-outcome.js';
 import { noteSentLinks, sendButton, sentLinks, type BlockButton, type SentLinks } from '../buttons/executor.js';
 import { uploadNotFound } from '../media/executor.js';
+import type { ExecutorEntry } from '../entry.js';
 
 type Card = BlockData<'cards'>['cards'][number];
 
@@ -102,3 +103,5 @@ export const execute: BlockExecutor<'cards'> = async (ctx) => {
   };
   return sendOutcome(result, waitForTap);
 };
+
+export const executor: ExecutorEntry<'cards'> = { execute, tapOutput: tappedCardOutput };

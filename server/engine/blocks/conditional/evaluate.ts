@@ -28,7 +28,7 @@
 //   ctx.timeZone when ctx.variable does not know them.
 // - follower_status: false on whatsapp for both operators; on instagram, an unknown status (null) is false for
 //   both.
-import { systemVariables, variableText } from '../../engine/evaluate/variables.js';
+import { systemVariables, variableText } from '../../evaluate/variables.js';
 import {
   compareDecimal,
   decimalFromNumber,
@@ -37,7 +37,7 @@ import {
   parseDecimal,
   readMoment,
   type Decimal,
-} from '../../engine/evaluate/values.js';
+} from '../../evaluate/values.js';
 
 export interface ConditionContext {
   channel: 'instagram' | 'whatsapp';

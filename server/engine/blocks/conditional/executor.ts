@@ -1,8 +1,9 @@
 // conditional (Part B): the conditions with `and`/`or`; output 0 when true, 1 when false.
-import { replyWindow } from '../../domain/messaging/views.js';
-import { findConversationOfContact } from '../../store/messaging.js';
-import type { BlockExecutor } from '../../engine/context.js';
+import { replyWindow } from '../../../domain/messaging/views.js';
+import { findConversationOfContact } from '../../../store/messaging.js';
+import type { BlockExecutor } from '../../context.js';
 import { evaluateConditional } from './evaluate.js';
+import type { ExecutorEntry } from '../entry.js';
 
 export const execute: BlockExecutor<'conditional'> = async (ctx) => {
   const tags = new Set(await ctx.vars.tagNames());
@@ -22,3 +23,5 @@ export const execute: BlockExecutor<'conditional'> = async (ctx) => {
   });
   return { next: result ? 0 : 1 };
 };
+
+export const executor: ExecutorEntry<'conditional'> = { execute };

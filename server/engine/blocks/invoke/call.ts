@@ -18,11 +18,11 @@
 //
 // A run that ended meanwhile (its automation deleted) or moved on (its wait's bound passed) cancels the call.
 import type { Kysely, Transaction } from 'kysely';
-import { committing } from '../../engine/commit.js';
-import { advanceRun } from '../../engine/runs.js';
-import type { EngineDeps } from '../../engine/context.js';
-import { INVOKE_JOB, type JobLease, type JobOf } from '../../job-kinds.js';
-import { INVOKE_MAX_ATTEMPTS, invokeRetryDelayMs, type Random } from '../../retries.js';
+import { committing } from '../../commit.js';
+import { advanceRun } from '../../runs.js';
+import type { EngineDeps } from '../../context.js';
+import { INVOKE_JOB, type JobLease, type JobOf } from '../../../job-kinds.js';
+import { INVOKE_MAX_ATTEMPTS, invokeRetryDelayMs, type Random } from '../../../retries.js';
 import {
   endCallClosingStep,
   findCallAndRun,
@@ -32,11 +32,11 @@ import {
   updateInvokeCall,
   type InvokeCallChanges,
   type InvokeCallRow,
-} from '../../store/invoke-calls.js';
-import { enqueue } from '../../store/jobs.js';
-import type { DB } from '../../store/schema.js';
-import { lockRun, type WorkflowRunRow } from '../../store/workflow-runs.js';
-import type { TargetPolicy } from '../../webhooks/targets.js';
+} from '../../../store/invoke-calls.js';
+import { enqueue } from '../../../store/jobs.js';
+import type { DB } from '../../../store/schema.js';
+import { lockRun, type WorkflowRunRow } from '../../../store/workflow-runs.js';
+import type { TargetPolicy } from '../../../webhooks/targets.js';
 import { secretNames } from './evaluate.js';
 import type { FieldPathEvaluator } from './field-evaluator.js';
 import { handedCall } from './handover.js';

@@ -5,10 +5,10 @@
 // and secrets by name (`{secret.<name>}`), resolved only at call time for the host each hop reaches (docs/
 // decisions.md, "invoke (issue 22)"). So no secret value is ever stored, and a variable's value cannot become a
 // secret reference (one pass: a substituted value is never read again).
-import type { BlockData } from '../../../generated/block-catalog.js';
-import { VARIABLE_NAME_PATTERN } from '../../domain/workflows/variable-names.js';
-import { variableText, type VariableLookup } from '../../engine/evaluate/variables.js';
-import type { InvokeRequest, InvokeSegment } from '../../store/schema.js';
+import type { BlockData } from '../../../../generated/block-catalog.js';
+import { VARIABLE_NAME_PATTERN } from '../../../domain/workflows/variable-names.js';
+import { variableText, type VariableLookup } from '../../evaluate/variables.js';
+import type { InvokeRequest, InvokeSegment } from '../../../store/schema.js';
 
 const VARIABLE_RE = new RegExp(`\\{(${VARIABLE_NAME_PATTERN})\\}`, 'g');
 const SECRET = 'secret.';

@@ -4,12 +4,14 @@
 // goes out. The job (call.ts) makes the attempts and wakes the run with the output; outcome.ts copies the fields.
 // The call's bound, written with it, wakes the run with the failure output if the call never ends.
 import { randomUUID } from 'node:crypto';
-import { CALL_WAIT_MS, type BlockExecutor } from '../../engine/context.js';
-import { ADVANCE_RUN_JOB, INVOKE_JOB } from '../../job-kinds.js';
-import { insertInvokeCall, insertInvokeCallWithJobs } from '../../store/invoke-calls.js';
-import { claimedJobOf, claimedJobRow, enqueue, laterJobRow, type NewJob } from '../../store/jobs.js';
+import { CALL_WAIT_MS, type BlockExecutor } from '../../context.js';
+import { ADVANCE_RUN_JOB, INVOKE_JOB } from '../../../job-kinds.js';
+import { insertInvokeCall, insertInvokeCallWithJobs } from '../../../store/invoke-calls.js';
+import { claimedJobOf, claimedJobRow, enqueue, laterJobRow, type NewJob } from '../../../store/jobs.js';
 import { handOver } from './handover.js';
 import { renderRequest } from './evaluate.js';
+import { onCallEnd } from './outcome.js';
+import type { ExecutorEntry } from '../entry.js';
 
 export const execute: BlockExecutor<'invoke'> = async (ctx) => {
   const rendered = renderRequest(ctx.data, ctx.nodeId, ctx.vars.lookup);
@@ -47,3 +49,5 @@ export const execute: BlockExecutor<'invoke'> = async (ctx) => {
   }
   return { wait: 'call', until };
 };
+
+export const executor: ExecutorEntry<'invoke'> = { execute, onCallEnd };

@@ -6,7 +6,7 @@
 // regular expression too), the answer copies nothing and the next answer gets a new worker; a worker that runs
 // out of its heap (128 MB) or fails ends the same way. The API and the other runs never wait for a path.
 import { Worker } from 'node:worker_threads';
-import type { InvokeRequest } from '../../store/schema.js';
+import type { InvokeRequest } from '../../../store/schema.js';
 import type { FieldAnswer, FieldRequest } from './field-worker.js';
 
 export const FIELD_PATHS_BUDGET_MS = 1_000;

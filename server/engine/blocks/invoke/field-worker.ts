@@ -1,8 +1,8 @@
 // The worker thread of the field-path evaluator (field-evaluator.ts): it reads each answer's fields with
-// field-path.ts and posts them back. It holds nothing between messages.
+// server/blocks/invoke/field-path.ts and posts them back. It holds nothing between messages.
 import { parentPort } from 'node:worker_threads';
-import type { InvokeRequest } from '../../store/schema.js';
-import { fieldPathProblem, fieldValuesOf } from './field-path.js';
+import type { InvokeRequest } from '../../../store/schema.js';
+import { fieldPathProblem, fieldValuesOf } from '../../../blocks/invoke/field-path.js';
 
 /** A request of the evaluator: the fields to copy from the answer's text. */
 export interface FieldRequest {

@@ -2,8 +2,8 @@
 // transaction commits, the job's first run starts from the call as the block wrote it, without reading it back
 // (call.ts). A WeakMap keyed by the claimed job: a rolled-back transaction leaves nothing behind. Its own module,
 // so the executor (run by the engine) and the job (which runs the engine) do not import each other.
-import type { ClaimedJob } from '../../store/jobs.js';
-import type { InvokeCallRow } from '../../store/invoke-calls.js';
+import type { ClaimedJob } from '../../../store/jobs.js';
+import type { InvokeCallRow } from '../../../store/invoke-calls.js';
 
 const handed = new WeakMap<object, InvokeCallRow>();
 

@@ -3,9 +3,9 @@
 // shared with webhook deliveries), up to 5 redirects, one deadline for the attempt (60 s), secrets resolved for
 // the host of each hop and masked in the answer's excerpt.
 import { performance } from 'node:perf_hooks';
-import { exchange } from '../../webhooks/outbound.js';
-import { resolveTargets, type TargetPolicy } from '../../webhooks/targets.js';
-import type { InvokeRequest } from '../../store/schema.js';
+import { exchange } from '../../../webhooks/outbound.js';
+import { resolveTargets, type TargetPolicy } from '../../../webhooks/targets.js';
+import type { InvokeRequest } from '../../../store/schema.js';
 import { bodyEscape, headerEscape, joinSegments, jsonEscaped } from './evaluate.js';
 
 export const INVOKE_USER_AGENT = 'Service-Automations/1.0';

@@ -2,10 +2,11 @@
 // wake): the answer's fields copied into the contact through the contacts domain (history and
 // contact.custom_fields_updated, as the `data` block writes), the step's error and its `call` details.
 import type { Transaction } from 'kysely';
-import { writeField } from '../../engine/blocks/field-write.js';
-import type { RunContext, StepError } from '../../engine/context.js';
-import { findInvokeCallOfStep, updateInvokeCall, type InvokeCallRow } from '../../store/invoke-calls.js';
-import type { DB, WorkflowRunStepCall } from '../../store/schema.js';
+import { writeField } from '../field-write.js';
+import type { RunContext, StepError } from '../../context.js';
+import { findInvokeCallOfStep, updateInvokeCall, type InvokeCallRow } from '../../../store/invoke-calls.js';
+import type { DB, WorkflowRunStepCall } from '../../../store/schema.js';
+import type { CallClose, WaitedCall } from '../entry.js';
 
 export interface CallEnd {
   output: number;
@@ -85,4 +86,11 @@ function hostOf(url: string): string {
   } catch {
     return '';
   }
+}
+
+/** invoke's entry (engine/blocks/entry.ts): the step's end when its call ended, and how the step closes on it. */
+export async function onCallEnd(waited: WaitedCall): Promise<CallClose> {
+  const { tx, context, now, runId, step, output, ended } = waited;
+  const end = await endCall(tx, context, now, runId, step, output, ended);
+  return { output: end.output, close: stepCloseOf(end, now), written: end.written };
 }

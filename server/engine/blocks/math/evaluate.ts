@@ -1,6 +1,6 @@
 // The `math` block's computation (Part B, "Block catalog", math): exact decimal arithmetic on the operands'
 // texts, so 0.1 + 0.2 is 0.3 and the stored text never shows binary-float noise or exponent notation. Pure.
-import type { BlockData } from '../../../generated/block-catalog.js';
+import type { BlockData } from '../../../../generated/block-catalog.js';
 import {
   addDecimal,
   compareDecimal,
@@ -13,7 +13,7 @@ import {
   subDecimal,
   ZERO,
   type Decimal,
-} from '../../engine/evaluate/values.js';
+} from '../../evaluate/values.js';
 
 /** The catalog's operators. */
 export type MathOperator = BlockData<'math'>['operator'];

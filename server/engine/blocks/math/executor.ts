@@ -1,10 +1,11 @@
 // math (Part B): `result_field` = a <operator> b, operands a field's value or a constant; the result is a plain
 // dotted number, which the field variable shows afterwards. 1 output.
-import type { BlockData } from '../../../generated/block-catalog.js';
-import type { BlockExecutor } from '../../engine/context.js';
-import type { VariableLookup } from '../../engine/evaluate/variables.js';
-import { writeField } from '../../engine/blocks/field-write.js';
+import type { BlockData } from '../../../../generated/block-catalog.js';
+import type { BlockExecutor } from '../../context.js';
+import type { VariableLookup } from '../../evaluate/variables.js';
+import { writeField } from '../field-write.js';
 import { computeMath } from './evaluate.js';
+import type { ExecutorEntry } from '../entry.js';
 
 type Operand = BlockData<'math'>['operand_a'];
 
@@ -22,3 +23,5 @@ export const execute: BlockExecutor<'math'> = async (ctx) => {
   const error = await writeField(ctx, result_field, result);
   return error ? { failed: error, output: 0 } : { next: 0 };
 };
+
+export const executor: ExecutorEntry<'math'> = { execute };

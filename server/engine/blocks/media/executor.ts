@@ -1,10 +1,11 @@
 // media (Part B): sends one image, video, audio or document: a console upload (`upload_id`, both channels) or
 // an address (`media_url`, variables filled; instagram only). The channel's formats and sizes are the
 // messaging rules'; a refusal fails the step and stops the run. 1 output.
-import { mediaOfLink, mediaOfUpload } from '../../domain/messaging/media.js';
-import { substitute } from '../../engine/evaluate/variables.js';
-import type { BlockExecutor, StepError } from '../../engine/context.js';
-import { sendOutcome } from '../../engine/blocks/send-outcome.js';
+import { mediaOfLink, mediaOfUpload } from '../../../domain/messaging/media.js';
+import { substitute } from '../../evaluate/variables.js';
+import type { BlockExecutor, StepError } from '../../context.js';
+import { sendOutcome } from '../send-outcome.js';
+import type { ExecutorEntry } from '../entry.js';
 
 /** A failed step that stops the run. */
 const fail = (code: string, message: string): { failed: StepError; end: 'stopped' } => ({
@@ -34,3 +35,5 @@ export const execute: BlockExecutor<'media'> = async (ctx) => {
   } else return fail('media_source_invalid', 'The block has neither upload_id nor media_url.');
   return sendOutcome(await ctx.send({ attachments: [{ type: file.type, media_id: file.id }] }), { next: 0 });
 };
+
+export const executor: ExecutorEntry<'media'> = { execute };

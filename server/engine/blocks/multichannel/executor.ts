@@ -5,12 +5,13 @@
 // first channel that can receive in this run when it is the run's own contact, else a run of its own begins on
 // that contact at the channel's output and this one ends `completed`; `all` begins a run on every channel that
 // can receive and this one ends `completed`. The last output when none can.
-import { personContactOn } from '../../domain/contacts/contacts.js';
-import { connectionOfAccount } from '../../domain/console/connections.js';
-import { replyWindowOpen } from '../../domain/messaging/conversations.js';
-import { sendsFrom } from '../../domain/workflows/graph.js';
-import type { BlockContext, BlockExecutor } from '../../engine/context.js';
-import type { ContactRow } from '../../store/contacts.js';
+import { personContactOn } from '../../../domain/contacts/contacts.js';
+import { connectionOfAccount } from '../../../domain/console/connections.js';
+import { replyWindowOpen } from '../../../domain/messaging/conversations.js';
+import { sendsFrom } from '../../../domain/workflows/graph.js';
+import type { BlockContext, BlockExecutor } from '../../context.js';
+import type { ContactRow } from '../../../store/contacts.js';
+import type { ExecutorEntry } from '../entry.js';
 
 type Context = BlockContext<'multichannel'>;
 type Channel = Context['data']['channels'][number];
@@ -81,3 +82,5 @@ async function goOnAt(ctx: Context, receiver: Receiver): Promise<void> {
     carried: { variables: ctx.run.variables, visits: ctx.visits },
   });
 }
+
+export const executor: ExecutorEntry<'multichannel'> = { execute };

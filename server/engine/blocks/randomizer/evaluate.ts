@@ -1,6 +1,6 @@
 // The `randomizer` block's choice (Part B, "Block catalog", randomizer): not a draw, a deterministic spread of
 // runs across the options by percentage, from the counts of runs that took each option so far. Pure.
-import { decimalFromNumber } from '../../engine/evaluate/values.js';
+import { decimalFromNumber } from '../../evaluate/values.js';
 
 /**
  * The option index the next run takes. The first run (no counts yet) takes option 0. Each later run takes the

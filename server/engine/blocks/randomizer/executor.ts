@@ -1,8 +1,9 @@
 // randomizer (Part B): not a draw. The first run follows the first option; each later one the option furthest
 // below its percentage, counted per automation and block (a row locked for the choice). One output per option.
-import { lockRandomizerCounts, saveRandomizerCounts } from '../../store/workflow-runs.js';
-import type { BlockExecutor } from '../../engine/context.js';
+import { lockRandomizerCounts, saveRandomizerCounts } from '../../../store/workflow-runs.js';
+import type { BlockExecutor } from '../../context.js';
 import { chooseOption } from './evaluate.js';
+import type { ExecutorEntry } from '../entry.js';
 
 export const execute: BlockExecutor<'randomizer'> = async (ctx) => {
   const percentages = ctx.data.options.map((option) => option.percentage);
@@ -13,3 +14,5 @@ export const execute: BlockExecutor<'randomizer'> = async (ctx) => {
   await saveRandomizerCounts(ctx.tx, ctx.workflow.id, ctx.nodeId, counts);
   return { next: choice };
 };
+
+export const executor: ExecutorEntry<'randomizer'> = { execute };

@@ -3,11 +3,14 @@
 // value) and `{contact.tag.<slug>}`, known only here; every cell goes as text, never a formula. The block has one
 // output: a failure (a value that is not text, an unknown or disconnected spreadsheet account, spreadsheet or tab)
 // fails its step and stops the run, as any block without a failure output (docs/decisions.md, "sheets (issue 22)").
-import { spreadsheetAccountOf } from '../../domain/console/spreadsheet-accounts.js';
-import { tagSlugsOfAccount } from '../../domain/tags/slugs.js';
-import { dataValue, type VariableLookup } from '../../engine/evaluate/variables.js';
-import type { BlockContext, BlockExecutor, BlockResult, StepError } from '../../engine/context.js';
-import type { CellText, SheetMatch, SheetWrite, SheetWriteResult } from '../../spreadsheets/provider.js';
+import type { Transaction } from 'kysely';
+import { spreadsheetAccountOf } from '../../../domain/console/spreadsheet-accounts.js';
+import { tagSlugsOfAccount } from '../../../domain/tags/slugs.js';
+import { dataValue, type VariableLookup } from '../../evaluate/variables.js';
+import type { BlockContext, BlockExecutor, BlockResult, StepError } from '../../context.js';
+import type { DB } from '../../../store/schema.js';
+import type { CellText, SheetMatch, SheetWrite, SheetWriteResult } from '../../../spreadsheets/provider.js';
+import type { ExecutorEntry } from '../entry.js';
 
 const fail = (code: string, message: string): { failed: StepError; end: 'stopped' } => ({
   failed: { code, message },
@@ -95,3 +98,11 @@ export const execute: BlockExecutor<'sheets'> = async (ctx) => {
   // In the stretch's transaction: a step that committed wrote its row once (server/spreadsheets/provider.ts).
   return resultOf(ctx, await ctx.deps.spreadsheets.write(ctx.tx, address, write, ctx.now));
 };
+
+/** `POST …/runs`: the spreadsheet account the block names (`sheets_external_id`) is the account's and connected. */
+async function integrationConnected(tx: Transaction<DB>, accountId: string, id: string): Promise<boolean> {
+  const spreadsheetAccount = await spreadsheetAccountOf(tx, accountId, id);
+  return spreadsheetAccount?.status === 'connected';
+}
+
+export const executor: ExecutorEntry<'sheets'> = { execute, integrationConnected };

@@ -1,9 +1,10 @@
 // start (Part B): starts another automation for the same contact on the same channel (same connection). With
 // `parallel` it goes on at once, else it waits for the child to end; `delay_seconds` delays the child's start.
 // A target not published there (paused, in trash, another channel) ends the run at this block.
-import { findActiveWorkflow, findVersionById } from '../../store/workflows.js';
-import { isUuid } from '../../ids.js';
-import type { BlockExecutor } from '../../engine/context.js';
+import { findActiveWorkflow, findVersionById } from '../../../store/workflows.js';
+import { isUuid } from '../../../ids.js';
+import type { BlockExecutor } from '../../context.js';
+import type { ExecutorEntry } from '../entry.js';
 
 export const execute: BlockExecutor<'start'> = async (ctx) => {
   const targetId = ctx.data.workflow_id;
@@ -44,3 +45,5 @@ export const execute: BlockExecutor<'start'> = async (ctx) => {
   if (parallel) return { next: 0 };
   return { wait: 'child', until: new Date(ctx.now.getTime() + 90 * 24 * 3600_000) };
 };
+
+export const executor: ExecutorEntry<'start'> = { execute };

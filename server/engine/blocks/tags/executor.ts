@@ -1,11 +1,12 @@
 // tags (Part B): adds or removes tags by name. Names are compared exactly: on `add`, another spelling of an
 // existing tag renames the account's tag to the block's spelling (Part B says so) and puts it on; on `remove`,
 // another spelling removes nothing. A tag the account no longer has is skipped. 1 output.
-import { putTag, removeTag } from '../../domain/contacts/holdings.js';
-import { workflowActor } from '../../domain/contacts/history.js';
-import { respellTag, tagNameKey } from '../../domain/tags/tags.js';
-import { findActiveTagByNameKey } from '../../store/tags.js';
-import type { BlockExecutor } from '../../engine/context.js';
+import { putTag, removeTag } from '../../../domain/contacts/holdings.js';
+import { workflowActor } from '../../../domain/contacts/history.js';
+import { respellTag, tagNameKey } from '../../../domain/tags/tags.js';
+import { findActiveTagByNameKey } from '../../../store/tags.js';
+import type { BlockExecutor } from '../../context.js';
+import type { ExecutorEntry } from '../entry.js';
 
 export const execute: BlockExecutor<'tags'> = async (ctx) => {
   const names = ctx.data.tags;
@@ -33,3 +34,5 @@ export const execute: BlockExecutor<'tags'> = async (ctx) => {
     };
   return { next: 0 };
 };
+
+export const executor: ExecutorEntry<'tags'> = { execute };
