@@ -63,7 +63,7 @@ export function firstMatch(document: JsonValue, path: string): unknown {
   return found;
 }
 
-/** A field an answer is copied into: the value at `path` goes to the custom field `name` (an invoke request's `fields`). */
+/** A field an answer is copied into: the value at `path` goes to the custom field `name` (a request's `fields`). */
 export interface FieldCopy {
   path: string;
   name: string;
