@@ -39,7 +39,7 @@ import {
 import type { RunnableVersionRow } from '../store/workflows.js';
 import type { InvokeCallRow } from '../store/invoke-calls.js';
 import type { DB } from '../store/schema.js';
-import { answerField, callEnded as endOfCall, runBlock } from './blocks/index.js';
+import { answerField, endOfCall, runBlock } from './blocks/index.js';
 import { committing } from './commit.js';
 import { writeField } from './blocks/field-write.js';
 import {

@@ -85,7 +85,7 @@ export function answerField(node: Block | undefined): string {
  * What the step of block `node` gets when the call the run waits for there ended (or its bound passed); undefined
  * when the block makes no call (then no call is waited for there).
  */
-export function callEnded(node: Block | undefined, waited: WaitedCall): Promise<CallClose> | undefined {
+export function endOfCall(node: Block | undefined, waited: WaitedCall): Promise<CallClose> | undefined {
   return node && isKnown(node.type) ? BLOCK_EXECUTORS[node.type].onCallEnd?.(waited) : undefined;
 }
 
