@@ -2,7 +2,7 @@
 // them once per process (and the test harness once per app), then hands them to the app and to the job registry.
 // Routes and job handlers receive them; none of them picks a default of its own.
 import { join } from 'node:path';
-import { FieldPathEvaluator } from './blocks/invoke/field-evaluator.js';
+import { FieldPathEvaluator } from './engine/blocks/invoke/field-evaluator.js';
 import { SandboxProvider } from './channels/sandbox.js';
 import type { Config } from './config.js';
 import type { MessagingProvider } from './domain/messaging/delivery.js';

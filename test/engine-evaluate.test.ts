@@ -6,9 +6,9 @@ import {
   evaluateCondition,
   evaluateConditional,
   type ConditionContext,
-} from '../server/blocks/conditional/evaluate.js';
-import { computeMath, type MathOperator } from '../server/blocks/math/evaluate.js';
-import { chooseOption } from '../server/blocks/randomizer/evaluate.js';
+} from '../server/engine/blocks/conditional/evaluate.js';
+import { computeMath, type MathOperator } from '../server/engine/blocks/math/evaluate.js';
+import { chooseOption } from '../server/engine/blocks/randomizer/evaluate.js';
 import {
   conversationVariables,
   dataValue,

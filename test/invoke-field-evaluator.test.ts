@@ -1,8 +1,9 @@
-// The invoke block's field paths (server/blocks/invoke/field-path.ts, field-evaluator.ts; docs/decisions.md,
-// "JSONPath without an evaluator"): what RFC 9535 JSONPath selects, the first match, what is not copied, and the
-// worker's budget: a path that runs too long, or a worker that fails, copies nothing and the next answer is read.
+// The invoke block's field paths (server/blocks/invoke/field-path.ts, server/engine/blocks/invoke/field-evaluator.ts;
+// docs/decisions.md, "JSONPath without an evaluator"): what RFC 9535 JSONPath selects, the first match, what is not
+// copied, and the worker's budget: a path that runs too long, or a worker that fails, copies nothing and the next
+// answer is read.
 import { afterAll, describe, expect, it } from 'vitest';
-import { FieldPathEvaluator } from '../server/blocks/invoke/field-evaluator.js';
+import { FieldPathEvaluator } from '../server/engine/blocks/invoke/field-evaluator.js';
 import { fieldPathProblem, fieldValuesOf, MAX_PATH_NESTING, nestingOf } from '../server/blocks/invoke/field-path.js';
 
 const ANSWER = JSON.stringify({

@@ -1,10 +1,10 @@
-// The invoke block's request as rendered (server/blocks/invoke/evaluate.ts): a contact's text is data wherever it
-// lands (issue 33; docs/security.md). A variable cannot add a header (control characters become spaces), cannot
+// The invoke block's request as rendered (server/engine/blocks/invoke/evaluate.ts): a contact's text is data wherever
+// it lands (issue 33; docs/security.md). A variable cannot add a header (control characters become spaces), cannot
 // become a secret reference (one pass), cannot break out of a JSON string; a header name that is not an HTTP token
 // fails the block; the headers the service sets itself are dropped.
 import { describe, expect, it } from 'vitest';
 import type { BlockData } from '../generated/block-catalog.js';
-import { renderRequest } from '../server/blocks/invoke/evaluate.js';
+import { renderRequest } from '../server/engine/blocks/invoke/evaluate.js';
 
 const contact: Record<string, string> = {
   evil: 'x\r\nX-Injected: 1\u0000',

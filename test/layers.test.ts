@@ -4,7 +4,10 @@
 //
 //   main → http → domain → store          the HTTP edge calls use cases; use cases call the store
 //   main → jobs → engine → domain         jobs run the engine; the engine changes other resources through domain
-//   server/blocks/<type>/                 a block kind: its definition (pure, domain reads it), its executor (engine)
+//   domain → blocks                       a block kind's definition (server/blocks/<type>/, table index.ts): pure,
+//                                         below the domain, beside the store
+//   engine/blocks → engine                a block kind's executor (server/engine/blocks/<type>/, table index.ts):
+//                                         the engine reaches a kind only through that table
 //   nothing imports http but main; store imports no domain; no import cycle; few casts, short functions.
 import { describe, expect, it } from 'vitest';
 import {
@@ -25,7 +28,7 @@ const offending = (rule: (i: Import) => boolean) => house.imports.filter(rule).m
 
 /** The rooms of the server, and the rooms each may not import. */
 const FORBIDDEN: Record<string, string[]> = {
-  'server/store': ['server/domain', 'server/engine', 'server/jobs', 'server/http', 'server/channels'],
+  'server/store': ['server/domain', 'server/engine', 'server/jobs', 'server/http', 'server/channels', 'server/blocks'],
   'server/domain': ['server/engine', 'server/jobs', 'server/http'],
   'server/engine': ['server/jobs', 'server/http'],
   'server/jobs': ['server/http'],
@@ -43,7 +46,17 @@ const HANDLER_FILES = new Set([
 const isHandler = (path: string) => under(path, 'server/http/routes') || HANDLER_FILES.has(path);
 
 /** What the engine may take from the store besides its own tables: reads and types, never another resource's write. */
-const ENGINE_OWN_TABLES = new Set(['server/store/workflow-runs.ts', 'server/store/jobs.ts', 'server/store/schema.ts']);
+const ENGINE_OWN_TABLES = new Set([
+  'server/store/workflow-runs.ts',
+  'server/store/jobs.ts',
+  'server/store/schema.ts',
+  // An invoke step's call (issue 22): a run's own row, written by the invoke block's executor and its job.
+  'server/store/invoke-calls.ts',
+]);
+
+/** The block kind whose folder holds `path` on a floor (`server/blocks`, `server/engine/blocks`), or undefined. */
+const kindOf = (path: string, floor: string) =>
+  path.startsWith(`${floor}/`) ? /^([^/]+)\//.exec(path.slice(floor.length + 1))?.[1] : undefined;
 const isReadOrType = (name: string) => /^[A-Z]/.test(name) || /^(find|select|read|count|tagsOf|valuesOf)/.test(name);
 
 describe('the rules of the house', () => {
@@ -88,11 +101,36 @@ describe('the rules of the house', () => {
       expect(offending((i) => under(i.from, room) && forbidden.some((f) => under(i.to, f)))).toEqual([]);
     });
 
-  it("a block kind's definition (server/blocks/<type>/definition.ts) is pure: validation reads it, so it imports no engine, store or job", () => {
+  it('the block definitions (server/blocks/) are pure, below the domain: they import no room of the server, only their own floor and the contract (generated/)', () => {
     const definition = (path: string) => /^server\/blocks\/([^/]+\/)?definition\.ts$/.test(path);
-    const impure = ['server/engine', 'server/store', 'server/jobs', 'server/http', 'server/channels'];
-    expect(offending((i) => definition(i.from) && impure.some((room) => under(i.to, room)))).toEqual([]);
+    expect(
+      offending((i) => under(i.from, 'server/blocks') && under(i.to, 'server') && !under(i.to, 'server/blocks')),
+    ).toEqual([]);
     expect(house.files.filter(definition).length).toBeGreaterThan(10);
+    expect(house.files).toContain('server/blocks/index.ts');
+  });
+
+  it("a kind's definition folder is read through the definitions' table (server/blocks/index.ts); from outside the floor only the kind's own executor folder imports it", () => {
+    expect(
+      offending((i) => {
+        const kind = kindOf(i.to, 'server/blocks');
+        return kind !== undefined && !under(i.from, 'server/blocks') && kindOf(i.from, 'server/engine/blocks') !== kind;
+      }),
+    ).toEqual([]);
+  });
+
+  it("the engine names no block kind: outside server/engine/blocks/ it reaches an executor only through the executors' table (server/engine/blocks/index.ts)", () => {
+    expect(
+      offending(
+        (i) =>
+          under(i.from, 'server/engine') &&
+          !under(i.from, 'server/engine/blocks') &&
+          kindOf(i.to, 'server/engine/blocks') !== undefined,
+      ),
+    ).toEqual([]);
+    expect(house.files.filter((f) => /^server\/engine\/blocks\/[^/]+\/executor\.ts$/.test(f)).length).toBeGreaterThan(
+      10,
+    );
   });
 
   it('HTTP handlers (routes, admin, sandbox admin, the console receiver) call domain services, never server/store/', () => {

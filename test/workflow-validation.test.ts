@@ -2,7 +2,7 @@
 // (blocks.ts), the graph helpers (graph.ts) and the catalog's error mapping (catalog.ts), against a fake
 // AccountLookups. Part B, "Validation"; docs/decisions.md, "Validation stages, as built".
 import { describe, it, expect } from 'vitest';
-import { BLOCK_TYPES, outputCount } from '../server/domain/workflows/blocks.js';
+import { BLOCK_TYPES, outputCount } from '../server/blocks/index.js';
 import { catalogDocument, catalogIssues, catalogVersion } from '../server/domain/workflows/catalog.js';
 import { fillNext, graphSize, layout, withPositions, MAX_GRAPH_BYTES } from '../server/domain/workflows/graph.js';
 import { validateDefinition, writeProblem } from '../server/domain/workflows/validation.js';

@@ -5,7 +5,7 @@
 // the longest pause of this thread's event loop meanwhile. Also the worker's first start, and a path that runs
 // out of its budget followed by a read on the new worker. Flags: --reads N (500).
 import { performance } from 'node:perf_hooks';
-import { FieldPathEvaluator, FIELD_PATHS_BUDGET_MS } from '../../server/blocks/invoke/field-evaluator.js';
+import { FieldPathEvaluator, FIELD_PATHS_BUDGET_MS } from '../../server/engine/blocks/invoke/field-evaluator.js';
 import { fieldValuesOf } from '../../server/blocks/invoke/field-path.js';
 
 const readsFlag = process.argv.indexOf('--reads');

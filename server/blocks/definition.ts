@@ -1,12 +1,15 @@
 // What a block kind is when no run is involved (Part B, "Block catalog" and "Output counts"): its outputs, the
 // account resources it names, its compile-stage checks, what its runs read and what `POST …/runs` checks for it.
-// Pure: no store, no engine. The workflows domain (validation, positions, reads) and the engine both read it,
-// through the table in domain/workflows/blocks.ts; each kind's own definition is `server/blocks/<type>/definition.ts`.
+// Pure: no domain, store or engine. The workflows domain (validation, positions, reads) and the engine both read
+// it, through the table in ./index.ts; each kind's own definition is `server/blocks/<type>/definition.ts`.
 //
 // These functions receive `data` as sent: validation calls them on any graph, before the catalog's checks passed,
 // so a field is `unknown` until checked. Only the catalog's fields can be read (`SentData`).
 import type { BlockData, BlockType } from '../../generated/block-catalog.js';
-import type { ValidationCode } from '../domain/workflows/validation-types.js';
+import type { components } from '../../generated/api.js';
+
+/** A validation issue's code (the contract's `ValidationIssue`), as a block's problems carry it. */
+type ValidationCode = components['schemas']['ValidationIssue']['code'];
 
 /** A block's `data` as sent: the catalog's fields of that type, each unchecked. */
 export type SentData<T extends BlockType> = { readonly [K in keyof BlockData<T>]?: unknown };

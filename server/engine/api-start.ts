@@ -10,10 +10,9 @@
 // start may or may not have happened: 502 outcome_unknown, which the Idempotency-Key keeps (Part A).
 import type { Kysely, Transaction } from 'kysely';
 import { isObject } from '../blocks/definition.js';
-import { spreadsheetAccountOf } from '../domain/console/spreadsheet-accounts.js';
 import { contactNotFound } from '../domain/contacts/contacts.js';
 import { contactFreeFormRefusal } from '../domain/messaging/window.js';
-import { blockType } from '../domain/workflows/blocks.js';
+import { blockType } from '../blocks/index.js';
 import { reachableFromRoot } from '../domain/workflows/graph.js';
 import { accountLookups } from '../domain/workflows/lookups.js';
 import { getWorkflow } from '../domain/workflows/workflows.js';
@@ -23,6 +22,7 @@ import { findContact, type ContactRow } from '../store/contacts.js';
 import type { DB } from '../store/schema.js';
 import type { WorkflowRunRow } from '../store/workflow-runs.js';
 import { findVersionById, type WorkflowRow, type WorkflowVersionRow } from '../store/workflows.js';
+import { integrationConnected } from './blocks/index.js';
 import type { EngineDeps } from './context.js';
 import { startRun } from './runs.js';
 import { refusalToStart } from './start-rules.js';
@@ -115,9 +115,9 @@ async function requireContactOnChannel(
 }
 
 /**
- * The integration the block needs when it is not connected, else null. A sheets block needs the spreadsheet
- * account its `sheets_external_id` names to be the account's and connected; a kind whose integration the service
- * cannot check is never connected.
+ * The integration the block needs when it is not connected, else null. The integration account the block names
+ * (a sheets block: its `sheets_external_id`) must be the account's and connected, as the kind's executor checks;
+ * a kind whose integration the service cannot check is never connected.
  */
 async function disconnectedIntegration(tx: Transaction<DB>, accountId: string, node: unknown): Promise<string | null> {
   if (!isObject(node) || !isObject(node.data)) return null;
@@ -125,10 +125,7 @@ async function disconnectedIntegration(tx: Transaction<DB>, accountId: string, n
   const integration = kind?.integration;
   if (!integration) return null;
   const id = kind.integrationAccount?.(node.data) ?? null;
-  if (integration === 'sheets' && id !== null) {
-    const spreadsheetAccount = await spreadsheetAccountOf(tx, accountId, id);
-    if (spreadsheetAccount?.status === 'connected') return null;
-  }
+  if (id !== null && (await integrationConnected(node.type, tx, accountId, id))) return null;
   return integration;
 }
 

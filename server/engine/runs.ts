@@ -30,10 +30,9 @@ import {
   type WorkflowRunRow,
 } from '../store/workflow-runs.js';
 import type { RunnableVersionRow } from '../store/workflows.js';
-import { endCall, stepCloseOf } from '../blocks/invoke/outcome.js';
 import type { InvokeCallRow } from '../store/invoke-calls.js';
 import type { DB } from '../store/schema.js';
-import { runBlock } from './blocks/index.js';
+import { answerField, endOfCall, runBlock } from './blocks/index.js';
 import { committing } from './commit.js';
 import { writeField } from './blocks/field-write.js';
 import {
@@ -299,10 +298,9 @@ async function answer(waking: Waking, text: string): Promise<Resumed | undefined
   const { tx, here } = waking;
   if (waking.run.waiting_for !== 'answer') return;
   let run = await updateRun(tx, waking.run.id, { variables: { ...waking.run.variables, $input: text } });
-  const question = here?.type === 'question' ? here : undefined;
-  const field = question?.data.answer_field ?? '';
+  const field = answerField(here);
   let refused: StepError | null = null;
-  if (question && field !== '') {
+  if (field !== '') {
     const context = await runContext(tx, waking.deps, run, waking.version);
     if (context) refused = await writeField(context, field, text);
     run = await updateRun(tx, run.id, { variables: { ...run.variables, [field]: text } });
@@ -312,18 +310,21 @@ async function answer(waking: Waking, text: string): Promise<Resumed | undefined
 }
 
 /**
- * The invoke call of the step the run waits at ended (or its bound passed): fields copied, the step closed
- * (unless the call's job closed it with the call's end), the output followed.
+ * The call of the step the run waits at ended (or its bound passed): what the block's kind makes of it (invoke:
+ * the answer's fields copied), the step closed (unless the call's job closed it with the call's end), the output
+ * followed. A block that makes no call waits for none: the wake is stale.
  */
 async function callEnded(
   waking: Waking,
   output: number,
   known: { call?: InvokeCallRow; callStepClosed?: boolean },
-): Promise<Resumed> {
+): Promise<Resumed | undefined> {
   const { tx, run } = waking;
   const context = () => runContext(tx, waking.deps, run, waking.version);
-  const ended = await endCall(tx, context, waking.now, run.id, waking.waitStep, output, known.call);
-  if (!known.callStepClosed) await closeRunStep(tx, run.id, waking.waitStep, stepCloseOf(ended, waking.now));
+  const waited = { tx, context, now: waking.now, runId: run.id, step: waking.waitStep, output, ended: known.call };
+  const ended = await endOfCall(waking.here, waited);
+  if (!ended) return;
+  if (!known.callStepClosed) await closeRunStep(tx, run.id, waking.waitStep, ended.close);
   const written = Object.keys(ended.written).length > 0;
   const moved = written ? await updateRun(tx, run.id, { variables: { ...run.variables, ...ended.written } }) : run;
   return goOn(waking, nextOf(waking.here, ended.output), moved);
@@ -541,7 +542,7 @@ async function waitFor(stretch: Stretch, step: Step, result: Waits, messageId: s
     await scheduleAdvance(tx, deps, stretch.run, { kind: 'timer', step: waitStep }, result.until);
   if (contactWait || result.wait === 'child')
     await scheduleAdvance(tx, deps, stretch.run, { kind: 'expire', step: waitStep }, result.until);
-  // A `call` wait's bound is written by the invoke block with its call (blocks/invoke/executor.ts).
+  // A `call` wait's bound is written by the block with its call (invoke: engine/blocks/invoke/executor.ts).
   return 'over';
 }
 

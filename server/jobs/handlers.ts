@@ -22,9 +22,9 @@ import type { MessagingProvider } from '../domain/messaging/delivery.js';
 import type { SpreadsheetProvider } from '../spreadsheets/provider.js';
 import { runAdvanceJob, runStopRunsJob } from '../engine/runs.js';
 import { runInboundJob } from '../engine/triggers.js';
-import { runInvokeJob } from '../blocks/invoke/call.js';
-import { INVOKE_TIMEOUT_MS } from '../blocks/invoke/http.js';
-import type { FieldPathEvaluator } from '../blocks/invoke/field-evaluator.js';
+import { runInvokeJob } from '../engine/blocks/invoke/call.js';
+import { INVOKE_TIMEOUT_MS } from '../engine/blocks/invoke/http.js';
+import type { FieldPathEvaluator } from '../engine/blocks/invoke/field-evaluator.js';
 import { DEFAULT_TIMEOUT_MS } from '../webhooks/sender.js';
 
 export interface JobDeps {

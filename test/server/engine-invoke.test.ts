@@ -335,7 +335,7 @@ describe.each(engines)('the invoke block on %s', (engine) => {
 
   it('a call that never ends takes the failure output at its bound (10 minutes); its job then calls nobody', async () => {
     // Claimed at insert for a runner that holds it for 20 minutes and never runs it: only the bound written with
-    // the call (blocks/invoke/executor.ts) can move the run on.
+    // the call (engine/blocks/invoke/executor.ts) can move the run on.
     await withCallNeverRun(20 * 60_000, async (s, workflowId) => {
       h.t.clock.advance(9 * 60_000);
       await hx.drain();

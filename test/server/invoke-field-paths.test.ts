@@ -10,7 +10,7 @@
 //   - no automation stores a text field's value over 1000 characters: an invoke copy is skipped (the answer was a
 //     success), a question's answer fails its step as a data block's refused write does, and the run goes on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIELD_PATHS_BUDGET_MS } from '../../server/blocks/invoke/field-evaluator.js';
+import { FIELD_PATHS_BUDGET_MS } from '../../server/engine/blocks/invoke/field-evaluator.js';
 import { ANY, engineHarness } from './engine-harness.js';
 import { engines } from './harness.js';
 import { json } from './http-helpers.js';

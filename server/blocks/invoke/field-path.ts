@@ -2,10 +2,10 @@
 // an interpreter of the RFC's grammar with no script evaluation at all (docs/security.md; docs/decisions.md,
 // "JSONPath without an evaluator"). A tenant's path is data: it is parsed, never compiled to code, and it reads
 // only the answer's own members (the library checks `Object.hasOwn`), so `constructor` or `__proto__` select
-// nothing. Pure: validation (definition.ts) and the evaluator's worker (field-worker.ts) both read it.
+// nothing. Pure: validation (definition.ts) and the evaluator's worker (engine/blocks/invoke/field-worker.ts) both
+// read it.
 import { exec, type JsonValue } from 'jsonpath-rfc9535';
 import parse from 'jsonpath-rfc9535/parser';
-import type { InvokeRequest } from '../../store/schema.js';
 
 /**
  * How deep a path nests brackets and parentheses. The library's parser (a PEG) backtracks exponentially on a
@@ -63,12 +63,18 @@ export function firstMatch(document: JsonValue, path: string): unknown {
   return found;
 }
 
+/** A field an answer is copied into: the value at `path` goes to the custom field `name` (a request's `fields`). */
+export interface FieldCopy {
+  path: string;
+  name: string;
+}
+
 /**
  * The value each field takes from a JSON answer's text: the first match of its path. A 0, false or empty result
  * (null, '', [], {}) is not copied; a path the library refuses copies nothing. Objects and arrays are copied as
  * JSON text. Null when the answer is not JSON (nothing is copied).
  */
-export function fieldValuesOf(fields: InvokeRequest['fields'], answer: string): Record<string, string> | null {
+export function fieldValuesOf(fields: readonly FieldCopy[], answer: string): Record<string, string> | null {
   let document: JsonValue;
   try {
     document = JSON.parse(answer) as JsonValue; // JSON.parse gives JSON values only

@@ -6,7 +6,7 @@
 // - `fillNext`: what reads return: a block's `next` padded with null up to its output count (never cut;
 //   unknown types and counts that cannot be known are left as they are).
 // - `graphSize`: the bytes of the graph as JSON with the positions filled in (the 256 KiB cap counts them).
-import { blockType, outputCount } from './blocks.js';
+import { blockType, outputCount } from '../../blocks/index.js';
 
 type Json = Record<string, unknown>;
 

@@ -18,7 +18,7 @@ import {
   type WorkflowVersionRow,
 } from '../../store/workflows.js';
 import type { Actor } from '../accounts/actor.js';
-import { outputCount } from './blocks.js';
+import { outputCount } from '../../blocks/index.js';
 import { accountLookups } from './lookups.js';
 import { requireRevision } from './if-match.js';
 import { changeWorkflow } from './mutation.js';

@@ -17,7 +17,7 @@
 //
 // `writeProblem` is what create and update answer: channel, then trigger, then stages 1–3 of the graph.
 import { ApiError } from '../../errors.js';
-import { blockReferences, blockType, compileProblem, formatProblems, type BlockReference } from './blocks.js';
+import { blockReferences, blockType, compileProblem, formatProblems, type BlockReference } from '../../blocks/index.js';
 import { catalogIssues, type CatalogIssue } from './catalog.js';
 import { graphSize, MAX_BLOCKS, MAX_GRAPH_BYTES, reachableFromRoot } from './graph.js';
 import type {

@@ -2,7 +2,7 @@
 // graph typed as the catalog's blocks, with what its blocks read beyond the contact's own fields.
 import type { Transaction } from 'kysely';
 import type { Block } from '../../../generated/block-catalog.js';
-import { blockType } from '../../domain/workflows/blocks.js';
+import { blockType } from '../../blocks/index.js';
 import type { DB } from '../../store/schema.js';
 import type { WorkflowRunRow } from '../../store/workflow-runs.js';
 import { findRunnableVersion, type RunnableVersionRow } from '../../store/workflows.js';
