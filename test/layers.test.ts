@@ -5,7 +5,8 @@
 //   main → http → domain → store          the HTTP edge calls use cases; use cases call the store
 //   main → jobs → engine → domain         jobs run the engine; the engine changes other resources through domain
 //   server/blocks/<type>/                 a block kind: its definition (pure, domain reads it), its executor (engine)
-//   nothing imports http but main; store imports no domain; no import cycle; few casts, short functions.
+//   nothing imports http but main (main.ts, start/); store imports no domain; no import cycle; few casts, short
+//   functions.
 import { describe, expect, it } from 'vitest';
 import {
   HOUSE_LIMITS,
@@ -34,6 +35,9 @@ const FORBIDDEN: Record<string, string[]> = {
   'server/webhooks': ['server/domain', 'server/engine', 'server/jobs', 'server/http'],
 };
 
+/** The process entry: main.ts, the start-up story that assembles the app, and start/, one file per concern of it. */
+const isEntry = (path: string) => path === 'server/main.ts' || under(path, 'server/start');
+
 /** The HTTP handlers: they speak HTTP and call use cases, never the store (the middleware may: auth, rate, idempotency). */
 const isHandler = (path: string) =>
   under(path, 'server/http/routes') || path === 'server/http/admin.ts' || path === 'server/http/sandbox-admin.ts';
@@ -61,10 +65,15 @@ describe('the rules of the house', () => {
     expect(longFunctionsIn(sample, 4).map((f) => [f.name, f.lines])).toEqual([['sample', 5]]);
   });
 
-  it('nothing imports server/http but the process entry (server/main.ts), which assembles the app', () => {
-    expect(
-      offending((i) => under(i.to, 'server/http') && !under(i.from, 'server/http') && i.from !== 'server/main.ts'),
-    ).toEqual([]);
+  it('nothing imports server/http but the process entry (server/main.ts, which assembles the app, and server/start/)', () => {
+    expect(offending((i) => under(i.to, 'server/http') && !under(i.from, 'server/http') && !isEntry(i.from))).toEqual(
+      [],
+    );
+  });
+
+  it('nothing imports the process entry: server/start/ is the start-up of main.ts, never a way into server/http', () => {
+    expect(offending((i) => isEntry(i.to) && !isEntry(i.from))).toEqual([]);
+    expect(house.files.filter((file) => under(file, 'server/start')).length).toBeGreaterThan(0);
   });
 
   for (const [room, forbidden] of Object.entries(FORBIDDEN))
