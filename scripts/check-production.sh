@@ -52,6 +52,7 @@ if [ -n "${CHECK_PRODUCTION_NODE:-}" ]; then
   tar -xzf "$node_dir/$tarball" -C "$node_dir" package/bin/node
   rm -rf "$node_dir/$tarball" "$node_dir/npm-cache"
   export PATH="$node_dir/package/bin:$PATH"
+  echo "check:production: Node unpacked in ${SECONDS} s"
   case "$(node --version)" in
     "v${CHECK_PRODUCTION_NODE}" | "v${CHECK_PRODUCTION_NODE}".*) ;;
     *)
@@ -140,4 +141,4 @@ if [ "$stopped" -ne 0 ] || ! grep -q '"msg":"stopped"' "$log"; then
   cat "$log" >&2
   exit 1
 fi
-echo "check:production: SIGTERM stopped the server cleanly (exit 0) on node $(node --version)"
+echo "check:production: SIGTERM stopped the server cleanly (exit 0) on node $(node --version); ${SECONDS} s in all"
