@@ -56,13 +56,13 @@ async function main(): Promise<void> {
       throw error;
     },
   );
-
-  // In a cluster the primary prints the banner (start/cluster.ts); a worker process says nothing more.
-  if (cluster.isPrimary) console.log((await banner(config, database, clock, baseUrl)).join('\n'));
-
   const workers = await startWorkers({ config, database, clock, logger, services, baseUrl });
   lifecycle.drain = drainer(lifecycle, { server, workers, rateLimiter, database }, logger);
   drainOnSignals(lifecycle, logger);
+
+  // The banner last: whoever reads it as "ready" may send SIGTERM at once, and from here on that drains (before,
+  // Node's default ended the process). In a cluster the primary prints it (start/cluster.ts).
+  if (cluster.isPrimary) console.log((await banner(config, database, clock, baseUrl)).join('\n'));
 }
 
 main().catch((error: unknown) => {
