@@ -1,0 +1,68 @@
+// The background job workers of a server process: the webhook deliveries, the automations' jobs and the hourly
+// retention, sharing the services of the API beside them.
+import type { Logger } from 'pino';
+import type { OffsetClock } from '../clock.js';
+import type { Config } from '../config.js';
+import { ensurePruneJob } from '../domain/webhooks/delivery.js';
+import { recoverFromDeadProcess } from '../domain/webhooks/slots.js';
+import { createJobRegistry } from '../jobs/handlers.js';
+import { JobWorker, wakeOnJobsReady } from '../jobs/worker.js';
+import type { Services } from '../services.js';
+import type { Database } from '../store/database.js';
+
+/** What the drain stops: a worker stops claiming, lets its current job end and releases its leases. */
+export interface Worker {
+  stop(): Promise<void>;
+}
+
+/**
+ * The background workers of this process. Each `stop()` stops claiming work, lets the current job end and
+ * releases its leases. WORKERS=false leaves the jobs to other processes on the same database. An idle worker
+ * claims when a transaction (of any process on the database) commits a job due now, and polls every
+ * WORKER_POLL_MS in case a notification was missed.
+ */
+export async function startWorkers(running: {
+  config: Config;
+  database: Database;
+  clock: OffsetClock;
+  logger: Logger;
+  services: Services;
+  baseUrl: string;
+}): Promise<Worker[]> {
+  const { config, database, clock, logger, services, baseUrl } = running;
+  if (!config.workers) return [];
+  // Webhook deliveries: the URL rules and channel of the services, the in-flight limit and pacing of config;
+  // message events carry attachment URLs on this base.
+  const registry = createJobRegistry({
+    config,
+    baseUrl,
+    provider: services.provider,
+    spreadsheets: services.spreadsheets,
+    webhookTargets: services.webhookTargets,
+    invokeTargets: services.invokeTargets,
+    fieldPaths: services.fieldPaths,
+  });
+  const jobs = new JobWorker({
+    db: database.db,
+    clock,
+    registry,
+    logger,
+    concurrency: config.workerConcurrency,
+    pollIntervalMs: config.workerPollMs,
+    wakeOn: wakeOnJobsReady(database),
+  });
+  // A job this process commits due now for itself (an invoke block's call) runs at once, without a round trip.
+  jobs.runJobsAtCommit();
+  // Embedded: this process owns the data directory, so what a previous process held when it died (a kill -9)
+  // is freed now rather than when its leases run out. On PostgreSQL other processes may hold claims: the worker
+  // frees, as it starts, those of the processes of this host that are gone, and at each heartbeat those of any
+  // worker whose heartbeat stopped (server/jobs/liveness.ts).
+  if (database.engine === 'pglite') {
+    const freed = await recoverFromDeadProcess(database.db);
+    if (freed.jobs + freed.slots > 0) logger.warn(freed, 'jobs and webhook slots left by a stopped process freed');
+  }
+  // The hourly retention job of webhook deliveries (one waiting at a time, whatever the number of processes).
+  await ensurePruneJob(database.db, clock);
+  jobs.start();
+  return [jobs];
+}
