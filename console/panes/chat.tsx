@@ -4,10 +4,9 @@
 // read newest page first with the API's cursors.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ok, type Problem, type Schemas } from '../api.js';
-import type { Session } from '../app.js';
+import type { Player, Session } from '../session.js';
 import type { LiveEvent } from '../live.js';
 import { ProblemNote, toProblem } from '../ui.js';
-import type { Player } from './setup.js';
 
 type Message = Schemas['Message'];
 

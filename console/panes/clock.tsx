@@ -5,9 +5,8 @@
 // happened (a job that ran leaves its trace there), never on a timer.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ok, type AdminSchemas, type Problem } from '../api.js';
-import type { Session } from '../app.js';
+import type { Player, Session } from '../session.js';
 import { ChoiceSelect, Field, ProblemNote, toProblem, useAction } from '../ui.js';
-import type { Player } from './setup.js';
 
 type Wait = AdminSchemas['SandboxWait'];
 type Outcome = AdminSchemas['SandboxSendOutcome']['outcome'];

@@ -7,11 +7,10 @@
 // lists' first pages again (once per burst of events). No polling loop.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ok, type Problem, type Schemas } from '../api.js';
-import type { Session } from '../app.js';
+import type { Player, Session } from '../session.js';
 import { duration, edgeKey, layoutGraph, runPath, type Box, type RunPath } from '../graph.js';
 import type { LiveEvent } from '../live.js';
 import { Field, ProblemNote, toProblem, useAction } from '../ui.js';
-import type { Player } from './setup.js';
 
 type Workflow = Schemas['WorkflowSummary'];
 type Summary = Schemas['WorkflowRunSummary'];

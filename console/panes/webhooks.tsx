@@ -5,7 +5,7 @@
 // through the account's stream (`webhook_delivery.updated`, pushed at each change), never by polling.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ok, type Problem, type Schemas } from '../api.js';
-import type { Session } from '../app.js';
+import type { Session } from '../session.js';
 import { Field, ProblemNote, toProblem } from '../ui.js';
 import type { ReceivedRequest } from '../../server/console/received.js';
 
