@@ -22,6 +22,14 @@ function summaryOf(run: Run): Summary {
   return summary;
 }
 
+/** `set` with `id` in it (`present`) or not, as a new set. */
+function withOrWithout(set: Set<string>, id: string, present: boolean): Set<string> {
+  const next = new Set(set);
+  if (present) next.add(id);
+  else next.delete(id);
+  return next;
+}
+
 export function useRuns(session: Session, player: Player | undefined, chatRead: boolean) {
   const contactId = player?.contactId;
   const connectionId = player?.connection.id;
@@ -72,13 +80,7 @@ export function useRuns(session: Session, player: Player | undefined, chatRead: 
       void details.readDetails(wanted).catch(reportProblem);
   }, [shownId, expanded, list.runs]);
 
-  const expand = (runId: string, open: boolean) =>
-    setExpanded((old) => {
-      const next = new Set(old);
-      if (open) next.add(runId);
-      else next.delete(runId);
-      return next;
-    });
+  const expand = (runId: string, open: boolean) => setExpanded((old) => withOrWithout(old, runId, open));
   /** A run started here: listed as queued until a list shows it, the next read soon. */
   const onStarted = (run: Started) => {
     list.addStarted(run);
