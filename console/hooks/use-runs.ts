@@ -88,9 +88,8 @@ export function useRuns(session: Session, player: Player | undefined, chatRead: 
     settleThen(() => void latest.current.refresh());
   };
   const { workflows, runs, started, hasMore, refresh, more } = list;
-  const read = { details: details.details, versions: details.versions };
+  const { details: read, versions } = details;
   return {
-    ...read,
     problem,
     workflows,
     runs,
@@ -98,6 +97,8 @@ export function useRuns(session: Session, player: Player | undefined, chatRead: 
     hasMore,
     refresh,
     more,
+    details: read,
+    versions,
     shownId,
     setSelected,
     expand,
