@@ -1,82 +1,26 @@
-// The console's layout and the state the panes share: the account (and this tab's key for it), the connection
-// and the contact the user plays, and the live events of the account. Each pane is its own module under
-// panes/; later panes (runs, webhooks, clock) take the same props and subscribe to the same events.
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { adminClient, ok, publicClient, sessionKey, type AdminApi, type AdminSchemas, type Api } from './api.js';
-import { followEvents, type LiveEvent, type LiveStatus } from './live.js';
+// The console's layout: the account form, the live status, and the panes side by side. The account and its live
+// events come from useAccount; the page keeps the contact the user plays. Each pane is its own module under
+// panes/, takes the session (session.ts) and subscribes to the same events.
+import { useState } from 'preact/hooks';
+import type { Problem } from './api.js';
+import { useAccount } from './hooks/use-account.js';
+import type { LiveStatus } from './live.js';
 import { ChatPane } from './panes/chat.js';
 import { ClockPane } from './panes/clock.js';
 import { EventsPane } from './panes/events.js';
 import { RunsPane } from './panes/runs.js';
-import { SetupPane, type Player } from './panes/setup.js';
+import { SetupPane } from './panes/setup.js';
 import { WebhooksPane } from './panes/webhooks.js';
-import { ProblemNote, toProblem } from './ui.js';
-import type { Problem } from './api.js';
-
-/** What every pane receives. */
-export interface Session {
-  admin: AdminApi;
-  api: Api;
-  token: string;
-  account: AdminSchemas['AdminAccount'];
-  /** Calls `listener` for each live event of the account until the returned function is called. */
-  subscribe: (listener: (event: LiveEvent) => void) => () => void;
-}
+import type { Player, Session } from './session.js';
+import { ProblemNote } from './ui.js';
 
 export function App(props: { token: string; initialAccount: string }) {
-  const admin = useMemo(() => adminClient(props.token), [props.token]);
-  const [accountInput, setAccountInput] = useState(props.initialAccount);
-  const [session, setSession] = useState<Session | undefined>();
-  const [problem, setProblem] = useState<Problem | undefined>();
-  const [status, setStatus] = useState<LiveStatus>('connecting');
-  const [events, setEvents] = useState<LiveEvent[]>([]);
   const [player, setPlayer] = useState<Player | undefined>();
+  const { session, problem, status, events, open } = useAccount({ ...props, onOpen: () => setPlayer(undefined) });
   // The contact whose newest page the chat has answered (or found nothing to read): the runs pane reads after
   // it, so the page the user is waiting for is the first the server answers (on an embedded database every
   // read waits for the one before it).
   const [chatRead, setChatRead] = useState<string | undefined>();
-  const listeners = useRef(new Set<(event: LiveEvent) => void>());
-
-  const open = async (accountId: string) => {
-    setProblem(undefined);
-    try {
-      const account = ok(await admin.GET('/admin/v1/accounts/{accountId}', { params: { path: { accountId } } }));
-      const api = publicClient(await sessionKey(admin, account.id));
-      sessionStorage.setItem('console-account', account.id);
-      setPlayer(undefined);
-      setEvents([]);
-      setSession({
-        admin,
-        api,
-        token: props.token,
-        account,
-        subscribe: (listener) => {
-          listeners.current.add(listener);
-          return () => listeners.current.delete(listener);
-        },
-      });
-    } catch (error) {
-      setProblem(toProblem(error));
-    }
-  };
-
-  useEffect(() => {
-    if (props.token && props.initialAccount) void open(props.initialAccount);
-  }, []);
-
-  const accountId = session?.account.id;
-  useEffect(() => {
-    if (!accountId) return;
-    return followEvents({
-      token: props.token,
-      accountId,
-      onStatus: setStatus,
-      onEvent: (event) => {
-        if (event.sequence) setEvents((list) => [event, ...list].slice(0, 200)); // events, not delivery changes
-        for (const listener of listeners.current) listener(event);
-      },
-    });
-  }, [accountId]);
 
   if (!props.token)
     return (
@@ -92,26 +36,8 @@ export function App(props: { token: string; initialAccount: string }) {
     <div class="console">
       <header class="top">
         <h1>Sandbox console</h1>
-        <form
-          class="account-form"
-          aria-label="Account"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void open(accountInput.trim());
-          }}
-        >
-          <label>
-            <span>Account id</span>
-            <input value={accountInput} onInput={(e) => setAccountInput(e.currentTarget.value)} required />
-          </label>
-          <button type="submit">Open account</button>
-          <ProblemNote problem={problem} />
-        </form>
-        {session && (
-          <p class={`live live-${status}`} role="status" aria-label="Live events">
-            {session.account.name} · {status === 'live' ? 'live' : status}
-          </p>
-        )}
+        <AccountForm initialAccount={props.initialAccount} problem={problem} onOpen={(id) => void open(id)} />
+        {session && <LiveNote session={session} status={status} />}
       </header>
       {session && (
         <div class="panes">
@@ -128,5 +54,34 @@ export function App(props: { token: string; initialAccount: string }) {
         </div>
       )}
     </div>
+  );
+}
+
+function AccountForm(props: { initialAccount: string; problem: Problem | undefined; onOpen: (id: string) => void }) {
+  const [accountInput, setAccountInput] = useState(props.initialAccount);
+  return (
+    <form
+      class="account-form"
+      aria-label="Account"
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onOpen(accountInput.trim());
+      }}
+    >
+      <label>
+        <span>Account id</span>
+        <input value={accountInput} onInput={(e) => setAccountInput(e.currentTarget.value)} required />
+      </label>
+      <button type="submit">Open account</button>
+      <ProblemNote problem={props.problem} />
+    </form>
+  );
+}
+
+function LiveNote(props: { session: Session; status: LiveStatus }) {
+  return (
+    <p class={`live live-${props.status}`} role="status" aria-label="Live events">
+      {props.session.account.name} · {props.status === 'live' ? 'live' : props.status}
+    </p>
   );
 }

@@ -3,14 +3,14 @@
 // sandbox can cause: the next send's outcome, a whatsapp message failing later, the connection disconnecting
 // and reconnecting, the contact blocked. The waits are read again when the account's stream tells something
 // happened (a job that ran leaves its trace there), never on a timer.
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { ok, type AdminSchemas, type Problem } from '../api.js';
-import type { Session } from '../app.js';
-import { ChoiceSelect, Field, ProblemNote, toProblem, useAction } from '../ui.js';
-import type { Player } from './setup.js';
+import { useState } from 'preact/hooks';
+import type { AdminSchemas } from '../api.js';
+import { OUTCOMES, useFailures, type Outcome } from '../hooks/use-failures.js';
+import { useSandboxClock } from '../hooks/use-sandbox-clock.js';
+import type { Player, Session } from '../session.js';
+import { ChoiceSelect, Field, ProblemNote } from '../ui.js';
 
 type Wait = AdminSchemas['SandboxWait'];
-type Outcome = AdminSchemas['SandboxSendOutcome']['outcome'];
 
 const KIND_LABEL: Record<Wait['kind'], string> = {
   run_start: 'Run starts',
@@ -22,17 +22,6 @@ const KIND_LABEL: Record<Wait['kind'], string> = {
   invoke_attempt: 'Invoke call attempt',
   message_failure: 'whatsapp reports a failure',
   other: 'Internal work',
-};
-
-const OUTCOMES: Record<Outcome, string> = {
-  accepted: 'Accepted',
-  provider_rejected: 'Rejected by the provider',
-  provider_throttled: 'Throttled',
-  provider_unavailable: 'Provider unavailable',
-  outcome_unknown: 'Outcome unknown',
-  recipient_unavailable: 'Recipient unavailable',
-  conversation_not_owned: 'Conversation not owned',
-  fails_later: 'Accepted, fails later (whatsapp)',
 };
 
 const UNITS = { minutes: 60, hours: 3600, days: 86_400 } as const;
@@ -48,47 +37,7 @@ function dueIn(dueAt: string, now: number): string {
 }
 
 export function ClockPane(props: { session: Session; player: Player | undefined }) {
-  const { admin, account } = props.session;
-  const [clock, setClock] = useState<AdminSchemas['SandboxClock'] | undefined>();
-  const [waits, setWaits] = useState<Wait[]>([]);
-  const action = useAction();
-  const { problem, setProblem, busy } = action;
-  const [amount, setAmount] = useState('2');
-  const [unit, setUnit] = useState<keyof typeof UNITS>('hours');
-  const asked = useRef(0);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-
-  const load = async () => {
-    const ask = ++asked.current;
-    try {
-      const [c, w] = await Promise.all([
-        admin.GET('/admin/v1/sandbox/clock'),
-        admin.GET('/admin/v1/sandbox/accounts/{accountId}/waits', { params: { path: { accountId: account.id } } }),
-      ]);
-      if (ask !== asked.current) return;
-      setClock(ok(c));
-      setWaits(ok(w).data);
-    } catch (error) {
-      setProblem(toProblem(error));
-    }
-  };
-  useEffect(() => void load(), [account.id]);
-  // Something happened (an event, a delivery change): what waits may have changed. One read for a burst.
-  useEffect(
-    () =>
-      props.session.subscribe(() => {
-        clearTimeout(timer.current);
-        timer.current = setTimeout(() => void load(), 150);
-      }),
-    [account.id],
-  );
-
-  const advance = (seconds: number) =>
-    action.run(async () => {
-      setClock(ok(await admin.PATCH('/admin/v1/sandbox/clock', { body: { advance_seconds: seconds } })));
-      await load();
-    });
-
+  const { clock, waits, problem, busy, advance } = useSandboxClock(props.session);
   const now = clock ? Date.parse(clock.now) : Date.now();
   return (
     <section class="pane clock" aria-labelledby="clock-title">
@@ -110,32 +59,7 @@ export function ClockPane(props: { session: Session; player: Player | undefined 
           +1 day
         </button>
       </div>
-      <form
-        class="row"
-        aria-label="Advance the clock"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void advance(Math.round(Number(amount) * UNITS[unit]));
-        }}
-      >
-        <Field id="advance-amount" label="Amount">
-          <input
-            id="advance-amount"
-            type="number"
-            min="0"
-            step="any"
-            value={amount}
-            onInput={(e) => setAmount(e.currentTarget.value)}
-            required
-          />
-        </Field>
-        <Field id="advance-unit" label="Unit">
-          <ChoiceSelect id="advance-unit" value={unit} choices={UNIT_LABELS} onChoose={setUnit} />
-        </Field>
-        <button type="submit" disabled={busy}>
-          Advance
-        </button>
-      </form>
+      <AdvanceForm busy={busy} onAdvance={(seconds) => void advance(seconds)} />
       <ProblemNote problem={problem} />
 
       <h3>Waiting on the clock</h3>
@@ -161,24 +85,45 @@ export function ClockPane(props: { session: Session; player: Player | undefined 
   );
 }
 
+function AdvanceForm(props: { busy: boolean; onAdvance: (seconds: number) => void }) {
+  const [amount, setAmount] = useState('2');
+  const [unit, setUnit] = useState<keyof typeof UNITS>('hours');
+  return (
+    <form
+      class="row"
+      aria-label="Advance the clock"
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onAdvance(Math.round(Number(amount) * UNITS[unit]));
+      }}
+    >
+      <Field id="advance-amount" label="Amount">
+        <input
+          id="advance-amount"
+          type="number"
+          min="0"
+          step="any"
+          value={amount}
+          onInput={(e) => setAmount(e.currentTarget.value)}
+          required
+        />
+      </Field>
+      <Field id="advance-unit" label="Unit">
+        <ChoiceSelect id="advance-unit" value={unit} choices={UNIT_LABELS} onChoose={setUnit} />
+      </Field>
+      <button type="submit" disabled={props.busy}>
+        Advance
+      </button>
+    </form>
+  );
+}
+
 /** The failures the sandbox can cause, on the connection and contact played. */
 function Failures(props: { session: Session; player: Player | undefined }) {
-  const { admin } = props.session;
   const player = props.player;
+  const failures = useFailures(props.session, player);
   const [outcome, setOutcome] = useState<Outcome>('provider_rejected');
   const [messageId, setMessageId] = useState('');
-  const [problem, setProblem] = useState<Problem | undefined>();
-  const [done, setDone] = useState<string | undefined>();
-
-  const act = async (what: () => Promise<string>) => {
-    setProblem(undefined);
-    setDone(undefined);
-    try {
-      setDone(await what());
-    } catch (error) {
-      setProblem(toProblem(error));
-    }
-  };
   if (!player)
     return (
       <div class="group">
@@ -186,7 +131,6 @@ function Failures(props: { session: Session; player: Player | undefined }) {
         <p class="note">Choose a connection and a contact in “Where to play” to cause failures.</p>
       </div>
     );
-  const connectionId = player.connection.id;
   const whatsapp = player.connection.channel === 'whatsapp';
   return (
     <div class="group">
@@ -196,15 +140,7 @@ function Failures(props: { session: Session; player: Player | undefined }) {
         aria-label="Next send's outcome"
         onSubmit={(e) => {
           e.preventDefault();
-          void act(async () => {
-            const arranged = ok(
-              await admin.POST('/admin/v1/sandbox/connections/{connectionId}/send-outcomes', {
-                params: { path: { connectionId } },
-                body: { outcome },
-              }),
-            );
-            return `The next send answers ${OUTCOMES[outcome].toLowerCase()} (${arranged.queued} queued).`;
-          });
+          void failures.arrangeOutcome(outcome);
         }}
       >
         <Field id="send-outcome" label="Next send's outcome">
@@ -218,15 +154,7 @@ function Failures(props: { session: Session; player: Player | undefined }) {
           aria-label="Message fails later"
           onSubmit={(e) => {
             e.preventDefault();
-            void act(async () => {
-              ok(
-                await admin.POST('/admin/v1/sandbox/messages/{messageId}/failure', {
-                  params: { path: { messageId: messageId.trim() } },
-                  body: { provider_code: '131026', provider_message: 'Message undeliverable' },
-                }),
-              );
-              return 'whatsapp reported the message undelivered.';
-            });
+            void failures.failLater(messageId);
           }}
         >
           <Field id="failing-message" label="Outbound id (whatsapp)">
@@ -240,70 +168,39 @@ function Failures(props: { session: Session; player: Player | undefined }) {
           <button type="submit">Report undelivered</button>
         </form>
       )}
+      <FailureButtons player={player} failures={failures} />
+      {failures.done && (
+        <p class="note" role="status" aria-label="Failure arranged">
+          {failures.done}
+        </p>
+      )}
+      <ProblemNote problem={failures.problem} />
+    </div>
+  );
+}
+
+/** Disconnect and reconnect the connection; block and unblock the contact (once there is one). */
+function FailureButtons(props: { player: Player; failures: ReturnType<typeof useFailures> }) {
+  const { setConnected, setBlocked } = props.failures;
+  return (
+    <>
       <div class="row">
-        <button
-          type="button"
-          onClick={() =>
-            void act(async () => {
-              ok(
-                await admin.PATCH('/admin/v1/connections/{connectionId}', {
-                  params: { path: { connectionId } },
-                  body: { status: 'disconnected', disconnect_reason: 'authorization_lost' },
-                }),
-              );
-              return `${player.connection.name} disconnected.`;
-            })
-          }
-        >
+        <button type="button" onClick={() => void setConnected(false)}>
           Disconnect
         </button>
-        <button
-          type="button"
-          onClick={() =>
-            void act(async () => {
-              ok(
-                await admin.PATCH('/admin/v1/connections/{connectionId}', {
-                  params: { path: { connectionId } },
-                  body: { status: 'connected' },
-                }),
-              );
-              return `${player.connection.name} connected again.`;
-            })
-          }
-        >
+        <button type="button" onClick={() => void setConnected(true)}>
           Reconnect
         </button>
       </div>
-      {player.contactId && (
+      {props.player.contactId && (
         <div class="row">
           {[true, false].map((blocked) => (
-            <button
-              key={String(blocked)}
-              type="button"
-              onClick={() =>
-                void act(async () => {
-                  const contactId = player.contactId ?? '';
-                  ok(
-                    await admin.PATCH('/admin/v1/sandbox/contacts/{contactId}', {
-                      params: { path: { contactId } },
-                      body: { blocked_from_automations: blocked },
-                    }),
-                  );
-                  return `${player.name} ${blocked ? 'is blocked from automations' : 'is no longer blocked'}.`;
-                })
-              }
-            >
+            <button key={String(blocked)} type="button" onClick={() => void setBlocked(blocked)}>
               {blocked ? 'Block the contact' : 'Unblock the contact'}
             </button>
           ))}
         </div>
       )}
-      {done && (
-        <p class="note" role="status" aria-label="Failure arranged">
-          {done}
-        </p>
-      )}
-      <ProblemNote problem={problem} />
-    </div>
+    </>
   );
 }

@@ -1,17 +1,12 @@
 // "Runs": the chosen contact's automation runs (status, the block each waits at and until when, its steps), the
 // selected run's automation drawn as a graph with its path and current block marked, and a form that starts a
-// run for the contact. The public API has no list of a contact's runs across automations, so the pane lists the
-// runs of each automation of the contact's connection with `contact_id` and merges them, newest first; "More
-// runs" reads the next page of every automation that has one. Live: a `workflow_run.*` event of the contact
-// carries the run itself; a message to or from the contact means a run may have moved, and the pane reads the
-// lists' first pages again (once per burst of events). No polling loop.
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ok, type Problem, type Schemas } from '../api.js';
-import type { Session } from '../app.js';
-import { duration, edgeKey, layoutGraph, runPath, type Box, type RunPath } from '../graph.js';
-import type { LiveEvent } from '../live.js';
-import { Field, ProblemNote, toProblem, useAction } from '../ui.js';
-import type { Player } from './setup.js';
+// run for the contact. What it reads, and how the account's events keep it live, is hooks/use-runs.ts.
+import { useMemo, useState } from 'preact/hooks';
+import { ok, type Schemas } from '../api.js';
+import { duration, edgeKey, layoutGraph, runPath, type Box, type Drawing, type Edge, type RunPath } from '../graph.js';
+import { ENDED, useRuns } from '../hooks/use-runs.js';
+import type { Player, Session } from '../session.js';
+import { Field, ProblemNote, useAction } from '../ui.js';
 
 type Workflow = Schemas['WorkflowSummary'];
 type Summary = Schemas['WorkflowRunSummary'];
@@ -19,30 +14,8 @@ type Run = Schemas['WorkflowRun'];
 type Version = Schemas['WorkflowVersion'];
 type Started = Schemas['WorkflowRunStarted'];
 
-const PAGE = 10;
-const ENDED = new Set(['completed', 'stopped', 'blocked', 'failed']);
 /** How long a question, buttons or cards wait for the contact at most (the step's `wait_expired`). */
 const WAIT_LIMIT_DAYS = 90;
-/** Events of a burst within this many milliseconds make one read. */
-const SETTLE_MS = 250;
-
-const newestFirst = (a: { created_at: string; id: string }, b: { created_at: string; id: string }) =>
-  a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1;
-
-function summaryOf(run: Run): Summary {
-  const { steps: _steps, steps_truncated: _truncated, ...summary } = run;
-  return summary;
-}
-
-function isRun(data: unknown): data is Run {
-  return typeof data === 'object' && data !== null && 'workflow_id' in data && 'steps' in data && 'status' in data;
-}
-
-function contactOf(event: LiveEvent): string | undefined {
-  const data = event.data;
-  if (typeof data !== 'object' || data === null || !('contact_id' in data)) return undefined;
-  return typeof data.contact_id === 'string' ? data.contact_id : undefined;
-}
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
@@ -74,202 +47,11 @@ export function RunsPane(props: {
   /** The chat has shown the contact's newest page: the pane's first reads wait for it (the page comes first). */
   chatRead: boolean;
 }) {
-  const { api } = props.session;
+  const runs = useRuns(props.session, props.player, props.chatRead);
   const contactId = props.player?.contactId;
-  const connectionId = props.player?.connection.id;
-  const [workflows, setWorkflows] = useState<Workflow[]>([]);
-  const [runs, setRuns] = useState<Summary[]>([]);
-  const [cursors, setCursors] = useState<Record<string, string | null>>({});
-  const [details, setDetails] = useState<Record<string, Run>>({});
-  const [versions, setVersions] = useState<Record<string, Version>>({});
-  const [selected, setSelected] = useState<string | undefined>();
-  const [expanded, setExpanded] = useState<Set<string>>(new Set());
-  const [started, setStarted] = useState<Started[]>([]);
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const titleOf = (workflowId: string) => runs.workflows.find((w) => w.id === workflowId)?.title ?? workflowId;
 
-  // What async reads see now (a ref, so a read started before a change does not write stale state).
-  const now = useRef({ contactId, runs, details, versions, selected, expanded, cursors });
-  now.current = { contactId, runs, details, versions, selected, expanded, cursors };
-
-  const upsertRuns = (list: Summary[]) =>
-    setRuns((old) => {
-      const byId = new Map(old.map((r) => [r.id, r]));
-      for (const r of list) byId.set(r.id, r);
-      return [...byId.values()].sort(newestFirst);
-    });
-
-  /** Reads already asked for (run id @ updated_at, version id), so overlapping renders ask once. */
-  const reading = useRef(new Set<string>());
-  /**
-   * Reads the runs of `list` whose read copy is older than the list says (the pane asks for those it shows, the
-   * selected and expanded ones, and those that have not ended: where they wait), then the versions they follow.
-   */
-  /** Counts the bursts of the contact's messages: a forced read is asked once per burst. */
-  const burst = useRef(0);
-  const readDetails = async (list: Summary[], force = false) => {
-    const { details: known, versions: have } = now.current;
-    const key = (r: Summary) => `${r.id}@${r.updated_at}${force ? `#${burst.current}` : ''}`;
-    const wanted = list.filter(
-      (r) => (force || known[r.id]?.updated_at !== r.updated_at) && !reading.current.has(key(r)),
-    );
-    const keys = wanted.map(key);
-    for (const key of keys) reading.current.add(key);
-    const read = await Promise.all(
-      wanted.map(async (r) =>
-        ok(
-          await api.GET('/v1/workflows/{workflowId}/runs/{runId}', {
-            params: { path: { workflowId: r.workflow_id, runId: r.id } },
-          }),
-        ),
-      ),
-    ).catch((error: unknown) => {
-      for (const key of keys) reading.current.delete(key); // asked again at the next change
-      throw error;
-    });
-    setDetails((old) => ({ ...old, ...Object.fromEntries(read.map((r) => [r.id, r])) }));
-    const missing = [...new Set(read.map((r) => `${r.workflow_id}/${r.version_id}`))].filter((k) => {
-      const versionId = k.split('/')[1] ?? '';
-      if (have[versionId] || reading.current.has(versionId)) return false;
-      reading.current.add(versionId);
-      return true;
-    });
-    const fetched = await Promise.all(
-      missing.map(async (k) => {
-        const [workflowId = '', versionId = ''] = k.split('/');
-        return ok(
-          await api.GET('/v1/workflows/{workflowId}/versions/{versionId}', {
-            params: { path: { workflowId, versionId } },
-          }),
-        );
-      }),
-    ).catch((error: unknown) => {
-      for (const k of missing) reading.current.delete(k.split('/')[1] ?? '');
-      throw error;
-    });
-    if (fetched.length) setVersions((old) => ({ ...old, ...Object.fromEntries(fetched.map((v) => [v.id, v])) }));
-  };
-
-  const asked = useRef(0);
-  /** The automations of the connection and the first page of each one's runs for the contact. */
-  const refresh = async () => {
-    if (!contactId || !connectionId) return;
-    const ask = ++asked.current;
-    try {
-      const listed: Workflow[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < 5; page++) {
-        const answer = ok(
-          await api.GET('/v1/workflows', {
-            params: { query: { connection_id: connectionId, limit: 100, ...(cursor ? { cursor } : {}) } },
-          }),
-        );
-        listed.push(...answer.data);
-        if (!answer.next_cursor) break;
-        cursor = answer.next_cursor;
-      }
-      const pages = await Promise.all(
-        listed.map(async (w) => ({
-          workflowId: w.id,
-          page: ok(
-            await api.GET('/v1/workflows/{workflowId}/runs', {
-              params: { path: { workflowId: w.id }, query: { contact_id: contactId, limit: PAGE } },
-            }),
-          ),
-        })),
-      );
-      if (ask !== asked.current) return; // a later read answers for now
-      setWorkflows(listed);
-      const first = pages.flatMap((p) => p.page.data);
-      upsertRuns(first);
-      // A page read deeper with "More runs" keeps its cursor; an automation seen for the first time gets one.
-      setCursors((old) => ({
-        ...Object.fromEntries(pages.map((p) => [p.workflowId, p.page.next_cursor])),
-        ...Object.fromEntries(Object.entries(old).filter(([id]) => pages.some((p) => p.workflowId === id))),
-      }));
-      setStarted((list) => list.filter((s) => !first.some((r) => r.id === s.id)));
-    } catch (error) {
-      setProblem(toProblem(error));
-    }
-  };
-
-  const more = async () => {
-    if (!contactId) return;
-    try {
-      const open = Object.entries(now.current.cursors).filter((e): e is [string, string] => typeof e[1] === 'string');
-      const pages = await Promise.all(
-        open.map(async ([workflowId, cursor]) => ({
-          workflowId,
-          page: ok(
-            await api.GET('/v1/workflows/{workflowId}/runs', {
-              params: { path: { workflowId }, query: { contact_id: contactId, limit: PAGE, cursor } },
-            }),
-          ),
-        })),
-      );
-      upsertRuns(pages.flatMap((p) => p.page.data));
-      setCursors((old) => ({ ...old, ...Object.fromEntries(pages.map((p) => [p.workflowId, p.page.next_cursor])) }));
-    } catch (error) {
-      setProblem(toProblem(error));
-    }
-  };
-
-  // Another contact: start over, and read once the chat has its page.
-  useEffect(() => {
-    setRuns([]);
-    setCursors({});
-    setDetails({});
-    setSelected(undefined);
-    setExpanded(new Set());
-    setStarted([]);
-    setProblem(undefined);
-  }, [contactId, connectionId]);
-  useEffect(() => {
-    if (props.chatRead) void refresh();
-  }, [contactId, connectionId, props.chatRead]);
-
-  // Live, one subscription for the pane (the contact read through the ref).
-  const settle = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const refreshNow = useRef(refresh);
-  refreshNow.current = refresh;
-  const readDetailsNow = useRef(readDetails);
-  readDetailsNow.current = readDetails;
-  useEffect(() => {
-    const stop = props.session.subscribe((event) => {
-      const contact = now.current.contactId;
-      if (!contact || contactOf(event) !== contact) return;
-      if (event.type.startsWith('workflow_run.') && isRun(event.data)) {
-        const run = event.data;
-        setDetails((old) => ({ ...old, [run.id]: run }));
-        upsertRuns([summaryOf(run)]);
-        setStarted((list) => list.filter((s) => s.id !== run.id));
-      }
-      // A message either way may have moved a run (or started one): read the first pages once the burst settles,
-      // and the runs not ended again even if their `updated_at` did not move (the sandbox clock may stand still).
-      clearTimeout(settle.current);
-      settle.current = setTimeout(() => {
-        burst.current += 1;
-        void refreshNow.current();
-        const open = now.current.runs.filter((r) => !ENDED.has(r.status));
-        void readDetailsNow.current(open, true).catch((error: unknown) => setProblem(toProblem(error)));
-      }, SETTLE_MS);
-    });
-    return () => {
-      stop();
-      clearTimeout(settle.current);
-    };
-  }, [props.session]);
-
-  const shownId = selected ?? runs[0]?.id;
-  // The steps (and the version's graph) of the runs shown or not ended, read again when the list says they moved.
-  useEffect(() => {
-    const wanted = runs.filter((r) => !ENDED.has(r.status) || r.id === shownId || expanded.has(r.id));
-    if (wanted.some((r) => details[r.id]?.updated_at !== r.updated_at))
-      void readDetails(wanted).catch((error: unknown) => setProblem(toProblem(error)));
-  }, [shownId, expanded, runs]);
-
-  const titleOf = (workflowId: string) => workflows.find((w) => w.id === workflowId)?.title ?? workflowId;
-
-  if (!props.player || !contactId || !connectionId)
+  if (!props.player || !contactId || !props.player.connection.id)
     return (
       <section class="pane runs" aria-labelledby="runs-title">
         <h2 id="runs-title">Runs</h2>
@@ -279,70 +61,56 @@ export function RunsPane(props: {
       </section>
     );
 
-  const shown = shownId ? details[shownId] : undefined;
-  const hasMore = Object.values(cursors).some((c) => typeof c === 'string');
-
+  const shown = runs.shownId ? runs.details[runs.shownId] : undefined;
   return (
     <section class="pane runs" aria-labelledby="runs-title">
       <h2 id="runs-title">Runs of {props.player.name}</h2>
-      <StartRun
-        session={props.session}
-        contactId={contactId}
-        workflows={workflows}
-        onStarted={(run) => {
-          setStarted((list) => [run, ...list]);
-          setSelected(undefined);
-          clearTimeout(settle.current);
-          settle.current = setTimeout(() => void refreshNow.current(), SETTLE_MS);
-        }}
-      />
-      <button type="button" class="secondary" onClick={() => void refresh()}>
+      <StartRun session={props.session} contactId={contactId} workflows={runs.workflows} onStarted={runs.onStarted} />
+      <button type="button" class="secondary" onClick={() => void runs.refresh()}>
         Reload runs
       </button>
-      <ProblemNote problem={problem} />
+      <ProblemNote problem={runs.problem} />
       <div class="runs-body">
         <div class="runs-list-column">
-          {runs.length === 0 && started.length === 0 ? (
-            <p class="note">No runs for this contact yet.</p>
-          ) : (
-            <ul class="run-list" aria-label="Runs">
-              {started.map((s) => (
-                <li key={s.id} class="run">
-                  <span class="run-title">{titleOf(s.workflow_id)}</span>{' '}
-                  <span class="run-status status-queued">queued</span>
-                  <p class="note">Started {when(s.created_at)}; it shows here once the engine picks it up.</p>
-                </li>
-              ))}
-              {runs.map((r) => (
-                <RunItem
-                  key={r.id}
-                  summary={r}
-                  run={details[r.id]}
-                  version={details[r.id] ? versions[details[r.id]?.version_id ?? ''] : undefined}
-                  title={titleOf(r.workflow_id)}
-                  selected={r.id === shownId}
-                  onSelect={() => setSelected(r.id)}
-                  onExpand={(open) =>
-                    setExpanded((old) => {
-                      const next = new Set(old);
-                      if (open) next.add(r.id);
-                      else next.delete(r.id);
-                      return next;
-                    })
-                  }
-                />
-              ))}
-            </ul>
-          )}
-          {hasMore && (
-            <button type="button" class="secondary" onClick={() => void more()}>
+          <RunList runs={runs} titleOf={titleOf} />
+          {runs.hasMore && (
+            <button type="button" class="secondary" onClick={() => void runs.more()}>
               More runs
             </button>
           )}
         </div>
-        {shown && <RunGraph run={shown} version={versions[shown.version_id]} title={titleOf(shown.workflow_id)} />}
+        {shown && <RunGraph run={shown} version={runs.versions[shown.version_id]} title={titleOf(shown.workflow_id)} />}
       </div>
     </section>
+  );
+}
+
+/** The runs started here and not listed yet (queued), then the contact's runs, newest first. */
+function RunList(props: { runs: ReturnType<typeof useRuns>; titleOf: (workflowId: string) => string }) {
+  const { runs, started, details, versions } = props.runs;
+  if (runs.length === 0 && started.length === 0) return <p class="note">No runs for this contact yet.</p>;
+  return (
+    <ul class="run-list" aria-label="Runs">
+      {started.map((s) => (
+        <li key={s.id} class="run">
+          <span class="run-title">{props.titleOf(s.workflow_id)}</span>{' '}
+          <span class="run-status status-queued">queued</span>
+          <p class="note">Started {when(s.created_at)}; it shows here once the engine picks it up.</p>
+        </li>
+      ))}
+      {runs.map((r) => (
+        <RunItem
+          key={r.id}
+          summary={r}
+          run={details[r.id]}
+          version={details[r.id] ? versions[details[r.id]?.version_id ?? ''] : undefined}
+          title={props.titleOf(r.workflow_id)}
+          selected={r.id === props.runs.shownId}
+          onSelect={() => props.runs.setSelected(r.id)}
+          onExpand={(open) => props.runs.expand(r.id, open)}
+        />
+      ))}
+    </ul>
   );
 }
 
@@ -458,88 +226,95 @@ function RunGraph(props: { run: Run; version: Version | undefined; title: string
         and their step; the current block says ▶ here; arrows taken are solid and thick.
       </p>
       <div class="graph-scroll" tabIndex={0} role="region" aria-label="Graph drawing (scrolls)">
-        <svg
-          role="group"
-          aria-label={`Automation graph, ${drawing.layout === 'dagre' ? 'laid out by dagre' : 'at the graph positions'}`}
-          aria-describedby="run-path-text"
-          viewBox={`0 0 ${drawing.width} ${drawing.height}`}
-          width={drawing.width}
-          height={drawing.height}
-          data-layout={drawing.layout}
-        >
-          <defs>
-            <marker
-              id="arrow"
-              viewBox="0 0 10 10"
-              refX="9"
-              refY="5"
-              markerWidth="7"
-              markerHeight="7"
-              orient="auto-start-reverse"
-            >
-              <path d="M 0 0 L 10 5 L 0 10 z" class="arrow-head" />
-            </marker>
-            <marker
-              id="arrow-taken"
-              viewBox="0 0 10 10"
-              refX="9"
-              refY="5"
-              markerWidth="6"
-              markerHeight="6"
-              orient="auto-start-reverse"
-            >
-              <path d="M 0 0 L 10 5 L 0 10 z" class="arrow-head taken" />
-            </marker>
-          </defs>
-          {drawing.edges.map((e) => {
-            const taken = path.taken.has(edgeKey(e));
-            const d = e.points.map((p, i) => `${i === 0 ? 'M' : 'L'} ${p.x.toFixed(1)} ${p.y.toFixed(1)}`).join(' ');
-            const mid = middle(e.points);
-            return (
-              <g
-                key={`${e.from}:${e.output}`}
-                class={`edge${taken ? ' taken' : ''}`}
-                data-edge={`${e.from}:${e.output}->${e.to}`}
-              >
-                <path d={d} marker-end={`url(#${taken ? 'arrow-taken' : 'arrow'})`} />
-                {e.label && mid && (
-                  <text x={mid.x} y={mid.y - 4} class="edge-label">
-                    {e.label}
-                  </text>
-                )}
-              </g>
-            );
-          })}
-          {drawing.boxes.map((b) => {
-            const step = path.visited.get(b.id);
-            const current = path.current?.id === b.id;
-            const mark = current ? '▶ here' : step !== undefined ? `✓ step ${step}` : '';
-            return (
-              <g
-                key={b.id}
-                class={`node${step !== undefined ? ' on-path' : ''}${current ? ' current' : ''}`}
-                role="img"
-                aria-label={`Block ${b.id}, ${b.type}${b.label ? `: ${b.label}` : ''}; ${boxState(b, path)}`}
-                data-node={b.id}
-              >
-                <rect x={b.x} y={b.y} width={b.width} height={b.height} rx="8" />
-                <text x={b.x + 10} y={b.y + 18} class="node-type">
-                  {b.type} <tspan class="node-id">{b.id}</tspan>
-                </text>
-                <text x={b.x + 10} y={b.y + 35} class="node-label">
-                  {b.label}
-                </text>
-                {mark && (
-                  <text x={b.x + 10} y={b.y + 51} class="node-mark">
-                    {mark}
-                  </text>
-                )}
-              </g>
-            );
-          })}
-        </svg>
+        <GraphDrawing drawing={drawing} path={path} />
       </div>
     </figure>
+  );
+}
+
+function GraphDrawing(props: { drawing: Drawing; path: RunPath }) {
+  const { drawing, path } = props;
+  return (
+    <svg
+      role="group"
+      aria-label={`Automation graph, ${drawing.layout === 'dagre' ? 'laid out by dagre' : 'at the graph positions'}`}
+      aria-describedby="run-path-text"
+      viewBox={`0 0 ${drawing.width} ${drawing.height}`}
+      width={drawing.width}
+      height={drawing.height}
+      data-layout={drawing.layout}
+    >
+      <defs>
+        <ArrowMarker id="arrow" size="7" headClass="arrow-head" />
+        <ArrowMarker id="arrow-taken" size="6" headClass="arrow-head taken" />
+      </defs>
+      {drawing.edges.map((e) => (
+        <GraphEdge key={`${e.from}:${e.output}`} edge={e} taken={path.taken.has(edgeKey(e))} />
+      ))}
+      {drawing.boxes.map((b) => (
+        <GraphBox key={b.id} box={b} path={path} />
+      ))}
+    </svg>
+  );
+}
+
+function ArrowMarker(props: { id: string; size: string; headClass: string }) {
+  return (
+    <marker
+      id={props.id}
+      viewBox="0 0 10 10"
+      refX="9"
+      refY="5"
+      markerWidth={props.size}
+      markerHeight={props.size}
+      orient="auto-start-reverse"
+    >
+      <path d="M 0 0 L 10 5 L 0 10 z" class={props.headClass} />
+    </marker>
+  );
+}
+
+function GraphEdge(props: { edge: Edge; taken: boolean }) {
+  const { edge: e, taken } = props;
+  const d = e.points.map((p, i) => `${i === 0 ? 'M' : 'L'} ${p.x.toFixed(1)} ${p.y.toFixed(1)}`).join(' ');
+  const mid = middle(e.points);
+  return (
+    <g class={`edge${taken ? ' taken' : ''}`} data-edge={`${e.from}:${e.output}->${e.to}`}>
+      <path d={d} marker-end={`url(#${taken ? 'arrow-taken' : 'arrow'})`} />
+      {e.label && mid && (
+        <text x={mid.x} y={mid.y - 4} class="edge-label">
+          {e.label}
+        </text>
+      )}
+    </g>
+  );
+}
+
+function GraphBox(props: { box: Box; path: RunPath }) {
+  const { box: b, path } = props;
+  const step = path.visited.get(b.id);
+  const current = path.current?.id === b.id;
+  const mark = current ? '▶ here' : step !== undefined ? `✓ step ${step}` : '';
+  return (
+    <g
+      class={`node${step !== undefined ? ' on-path' : ''}${current ? ' current' : ''}`}
+      role="img"
+      aria-label={`Block ${b.id}, ${b.type}${b.label ? `: ${b.label}` : ''}; ${boxState(b, path)}`}
+      data-node={b.id}
+    >
+      <rect x={b.x} y={b.y} width={b.width} height={b.height} rx="8" />
+      <text x={b.x + 10} y={b.y + 18} class="node-type">
+        {b.type} <tspan class="node-id">{b.id}</tspan>
+      </text>
+      <text x={b.x + 10} y={b.y + 35} class="node-label">
+        {b.label}
+      </text>
+      {mark && (
+        <text x={b.x + 10} y={b.y + 51} class="node-mark">
+          {mark}
+        </text>
+      )}
+    </g>
   );
 }
 

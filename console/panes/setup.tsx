@@ -1,24 +1,16 @@
 // "Where to play": the account's connection, the contact to be (one of the connection's contacts, or a new one
 // by phone or username and name), and the demo automation in one click. The contacts are listed a page of 100
 // at a time with the API's cursor ("More contacts"); one past the pages is found by phone or username.
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { ok, type AdminSchemas, type Problem, type Schemas } from '../api.js';
-import type { Session } from '../app.js';
+import { useState } from 'preact/hooks';
+import { ok, type Problem, type Schemas } from '../api.js';
 import { DEMO_KEYWORD, ensureDemoAutomation } from '../demo.js';
+import { useConnections } from '../hooks/use-connections.js';
+import { useContacts } from '../hooks/use-contacts.js';
+import type { Player, Sender, Session } from '../session.js';
 import { Field, ProblemNote, toProblem, useAction } from '../ui.js';
 
 type Connection = Schemas['Connection'];
 type Contact = Schemas['Contact'];
-export type Sender = AdminSchemas['SandboxInboundRequest']['from'];
-
-/** The contact the user plays, on one connection. No `contactId` yet: someone new, made by their first message. */
-export interface Player {
-  connection: Connection;
-  sender: Sender;
-  name: string;
-  contactId?: string;
-  conversationId?: string;
-}
 
 export function senderOf(contact: Contact): Sender | undefined {
   if (contact.whatsapp) return { phone: contact.whatsapp.phone, name: contact.name };
@@ -30,48 +22,9 @@ export function senderOf(contact: Contact): Sender | undefined {
 const describe = (c: Contact) => `${c.name} (${c.whatsapp?.phone ?? `@${c.instagram?.username ?? '?'}`})`;
 
 export function SetupPane(props: { session: Session; player: Player | undefined; onPlayer: (p: Player) => void }) {
-  const { api } = props.session;
-  const [connections, setConnections] = useState<Connection[]>([]);
-  const [connectionId, setConnectionId] = useState('');
-  const [contacts, setContacts] = useState<Contact[]>([]);
   const [problem, setProblem] = useState<Problem | undefined>();
-  const connection = connections.find((c) => c.id === connectionId);
-
-  useEffect(() => {
-    void (async () => {
-      try {
-        const list = ok(await api.GET('/v1/connections')).data;
-        setConnections(list);
-        setConnectionId((id) => id || (list.find((c) => c.status === 'connected')?.id ?? ''));
-      } catch (error) {
-        setProblem(toProblem(error));
-      }
-    })();
-  }, [api]);
-
-  const asked = useRef(0);
-  const [contactsCursor, setContactsCursor] = useState<string | null>(null);
-  /** A page of the account's contacts (the first, or the one after `cursor`); those of this connection are offered. */
-  const loadContacts = async (cursor?: string) => {
-    if (!connectionId) {
-      setContacts([]);
-      setContactsCursor(null);
-      return;
-    }
-    const ask = ++asked.current;
-    try {
-      const page = ok(
-        await api.GET('/v1/contacts', { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } }),
-      );
-      if (ask !== asked.current) return; // a later load answers for now
-      const mine = page.data.filter((c) => c.channel.connection_id === connectionId);
-      setContacts((old) => (cursor ? addContacts(old, mine) : mine));
-      setContactsCursor(page.next_cursor);
-    } catch (error) {
-      setProblem(toProblem(error));
-    }
-  };
-  useEffect(() => void loadContacts(), [connectionId]);
+  const { connections, connectionId, connection, setConnectionId } = useConnections(props.session.api, setProblem);
+  const contacts = useContacts(props.session.api, connectionId, setProblem);
 
   return (
     <section class="pane setup" aria-labelledby="setup-title">
@@ -92,33 +45,23 @@ export function SetupPane(props: { session: Session; player: Player | undefined;
         <>
           <ContactChooser
             connection={connection}
-            contacts={contacts}
+            contacts={contacts.contacts}
             player={props.player}
             onPlayer={props.onPlayer}
             session={props.session}
           />
-          <div class="contact-more">
-            {contactsCursor && (
-              <button type="button" class="secondary" onClick={() => void loadContacts(contactsCursor)}>
-                More contacts
-              </button>
-            )}
-            <span class="note">
-              {contacts.length} contact{contacts.length === 1 ? '' : 's'} of this connection listed
-              {contactsCursor ? '; more on the next pages' : ''}
-            </span>
-          </div>
+          <MoreContacts count={contacts.contacts.length} cursor={contacts.cursor} onMore={contacts.load} />
           <FindContact
             connection={connection}
             session={props.session}
-            onFound={(contact) => setContacts((old) => addContacts(old, [contact]))}
+            onFound={contacts.add}
             onPlayer={props.onPlayer}
           />
           <NewContact
             connection={connection}
             session={props.session}
             onPlayer={props.onPlayer}
-            reload={() => loadContacts()}
+            reload={() => contacts.load()}
           />
           <DemoAutomation connection={connection} session={props.session} />
         </>
@@ -127,10 +70,22 @@ export function SetupPane(props: { session: Session; player: Player | undefined;
   );
 }
 
-/** `more` added after `list`, each contact once (a newer copy replaces the one listed). */
-function addContacts(list: Contact[], more: Contact[]): Contact[] {
-  const ids = new Set(more.map((c) => c.id));
-  return [...list.filter((c) => !ids.has(c.id)), ...more];
+/** How many contacts are listed, and "More contacts" while the API has another page. */
+function MoreContacts(props: { count: number; cursor: string | null; onMore: (cursor: string) => Promise<void> }) {
+  const { count, cursor } = props;
+  return (
+    <div class="contact-more">
+      {cursor && (
+        <button type="button" class="secondary" onClick={() => void props.onMore(cursor)}>
+          More contacts
+        </button>
+      )}
+      <span class="note">
+        {count} contact{count === 1 ? '' : 's'} of this connection listed
+        {cursor ? '; more on the next pages' : ''}
+      </span>
+    </div>
+  );
 }
 
 /**

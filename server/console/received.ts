@@ -1,5 +1,6 @@
 // What the console's built-in webhook receiver keeps of one request and pushes to the page
-// (server/http/console-receiver.ts): the one shape the server writes and the page reads (console/panes/webhooks.tsx).
+// (server/http/console-receiver.ts): the one shape the server writes and the page reads
+// (console/hooks/use-receiver.ts, shown by console/panes/webhooks.tsx).
 // The receiver keeps only the requests an endpoint of its account verifies (issue 33): `verified` is true,
 // `failure` null and `body` the raw body in what it keeps today; the fields stay so the page reads one shape.
 export interface ReceivedRequest {
