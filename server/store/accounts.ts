@@ -5,8 +5,9 @@ import type { AccountsTable, ApiKeysTable, DB } from './schema.js';
 export type AccountRow = Selectable<AccountsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
-export async function insertAccount(db: Kysely<DB>, row: AccountRow): Promise<void> {
-  await db.insertInto('accounts').values(row).execute();
+/** Inserts the account and returns it as stored (timestamps with the database's precision). */
+export async function insertAccount(db: Kysely<DB>, row: AccountRow): Promise<AccountRow> {
+  return db.insertInto('accounts').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function findAccount(db: Kysely<DB>, accountId: string): Promise<AccountRow | undefined> {
@@ -25,8 +26,9 @@ export async function updateAccount(
   return db.updateTable('accounts').set(changes).where('id', '=', accountId).returningAll().executeTakeFirst();
 }
 
-export async function insertApiKey(db: Kysely<DB>, row: ApiKeyRow): Promise<void> {
-  await db.insertInto('api_keys').values(row).execute();
+/** Inserts the key and returns it as stored. */
+export async function insertApiKey(db: Kysely<DB>, row: ApiKeyRow): Promise<ApiKeyRow> {
+  return db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 /** The key with this hash and its account, whatever their state (the caller decides). */

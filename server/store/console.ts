@@ -35,8 +35,9 @@ export async function lockAccount(db: Kysely<DB>, accountId: string): Promise<bo
 
 // ------------------------------------------------------------------------------------------- connections
 
-export async function insertConnection(db: Kysely<DB>, row: ConnectionRow): Promise<void> {
-  await db.insertInto('connections').values(row).execute();
+/** Inserts the row and returns it as stored. */
+export async function insertConnection(db: Kysely<DB>, row: ConnectionRow): Promise<ConnectionRow> {
+  return db.insertInto('connections').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function findConnectionById(db: Kysely<DB>, connectionId: string): Promise<ConnectionRow | undefined> {
@@ -97,18 +98,20 @@ export async function usedFieldKeys(db: Kysely<DB>, accountId: string, base: str
   return rows.map((r) => r.name);
 }
 
+/** Inserts the field (and its key) and returns the field as stored. */
 export async function insertCustomField(
   db: Kysely<DB>,
   row: Omit<CustomFieldRow, 'options'> & { options: CustomFieldOptionRow[] | null },
-): Promise<void> {
+): Promise<CustomFieldRow> {
   await db
     .insertInto('custom_field_keys')
     .values({ account_id: row.account_id, name: row.name, created_at: row.created_at })
     .execute();
-  await db
+  return db
     .insertInto('custom_fields')
     .values({ ...row, options: row.options === null ? null : JSON.stringify(row.options) })
-    .execute();
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function findCustomFieldById(db: Kysely<DB>, fieldId: string): Promise<CustomFieldRow | undefined> {
@@ -131,8 +134,9 @@ export async function deleteCustomField(
 
 // --------------------------------------------------------------------------------------------- templates
 
-export async function insertTemplate(db: Kysely<DB>, row: TemplateRow): Promise<void> {
-  await db.insertInto('templates').values(row).execute();
+/** Inserts the row and returns it as stored. */
+export async function insertTemplate(db: Kysely<DB>, row: TemplateRow): Promise<TemplateRow> {
+  return db.insertInto('templates').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function findTemplateById(db: Kysely<DB>, templateId: string): Promise<TemplateRow | undefined> {
@@ -175,8 +179,9 @@ export async function updateTemplateStatus(
 
 // ----------------------------------------------------------------------------------------------- uploads
 
-export async function insertUpload(db: Kysely<DB>, row: UploadRow): Promise<void> {
-  await db.insertInto('uploads').values(row).execute();
+/** Inserts the row and returns it as stored. */
+export async function insertUpload(db: Kysely<DB>, row: UploadRow): Promise<UploadRow> {
+  return db.insertInto('uploads').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function findUpload(db: Kysely<DB>, accountId: string, uploadId: string): Promise<UploadRow | undefined> {

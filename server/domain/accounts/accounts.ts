@@ -60,7 +60,8 @@ export async function createAccount(
   if (taken) throw taken;
   try {
     return await db.transaction().execute(async (tx) => {
-      await insertAccount(tx, row);
+      // Returned as stored: timestamps then carry the database's microseconds, like every later read.
+      const created = await insertAccount(tx, row);
       await audit(
         tx,
         actor,
@@ -73,8 +74,7 @@ export async function createAccount(
         },
         now,
       );
-      // Read back: timestamps then carry the database's microseconds, like every later read.
-      return (await findAccount(tx, row.id))!;
+      return created;
     });
   } catch (error) {
     // Two creations with one alias at once: the unique index decides, the loser gets the same 409.

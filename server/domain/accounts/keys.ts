@@ -71,7 +71,7 @@ export async function createApiKey(
       });
     const secret = generateKeySecret();
     const id = randomUUID();
-    await insertApiKey(tx, {
+    const key = await insertApiKey(tx, {
       id,
       account_id: input.accountId,
       name: input.name,
@@ -94,7 +94,7 @@ export async function createApiKey(
       },
       now.toISOString(),
     );
-    return { key: (await findKey(tx, id))!, secret };
+    return { key, secret };
   });
 }
 

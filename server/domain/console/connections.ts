@@ -120,7 +120,7 @@ export async function createConnection(
         created_at: now,
         updated_at: now,
       };
-      await insertConnection(tx, row);
+      const created = await insertConnection(tx, row);
       await audit(
         tx,
         actor,
@@ -133,7 +133,7 @@ export async function createConnection(
         },
         now,
       );
-      return (await findConnectionById(tx, row.id))!;
+      return created;
     });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
@@ -156,7 +156,9 @@ export async function changeConnection(
     if (!found) throw notFound('No such connection.');
     // Serialise changes of the account's connections: two identical changes at once emit one event.
     await lockAccount(tx, found.account_id);
-    const current = (await findConnectionById(tx, connectionId))!;
+    // Read again under the lock: the state a concurrent change left is the one this change starts from.
+    const current = await findConnectionById(tx, connectionId);
+    if (!current) throw notFound('No such connection.');
     const state = statusAfter(current, change);
     const updated = await updateConnection(tx, current.account_id, connectionId, {
       ...(change.name !== undefined ? { name: change.name } : {}),

@@ -93,7 +93,7 @@ export async function createCustomField(
     if (!(await lockAccount(tx, accountId))) throw notFound('No such account.');
     const name = nextFreeKey(base, await usedFieldKeys(tx, accountId, base));
     const id = randomUUID();
-    await insertCustomField(tx, {
+    const created = await insertCustomField(tx, {
       id,
       account_id: accountId,
       name,
@@ -115,7 +115,7 @@ export async function createCustomField(
       },
       now,
     );
-    return (await findCustomFieldById(tx, id))!;
+    return created;
   });
 }
 

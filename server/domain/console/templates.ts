@@ -116,7 +116,7 @@ export async function createTemplate(
         created_at: now,
         updated_at: now,
       };
-      await insertTemplate(tx, row);
+      const created = await insertTemplate(tx, row);
       await audit(
         tx,
         actor,
@@ -129,7 +129,7 @@ export async function createTemplate(
         },
         now,
       );
-      return (await findTemplateById(tx, row.id))!;
+      return created;
     });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { ApiError, notFound } from '../../errors.js';
 import { findAccount } from '../../store/accounts.js';
-import { findUpload, insertUpload, type UploadRow } from '../../store/console.js';
+import { insertUpload, type UploadRow } from '../../store/console.js';
 import type { DB } from '../../store/schema.js';
 import { requireName } from '../accounts/accounts.js';
 import { audit, type Actor } from '../accounts/actor.js';
@@ -31,7 +31,7 @@ export async function createUpload(
   return db.transaction().execute(async (tx) => {
     if (!(await findAccount(tx, accountId))) throw notFound('No such account.');
     const id = randomUUID();
-    await insertUpload(tx, {
+    const created = await insertUpload(tx, {
       id,
       account_id: accountId,
       name: input.name,
@@ -51,7 +51,7 @@ export async function createUpload(
       },
       now,
     );
-    return (await findUpload(tx, accountId, id))!;
+    return created;
   });
 }
 
