@@ -186,13 +186,14 @@ export async function updateContact(
       | 'instagram_username'
     >
   >,
-): Promise<void> {
-  await db
+): Promise<ContactRow | undefined> {
+  return db
     .updateTable('contacts')
     .set(changes)
     .where('account_id', '=', accountId)
     .where('id', '=', contactId)
-    .execute();
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /**

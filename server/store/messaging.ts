@@ -46,13 +46,14 @@ export async function updateConversation(
   accountId: string,
   conversationId: string,
   changes: Updateable<ConversationsTable>,
-): Promise<void> {
-  await db
+): Promise<ConversationRow | undefined> {
+  return db
     .updateTable('conversations')
     .set(changes)
     .where('account_id', '=', accountId)
     .where('id', '=', conversationId)
-    .execute();
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** The conversations among `ids` that hold an inbound message the account has not read. */

@@ -109,10 +109,16 @@ export function requireContactName(name: string): string {
 async function requireTags(db: Kysely<DB>, accountId: string, tagIds: readonly string[]) {
   const ids = [...new Set(tagIds)];
   const found = new Map((await findActiveTagsByIds(db, accountId, ids)).map((t) => [t.id, t]));
-  const missing = ids.filter((id) => !found.has(id));
+  const tags: TagSummary[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    const tag = found.get(id);
+    if (tag) tags.push(tag);
+    else missing.push(id);
+  }
   if (missing.length > 0)
     throw new ApiError(422, 'tag_not_found', 'Some tags are not in the account.', { tag_ids: missing });
-  return ids.map((id) => found.get(id)!);
+  return tags;
 }
 
 /** The connection a POST /v1/contacts names: a connected whatsapp number of the account (422 otherwise). */
@@ -337,9 +343,10 @@ export async function editContactInConsole(
     const row = await findContact(tx, accountId, contactId, { forUpdate: true });
     if (!row) throw contactNotFound();
     const now = clock.now().toISOString();
-    await updateContact(tx, accountId, contactId, { name, updated_at: now });
+    const updated = await updateContact(tx, accountId, contactId, { name, updated_at: now });
+    if (!updated) throw contactNotFound();
     await recordHistory(tx, [historyEntry(accountId, contactId, 'contact.edited', actor, { name }, now)]);
-    return contactViewOf(tx, accountId, (await findContact(tx, accountId, contactId))!);
+    return contactViewOf(tx, accountId, updated);
   });
 }
 

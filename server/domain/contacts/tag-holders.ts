@@ -8,7 +8,7 @@ import { cursorCodec } from '../../store/cursor.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import type { DB } from '../../store/schema.js';
 import { findActiveTag } from '../../store/tags.js';
-import { contactViews, type ContactView } from './view.js';
+import { contactViewsWith, type ContactView } from './view.js';
 
 export async function listTagHolders(
   db: Kysely<DB>,
@@ -21,13 +21,10 @@ export async function listTagHolders(
   if (!(await findActiveTag(db, accountId, tagId))) throw notFound('No such tag.');
   const codec = await cursorCodec(db, clock);
   const rows = await selectTagHolders(db, codec, accountId, tagId, taggedSince, page);
-  const views = await contactViews(
-    db,
-    accountId,
-    rows.data.map(({ tagged_at: _taggedAt, ...contact }) => contact),
-  );
-  return {
-    data: rows.data.map((row, i) => ({ tagged_at: row.tagged_at, contact: views[i]! })),
-    next_cursor: rows.next_cursor,
-  };
+  // The view picks the contact's own fields: the row's tagged_at stays out of it.
+  const data = await contactViewsWith(db, accountId, rows.data, (row, contact) => ({
+    tagged_at: row.tagged_at,
+    contact,
+  }));
+  return { data, next_cursor: rows.next_cursor };
 }

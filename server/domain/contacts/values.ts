@@ -70,7 +70,8 @@ export async function checkValues(
   const errors: { field_id: string; reason: ValueIssueReason }[] = [];
   const seen = new Set<string>();
   for (const entry of entries) {
-    const field = fields.get(entry.field_id)!;
+    const field = fields.get(entry.field_id);
+    if (!field) continue; // never: the missing fields were refused above
     if (seen.has(entry.field_id)) {
       errors.push({ field_id: entry.field_id, reason: 'duplicate_field' });
       continue;

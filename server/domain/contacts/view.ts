@@ -53,12 +53,25 @@ export async function contactViews(
   accountId: string,
   rows: readonly ContactRow[],
 ): Promise<ContactView[]> {
+  return contactViewsWith(db, accountId, rows, (_row, view) => view);
+}
+
+/** Each row with its view, shaped by `shape` (a row that carries more than the contact keeps it at hand). */
+export async function contactViewsWith<R extends ContactRow, T>(
+  db: Kysely<DB>,
+  accountId: string,
+  rows: readonly R[],
+  shape: (row: R, view: ContactView) => T,
+): Promise<T[]> {
   const ids = rows.map((r) => r.id);
   const [tags, values] = await Promise.all([tagsOfContacts(db, accountId, ids), valuesOfContacts(db, accountId, ids)]);
-  return rows.map((row) => contactView(row, tags.get(row.id) ?? [], values.get(row.id) ?? []));
+  return rows.map((row) => shape(row, contactView(row, tags.get(row.id) ?? [], values.get(row.id) ?? [])));
 }
 
 export async function contactViewOf(db: Kysely<DB>, accountId: string, row: ContactRow): Promise<ContactView> {
-  const [view] = await contactViews(db, accountId, [row]);
-  return view!;
+  const [tags, values] = await Promise.all([
+    tagsOfContacts(db, accountId, [row.id]),
+    valuesOfContacts(db, accountId, [row.id]),
+  ]);
+  return contactView(row, tags.get(row.id) ?? [], values.get(row.id) ?? []);
 }

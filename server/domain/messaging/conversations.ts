@@ -21,6 +21,7 @@ import type { Page, PageRequest } from '../../store/pagination.js';
 import { contactSummaries, type ContactRow } from '../../store/contacts.js';
 import type { DB } from '../../store/schema.js';
 import { epochMicros } from '../../store/timestamps.js';
+import { held } from '../checks.js';
 import { conversationView, messageView, type ConversationView, type MessageView } from './views.js';
 
 /**
@@ -71,8 +72,7 @@ export async function conversationViewOf(
   row: ConversationRow,
 ): Promise<ConversationView> {
   const [view] = await conversationViews(db, clock, accountId, [row]);
-  if (!view) throw new Error(`conversation ${row.id} has no view`);
-  return view;
+  return held(view, `the view of conversation ${row.id}`);
 }
 
 /** The views of conversations, with their contacts and unread state read in two queries. */
@@ -94,7 +94,9 @@ export async function conversationViews(
   ]);
   const byId = new Map(contacts.map((c) => [c.id, c]));
   const now = clock.now();
-  return rows.map((row) => conversationView(row, byId.get(row.contact_id)!, unread.has(row.id), now));
+  return rows.map((row) =>
+    conversationView(row, held(byId.get(row.contact_id), `contact of conversation ${row.id}`), unread.has(row.id), now),
+  );
 }
 
 export interface ConversationListQuery {
@@ -113,7 +115,8 @@ export async function listConversations(
   query: ConversationListQuery,
   page: PageRequest,
 ): Promise<Page<ConversationView>> {
-  if (query.contact_id !== undefined) return conversationOfContact(db, clock, accountId, query, page);
+  if (query.contact_id !== undefined)
+    return conversationOfContact(db, clock, accountId, { ...query, contact_id: query.contact_id }, page);
   const codec = await cursorCodec(db, clock);
   const rows = await selectConversationsPage(
     db,
@@ -139,11 +142,11 @@ async function conversationOfContact(
   db: Kysely<DB>,
   clock: Clock,
   accountId: string,
-  query: ConversationListQuery,
+  query: ConversationListQuery & { contact_id: string },
   page: PageRequest,
 ): Promise<Page<ConversationView>> {
   if (page.cursor !== undefined) throw invalidCursor();
-  const row = await findConversationOfContact(db, accountId, query.contact_id!);
+  const row = await findConversationOfContact(db, accountId, query.contact_id);
   const [view] = row ? await conversationViews(db, clock, accountId, [row]) : [];
   const after = query.last_message_after;
   const matches =

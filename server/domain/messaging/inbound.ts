@@ -15,7 +15,6 @@ import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { ConnectionRow } from '../../store/console.js';
 import {
-  findContact,
   lockContactByInstagramId,
   lockContactByPhoneKey,
   updateContact,
@@ -34,6 +33,7 @@ import { parsePhone } from '../contacts/phone.js';
 import { recordEvents, type OutboxEvent } from '../events/outbox.js';
 import { INBOUND_MESSAGE_JOB } from '../../job-kinds.js';
 import { enqueue } from '../../store/jobs.js';
+import { held } from '../checks.js';
 import { openConversation } from './conversations.js';
 import { DIRECT_TYPES, messageView } from './views.js';
 
@@ -76,16 +76,24 @@ export const invalidSandboxAction = (reason: string, message: string) =>
 export const eventTypeOfInbound = (type: string): OutboxEvent['type'] =>
   type === 'comment' ? 'comment.received' : type === 'live_comment' ? 'live_comment.received' : 'message.received';
 
+type SenderIdentity =
+  | { channel: 'instagram'; instagramId: string; username: string }
+  | { channel: 'whatsapp'; phone: ReturnType<typeof parsePhone> };
+
 /** The sender fits the connection's channel: an instagram user on instagram, a valid phone on whatsapp. */
-export function checkSender(connection: Pick<ConnectionRow, 'channel'>, from: InboundFrom): void {
+function senderIdentity(connection: Pick<ConnectionRow, 'channel'>, from: InboundFrom): SenderIdentity {
   if (connection.channel === 'instagram') {
     if (!from.instagram_id || !from.username || from.phone !== undefined)
       throw invalidSandboxAction('identity_mismatch', 'An instagram contact is named by instagram_id and username.');
-  } else {
-    if (!from.phone || from.instagram_id !== undefined || from.username !== undefined)
-      throw invalidSandboxAction('identity_mismatch', 'A whatsapp contact is named by phone.');
-    parsePhone(from.phone); // 422 invalid_phone
+    return { channel: 'instagram', instagramId: from.instagram_id, username: from.username };
   }
+  if (!from.phone || from.instagram_id !== undefined || from.username !== undefined)
+    throw invalidSandboxAction('identity_mismatch', 'A whatsapp contact is named by phone.');
+  return { channel: 'whatsapp', phone: parsePhone(from.phone) }; // 422 invalid_phone
+}
+
+export function checkSender(connection: Pick<ConnectionRow, 'channel'>, from: InboundFrom): void {
+  senderIdentity(connection, from);
 }
 
 /** The contact the channel names, created (or brought back) when new. Inside the caller's transaction. */
@@ -96,20 +104,19 @@ async function contactOfSender(
   from: InboundFrom,
   now: string,
 ): Promise<{ contact: ContactRow; created: boolean }> {
-  checkSender(connection, from);
+  const sender = senderIdentity(connection, from);
   let existing: ContactRow | undefined;
-  if (connection.channel === 'instagram') {
-    const instagramId = from.instagram_id!;
-    existing = await lockContactByInstagramId(tx, accountId, connection.id, instagramId);
+  if (sender.channel === 'instagram') {
+    existing = await lockContactByInstagramId(tx, accountId, connection.id, sender.instagramId);
     if (!existing) {
-      const identity = { channel: 'instagram' as const, instagramId, username: from.username! };
+      const identity = { channel: 'instagram' as const, instagramId: sender.instagramId, username: sender.username };
       return {
         contact: await insertChannelContact(tx, accountId, connection.id, identity, from.name, now),
         created: true,
       };
     }
   } else {
-    const phone = parsePhone(from.phone!);
+    const phone = sender.phone;
     existing = await lockContactByPhoneKey(tx, accountId, phone.key);
     if (!existing) {
       const identity = { channel: 'whatsapp' as const, phone: phone.e164, phoneKey: phone.key };
@@ -135,7 +142,7 @@ export async function recordInbound(
     const at = input.created_at ?? now;
     const { contact, created } = await contactOfSender(tx, accountId, connection, input.from, now);
     // A message is activity; the profile name overwrites the name; a deleted contact that writes comes back.
-    await updateContact(tx, accountId, contact.id, {
+    let freshContact = await updateContact(tx, accountId, contact.id, {
       name: input.from.name,
       updated_at: now,
       last_interaction_at: now,
@@ -144,12 +151,15 @@ export async function recordInbound(
     // The channel sends the current username with each message (SandboxInstagramSender: "It updates the
     // contact's instagram.username").
     if (contact.channel === 'instagram' && input.from.username && input.from.username !== contact.instagram_username)
-      await updateContact(tx, accountId, contact.id, { instagram_username: input.from.username });
+      freshContact = await updateContact(tx, accountId, contact.id, { instagram_username: input.from.username });
 
     const direct = DIRECT_TYPES.has(input.type);
     // Every contact has its conversation; one made before that rule gets it now.
     await openConversation(tx, contact, now);
-    const conversation = (await findConversationOfContact(tx, accountId, contact.id, { forUpdate: true }))!;
+    const conversation = held(
+      await findConversationOfContact(tx, accountId, contact.id, { forUpdate: true }),
+      `the conversation of contact ${contact.id}`,
+    );
 
     const message = await insertMessage(tx, {
       id: randomUUID(),
@@ -181,7 +191,7 @@ export async function recordInbound(
     });
 
     const later = (a: string | null, b: string) => (a !== null && Date.parse(a) >= Date.parse(b) ? a : b);
-    await updateConversation(tx, accountId, conversation.id, {
+    const fresh = await updateConversation(tx, accountId, conversation.id, {
       last_message_at: later(conversation.last_message_at, message.created_at),
       ...(direct ? { in_inbox: true, last_inbound_at: later(conversation.last_inbound_at, message.created_at) } : {}),
     });
@@ -194,8 +204,11 @@ export async function recordInbound(
     ]);
     // The automation engine consumes it (answers, taps, triggers); messaging never imports the engine.
     await enqueue(tx, clock, { kind: INBOUND_MESSAGE_JOB, accountId, payload: { message_id: message.id } });
-    const fresh = (await findConversationOfContact(tx, accountId, contact.id))!;
-    const freshContact = (await findContact(tx, accountId, contact.id))!;
-    return { contact: freshContact, conversation: fresh, message, contactCreated: created };
+    return {
+      contact: held(freshContact, `contact ${contact.id}`),
+      conversation: held(fresh, `conversation ${conversation.id}`),
+      message,
+      contactCreated: created,
+    };
   });
 }
