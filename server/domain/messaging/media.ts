@@ -69,7 +69,7 @@ export async function createMedia(
     content_type: row.content_type ?? input.content_type,
     filename: row.filename,
     upload_url: await uploadLink(db, clock, baseUrl, row, uploadExpiresAt),
-    upload_expires_at: row.upload_expires_at!,
+    upload_expires_at: row.upload_expires_at ?? uploadExpiresAt.toISOString(), // set by the insert above
     created_at: row.created_at,
   };
 }

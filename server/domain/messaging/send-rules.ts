@@ -248,7 +248,7 @@ export function fillTemplateBody(body: string, values: readonly string[]): strin
 export function isHttpsUrl(url: string): boolean {
   if (!/^https:\/\/[^/\\?#@]/i.test(url)) return false;
   for (const char of url) {
-    const code = char.codePointAt(0)!;
+    const code = char.codePointAt(0) ?? 0; // a character of a string always has a code point
     if (code <= 0x20 || code === 0x7f || /\s/u.test(char)) return false;
   }
   try {
@@ -373,6 +373,7 @@ function checkChannel(body: SchemaSendMessageRequest, channel: Channel): void {
   const cards = attachment.cards;
   if (cards.length < 2) throw notSupported(channel, cardsPath, 'whatsapp sends 2 to 10 cards.');
   const shape = (card: SchemaSendCard) => `${card.buttons?.[0]?.type ?? ''}:${card.buttons?.length ?? 0}`;
+  const [first] = cards;
   for (const [c, card] of cards.entries()) {
     if (card.media_id === undefined)
       throw notSupported(channel, `${cardsPath}[${c}].media_id`, 'On whatsapp every card needs an image.');
@@ -385,7 +386,7 @@ function checkChannel(body: SchemaSendMessageRequest, channel: Channel): void {
         `${cardsPath}[${c}].buttons`,
         'A whatsapp card sends either one link button or 1 to 3 reply buttons.',
       );
-    if (c > 0 && shape(card) !== shape(cards[0]!))
+    if (c > 0 && first && shape(card) !== shape(first))
       throw notSupported(
         channel,
         `${cardsPath}[${c}].buttons`,
@@ -451,9 +452,9 @@ const FORM_WORDS: Record<TextForm, string> = {
 /** Step 3. */
 function checkLength(body: SchemaSendMessageRequest, channel: Channel, fitted = false): void {
   const form = textForm(body);
-  if (!form) return;
+  if (!form || !hasText(body.text)) return;
   const limit = textLimit(channel, form, fitted);
-  if (textLength(body.text!) > limit)
+  if (textLength(body.text) > limit)
     throw new ApiError(422, 'text_too_long', `${channel} delivers at most ${limit} characters ${FORM_WORDS[form]}.`, {
       channel,
       field: 'text',
@@ -519,9 +520,9 @@ async function checkTemplate(
     throw new ApiError(422, 'template_not_found', 'No template with this name and language.', { name, language });
   if (template.status !== 'approved')
     throw new ApiError(422, 'template_not_approved', 'This template is not approved.', { status: template.status });
-  if (template.unsupported_features.length > 0) {
-    const reason =
-      TEMPLATE_FEATURES.find((f) => template.unsupported_features.includes(f)) ?? template.unsupported_features[0]!;
+  const [firstFeature] = template.unsupported_features;
+  if (firstFeature !== undefined) {
+    const reason = TEMPLATE_FEATURES.find((f) => template.unsupported_features.includes(f)) ?? firstFeature;
     throw new ApiError(422, 'template_not_supported', `This template needs ${reason}, which the API does not send.`, {
       reason,
     });
@@ -569,17 +570,21 @@ export async function checkSend(request: SchemaSendMessageRequest, ctx: SendRule
 
   const attachment = body.attachments?.[0];
   if (attachment?.type === 'cards') {
-    const images = new Map<string, MediaInfo>();
+    // Every card's media is checked before any button is read: the first error named stays the same.
+    const images: StoredCard['image'][] = [];
     for (const [c, card] of attachment.cards.entries())
-      if (card.media_id !== undefined)
-        images.set(card.media_id, await checkMedia(ctx, card.media_id, 'image', `${cardsPath}[${c}].media_id`));
-    const cards: StoredCard[] = attachment.cards.map((card) => ({
-      title: card.title,
-      subtitle: card.subtitle ?? null,
-      image:
+      images.push(
         card.media_id === undefined
           ? null
-          : { media_id: card.media_id, content_type: images.get(card.media_id)!.content_type },
+          : {
+              media_id: card.media_id,
+              content_type: (await checkMedia(ctx, card.media_id, 'image', `${cardsPath}[${c}].media_id`)).content_type,
+            },
+      );
+    const cards: StoredCard[] = attachment.cards.map((card, c) => ({
+      title: card.title,
+      subtitle: card.subtitle ?? null,
+      image: images[c] ?? null,
       buttons: (card.buttons ?? []).map(readButton),
     }));
     return { text, attachments: [{ type: 'cards', cards }], template: null, form: 'cards' };
@@ -605,7 +610,7 @@ export async function checkSend(request: SchemaSendMessageRequest, ctx: SendRule
 
   const buttons = body.buttons ?? [];
   if (buttons.length > 0) {
-    const title = withSignature(text!, signature, textLimit(channel, 'text_buttons'));
+    const title = withSignature(text ?? '', signature, textLimit(channel, 'text_buttons'));
     return {
       text: null,
       attachments: [
@@ -616,7 +621,7 @@ export async function checkSend(request: SchemaSendMessageRequest, ctx: SendRule
     };
   }
   return {
-    text: withSignature(text!, signature, textLimit(channel, 'text')),
+    text: withSignature(text ?? '', signature, textLimit(channel, 'text')),
     attachments: [],
     template: null,
     form: 'text',
