@@ -112,9 +112,10 @@ export async function contactWrites(
 
 /** How a contact is named on its channel, for a follow-up action of the same contact. */
 function senderOf(contact: ContactRow): InboundInput['from'] {
+  // A contact's row holds the identity of its channel (as its view reads it too).
   return contact.channel === 'instagram'
-    ? { instagram_id: contact.instagram_id!, username: contact.instagram_username!, name: contact.name }
-    : { phone: contact.phone!, name: contact.name };
+    ? { instagram_id: contact.instagram_id ?? '', username: contact.instagram_username ?? '', name: contact.name }
+    : { phone: contact.phone ?? '', name: contact.name };
 }
 
 interface StoredCardButton {
@@ -125,9 +126,9 @@ interface StoredCardButton {
 
 /** The reply button `buttonId` of an outbound message (a text with buttons or cards), if any. */
 function replyButton(message: MessageRow, buttonId: string): StoredCardButton | undefined {
-  for (const attachment of message.attachments as { type: string; cards?: { buttons: StoredCardButton[] }[] }[]) {
+  for (const attachment of message.attachments) {
     if (attachment.type !== 'cards') continue;
-    for (const card of attachment.cards ?? [])
+    for (const card of attachment.cards)
       for (const button of card.buttons) if (button.type === 'postback' && button.id === buttonId) return button;
   }
   return undefined;
@@ -231,7 +232,7 @@ export function contactReacts(
     baseUrl,
     (message, at) => {
       requireInstagram(message);
-      const others = (message.reactions as { by: string }[]).filter((r) => r.by !== 'contact');
+      const others = message.reactions.filter((r) => r.by !== 'contact');
       const created_at = apiTimestamp(new Date(at));
       const reactions = emoji === null ? others : [...others, { emoji, by: 'contact', created_at }];
       return { reactions: JSON.stringify(reactions) };

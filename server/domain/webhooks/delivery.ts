@@ -52,6 +52,7 @@ import {
 import { signatureHeader } from '../../webhooks/signing.js';
 import { DEFAULT_TIMEOUT_MS, deliveryHeaders, postEvent, type AttemptResult } from '../../webhooks/sender.js';
 import type { TargetPolicy } from '../../webhooks/targets.js';
+import { isRecord } from '../checks.js';
 import { signingSecrets } from './endpoints.js';
 import { envelopeBody } from './envelope.js';
 import { dropPendingDeliveries, slotKey } from './slots.js';
@@ -131,7 +132,7 @@ export async function runDeliveryJob(
   ctx: DeliveryContext,
   deps: DeliveryDeps,
 ): Promise<void> {
-  const deliveryId = (job.payload as { delivery_id?: unknown } | null)?.delivery_id;
+  const deliveryId = isRecord(job.payload) ? job.payload.delivery_id : undefined;
   if (typeof deliveryId !== 'string') {
     ctx.logger.error({ job: job.id }, 'webhook.deliver job without a delivery_id: dropped');
     await ctx.db.transaction().execute((trx) => ctx.complete(trx));
@@ -217,12 +218,14 @@ async function begin(
     return done();
   };
   // Another run of this delivery holds a slot (a repeated job): look again when its lease ends.
-  if (later(delivery.in_flight_until, now)) return comeBackAt(delivery.in_flight_until!);
+  const leaseEnd = delivery.in_flight_until;
+  if (leaseEnd !== null && later(leaseEnd, now)) return comeBackAt(leaseEnd);
   const slots = await inFlightSlots(trx, endpoint.id, iso(now));
-  if (slots.taken >= deps.maxInFlight) {
+  // maxInFlight is at least 1, so when the slots are full some lease is running and firstFreeAt is its end.
+  if (slots.taken >= deps.maxInFlight && slots.firstFreeAt !== null) {
     // Woken by the first attempt of this endpoint to finish (under this same endpoint lock, so no wake-up is
     // lost), or when the earliest slot lease runs out if its worker died.
-    await ctx.park(trx, { key: slotKey(endpoint.id), until: slots.firstFreeAt! });
+    await ctx.park(trx, { key: slotKey(endpoint.id), until: slots.firstFreeAt });
     return null;
   }
   if (deps.pacePerMinute > 0) {

@@ -62,11 +62,16 @@ type EventType = components['schemas']['WebhookEventType'];
 
 export type EndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
 
-/** Whether the previous secret still signs at `now`. */
-const previousSigns = (row: WebhookEndpointRow, now: Date): boolean =>
+/** The previous secret while it still signs at `now`, else null. */
+const signingPrevious = (
+  row: Pick<WebhookEndpointRow, 'previous_secret' | 'previous_secret_expires_at'>,
+  now: Date,
+): string | null =>
   row.previous_secret !== null &&
   row.previous_secret_expires_at !== null &&
-  Date.parse(row.previous_secret_expires_at) > now.getTime();
+  Date.parse(row.previous_secret_expires_at) > now.getTime()
+    ? row.previous_secret
+    : null;
 
 export function endpointView(row: WebhookEndpointRow, now: Date): EndpointView {
   return {
@@ -79,7 +84,7 @@ export function endpointView(row: WebhookEndpointRow, now: Date): EndpointView {
     disabled_at: row.disabled_at,
     failing_since: row.failing_since,
     // The overlap is over once it expires, whether or not a write has cleared the column.
-    previous_secret_expires_at: previousSigns(row, now) ? row.previous_secret_expires_at : null,
+    previous_secret_expires_at: signingPrevious(row, now) !== null ? row.previous_secret_expires_at : null,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -95,7 +100,8 @@ export function signingSecrets(
   row: Pick<WebhookEndpointRow, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
   now: Date,
 ): string[] {
-  return previousSigns(row as WebhookEndpointRow, now) ? [row.secret, row.previous_secret!] : [row.secret];
+  const previous = signingPrevious(row, now);
+  return previous !== null ? [row.secret, previous] : [row.secret];
 }
 
 const endpointNotFound = () => notFound('No such webhook endpoint.');
@@ -105,9 +111,12 @@ export function normaliseEventTypes<Type extends string>(types: readonly Type[])
   return [...new Set(types)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/** The catalogue of event types, looked up by any string (an unknown type finds nothing). */
+const EVENT_SCOPES: Readonly<Record<string, { scope: string | null } | undefined>> = eventCatalog;
+
 /** The read scope a key needs to receive events of `type` (the spec's `x-event-scope`). */
 export function eventReadScope(type: string): string {
-  const entry = (eventCatalog as Record<string, { scope: string | null } | undefined>)[type];
+  const entry = EVENT_SCOPES[type];
   if (!entry?.scope) throw new Error(`no read scope is known for the event type ${type}`);
   return entry.scope;
 }
