@@ -1,6 +1,7 @@
 // API keys (Part A, Authentication): "<prefix>_<46 letters and digits>", only a hash stored, shown once,
 // every key expires (30, 60, 90, 180 days or 1 year), at most 25 active keys per account, scopes fixed,
 // revocation irreversible. Keys are created and revoked by the console (the admin API, the console CLI).
+import { isOneOf } from '../checks.js';
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { components as adminComponents } from '../../../generated/admin-api.js';
@@ -57,7 +58,7 @@ export async function createApiKey(
 ): Promise<CreatedKey> {
   if (!VALIDITY_DAYS.includes(input.validityDays))
     throw new ApiError(422, 'invalid_validity', `validity_days must be one of ${VALIDITY_DAYS.join(', ')}.`);
-  const unknown = input.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  const unknown = input.scopes.filter((s) => !isOneOf(SCOPES, s));
   if (unknown.length) throw new ApiError(422, 'invalid_scopes', `Unknown scopes: ${unknown.join(', ')}.`);
   requireName(input.name);
   const scopes = [...new Set(input.scopes)].sort();

@@ -1,5 +1,6 @@
 // Connections (instagram accounts, whatsapp numbers) as the console adds and changes them. One connection per
 // number or username in an account; a disconnected connection carries its reason, a connected one none.
+import { isOneOf } from '../checks.js';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
@@ -72,7 +73,7 @@ function statusAfter(
   change: { status?: ConnectionStatus; disconnect_reason?: DisconnectReason },
 ): { status: ConnectionStatus; disconnect_reason: DisconnectReason | null } {
   const invalid = (message: string) => new ApiError(422, 'invalid_disconnect_reason', message);
-  if (change.status !== undefined && !(CONNECTION_STATUSES as readonly string[]).includes(change.status))
+  if (change.status !== undefined && !isOneOf(CONNECTION_STATUSES, change.status))
     throw invalid(`Unknown status ${String(change.status)}.`);
   if (change.disconnect_reason !== undefined && !DISCONNECT_REASONS.includes(change.disconnect_reason))
     throw invalid(`Unknown disconnect_reason ${String(change.disconnect_reason)}.`);

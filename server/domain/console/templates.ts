@@ -42,11 +42,12 @@ export function parseTemplateBody(body: string): { variableCount: number; named:
   const invalid = (message: string) => new ApiError(422, 'invalid_template_body', message);
   const numbers = new Set<number>();
   let named = false;
-  for (const match of body.matchAll(/\{\{([^{}]*)\}\}/g)) {
-    const inner = match[1]!.trim();
+  // The group always takes part in a match (it may be empty).
+  for (const [, placeholder = ''] of body.matchAll(/\{\{([^{}]*)\}\}/g)) {
+    const inner = placeholder.trim();
     if (/^[0-9]+$/.test(inner)) numbers.add(Number(inner));
     else if (/^[a-z_][a-z0-9_]*$/.test(inner)) named = true;
-    else throw invalid(`{{${match[1]}}} is neither a number nor a variable name.`);
+    else throw invalid(`{{${placeholder}}} is neither a number nor a variable name.`);
   }
   const count = numbers.size;
   for (let n = 1; n <= count; n++)

@@ -14,11 +14,18 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { catalogVersion } from '../../../generated/block-catalog.js';
 import type { ValidationCode } from './validation-types.js';
 import { isUuid, uuidPlaces } from '../../ids.js';
+import { isRecord } from '../checks.js';
+
+function readCatalog(): Record<string, unknown> {
+  const document: unknown = JSON.parse(
+    readFileSync(new URL('../../../generated/block-catalog.schema.json', import.meta.url), 'utf8'),
+  );
+  if (!isRecord(document)) throw new Error('generated/block-catalog.schema.json is not a JSON object.');
+  return document;
+}
 
 /** The catalog document served by GET /v1/workflow-graph-schema (`schema`). */
-export const catalogDocument = JSON.parse(
-  readFileSync(new URL('../../../generated/block-catalog.schema.json', import.meta.url), 'utf8'),
-) as Record<string, unknown>;
+export const catalogDocument = readCatalog();
 
 /** The `catalog_version` served with it. */
 export { catalogVersion };
@@ -41,6 +48,16 @@ export interface CatalogIssue {
 
 const decode = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
+/** An object or an array, whose members a JSON pointer reads by key. */
+const hasMembers = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === 'object' && value !== null;
+
+/** A string parameter of an Ajv error (`missingProperty`, `additionalProperty`), if it has one. */
+function paramOf(e: ErrorObject, name: string): string | undefined {
+  const value: unknown = e.params[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
 /** `nodes.<id>.data.tags[0]` from the JSON pointer `/<id>/data/tags/0` (segments after the id). */
 function pathOf(id: string, rest: string[]): string {
   let path = `nodes.${id}`;
@@ -52,17 +69,17 @@ function pathOf(id: string, rest: string[]): string {
 function valueAt(node: unknown, rest: string[]): unknown {
   let value = node;
   for (const segment of rest) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string, unknown>)[segment];
+    if (!hasMembers(value)) return undefined;
+    value = value[segment];
   }
   return value;
 }
 
 function codeOf(e: ErrorObject, id: string, rest: string[], nodes: Record<string, unknown>): ValidationCode {
   const [first, field, index, sub, subIndex, leaf] = rest;
-  const missing = e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : undefined;
+  const missing = e.keyword === 'required' ? paramOf(e, 'missingProperty') : undefined;
   const node = nodes[id];
-  const type = typeof node === 'object' && node !== null ? (node as { type?: unknown }).type : undefined;
+  const type = hasMembers(node) ? node.type : undefined;
   if (e.schemaPath.startsWith('#/allOf/0/properties/root/')) return 'root_missing';
   if (first !== 'data') return 'schema_violation';
   // data.next: missing, or its number of entries.
@@ -110,7 +127,7 @@ function codeOf(e: ErrorObject, id: string, rest: string[], nodes: Record<string
  */
 export function catalogIssues(nodes: unknown): CatalogIssue[] {
   if (validateNodes(nodes)) return [];
-  const record = (typeof nodes === 'object' && nodes !== null ? nodes : {}) as Record<string, unknown>;
+  const record = hasMembers(nodes) ? nodes : {};
   const issues: CatalogIssue[] = [];
   const seen = new Set<string>();
   const add = (issue: CatalogIssue) => {
@@ -130,8 +147,8 @@ export function catalogIssues(nodes: unknown): CatalogIssue[] {
       });
       continue;
     }
-    const segments = e.instancePath === '' ? [] : e.instancePath.slice(1).split('/').map(decode);
-    if (segments.length === 0) {
+    const [id, ...rest] = e.instancePath === '' ? [] : e.instancePath.slice(1).split('/').map(decode);
+    if (id === undefined) {
       if (e.keyword === 'maxProperties') {
         add({ code: 'graph_too_large', message: 'The graph has more than 500 blocks.', node_id: null, path: 'nodes' });
       } else if (e.keyword === 'required') {
@@ -141,13 +158,9 @@ export function catalogIssues(nodes: unknown): CatalogIssue[] {
       }
       continue;
     }
-    const [id, ...rest] = segments as [string, ...string[]];
     const code = codeOf(e, id, rest, record);
-    const missing = e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : undefined;
-    const extra =
-      e.keyword === 'additionalProperties'
-        ? (e.params as { additionalProperty?: string }).additionalProperty
-        : undefined;
+    const missing = e.keyword === 'required' ? paramOf(e, 'missingProperty') : undefined;
+    const extra = e.keyword === 'additionalProperties' ? paramOf(e, 'additionalProperty') : undefined;
     const at = missing ?? extra;
     const path = pathOf(id, at === undefined ? rest : [...rest, at]);
     if (code === 'root_missing') {

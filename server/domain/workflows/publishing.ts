@@ -17,6 +17,7 @@ import {
   type WorkflowRow,
   type WorkflowVersionRow,
 } from '../../store/workflows.js';
+import { isRecord } from '../checks.js';
 import type { Actor } from '../accounts/actor.js';
 import { outputCount } from '../../blocks/index.js';
 import { accountLookups } from './lookups.js';
@@ -36,7 +37,7 @@ export function engineRefusals(nodes: Record<string, unknown>): string[] {
   const refusals: string[] = [];
   for (const [id, node] of Object.entries(nodes)) {
     const outputs = outputCount(node);
-    const next = (node as { data?: { next?: unknown } }).data?.next;
+    const next = isRecord(node) && isRecord(node.data) ? node.data.next : undefined;
     if (outputs !== null && Array.isArray(next) && next.length > outputs)
       refusals.push(`Block ${id} has ${next.length} next entries for ${outputs} outputs.`);
   }

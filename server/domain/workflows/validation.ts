@@ -64,9 +64,9 @@ const TEXT_EVENTS = new Set(['comment', 'live_comment', 'story_message', 'messag
 function comparePaths(a: string, b: string): number {
   const pa = a.split(/(\d+)/);
   const pb = b.split(/(\d+)/);
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-    const x = pa[i]!;
-    const y = pb[i]!;
+  for (const [i, x] of pa.entries()) {
+    const y = pb[i];
+    if (y === undefined) break;
     if (x === y) continue;
     if (i % 2 === 1) return Number(x) - Number(y);
     return x < y ? -1 : 1;
@@ -667,8 +667,9 @@ export async function writeProblem(
   const trigger = f.trigger[0];
   if (trigger) return new ApiError(422, 'invalid_trigger', trigger.message, { reason: trigger.code });
   const errors = sortIssues([...f.shape, ...f.outputs, ...f.resources], f.order);
-  if (errors.length > 0) {
-    return new ApiError(422, 'invalid_graph', `The graph does not follow the contract: ${errors[0]!.message}`, {
+  const [first] = errors;
+  if (first) {
+    return new ApiError(422, 'invalid_graph', `The graph does not follow the contract: ${first.message}`, {
       errors,
     });
   }
