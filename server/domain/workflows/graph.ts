@@ -90,10 +90,28 @@ export function withPositions(nodes: Json): Json {
   );
 }
 
-/** For reads: each block's `next` padded with null up to its output count. Extras are kept. */
-export function fillNext(nodes: Json): Json {
+/**
+ * The blocks of a graph as stored: each with its position, the one sent kept, a computed one for the others
+ * (what withPositions does, for blocks already known to be objects).
+ */
+export function positioned<Node extends { position?: Position }>(
+  nodes: Readonly<Record<string, Node>>,
+): Record<string, Node & { position: Position }> {
+  const positions = layout(nodes);
+  // Object.fromEntries defines own properties, so even an id such as `__proto__` stays a key.
   return Object.fromEntries(
-    Object.entries(nodes).map(([id, node]) => {
+    Object.entries(nodes).map(([id, node]) => [
+      id,
+      // layout places every id; the origin is only there for the type.
+      { ...node, position: node.position === undefined ? (positions.get(id) ?? { x: 0, y: 0 }) : node.position },
+    ]),
+  );
+}
+
+/** For reads: each block's `next` padded with null up to its output count. Extras are kept, and so is each block's type. */
+export function fillNext<Node>(nodes: Readonly<Record<string, Node>>): Record<string, Node> {
+  return Object.fromEntries(
+    Object.entries(nodes).map(([id, node]): [string, Node] => {
       if (!isObject(node) || !isObject(node.data) || !Array.isArray(node.data.next)) return [id, node];
       const count = outputCount(node);
       const next: unknown[] = node.data.next;

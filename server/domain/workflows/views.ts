@@ -18,7 +18,7 @@ export type WorkflowRunSummaryView = Schemas['WorkflowRunSummary'];
  */
 const graphView = (graph: Schemas['WorkflowGraph']): Schemas['WorkflowGraph'] => ({
   ...graph,
-  nodes: fillNext(graph.nodes) as Schemas['WorkflowGraph']['nodes'],
+  nodes: fillNext(graph.nodes),
 });
 
 export function workflowSummaryView(row: WorkflowRow): WorkflowSummaryView {

@@ -32,7 +32,7 @@ import {
 } from '../../store/workflows.js';
 import { audit, type Actor } from '../accounts/actor.js';
 import { requireWorkflowFolder, unknownFolder } from './folders.js';
-import { withPositions } from './graph.js';
+import { positioned } from './graph.js';
 import { graphIdPlaces } from './catalog.js';
 import { canonicalizeAt } from '../../ids.js';
 import { accountLookups } from './lookups.js';
@@ -51,7 +51,7 @@ type Trigger = Schemas['WorkflowTrigger'];
 type Graph = Schemas['WorkflowGraph'];
 
 /** A new automation's graph when none is sent: only the root block (Part B). */
-const ROOT_ONLY = { nodes: { root: { type: 'root', data: { next: [null] } } } };
+const ROOT_ONLY: Schemas['WorkflowGraphInput'] = { nodes: { root: { type: 'root', data: { next: [null] } } } };
 
 /** The trigger with every default filled in, as stored and returned. */
 export function triggerWithDefaults(trigger: Schemas['WorkflowTriggerInput']): Trigger {
@@ -72,9 +72,9 @@ export function triggerWithDefaults(trigger: Schemas['WorkflowTriggerInput']): T
 export function graphToStore(graph: Schemas['WorkflowGraphInput'] | undefined): Graph {
   const source = graph ?? ROOT_ONLY;
   canonicalizeAt(source.nodes, graphIdPlaces);
-  // Stored blocks all carry a position (withPositions fills the missing ones), which makes them WorkflowNodes;
-  // everything else in a block is kept as received (Part B rule 8).
-  return { ...source, nodes: withPositions(source.nodes) as Graph['nodes'] };
+  // Stored blocks all carry a position (the missing ones filled in), which makes them WorkflowNodes; everything
+  // else in a block is kept as received (Part B rule 8).
+  return { ...source, nodes: positioned(source.nodes) };
 }
 
 /** What runs, as a digest: title, description, channel, trigger, graph (not the folder). */
