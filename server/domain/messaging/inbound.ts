@@ -129,6 +129,22 @@ async function contactOfSender(
   return { contact: existing, created: false };
 }
 
+/** The sender's contact after a message: its activity, name and username as the channel sends them now. */
+async function touchContact(tx: Kysely<DB>, contact: ContactRow, from: InboundFrom, now: string): Promise<ContactRow> {
+  // A message is activity; the profile name overwrites the name; a deleted contact that writes comes back.
+  let fresh = await updateContact(tx, contact.account_id, contact.id, {
+    name: from.name,
+    updated_at: now,
+    last_interaction_at: now,
+    deleted_at: null,
+  });
+  // The channel sends the current username with each message (SandboxInstagramSender: "It updates the
+  // contact's instagram.username").
+  if (contact.channel === 'instagram' && from.username && from.username !== contact.instagram_username)
+    fresh = await updateContact(tx, contact.account_id, contact.id, { instagram_username: from.username });
+  return held(fresh, `contact ${contact.id}`);
+}
+
 export async function recordInbound(
   db: Kysely<DB>,
   clock: Clock,
@@ -141,17 +157,7 @@ export async function recordInbound(
     const now = clock.now().toISOString();
     const at = input.created_at ?? now;
     const { contact, created } = await contactOfSender(tx, accountId, connection, input.from, now);
-    // A message is activity; the profile name overwrites the name; a deleted contact that writes comes back.
-    let freshContact = await updateContact(tx, accountId, contact.id, {
-      name: input.from.name,
-      updated_at: now,
-      last_interaction_at: now,
-      deleted_at: null,
-    });
-    // The channel sends the current username with each message (SandboxInstagramSender: "It updates the
-    // contact's instagram.username").
-    if (contact.channel === 'instagram' && input.from.username && input.from.username !== contact.instagram_username)
-      freshContact = await updateContact(tx, accountId, contact.id, { instagram_username: input.from.username });
+    const freshContact = await touchContact(tx, contact, input.from, now);
 
     const direct = DIRECT_TYPES.has(input.type);
     // Every contact has its conversation; one made before that rule gets it now.
@@ -204,11 +210,7 @@ export async function recordInbound(
     ]);
     // The automation engine consumes it (answers, taps, triggers); messaging never imports the engine.
     await enqueue(tx, clock, { kind: INBOUND_MESSAGE_JOB, accountId, payload: { message_id: message.id } });
-    return {
-      contact: held(freshContact, `contact ${contact.id}`),
-      conversation: held(fresh, `conversation ${conversation.id}`),
-      message,
-      contactCreated: created,
-    };
+    const freshConversation = held(fresh, `conversation ${conversation.id}`);
+    return { contact: freshContact, conversation: freshConversation, message, contactCreated: created };
   });
 }
