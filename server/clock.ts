@@ -46,4 +46,4 @@ export interface AdvanceableClock extends Clock {
 }
 
 export const isAdvanceable = (clock: Clock): clock is AdvanceableClock =>
-  typeof (clock as Partial<AdvanceableClock>).advance === 'function';
+  'advance' in clock && typeof clock.advance === 'function';

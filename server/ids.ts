@@ -54,29 +54,31 @@ export function resolveRef(root: Json, ref: string): unknown {
   return node;
 }
 
+/** An item of an array, or a property of an object, `depth` names along a place. */
+type Slot = { list: unknown[]; index: number; depth: number } | { object: Json; key: string; depth: number };
+
 /** Puts every UUID found at `places` of `value` in its canonical form, in place. Iterative. */
 export function canonicalizeAt(value: unknown, places: readonly Place[]): void {
   for (const place of places) {
     // [container, key] pairs still to follow, with how far along the place they are.
-    const stack: { holder: Json | unknown[]; key: string | number; depth: number }[] = [];
+    const stack: Slot[] = [];
     const push = (holder: unknown, depth: number) => {
       const name = place[depth];
       if (name === undefined) return;
       if (name === '*') {
-        if (Array.isArray(holder)) holder.forEach((_item, i) => stack.push({ holder, key: i, depth }));
-        else if (isObject(holder)) for (const key of Object.keys(holder)) stack.push({ holder, key, depth });
-      } else if (isObject(holder) && Object.hasOwn(holder, name)) stack.push({ holder, key: name, depth });
+        if (Array.isArray(holder)) holder.forEach((_item, index) => stack.push({ list: holder, index, depth }));
+        else if (isObject(holder)) for (const key of Object.keys(holder)) stack.push({ object: holder, key, depth });
+      } else if (isObject(holder) && Object.hasOwn(holder, name)) stack.push({ object: holder, key: name, depth });
     };
     if (place.length === 0) continue;
     push(value, 0);
     for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-      const { holder, key, depth } = next;
-      const item: unknown = Array.isArray(holder) ? holder[key as number] : holder[key as string];
-      if (depth === place.length - 1) {
+      const item: unknown = 'list' in next ? next.list[next.index] : next.object[next.key];
+      if (next.depth === place.length - 1) {
         if (typeof item !== 'string') continue;
-        if (Array.isArray(holder)) holder[key as number] = canonicalId(item);
-        else holder[key as string] = canonicalId(item);
-      } else push(item, depth + 1);
+        if ('list' in next) next.list[next.index] = canonicalId(item);
+        else next.object[next.key] = canonicalId(item);
+      } else push(item, next.depth + 1);
     }
   }
 }

@@ -3,6 +3,7 @@
 // account secret's value (`POST /admin/v1/accounts/{id}/secrets`) is named, should a body ever be logged.
 // On a terminal in development the same entries are written as one readable line each (prettyStream).
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { isRecord } from './guards.js';
 
 /**
  * `destination`: stdout by default; tests pass a stream to read what was logged. `pretty`: readable lines
@@ -50,20 +51,21 @@ const HEAD = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'err']);
 
 /** `12:30:01.250 INFO  message key=value …`, then an error's stack on the lines below. */
 export function prettyLine(json: string): string {
-  let entry: Record<string, unknown>;
+  let entry: unknown;
   try {
-    entry = JSON.parse(json) as Record<string, unknown>;
+    entry = JSON.parse(json);
   } catch {
     return json; // not pino's: as it came
   }
+  if (!isRecord(entry)) return json; // pino writes an object per line: this one is not pino's either
   const time = typeof entry.time === 'number' ? new Date(entry.time).toISOString().slice(11, 23) : '';
   const level = (typeof entry.level === 'number' ? LEVELS[entry.level] : undefined) ?? String(entry.level);
   const fields = Object.entries(entry)
     .filter(([key]) => !HEAD.has(key))
     .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
   const head = [time, level.padEnd(5), typeof entry.msg === 'string' ? entry.msg : '', ...fields].join(' ');
-  const err = entry.err as { stack?: unknown; message?: unknown } | undefined;
-  const detail = typeof err?.stack === 'string' ? err.stack : typeof err?.message === 'string' ? err.message : '';
+  const err = isRecord(entry.err) ? entry.err : {};
+  const detail = typeof err.stack === 'string' ? err.stack : typeof err.message === 'string' ? err.message : '';
   return `${head.trimEnd()}${detail ? `\n    ${detail.split('\n').join('\n    ')}` : ''}\n`;
 }
 

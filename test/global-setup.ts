@@ -5,6 +5,7 @@
 // - PostgreSQL (DATABASE_URL set): a migrated database used as a template; each test database is
 //   `create database … template …`, a file copy. Its migrations still run at open: they find nothing to do.
 // The harness (test/server/harness.ts) reads both through `inject`, and falls back to migrating itself without.
+// Vitest calls this once per project (shared and isolated, vitest.config.ts) and for the root: one set is made.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,16 +24,38 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+interface Templates {
+  /** The PGlite dump's file. */
+  file: string;
+  postgresTemplate: string | undefined;
+  drop: () => Promise<void>;
+}
+
+/** Made once per run: vitest calls the set-up once per project (and once for the root), in one process. */
+let templates: Promise<Templates> | undefined;
+let users = 0;
+
+async function makeTemplates(): Promise<Templates> {
   const dir = mkdtempSync(join(tmpdir(), 'ep-test-templates-'));
   const [dump, postgresTemplate] = await Promise.all([migratedPGliteTemplate(), postgresTemplateDatabase()]);
   const file = join(dir, 'pglite.tar');
   writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
-  project.provide('pgliteTemplate', file);
-  project.provide('postgresTemplate', postgresTemplate);
-  return async () => {
+  const drop = async () => {
     rmSync(dir, { recursive: true, force: true });
     if (postgresTemplate) await withAdmin((admin) => admin.query(`drop database if exists ${postgresTemplate}`));
+  };
+  return { file, postgresTemplate, drop };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  users += 1;
+  templates ??= makeTemplates();
+  const made = await templates;
+  project.provide('pgliteTemplate', made.file);
+  project.provide('postgresTemplate', made.postgresTemplate);
+  return async () => {
+    users -= 1;
+    if (users === 0) await made.drop();
   };
 }
 

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { systemClock } from '../clock.js';
 import { ConfigError, loadConfig } from '../config.js';
+import { isOneOf, messageOf } from '../guards.js';
 import { accountView, changeAccount, createAccount, getAccount } from '../domain/accounts/accounts.js';
 import { CONSOLE_CLI } from '../domain/accounts/actor.js';
 import {
@@ -19,7 +20,6 @@ import {
   SCOPES,
   VALIDITY_DAYS,
   type Scope,
-  type ValidityDays,
 } from '../domain/accounts/keys.js';
 import {
   createAccountSecret,
@@ -94,9 +94,8 @@ function optional(v: Values, name: string): string | undefined {
 }
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value))
-    throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (got ${value})`);
-  return value as T;
+  if (!isOneOf(allowed, value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (got ${value})`);
+  return value;
 }
 
 function list<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] {
@@ -153,7 +152,7 @@ export const commands: Record<string, Command> = {
     options: { account: str, name: str, scopes: str, 'validity-days': str },
     run: async ({ db }, v) => {
       const days = integer('validity-days', required(v, 'validity-days'));
-      if (!(VALIDITY_DAYS as readonly number[]).includes(days))
+      if (!isOneOf(VALIDITY_DAYS, days))
         throw new UsageError(`--validity-days must be one of ${VALIDITY_DAYS.join(', ')}`);
       const scopes = list<Scope>('scopes', required(v, 'scopes'), SCOPES);
       const { key, secret } = await createApiKey(
@@ -163,7 +162,7 @@ export const commands: Record<string, Command> = {
           accountId: required(v, 'account'),
           name: optional(v, 'name') ?? 'Console key',
           scopes,
-          validityDays: days as ValidityDays,
+          validityDays: days,
         },
         CONSOLE_CLI,
       );
@@ -405,7 +404,7 @@ export async function main(
   try {
     values = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    err(`${(error as Error).message}\nusage: npm run console -- ${resource} ${action} ${command.usage}`);
+    err(`${messageOf(error)}\nusage: npm run console -- ${resource} ${action} ${command.usage}`);
     return 2;
   }
 

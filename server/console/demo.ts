@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { faker } from '@faker-js/faker';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
+import { isRecord } from '../guards.js';
 import { createAccount } from '../domain/accounts/accounts.js';
 import { createApiKey, SCOPES } from '../domain/accounts/keys.js';
 import { createConnection } from '../domain/console/connections.js';
@@ -19,6 +20,13 @@ export interface Demo {
   created: boolean;
 }
 
+/** The demo account and key a previous start saved (as written below), or undefined when the file holds neither. */
+function savedDemo(text: string): { account_id: string; api_key: string } | undefined {
+  const saved: unknown = JSON.parse(text);
+  if (!isRecord(saved) || typeof saved.account_id !== 'string' || typeof saved.api_key !== 'string') return undefined;
+  return { account_id: saved.account_id, api_key: saved.api_key };
+}
+
 export async function ensureDemoAccount(
   db: Kysely<DB>,
   clock: Clock,
@@ -26,8 +34,8 @@ export async function ensureDemoAccount(
   file = join(dataDir, 'demo-api-key'),
 ): Promise<Demo> {
   mkdirSync(dataDir, { recursive: true });
-  if (existsSync(file)) {
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as { account_id: string; api_key: string };
+  const saved = existsSync(file) ? savedDemo(readFileSync(file, 'utf8')) : undefined;
+  if (saved) {
     // The saved key is only good if its account is still in this database (it may have been reset).
     const known = await db.selectFrom('accounts').select('id').where('id', '=', saved.account_id).executeTakeFirst();
     if (known) {

@@ -3,6 +3,7 @@
 // only exceptions are the `…ById` lookups the admin API needs, which address a resource by its id alone and
 // give its account to every later query.
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { codeOf } from '../guards.js';
 import type { CursorCodec } from './cursor.js';
 import { paginate, type Page, type PageRequest } from './pagination.js';
 import type {
@@ -21,7 +22,7 @@ export type UploadRow = Selectable<UploadsTable>;
 
 /** A unique constraint refused the write (the same SQLSTATE on PostgreSQL and PGlite). */
 export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+  return codeOf(error) === '23505';
 }
 
 /**

@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { migrations } from './migrations/index.js';
 import { requestContext } from '../request-context.js';
+import { codeOf } from '../guards.js';
 import { DeadlineDialect } from './deadline.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { BackgroundShare } from './priority.js';
@@ -199,11 +200,11 @@ function postgresPool(url: string, max: number, timeouts: Partial<pg.PoolConfig>
     options: '-c TimeZone=UTC',
     ...Object.fromEntries(Object.entries(timeouts).filter(([, ms]) => ms !== 0)),
     types: {
-      getTypeParser: ((oid: number, format?: string) => {
+      getTypeParser: (oid, format) => {
         if (oid === TIMESTAMPTZ_OID) return parseTimestamptz;
         if (oid === INT8_OID) return intParser;
-        return pg.types.getTypeParser(oid, format as 'text');
-      }) as typeof pg.types.getTypeParser,
+        return pg.types.getTypeParser(oid, format);
+      },
     },
   });
 }
@@ -502,7 +503,7 @@ export function lockDataDir(dataDir: string): () => void {
       closeSync(fd);
       return () => rmSync(file, { force: true });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (codeOf(error) !== 'EEXIST') throw error;
       const pid = Number(readFileSync(file, 'utf8').trim());
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isRunning(pid)) {
         throw new DataDirLockedError(
@@ -520,6 +521,6 @@ function isRunning(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return codeOf(error) === 'EPERM';
   }
 }

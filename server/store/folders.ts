@@ -1,6 +1,7 @@
 // SQL of workflow folders (Part B, Folders): a tree by parent_id, deleted for good with its subtree. Every
 // query filters by account and by the folder type (`workflow`, the only kind so far).
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { codeOf } from '../guards.js';
 import type { CursorCodec } from './cursor.js';
 import { paginate, type Page, type PageRequest } from './pagination.js';
 import type { DB, WorkflowFoldersTable } from './schema.js';
@@ -12,7 +13,7 @@ export const WORKFLOW_FOLDER = 'workflow';
 
 /** True for PostgreSQL's foreign_key_violation (a parent folder deleted between the check and the write). */
 export function isForeignKeyViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
+  return codeOf(error) === '23503';
 }
 
 /** Inserts the folder and answers the row as stored (timestamps with microseconds, as every read gives them). */

@@ -1,5 +1,5 @@
 // SQL of conversations and messages. Every query takes the account first and filters by it.
-import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
+import { sql, type Kysely, type NotNull, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { ConnectionRow } from './console.js';
 import type { CursorCodec } from './cursor.js';
 import { paginate, type Page, type PageRequest } from './pagination.js';
@@ -95,7 +95,8 @@ export async function selectConversationsPage(
     .selectAll()
     .where('account_id', '=', accountId)
     .where('in_inbox', '=', true)
-    .where('last_message_at', 'is not', null);
+    .where('last_message_at', 'is not', null)
+    .$narrowType<{ last_message_at: NotNull }>();
   if (filters.channel !== undefined) q = q.where('channel', '=', filters.channel);
   if (filters.lastMessageAfter !== undefined)
     q = q.where('last_message_at', '>', sql<string>`cast(${filters.lastMessageAfter} as timestamptz)`);
@@ -106,7 +107,7 @@ export async function selectConversationsPage(
     ))`;
     q = q.where(filters.unread ? unread : sql<boolean>`not ${unread}`);
   }
-  const result = await paginate(
+  return paginate(
     q,
     {
       codec,
@@ -121,7 +122,6 @@ export async function selectConversationsPage(
     },
     page,
   );
-  return result as Page<ConversationRow & { last_message_at: string }>;
 }
 
 // ------------------------------------------------------------------------------------------------ messages
@@ -221,7 +221,10 @@ export async function ensureConversation(db: Kysely<DB>, row: ConversationRow): 
     .values(row)
     .onConflict((oc) => oc.column('contact_id').doNothing())
     .execute();
-  return (await findConversationOfContact(db, row.account_id, row.contact_id))!;
+  const conversation = await findConversationOfContact(db, row.account_id, row.contact_id);
+  // Inserted now or before (the contact's one conversation): only another account's contact id could miss it.
+  if (!conversation) throw new Error(`contact ${row.contact_id} has no conversation in account ${row.account_id}`);
+  return conversation;
 }
 
 /** A conversation by its id alone (the admin API addresses resources so), whatever its account. */

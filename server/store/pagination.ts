@@ -93,7 +93,7 @@ export function bindingOf<O>(list: ListDefinition<O>): CursorBinding {
 /** The sort key of `row`, as the cursor carries it. */
 export function positionOf<O>(list: ListDefinition<O>, row: O): CursorValue[] {
   return list.keys.map((key) => {
-    const value = (row as Record<string, unknown>)[key.field];
+    const value: unknown = row[key.field];
     if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) return value;
     throw new Error(
       `sort key ${key.field} of list ${list.list} must be selected and come back as a string or number` +

@@ -18,6 +18,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { codeOf } from '../guards.js';
 import { DeadlineExceededError, requestContext } from '../request-context.js';
 import { PriorityTurns } from './priority.js';
 
@@ -65,10 +66,10 @@ class PGliteConnection implements DatabaseConnection {
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     await this.yieldNowAndThen();
     const statement = await this.statementOf(compiled.sql);
-    const values = (compiled.parameters as unknown[]).map((value, i) => {
+    const values = compiled.parameters.map((value, i) => {
       if (value === null || value === undefined) return null;
       const serializer = statement.serializers[i];
-      return serializer ? serializer(value) : String(value as string | number | boolean);
+      return serializer ? serializer(value) : String(value);
     });
     if (statement.name === undefined) await this.prepare(compiled.sql, statement);
     if (statement.name === undefined && this.pg.isInTransaction()) this.unprepared.set(compiled.sql, statement);
@@ -76,7 +77,7 @@ class PGliteConnection implements DatabaseConnection {
     try {
       messages = await this.run(compiled.sql, statement, values);
     } catch (error) {
-      if (statement.name === undefined || (error as { code?: unknown }).code !== PLAN_CHANGED) throw error;
+      if (statement.name === undefined || codeOf(error) !== PLAN_CHANGED) throw error;
       // Its table changed since it was prepared (a migration): run it unprepared from now on.
       delete statement.name;
       messages = await this.run(compiled.sql, statement, values);
@@ -84,6 +85,8 @@ class PGliteConnection implements DatabaseConnection {
     const [result] = parse.parseResults(messages, this.pg.parsers, { rowMode: 'object' });
     const affected = result?.affectedRows;
     return {
+      // Kysely's driver contract: the query builder that compiled the statement types its rows R; PGlite's parser
+      // gives them untyped, and no check here could know R.
       rows: (result?.rows ?? []) as R[],
       ...(affected !== undefined ? { numAffectedRows: BigInt(affected) } : {}),
     };
@@ -161,7 +164,8 @@ class PGliteConnection implements DatabaseConnection {
       const described = await this.pg.describeQuery(sql);
       known = {
         types: described.queryParams.map((p) => p.dataTypeID),
-        serializers: described.queryParams.map((p) => p.serializer as ((value: unknown) => string) | undefined),
+        // PGlite types a parameter's serializer as always there; an unknown type has none (hence `| undefined` above).
+        serializers: described.queryParams.map((p) => p.serializer),
       };
       // Past the bound, new texts are described each time and never prepared: memory stays bounded.
       if (this.statements.size < MAX_STATEMENTS) this.statements.set(sql, known);

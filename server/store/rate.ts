@@ -26,7 +26,9 @@ export async function countAccountCalls(
     on conflict (bucket, window_start) do update set count = rate_counters.count + excluded.count
     returning count
   `.execute(db);
-  return rows[0]!.count;
+  const [row] = rows;
+  if (!row) throw new Error('the rate counter upsert returned no row'); // `returning` answers the one row it wrote
+  return row.count;
 }
 
 export interface AccountCount {

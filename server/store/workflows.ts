@@ -352,7 +352,11 @@ export interface LiveTrigger {
 }
 
 /** The account's published automations on `channel`, with their live version (what triggers compare). */
-export async function selectLiveTriggers(db: Kysely<DB>, accountId: string, channel: string): Promise<LiveTrigger[]> {
+export async function selectLiveTriggers(
+  db: Kysely<DB>,
+  accountId: string,
+  channel: WorkflowVersionRow['channel_type'],
+): Promise<LiveTrigger[]> {
   const rows = await db
     .selectFrom('workflows as w')
     .innerJoin('workflow_versions as v', (join) =>
@@ -362,7 +366,7 @@ export async function selectLiveTriggers(db: Kysely<DB>, accountId: string, chan
     .where('w.account_id', '=', accountId)
     .where('w.deleted_at', 'is', null)
     .where('w.status', '=', 'published')
-    .where('v.channel_type', '=', channel as WorkflowVersionRow['channel_type'])
+    .where('v.channel_type', '=', channel)
     .orderBy('w.created_at')
     .orderBy('w.id')
     .execute();

@@ -9,6 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import tls from 'node:tls';
+import { codeOf, type NonEmpty } from '../guards.js';
 import type { TargetAddress } from './targets.js';
 
 export type AttemptError =
@@ -43,7 +44,7 @@ const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', '
 
 /** Maps a request error to the attempt error (anything not DNS or TLS is a failed connection). */
 export function classifyRequestError(error: unknown): Exclude<AttemptError, 'http_status' | 'unsafe_target'> {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  const code = codeOf(error);
   if (typeof code !== 'string') return 'connection_failed';
   if (DNS_CODES.has(code)) return 'dns_failed';
   if (
@@ -59,7 +60,7 @@ export function classifyRequestError(error: unknown): Exclude<AttemptError, 'htt
   return 'connection_failed';
 }
 
-function checkedLookup(addresses: readonly TargetAddress[]): LookupFunction {
+function checkedLookup(addresses: NonEmpty<TargetAddress>): LookupFunction {
   return (_hostname, options, callback) => {
     if (options.all) {
       callback(
@@ -67,7 +68,7 @@ function checkedLookup(addresses: readonly TargetAddress[]): LookupFunction {
         addresses.map((a) => ({ address: a.address, family: a.family })),
       );
     } else {
-      const first = addresses[0]!;
+      const [first] = addresses;
       callback(null, first.address, first.family);
     }
   };
@@ -75,7 +76,7 @@ function checkedLookup(addresses: readonly TargetAddress[]): LookupFunction {
 
 /** Where and how one exchange goes: the checked target, the request line, headers and body. */
 export interface ExchangeRequest {
-  target: { url: URL; hostname: string; addresses: readonly TargetAddress[] };
+  target: { url: URL; hostname: string; addresses: NonEmpty<TargetAddress> };
   method: string;
   headers: Record<string, string>;
   body: Buffer | null;

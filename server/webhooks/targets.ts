@@ -14,6 +14,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { isNonEmpty, type NonEmpty } from '../guards.js';
 
 export type UrlRefusalReason = 'invalid' | 'https_required' | 'credentials' | 'port' | 'unreachable';
 
@@ -80,18 +81,19 @@ function classifyV4(ip: ipaddr.IPv4): AddressClass {
 }
 
 function classifyV6(ip: ipaddr.IPv6): AddressClass {
-  const p = ip.parts as [number, number, number, number, number, number, number, number];
+  // An IPv6 address has its eight 16-bit parts, so the defaults never apply (the library types them number[]).
+  const [, p1 = 0, p2 = 0, p3 = 0, , , p6 = 0, p7 = 0] = ip.parts;
   const range: string = ip.range();
   switch (range) {
     case 'ipv4Mapped': // ::ffff:a.b.c.d
     case 'rfc6145': // ::ffff:0:a.b.c.d
-      return classifyV4(v4FromParts(p[6], p[7]));
+      return classifyV4(v4FromParts(p6, p7));
     case 'rfc6052': // NAT64: the well-known prefix embeds the IPv4 address; the local-use 64:ff9b:1::/48 is local
-      return ip.match(NAT64_WELL_KNOWN) ? classifyV4(v4FromParts(p[6], p[7])) : 'local';
+      return ip.match(NAT64_WELL_KNOWN) ? classifyV4(v4FromParts(p6, p7)) : 'local';
     case '6to4': // 2002:aabb:ccdd::/48
-      return classifyV4(v4FromParts(p[1], p[2]));
+      return classifyV4(v4FromParts(p1, p2));
     case 'teredo': // 2001:0:<server v4>:<flags>:<port>:<client v4 xor ffff:ffff>
-      return worst(classifyV4(v4FromParts(p[2], p[3])), classifyV4(v4FromParts(p[6] ^ 0xffff, p[7] ^ 0xffff)));
+      return worst(classifyV4(v4FromParts(p2, p3)), classifyV4(v4FromParts(p6 ^ 0xffff, p7 ^ 0xffff)));
     case 'unicast':
       // Only the global unicast block 2000::/3 is allocated for the internet; the rest is unassigned.
       return ip.match(GLOBAL_UNICAST_V6) ? 'public' : 'refused';
@@ -106,7 +108,7 @@ export function classifyAddress(address: string): AddressClass {
   if (family === 0) return 'refused';
   try {
     const ip = ipaddr.parse(address);
-    return ip.kind() === 'ipv4' ? classifyV4(ip as ipaddr.IPv4) : classifyV6(ip as ipaddr.IPv6);
+    return ip instanceof ipaddr.IPv4 ? classifyV4(ip) : classifyV6(ip);
   } catch {
     return 'refused';
   }
@@ -179,12 +181,12 @@ async function addressesOf(
   target: Extract<ParsedWebhookUrl, { ok: true }>,
   policy: TargetPolicy,
   timeoutMs: number,
-): Promise<TargetAddress[] | null> {
+): Promise<NonEmpty<TargetAddress> | null> {
   if (target.literal !== 0) return [{ address: target.hostname, family: target.literal }];
   try {
     const answers = await withTimeout((policy.resolve ?? defaultResolve)(target.hostname), timeoutMs);
     // An answer that is not an IP address is classified `refused` below, never skipped.
-    return answers.length > 0 ? answers : null;
+    return isNonEmpty(answers) ? answers : null;
   } catch {
     return null;
   }
@@ -203,7 +205,7 @@ export async function checkWebhookUrl(url: string, policy: TargetPolicy): Promis
 }
 
 export type ResolvedTargets =
-  | { ok: true; url: URL; hostname: string; addresses: [TargetAddress, ...TargetAddress[]] }
+  | { ok: true; url: URL; hostname: string; addresses: NonEmpty<TargetAddress> }
   | { ok: false; error: 'dns_failed' | 'unsafe_target' };
 
 /**
@@ -225,7 +227,7 @@ export async function resolveTargets(
     ok: true,
     url: target.url,
     hostname: target.hostname,
-    addresses: addresses as [TargetAddress, ...TargetAddress[]],
+    addresses,
   };
 }
 

@@ -77,7 +77,7 @@ export interface FieldCopy {
 export function fieldValuesOf(fields: readonly FieldCopy[], answer: string): Record<string, string> | null {
   let document: JsonValue;
   try {
-    document = JSON.parse(answer) as JsonValue; // JSON.parse gives JSON values only
+    document = JSON.parse(answer); // JSON.parse gives JSON values only (its type says any)
   } catch {
     return null;
   }
