@@ -1,7 +1,7 @@
 // API keys (Part A, Authentication): "<prefix>_<46 letters and digits>", only a hash stored, shown once,
 // every key expires (30, 60, 90, 180 days or 1 year), at most 25 active keys per account, scopes fixed,
 // revocation irreversible. Keys are created and revoked by the console (the admin API, the console CLI).
-import { isOneOf } from '../checks.js';
+import { isOneOf } from '../../guards.js';
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { components as adminComponents } from '../../../generated/admin-api.js';

@@ -1,6 +1,6 @@
 // Connections (instagram accounts, whatsapp numbers) as the console adds and changes them. One connection per
 // number or username in an account; a disconnected connection carries its reason, a connected one none.
-import { isOneOf } from '../checks.js';
+import { isOneOf } from '../../guards.js';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';

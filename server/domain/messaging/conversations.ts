@@ -21,7 +21,7 @@ import type { Page, PageRequest } from '../../store/pagination.js';
 import { contactSummaries, type ContactRow } from '../../store/contacts.js';
 import type { DB } from '../../store/schema.js';
 import { epochMicros } from '../../store/timestamps.js';
-import { held } from '../checks.js';
+import { held } from '../held.js';
 import { conversationView, messageView, type ConversationView, type MessageView } from './views.js';
 
 /**

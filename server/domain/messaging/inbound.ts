@@ -33,7 +33,7 @@ import { parsePhone } from '../contacts/phone.js';
 import { recordEvents, type OutboxEvent } from '../events/outbox.js';
 import { INBOUND_MESSAGE_JOB } from '../../job-kinds.js';
 import { enqueue } from '../../store/jobs.js';
-import { held } from '../checks.js';
+import { held } from '../held.js';
 import { openConversation } from './conversations.js';
 import { DIRECT_TYPES, messageView } from './views.js';
 

@@ -52,7 +52,7 @@ import {
 import { signatureHeader } from '../../webhooks/signing.js';
 import { DEFAULT_TIMEOUT_MS, deliveryHeaders, postEvent, type AttemptResult } from '../../webhooks/sender.js';
 import type { TargetPolicy } from '../../webhooks/targets.js';
-import { isRecord } from '../checks.js';
+import { isRecord } from '../../guards.js';
 import { signingSecrets } from './endpoints.js';
 import { envelopeBody } from './envelope.js';
 import { dropPendingDeliveries, slotKey } from './slots.js';

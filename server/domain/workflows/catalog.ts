@@ -14,7 +14,7 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { catalogVersion } from '../../../generated/block-catalog.js';
 import type { ValidationCode } from './validation-types.js';
 import { isUuid, uuidPlaces } from '../../ids.js';
-import { isRecord } from '../checks.js';
+import { isRecord } from '../../guards.js';
 
 function readCatalog(): Record<string, unknown> {
   const document: unknown = JSON.parse(
@@ -48,10 +48,6 @@ export interface CatalogIssue {
 
 const decode = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
-/** An object or an array, whose members a JSON pointer reads by key. */
-const hasMembers = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === 'object' && value !== null;
-
 /** A string parameter of an Ajv error (`missingProperty`, `additionalProperty`), if it has one. */
 function paramOf(e: ErrorObject, name: string): string | undefined {
   const value: unknown = e.params[name];
@@ -69,7 +65,7 @@ function pathOf(id: string, rest: string[]): string {
 function valueAt(node: unknown, rest: string[]): unknown {
   let value = node;
   for (const segment of rest) {
-    if (!hasMembers(value)) return undefined;
+    if (!isRecord(value)) return undefined;
     value = value[segment];
   }
   return value;
@@ -79,7 +75,7 @@ function codeOf(e: ErrorObject, id: string, rest: string[], nodes: Record<string
   const [first, field, index, sub, subIndex, leaf] = rest;
   const missing = e.keyword === 'required' ? paramOf(e, 'missingProperty') : undefined;
   const node = nodes[id];
-  const type = hasMembers(node) ? node.type : undefined;
+  const type = isRecord(node) ? node.type : undefined;
   if (e.schemaPath.startsWith('#/allOf/0/properties/root/')) return 'root_missing';
   if (first !== 'data') return 'schema_violation';
   // data.next: missing, or its number of entries.
@@ -127,7 +123,7 @@ function codeOf(e: ErrorObject, id: string, rest: string[], nodes: Record<string
  */
 export function catalogIssues(nodes: unknown): CatalogIssue[] {
   if (validateNodes(nodes)) return [];
-  const record = hasMembers(nodes) ? nodes : {};
+  const record = isRecord(nodes) ? nodes : {};
   const issues: CatalogIssue[] = [];
   const seen = new Set<string>();
   const add = (issue: CatalogIssue) => {

@@ -17,7 +17,7 @@ import {
   type WorkflowRow,
   type WorkflowVersionRow,
 } from '../../store/workflows.js';
-import { isRecord } from '../checks.js';
+import { isRecord } from '../../guards.js';
 import type { Actor } from '../accounts/actor.js';
 import { outputCount } from '../../blocks/index.js';
 import { accountLookups } from './lookups.js';
