@@ -23,3 +23,14 @@ export interface StartRun {
   /** What the run carries over from the run that started it (multichannel: the same person goes on). */
   carried?: Pick<WorkflowRunRow, 'variables' | 'visits'>;
 }
+
+/**
+ * The trigger a run started by another run's block carries (start, multichannel): its starter's text and kind of
+ * interaction, so the child's `message.trigger` is the starter's; nothing of the comment it may have answered.
+ */
+export function triggerCarriedFrom(run: Pick<WorkflowRunRow, 'trigger_context'>): RunTriggerContext {
+  return {
+    text: run.trigger_context.text ?? null,
+    interaction_type: run.trigger_context.interaction_type ?? null,
+  };
+}

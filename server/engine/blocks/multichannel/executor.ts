@@ -12,6 +12,7 @@ import { sendsFrom } from '../../../domain/workflows/graph.js';
 import type { BlockContext, BlockExecutor } from '../../context.js';
 import type { ContactRow } from '../../../store/contacts.js';
 import type { ExecutorEntry } from '../entry.js';
+import { triggerCarriedFrom } from '../../types.js';
 
 type Context = BlockContext<'multichannel'>;
 type Channel = Context['data']['channels'][number];
@@ -74,10 +75,7 @@ async function goOnAt(ctx: Context, receiver: Receiver): Promise<void> {
     connectionId: receiver.contact.connection_id,
     source: 'workflow',
     // The same person goes on: the trigger's text, the answers and the blocks' runs (the loop guard) carry over.
-    trigger: {
-      text: ctx.run.trigger_context.text ?? null,
-      interaction_type: ctx.run.trigger_context.interaction_type ?? null,
-    },
+    trigger: triggerCarriedFrom(ctx.run),
     from,
     carried: { variables: ctx.run.variables, visits: ctx.visits },
   });

@@ -5,6 +5,7 @@ import { findActiveWorkflow, findVersionById } from '../../../store/workflows.js
 import { isUuid } from '../../../ids.js';
 import type { BlockExecutor } from '../../context.js';
 import type { ExecutorEntry } from '../entry.js';
+import { triggerCarriedFrom } from '../../types.js';
 
 export const execute: BlockExecutor<'start'> = async (ctx) => {
   const targetId = ctx.data.workflow_id;
@@ -35,10 +36,7 @@ export const execute: BlockExecutor<'start'> = async (ctx) => {
     connectionId: ctx.run.connection_id,
     source: 'workflow',
     // A started run's message.trigger is its starter's.
-    trigger: {
-      text: ctx.run.trigger_context.text ?? null,
-      interaction_type: ctx.run.trigger_context.interaction_type ?? null,
-    },
+    trigger: triggerCarriedFrom(ctx.run),
     parentRunId: parallel ? null : ctx.run.id,
     ...(delay > 0 ? { startAt: new Date(ctx.now.getTime() + delay * 1000) } : {}),
   });
