@@ -61,6 +61,8 @@ export interface InboundInput {
   is_unsupported: boolean;
   /** The channel's time of the message; defaults to now. */
   created_at?: string;
+  /** The channel's id of the message (whatsapp's `wamid`), unique on the connection; the sandbox draws one. */
+  provider_message_id?: string;
 }
 
 export interface InboundResult {
@@ -192,7 +194,7 @@ export async function recordInbound(
       is_unsupported: input.is_unsupported,
       reactions: JSON.stringify([]),
       read_at: null,
-      provider_message_id: `sandbox-${randomUUID()}`,
+      provider_message_id: input.provider_message_id ?? `sandbox-${randomUUID()}`,
       created_at: at,
     });
 
