@@ -90,6 +90,8 @@ export interface ChannelWebhookPayload {
   /** The body as it came (its signature was checked on these bytes, UTF-8). */
   body: string;
   received_at: string;
+  /** The service's public base URL, for the attachment URLs of the events. */
+  base_url: string;
 }
 
 export interface DeliverPayload {

@@ -13,6 +13,7 @@ import { metaSignatureValid } from '../channels/graph/signature.js';
 import { acceptChannelWebhook } from '../domain/channels/webhook-intake.js';
 import { ApiError } from '../errors.js';
 import type { AppContext } from './context.js';
+import { publicBaseUrl } from './base-url.js';
 
 export const WHATSAPP_WEBHOOK_PATH = '/channels/whatsapp/webhook';
 /** Meta's payloads are a few kilobytes; a batch of statuses stays far below this. */
@@ -71,7 +72,7 @@ export function channelWebhookRouter(ctx: AppContext): Router {
         }
         const text = bytes.toString('utf8');
         if (!isJson(text)) throw new ApiError(400, 'invalid_json', 'The body is not JSON.');
-        await acceptChannelWebhook(ctx.database.db, ctx.clock, 'whatsapp_cloud', text);
+        await acceptChannelWebhook(ctx.database.db, ctx.clock, 'whatsapp_cloud', text, publicBaseUrl(ctx, req));
         res.status(200).json({ received: true });
       } catch (error) {
         next(error);

@@ -13,13 +13,14 @@ export async function acceptChannelWebhook(
   clock: Clock,
   provider: 'whatsapp_cloud',
   body: string,
+  baseUrl: string,
 ): Promise<void> {
   const receivedAt = clock.now().toISOString();
   await db.transaction().execute((tx) =>
     enqueue(tx, clock, {
       kind: CHANNEL_WEBHOOK_JOB,
       accountId: null,
-      payload: { provider, body, received_at: receivedAt },
+      payload: { provider, body, received_at: receivedAt, base_url: baseUrl },
     }),
   );
 }

@@ -4,13 +4,14 @@
 // each message keeps the highest one seen (sent 1, delivered 2, read 3, failed 4), and a repeat, or one that
 // arrives after a later one, is a no-op: never an error, never a second event.
 import type { Kysely } from 'kysely';
+import { STATUS_RANK } from '../../channels/whatsapp-cloud/inbound.js';
+import type { WhatsAppStatus } from '../../channels/whatsapp-cloud/decode.js';
 import type { Clock } from '../../clock.js';
 import { findMessageByProviderId, updateMessage } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
 import { failSentMessage, type ProviderFailure } from './failures.js';
 
-export const STATUS_RANKS = { sent: 1, delivered: 2, read: 3, failed: 4 } as const;
-export type ProviderStatus = keyof typeof STATUS_RANKS;
+export type ProviderStatus = WhatsAppStatus;
 
 export type StatusApplied = 'applied' | 'failed' | 'stale' | 'unknown_message';
 
@@ -27,7 +28,7 @@ export async function applyProviderStatus(
       forUpdate: true,
     });
     if (!message) return 'unknown_message';
-    const rank = STATUS_RANKS[report.status];
+    const rank = STATUS_RANK[report.status];
     if (rank <= message.provider_status_rank) return 'stale';
     await updateMessage(tx, message.account_id, message.id, { provider_status_rank: rank });
     if (report.status !== 'failed' || message.status !== 'sent') return 'applied';
