@@ -57,7 +57,7 @@ import { validatorOnce } from './validators.js';
 const numbersDeps = (app: AppContext): NumbersDeps => ({
   db: app.database.db,
   clock: app.clock,
-  keyring: app.channelKeyring,
+  keyring: app.channelKeys,
   graph: app.whatsAppCloudAccount,
   logger: app.logger,
 });
