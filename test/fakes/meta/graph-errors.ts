@@ -52,11 +52,10 @@ export const titleOf = (code: number): string => TITLES[code] ?? 'Something went
 /** Meta's details for a code, or its title. */
 export const detailsOf = (code: number): string => DETAILS[code] ?? titleOf(code);
 
-/** The HTTP status Meta answers with a code: 401 for a bad token, 403 for a permission, else 400. */
+/** The HTTP status Meta answers with a code: 401 for a bad token, 403 for a permission, else 400 (rate limits too). */
 export function statusOf(code: number): number {
   if (code === 190 || code === 0) return 401;
   if (code === 10 || (code >= 200 && code <= 299)) return 403;
-  if (code === 130429 || code === 4 || code === 80007) return 429;
   return 400;
 }
 

@@ -42,7 +42,7 @@ export interface RecordedRequest {
 export interface ScriptedError {
   kind: 'error';
   code: number;
-  /** 400 unless the code is 190 (401) or a permission code (403). */
+  /** 400 unless the code is 190 or 0 (401) or a permission code, 10 or 200 – 299 (403). */
   status?: number;
   message?: string;
   details?: string;
