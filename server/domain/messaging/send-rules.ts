@@ -61,7 +61,8 @@
 //   end of retention for a received media sent again); the whatsapp caption in `text`, never signed.
 // - cards: `{type: 'cards', cards: [{title, subtitle | null, image: {media_id, content_type} | null, buttons}]}`,
 //   whatsapp's text above them in `text`, never signed.
-// - template: the body with `{{n}}` filled by `body_variables[n-1]` in `text`, `template: {name, language}`.
+// - template: the body with `{{n}}` filled by `body_variables[n-1]` in `text`, `template: {name, language}`
+//   (the values too, for the channel: `storedTemplate` in send.ts leaves them out of the stored row).
 // Buttons read back as `{type: 'postback', id, title, url: null}` (reply) or
 // `{type: 'open_url', id: null, title, url}` (link).
 import type { OutboundContent } from '../../channels/provider.js';
@@ -560,10 +561,12 @@ export async function checkSend(request: SchemaSendMessageRequest, ctx: SendRule
 
   if (body.template) {
     const template = await checkTemplate(ctx, body.template);
+    const values = body.template.body_variables ?? [];
     return {
-      text: fillTemplateBody(template.body, body.template.body_variables ?? []),
+      text: fillTemplateBody(template.body, values),
       attachments: [],
-      template: { name: template.name, language: template.language },
+      // The values go to the channel, which fills the body itself; only name and language are stored.
+      template: { name: template.name, language: template.language, body_variables: [...values] },
       form: 'template',
     };
   }
