@@ -1,6 +1,7 @@
 // The channel layer: one interface for instagram and whatsapp. The service checks a send against the seeds'
 // rules first (domain/messaging/send-rules); a provider delivers what passed and reports how the channel
-// answered. The default provider is the sandbox (./sandbox.ts), which acts like the real channels.
+// answered. The default provider is the sandbox (./sandbox.ts), which acts like the real channels; a whatsapp
+// number connected through Meta is served by ./whatsapp-cloud/provider.ts; ./registry.ts picks per connection.
 //
 // A provider sees a channel object of its own (`ChannelDelivery`: whom, what, in answer to what), never a store
 // row: this room imports neither the domain nor the store (test/layers.test.ts). The caller's database session
