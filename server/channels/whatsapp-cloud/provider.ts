@@ -103,7 +103,7 @@ function describe(answer: GraphAnswer | DownloadAnswer): string {
 export class WhatsAppCloudProvider<Session> implements ChannelProvider<Session> {
   constructor(private readonly options: WhatsAppCloudOptions) {}
 
-  async deliver(_session: Session, delivery: ChannelDelivery): Promise<DeliveryResult> {
+  async deliver(_session: Session, delivery: ChannelDelivery, _now: Date): Promise<DeliveryResult> {
     const { connection, recipient, content } = delivery;
     if (connection.channel !== 'whatsapp' || recipient.channel !== 'whatsapp')
       throw new Error(`the whatsapp cloud provider got a ${connection.channel} connection`);

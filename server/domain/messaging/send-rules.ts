@@ -544,6 +544,22 @@ const readButton = (button: SchemaSendButton): StoredCard['buttons'][number] =>
     ? { type: 'postback', id: button.id, title: button.title, url: null }
     : { type: 'open_url', id: null, title: button.title, url: button.url };
 
+/** A template send, checked: its body filled in `text`, and the values for the channel, which fills it itself. */
+async function templateContent(
+  ctx: SendRulesContext,
+  request: NonNullable<SchemaSendMessageRequest['template']>,
+): Promise<OutboundContent> {
+  const template = await checkTemplate(ctx, request);
+  const values = request.body_variables ?? [];
+  return {
+    text: fillTemplateBody(template.body, values),
+    attachments: [],
+    // Only name and language are stored (send.ts `storedTemplate`).
+    template: { name: template.name, language: template.language, body_variables: [...values] },
+    form: 'template',
+  };
+}
+
 /**
  * Checks a send against the channel's rules (see the order above) and returns what will be delivered and
  * stored. Throws ApiError (422, or 410 media_expired).
@@ -559,17 +575,7 @@ export async function checkSend(request: SchemaSendMessageRequest, ctx: SendRule
   // An automation's text is signed already (fitAutomationText).
   const signature = ctx.fitText ? null : ctx.platformSignature;
 
-  if (body.template) {
-    const template = await checkTemplate(ctx, body.template);
-    const values = body.template.body_variables ?? [];
-    return {
-      text: fillTemplateBody(template.body, values),
-      attachments: [],
-      // The values go to the channel, which fills the body itself; only name and language are stored.
-      template: { name: template.name, language: template.language, body_variables: [...values] },
-      form: 'template',
-    };
-  }
+  if (body.template) return templateContent(ctx, body.template);
 
   const attachment = body.attachments?.[0];
   if (attachment?.type === 'cards') {
