@@ -1,6 +1,7 @@
 // The channel layer: one interface for instagram and whatsapp. The service checks a send against the seeds'
 // rules first (domain/messaging/send-rules); a provider delivers what passed and reports how the channel
-// answered. The default provider is the sandbox (./sandbox.ts), which acts like the real channels.
+// answered. The default provider is the sandbox (./sandbox.ts), which acts like the real channels; a whatsapp
+// number connected through Meta is served by ./whatsapp-cloud/provider.ts; ./registry.ts picks per connection.
 //
 // A provider sees a channel object of its own (`ChannelDelivery`: whom, what, in answer to what), never a store
 // row: this room imports neither the domain nor the store (test/layers.test.ts). The caller's database session
@@ -11,6 +12,9 @@ import type { components } from '../../generated/api.js';
 type Schemas = components['schemas'];
 
 export type ChannelName = 'instagram' | 'whatsapp';
+
+/** Who serves a connection: the sandbox (the default), or the real channel's API (registry.ts picks it). */
+export type ProviderName = 'sandbox' | 'whatsapp_cloud';
 
 /** A card image as a message carries it: the API's without its `url` (the service base may change). */
 export type OutboundCardImage = Omit<Schemas['MessageCardImage'], 'url'>;
@@ -26,7 +30,11 @@ export type OutboundAttachment = Omit<Schemas['MediaAttachment'], 'url'> | { typ
 export interface OutboundContent {
   text: string | null;
   attachments: OutboundAttachment[];
-  template: { name: string; language: string } | null;
+  /**
+   * A whatsapp template: its name and language, and the values of its body's numbered placeholders in order (the
+   * channel fills them; `text` holds the body already filled, as stored). Only `name` and `language` are stored.
+   */
+  template: { name: string; language: string; body_variables: string[] } | null;
   form: 'text' | 'text_buttons' | 'media' | 'cards' | 'template';
 }
 
@@ -35,6 +43,8 @@ export interface ChannelConnection {
   id: string;
   accountId: string;
   channel: ChannelName;
+  /** Who serves it; the domain never branches on it (registry.ts does). */
+  provider: ProviderName;
   /** whatsapp: the number in E.164 form; null on instagram. */
   phone: string | null;
   /** instagram: the username (lowercase, no `@`); null on whatsapp. */
@@ -50,12 +60,12 @@ export type Recipient = { channel: 'whatsapp'; phone: string | null } | { channe
 
 /**
  * What the message answers, when it answers something: a comment, privately (the first message of a
- * comment-started run) or publicly under the post. `messageId` is the service's id of the comment.
+ * comment-started run) or publicly under the post, or a contact's message. `messageId` is the service's id of it.
  */
-export interface ReplyContext {
-  kind: 'comment_private_reply' | 'comment_public_reply';
-  messageId: string;
-}
+export type ReplyContext =
+  | { kind: 'comment_private_reply' | 'comment_public_reply'; messageId: string }
+  /** A contact's message this one answers (whatsapp quotes it by the channel's id, its `wamid`). */
+  | { kind: 'message_reply'; messageId: string; providerMessageId: string };
 
 /** A message to deliver: through which connection, to whom, what, and in answer to what. */
 export interface ChannelDelivery {
@@ -73,13 +83,28 @@ export type DeliveryResult =
       /** whatsapp: the channel will report non-delivery later (the message then reads as failed). */
       failsLater?: { provider_code: string | null; provider_message: string | null };
     }
-  | { outcome: 'provider_rejected'; providerMessage: string }
+  /** `providerCode`: the channel's own error code, when it gave one (whatsapp: Meta's `code`). */
+  | { outcome: 'provider_rejected'; providerMessage: string; providerCode?: string | null }
   | { outcome: 'provider_throttled' }
   | { outcome: 'provider_unavailable' }
   /** The channel did not confirm. `providerAccepted`: it accepted the message (which then went out). */
   | { outcome: 'outcome_unknown'; providerAccepted: boolean; providerMessageId: string | null }
   | { outcome: 'recipient_unavailable' }
-  | { outcome: 'conversation_not_owned' };
+  | { outcome: 'conversation_not_owned' }
+  /** The channel's own clock closed the 24-hour window (whatsapp 131047): answered as the window module does. */
+  | { outcome: 'window_closed' }
+  /**
+   * The channel refused the template as asked. `resync`: it no longer knows the template (read the templates
+   * again). `providerCode`: Meta's code (132015 paused, 132016 disabled, …).
+   */
+  | {
+      outcome: 'template_refused';
+      code: 'template_variables_mismatch' | 'template_not_found' | 'template_not_approved';
+      resync: boolean;
+      providerCode: string;
+    }
+  /** The token or its permissions are gone: the connection must be disconnected (`authorization_lost`). */
+  | { outcome: 'authorization_lost' };
 
 /** A contact's message the account has read, as the channel knows it. */
 export interface InboundMessageRef {

@@ -23,6 +23,8 @@ export function channelConnection(connection: ConnectionRow): ChannelConnection 
     id: connection.id,
     accountId: connection.account_id,
     channel: connection.channel,
+    // TODO(lead): the connection's provider from the store (migration 0022's `connection_providers`).
+    provider: 'sandbox',
     phone: connection.phone,
     username: connection.username,
   };

@@ -61,7 +61,8 @@
 //   end of retention for a received media sent again); the whatsapp caption in `text`, never signed.
 // - cards: `{type: 'cards', cards: [{title, subtitle | null, image: {media_id, content_type} | null, buttons}]}`,
 //   whatsapp's text above them in `text`, never signed.
-// - template: the body with `{{n}}` filled by `body_variables[n-1]` in `text`, `template: {name, language}`.
+// - template: the body with `{{n}}` filled by `body_variables[n-1]` in `text`, `template: {name, language}`
+//   (the values too, for the channel: `storedTemplate` in send.ts leaves them out of the stored row).
 // Buttons read back as `{type: 'postback', id, title, url: null}` (reply) or
 // `{type: 'open_url', id: null, title, url}` (link).
 import type { OutboundContent } from '../../channels/provider.js';
@@ -543,6 +544,22 @@ const readButton = (button: SchemaSendButton): StoredCard['buttons'][number] =>
     ? { type: 'postback', id: button.id, title: button.title, url: null }
     : { type: 'open_url', id: null, title: button.title, url: button.url };
 
+/** A template send, checked: its body filled in `text`, and the values for the channel, which fills it itself. */
+async function templateContent(
+  ctx: SendRulesContext,
+  request: NonNullable<SchemaSendMessageRequest['template']>,
+): Promise<OutboundContent> {
+  const template = await checkTemplate(ctx, request);
+  const values = request.body_variables ?? [];
+  return {
+    text: fillTemplateBody(template.body, values),
+    attachments: [],
+    // Only name and language are stored (send.ts `storedTemplate`).
+    template: { name: template.name, language: template.language, body_variables: [...values] },
+    form: 'template',
+  };
+}
+
 /**
  * Checks a send against the channel's rules (see the order above) and returns what will be delivered and
  * stored. Throws ApiError (422, or 410 media_expired).
@@ -558,15 +575,7 @@ export async function checkSend(request: SchemaSendMessageRequest, ctx: SendRule
   // An automation's text is signed already (fitAutomationText).
   const signature = ctx.fitText ? null : ctx.platformSignature;
 
-  if (body.template) {
-    const template = await checkTemplate(ctx, body.template);
-    return {
-      text: fillTemplateBody(template.body, body.template.body_variables ?? []),
-      attachments: [],
-      template: { name: template.name, language: template.language },
-      form: 'template',
-    };
-  }
+  if (body.template) return templateContent(ctx, body.template);
 
   const attachment = body.attachments?.[0];
   if (attachment?.type === 'cards') {

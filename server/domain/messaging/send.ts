@@ -25,7 +25,7 @@ import { checkSend } from './send-rules.js';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
 import { recordOutbound, type OutboundMessage } from './outbound.js';
 import { messageView, type MessageView } from './views.js';
-import { freeFormRefusal } from './window.js';
+import { freeFormRefusal, windowClosed } from './window.js';
 
 /** How long after the send the sandbox's whatsapp reports non-delivery. */
 export const FAIL_LATER_DELAY_MS = 5_000;
@@ -84,8 +84,12 @@ export async function sendMessage(
           provider_accepted: result.providerAccepted,
         },
       );
+    case 'template_refused':
+      // TODO(lead): `resync` asks for a template sync of the connection.
+      throw await templateRefusal(deps.db, accountId, connection.id, content, result.code, result.providerCode);
     default:
-      throw refusal(connection.channel, result);
+      // TODO(lead): on `authorization_lost`, disconnect the connection (`connection.disconnected`) first.
+      throw refusal(connection.channel, result, conversation.last_inbound_at);
   }
 }
 
@@ -112,12 +116,26 @@ async function sendableConversation(
   return { conversation, connection, contact };
 }
 
-/** How a channel's refusal of the send is answered. */
+/** How a channel's refusal of the send is answered (a template's refusal: `templateRefusal`). */
 function refusal(
   channel: ConnectionRow['channel'],
-  result: Exclude<DeliveryResult, { outcome: 'accepted' | 'outcome_unknown' }>,
+  result: Exclude<DeliveryResult, { outcome: 'accepted' | 'outcome_unknown' | 'template_refused' }>,
+  lastInboundAt: string | null,
 ): ApiError {
   switch (result.outcome) {
+    case 'window_closed':
+      // The channel's clock closed the window before ours: the same answer as when ours did.
+      return windowClosed('conversation_send', channel, lastInboundAt);
+    case 'authorization_lost':
+      return new ApiError(
+        422,
+        'channel_disconnected',
+        `The ${channel} connection of this conversation is disconnected.`,
+        {
+          channel,
+          reason: 'authorization_lost',
+        },
+      );
     case 'provider_rejected':
       return new ApiError(422, 'provider_rejected', 'The channel refused the message.', {
         channel,
@@ -143,6 +161,42 @@ function refusal(
       );
   }
 }
+
+/**
+ * The channel refused the template as asked: the same errors (and context) as the send rules' own check, the
+ * details read from what was sent and the template as the account holds it.
+ */
+async function templateRefusal(
+  db: Kysely<DB>,
+  accountId: string,
+  connectionId: string,
+  content: OutboundContent,
+  code: Extract<DeliveryResult, { outcome: 'template_refused' }>['code'],
+  providerCode: string,
+): Promise<ApiError> {
+  const name = content.template?.name ?? '';
+  const language = content.template?.language ?? '';
+  switch (code) {
+    case 'template_not_found':
+      return new ApiError(422, code, 'The channel no longer knows this template.', { name, language });
+    case 'template_not_approved':
+      return new ApiError(422, code, 'The channel holds this template as not approved.', {
+        status: providerCode === '132016' ? 'disabled' : 'paused',
+      });
+    case 'template_variables_mismatch': {
+      const received = content.template?.body_variables.length ?? 0;
+      const template = await findTemplate(db, accountId, connectionId, name, language);
+      return new ApiError(422, code, 'The channel expects other values for the template body.', {
+        expected: template?.variable_count ?? received,
+        received,
+      });
+    }
+  }
+}
+
+/** A template as the messages table stores it: name and language (the values are in the filled `text`). */
+export const storedTemplate = (template: OutboundContent['template']) =>
+  template && { name: template.name, language: template.language };
 
 /**
  * The channel took the message: from here a failure to record it must not release the key (a retry would
@@ -196,7 +250,7 @@ async function storeSent(
         sender: { type: 'api', name: key.name, api_key_id: key.id },
         text: content.text,
         attachments: content.attachments,
-        template: content.template,
+        template: storedTemplate(content.template),
         providerMessageId,
       },
       failsLater,

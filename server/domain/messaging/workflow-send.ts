@@ -6,7 +6,7 @@
 // answering the comment, and the public reply under it a `comment_reply`; neither is bound by the 24-hour window.
 import type { Transaction } from 'kysely';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
-import type { ReplyContext } from '../../channels/provider.js';
+import type { DeliveryResult, ReplyContext } from '../../channels/provider.js';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { findConnection, findTemplate, type ConnectionRow } from '../../store/console.js';
@@ -22,8 +22,8 @@ import { trackingPrefix } from '../workflows/tracked-links.js';
 import { channelDelivery, type MessagingProvider } from './delivery.js';
 import { findMediaInfo } from './media.js';
 import { checkSend } from './send-rules.js';
-import { recordSent } from './send.js';
-import { freeFormRefusal } from './window.js';
+import { recordSent, storedTemplate } from './send.js';
+import { freeFormRefusal, windowClosed } from './window.js';
 
 export interface WorkflowSendDeps {
   clock: Clock;
@@ -63,6 +63,27 @@ function replyContext(send: WorkflowSend): ReplyContext | null {
 }
 
 const refused = (code: string, message: string): WorkflowSendResult => ({ sent: false, code, message });
+
+/** A channel's refusal as the step's outcome: its own code, or the seeds' code for what it means. */
+function channelRefusal(
+  channel: ConnectionRow['channel'],
+  result: Exclude<DeliveryResult, { outcome: 'accepted' }>,
+  lastInboundAt: string | null,
+): WorkflowSendResult {
+  switch (result.outcome) {
+    case 'window_closed': {
+      const closed = windowClosed('automation_send', channel, lastInboundAt);
+      return refused(closed.code, closed.message);
+    }
+    case 'template_refused':
+      return refused(result.code, `The channel refused the template (${result.code}).`);
+    case 'authorization_lost':
+      // TODO(lead): disconnect the connection (`authorization_lost`, `connection.disconnected`).
+      return refused('channel_disconnected', `The ${channel} connection is disconnected.`);
+    default:
+      return refused(result.outcome, `The channel answered ${result.outcome}.`);
+  }
+}
 
 export async function sendFromWorkflow(
   tx: Transaction<DB>,
@@ -116,7 +137,7 @@ export async function sendFromWorkflow(
     // instagram refusing the private reply to a comment (replies turned off on the post): the run is blocked.
     if (send.privateReplyTo && result.outcome === 'provider_rejected')
       return refused('private_reply_refused', 'The channel refused a private reply to this comment.');
-    return refused(result.outcome, `The channel answered ${result.outcome}.`);
+    return channelRefusal(connection.channel, result, conversation.last_inbound_at);
   }
   const message = await recordSent(
     tx,
@@ -126,7 +147,7 @@ export async function sendFromWorkflow(
       sender: { type: 'workflow', name: send.workflow.title, api_key_id: null, workflow_id: send.workflow.id },
       text: content.text,
       attachments: content.attachments,
-      template: content.template,
+      template: storedTemplate(content.template),
       providerMessageId: result.providerMessageId,
       ...(send.privateReplyTo ? { type: 'comment_dm_reply' as const, replyToMessageId: send.privateReplyTo } : {}),
       ...(send.publicReplyTo ? { type: 'comment_reply' as const, replyToMessageId: send.publicReplyTo } : {}),
