@@ -20,6 +20,8 @@ export const DELIVER_JOB = 'webhook.deliver';
 export const INVOKE_JOB = 'workflow.invoke';
 /** A signed webhook payload of a real channel, committed as it came before the 200; the job decodes and applies it. */
 export const CHANNEL_WEBHOOK_JOB = 'channels.webhook';
+/** A WhatsApp Cloud number's templates read again (Meta answered a send 132001: it no longer knows one). */
+export const TEMPLATE_SYNC_JOB = 'channels.template_sync';
 /** The periodic retention job (deliveries older than 7 days); one is pending at a time, it re-enqueues itself. */
 export const PRUNE_JOB = 'webhook.prune';
 
@@ -108,6 +110,7 @@ export interface JobPayloads {
   [INVOKE_JOB]: InvokePayload;
   [PRUNE_JOB]: Record<string, never>;
   [CHANNEL_WEBHOOK_JOB]: ChannelWebhookPayload;
+  [TEMPLATE_SYNC_JOB]: { connection_id: string };
 }
 
 export type JobKind = keyof JobPayloads;

@@ -29,7 +29,7 @@ async function serve(config: Config, database: Database, clock: OffsetClock, log
   const token = adminToken(config);
   // The services the API and the job workers share: built here, once, with the keyring channel tokens are
   // sealed with (CHANNEL_CREDENTIALS_KEY, or the one generated in DATA_DIR/channel-credentials-key).
-  const services = createServices(config, { channelKeys: channelKeyring(config) });
+  const services = createServices(config, { channelKeys: channelKeyring(config) }, { db: database.db, logger });
   const app = createApp(
     { config: { ...config, adminToken: token }, database, clock, logger, rateLimiter, ...services },
     { handlers, replayers, adminHandlers },

@@ -18,6 +18,7 @@ import {
   DELIVER_JOB,
   FAIL_LATER_JOB,
   CHANNEL_WEBHOOK_JOB,
+  TEMPLATE_SYNC_JOB,
   INBOUND_MESSAGE_JOB,
   INVOKE_JOB,
   PRUNE_JOB,
@@ -103,6 +104,7 @@ export const JOB_RETRY_SCHEDULES: Readonly<Record<JobKind, RetrySchedule>> = {
   [PRUNE_JOB]: defaultJobRetryAt,
   // A payload Meta was told it was received: a fault while applying it (database, media fetch) tries again.
   [CHANNEL_WEBHOOK_JOB]: databaseFaultRetryAt,
+  [TEMPLATE_SYNC_JOB]: defaultJobRetryAt,
 };
 
 /**

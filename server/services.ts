@@ -4,7 +4,15 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { FieldPathEvaluator } from './engine/blocks/invoke/field-evaluator.js';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { GraphClient } from './channels/graph/client.js';
+import { ProviderRegistry } from './channels/registry.js';
 import { SandboxProvider } from './channels/sandbox.js';
+import { GraphWhatsAppAccount, type WhatsAppCloudAccountApi } from './channels/whatsapp-cloud/account.js';
+import { WhatsAppCloudProvider } from './channels/whatsapp-cloud/provider.js';
+import { numberCredentials, storedMediaSource } from './domain/channels/provider-ports.js';
+import type { DB } from './store/schema.js';
 import type { Config } from './config.js';
 import { keyringOf, type Keyring } from './domain/channels/credentials.js';
 import type { MessagingProvider } from './domain/messaging/delivery.js';
@@ -35,6 +43,14 @@ export interface Services {
    * CHANNEL_CREDENTIALS_KEY or DATA_DIR/channel-credentials-key, start/data-dir.ts).
    */
   channelKeys: Keyring;
+  /** The Graph API's reads of a WhatsApp Cloud number (attach, template sync): GRAPH_API_BASE_URL, its version. */
+  whatsAppCloudAccount: WhatsAppCloudAccountApi;
+}
+
+/** What the real channels reach of the process: its database (a number's sealed token, media bytes) and log. */
+export interface ChannelReach {
+  db: Kysely<DB>;
+  logger: Logger;
 }
 
 let processKey: string | undefined;
@@ -52,17 +68,41 @@ function keyringWithoutStartUp(config: Pick<Config, 'channelCredentialsKey' | 'c
 export function createServices(
   config: Pick<
     Config,
-    'dataDir' | 'webhookDevTargets' | 'invokeDevTargets' | 'channelCredentialsKey' | 'channelCredentialsOldKeys'
+    | 'dataDir'
+    | 'webhookDevTargets'
+    | 'invokeDevTargets'
+    | 'channelCredentialsKey'
+    | 'channelCredentialsOldKeys'
+    | 'graphApiBaseUrl'
+    | 'graphApiVersion'
   >,
   replace: Partial<Services> = {},
+  /** Without it (tools, unit tests) only the sandbox carries messages. */
+  reach?: ChannelReach,
 ): Services {
+  const graph = new GraphClient({ baseUrl: config.graphApiBaseUrl, version: config.graphApiVersion });
+  const storage = replace.storage ?? new LocalDiskStorage(join(config.dataDir, 'media'));
+  const channelKeys = replace.channelKeys ?? keyringWithoutStartUp(config);
+  const whatsappCloud =
+    reach &&
+    new WhatsAppCloudProvider<Kysely<DB>>({
+      graph,
+      credentials: numberCredentials(reach.db, channelKeys),
+      media: storedMediaSource(reach.db, storage),
+      logger: reach.logger,
+    });
+  const providers = {
+    sandbox: new SandboxProvider(sandboxArrangements),
+    ...(whatsappCloud ? { whatsapp_cloud: whatsappCloud } : {}),
+  };
   return {
-    provider: replace.provider ?? new SandboxProvider(sandboxArrangements),
+    provider: replace.provider ?? new ProviderRegistry<Kysely<DB>>(providers),
     spreadsheets: replace.spreadsheets ?? new SandboxSpreadsheets(),
-    storage: replace.storage ?? new LocalDiskStorage(join(config.dataDir, 'media')),
+    storage,
     webhookTargets: replace.webhookTargets ?? targetPolicy(config),
     invokeTargets: replace.invokeTargets ?? invokeTargetPolicy(config),
     fieldPaths: replace.fieldPaths ?? new FieldPathEvaluator(),
-    channelKeys: replace.channelKeys ?? keyringWithoutStartUp(config),
+    channelKeys,
+    whatsAppCloudAccount: replace.whatsAppCloudAccount ?? new GraphWhatsAppAccount(graph),
   };
 }

@@ -14,7 +14,11 @@ import {
   PRUNE_JOB,
   STOP_RUNS_JOB,
   CHANNEL_WEBHOOK_JOB,
+  TEMPLATE_SYNC_JOB,
 } from '../job-kinds.js';
+import { resyncTemplates } from '../domain/channels/numbers.js';
+import type { Keyring } from '../domain/channels/credentials.js';
+import type { WhatsAppCloudAccountApi } from '../channels/whatsapp-cloud/account.js';
 import { applyChannelWebhook } from '../domain/channels/webhook-apply.js';
 import type { MediaStorage } from '../media/storage.js';
 import type { TargetPolicy } from '../webhooks/targets.js';
@@ -52,6 +56,9 @@ export interface JobDeps {
   fieldPaths: FieldPathEvaluator;
   /** Where a contact's media fetched from a real channel is stored (server/services.ts). */
   storage: MediaStorage;
+  /** The keyring numbers' tokens are sealed with, and the Graph API's reads (a template sync). */
+  channelKeys: Keyring;
+  whatsAppCloudAccount: WhatsAppCloudAccountApi;
   /** Tests: the invoke attempt deadline; default 60 s. */
   invokeTimeoutMs?: number;
   /** The service's public base URL, for the attachment URLs of message events. */
@@ -166,6 +173,21 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
           const applying = { db: ctx.db, clock: ctx.clock, logger: ctx.logger, provider, storage };
           const applied = await applyChannelWebhook(applying, job.payload);
           ctx.logger.debug({ ...applied, received_at: job.payload.received_at }, 'a channel webhook was applied');
+          await ctx.db.transaction().execute((trx) => ctx.complete(trx));
+        },
+      })
+      .register(TEMPLATE_SYNC_JOB, {
+        leaseMs: CHANNEL_WEBHOOK_LEASE_MS,
+        // Meta no longer knew a template a send named: the number's templates are read again.
+        async run(job, ctx) {
+          const numbers = { db: ctx.db, clock: ctx.clock, logger: ctx.logger, keyring: deps.channelKeys };
+          try {
+            await resyncTemplates({ ...numbers, graph: deps.whatsAppCloudAccount }, job.payload.connection_id);
+          } catch (error) {
+            // The number detached meanwhile, or its token refused (which disconnected it): nothing to retry.
+            if (!(error instanceof ApiError) || error.status >= 500) throw error;
+            ctx.logger.warn({ err: error, connection_id: job.payload.connection_id }, 'a template sync was refused');
+          }
           await ctx.db.transaction().execute((trx) => ctx.complete(trx));
         },
       })

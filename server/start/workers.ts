@@ -42,6 +42,8 @@ export async function startWorkers(running: {
     invokeTargets: services.invokeTargets,
     fieldPaths: services.fieldPaths,
     storage: services.storage,
+    channelKeys: services.channelKeys,
+    whatsAppCloudAccount: services.whatsAppCloudAccount,
   });
   const jobs = new JobWorker({
     db: database.db,

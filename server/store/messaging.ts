@@ -162,6 +162,21 @@ export async function findMessageByProviderId(
   return q.executeTakeFirst();
 }
 
+/** The channel's id of the contact's latest message in the conversation (a real channel's read receipt). */
+export async function lastInboundProviderId(db: Kysely<DB>, conversationId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('messages')
+    .select('provider_message_id')
+    .where('conversation_id', '=', conversationId)
+    .where('direction', '=', 'inbound')
+    .where('provider_message_id', 'is not', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.provider_message_id ?? undefined;
+}
+
 /** The account of a message (the admin API addresses a message by its id alone). */
 export async function findMessageAccountById(db: Kysely<DB>, messageId: string): Promise<string | undefined> {
   const row = await db.selectFrom('messages').select('account_id').where('id', '=', messageId).executeTakeFirst();

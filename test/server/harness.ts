@@ -157,13 +157,14 @@ export async function startTestApp(
   // As main.ts: shared counts on PostgreSQL, one in-memory count per embedded database (and its second apps).
   const rateLimiter = options.rateLimiter ?? rateLimiterFor(database);
   // As main.ts: the services built once, shared by the app and the workers a test starts (`services`).
-  const services = createServices(config, options.services);
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const services = createServices(config, options.services, { db: database.db, logger });
   const app = createApp(
     {
       config,
       database,
       clock,
-      logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+      logger,
       rateLimiter,
       ...services,
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),

@@ -152,46 +152,55 @@ export async function changeConnection(
   actor?: Actor,
 ): Promise<ConnectionRow> {
   if (change.name !== undefined) requireName(change.name);
+  return db.transaction().execute((tx) => changeConnectionIn(tx, clock, connectionId, change, actor));
+}
+
+/** `changeConnection` inside the caller's transaction (a send that finds the channel's authorization gone). */
+export async function changeConnectionIn(
+  tx: Kysely<DB>,
+  clock: Clock,
+  connectionId: string,
+  change: { name?: string; status?: ConnectionStatus; disconnect_reason?: DisconnectReason },
+  actor?: Actor,
+): Promise<ConnectionRow> {
   const now = clock.now().toISOString();
-  return db.transaction().execute(async (tx) => {
-    const found = await findConnectionById(tx, connectionId);
-    if (!found) throw notFound('No such connection.');
-    // Serialise changes of the account's connections: two identical changes at once emit one event.
-    await lockAccount(tx, found.account_id);
-    // Read again under the lock: the state a concurrent change left is the one this change starts from.
-    const current = await findConnectionById(tx, connectionId);
-    if (!current) throw notFound('No such connection.');
-    const state = statusAfter(current, change);
-    const updated = await updateConnection(tx, current.account_id, connectionId, {
-      ...(change.name !== undefined ? { name: change.name } : {}),
-      ...state,
-      updated_at: now,
-    });
-    if (!updated) throw notFound('No such connection.');
-    // connection.connected / connection.disconnected: once per real status change (Part C), not on a rename
-    // or a new reason of an already disconnected connection.
-    if (updated.status !== current.status)
-      await recordEvents(tx, current.account_id, now, [
-        {
-          type: updated.status === 'connected' ? 'connection.connected' : 'connection.disconnected',
-          resource: { type: 'connection', id: connectionId },
-          data: connectionView(updated),
-        },
-      ]);
-    await audit(
-      tx,
-      actor,
-      {
-        accountId: current.account_id,
-        action: 'connection.updated',
-        targetType: 'connection',
-        targetId: connectionId,
-        details: { ...change },
-      },
-      now,
-    );
-    return updated;
+  const found = await findConnectionById(tx, connectionId);
+  if (!found) throw notFound('No such connection.');
+  // Serialise changes of the account's connections: two identical changes at once emit one event.
+  await lockAccount(tx, found.account_id);
+  // Read again under the lock: the state a concurrent change left is the one this change starts from.
+  const current = await findConnectionById(tx, connectionId);
+  if (!current) throw notFound('No such connection.');
+  const state = statusAfter(current, change);
+  const updated = await updateConnection(tx, current.account_id, connectionId, {
+    ...(change.name !== undefined ? { name: change.name } : {}),
+    ...state,
+    updated_at: now,
   });
+  if (!updated) throw notFound('No such connection.');
+  // connection.connected / connection.disconnected: once per real status change (Part C), not on a rename
+  // or a new reason of an already disconnected connection.
+  if (updated.status !== current.status)
+    await recordEvents(tx, current.account_id, now, [
+      {
+        type: updated.status === 'connected' ? 'connection.connected' : 'connection.disconnected',
+        resource: { type: 'connection', id: connectionId },
+        data: connectionView(updated),
+      },
+    ]);
+  await audit(
+    tx,
+    actor,
+    {
+      accountId: current.account_id,
+      action: 'connection.updated',
+      targetType: 'connection',
+      targetId: connectionId,
+      details: { ...change },
+    },
+    now,
+  );
+  return updated;
 }
 
 /** A connection named by id alone (the admin API), of whichever account; 404 when there is none. */

@@ -23,8 +23,7 @@ export function channelConnection(connection: ConnectionRow): ChannelConnection 
     id: connection.id,
     accountId: connection.account_id,
     channel: connection.channel,
-    // TODO(lead): the connection's provider from the store (migration 0022's `connection_providers`).
-    provider: 'sandbox',
+    provider: connection.provider,
     phone: connection.phone,
     username: connection.username,
   };

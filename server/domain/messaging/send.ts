@@ -16,10 +16,16 @@ import { findConnection, findTemplate, type ConnectionRow } from '../../store/co
 import { findContact, type ContactRow } from '../../store/contacts.js';
 import { FAIL_LATER_JOB } from '../../job-kinds.js';
 import { enqueue } from '../../store/jobs.js';
-import { findConversation, type ConversationRow, type MessageRow } from '../../store/messaging.js';
+import {
+  findConversation,
+  lastInboundProviderId,
+  type ConversationRow,
+  type MessageRow,
+} from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
+import { channelLostAuthorization, templatesGone } from '../channels/channel-answers.js';
 import { conversationNotFound } from './conversations.js';
-import { channelDelivery, type MessagingProvider } from './delivery.js';
+import { channelConnection, channelDelivery, type MessagingProvider } from './delivery.js';
 import { findMediaInfo } from './media.js';
 import { checkSend } from './send-rules.js';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
@@ -72,8 +78,11 @@ export async function sendMessage(
   const record = (providerMessageId: string | null, failsLater: FailsLater | undefined) =>
     recordAccepted(deps, conversation, key, content, providerMessageId, failsLater);
   switch (result.outcome) {
-    case 'accepted':
-      return messageView(await record(result.providerMessageId, result.failsLater), deps.baseUrl);
+    case 'accepted': {
+      const sent = await record(result.providerMessageId, result.failsLater);
+      void tellChannelRead(deps, connection, conversation.id);
+      return messageView(sent, deps.baseUrl);
+    }
     case 'outcome_unknown':
       if (result.providerAccepted) await record(result.providerMessageId, undefined);
       throw new ApiError(
@@ -85,11 +94,27 @@ export async function sendMessage(
         },
       );
     case 'template_refused':
-      // TODO(lead): `resync` asks for a template sync of the connection.
+      if (result.resync) await db.transaction().execute((tx) => templatesGone(tx, clock, accountId, connection.id));
       throw await templateRefusal(deps.db, accountId, connection.id, content, result.code, result.providerCode);
-    default:
-      // TODO(lead): on `authorization_lost`, disconnect the connection (`connection.disconnected`) first.
+    case 'authorization_lost':
+      await db.transaction().execute((tx) => channelLostAuthorization(tx, clock, connection.id));
       throw refusal(connection.channel, result, conversation.last_inbound_at);
+    default:
+      throw refusal(connection.channel, result, conversation.last_inbound_at);
+  }
+}
+
+/**
+ * The send marked what the contact sent so far as read: a channel with read receipts (whatsapp) is told too, after
+ * the answer's work and without holding it up; a failure is logged, never the send's.
+ */
+async function tellChannelRead(deps: SendDeps, connection: ConnectionRow, conversationId: string): Promise<void> {
+  try {
+    const providerMessageId = await lastInboundProviderId(deps.db, conversationId);
+    if (providerMessageId === undefined || !deps.provider.markRead) return;
+    await deps.provider.markRead({ connection: channelConnection(connection), providerMessageId });
+  } catch (error) {
+    deps.logger?.warn({ err: error, connection_id: connection.id }, 'the channel was not told the messages were read');
   }
 }
 

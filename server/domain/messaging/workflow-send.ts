@@ -4,6 +4,7 @@
 //
 // The private reply to a comment (the first message of a comment-started run) is a `comment_dm_reply`
 // answering the comment, and the public reply under it a `comment_reply`; neither is bound by the 24-hour window.
+import { channelLostAuthorization, templatesGone } from '../channels/channel-answers.js';
 import type { Transaction } from 'kysely';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
 import type { DeliveryResult, ReplyContext } from '../../channels/provider.js';
@@ -78,7 +79,6 @@ function channelRefusal(
     case 'template_refused':
       return refused(result.code, `The channel refused the template (${result.code}).`);
     case 'authorization_lost':
-      // TODO(lead): disconnect the connection (`authorization_lost`, `connection.disconnected`).
       return refused('channel_disconnected', `The ${channel} connection is disconnected.`);
     default:
       return refused(result.outcome, `The channel answered ${result.outcome}.`);
@@ -137,6 +137,10 @@ export async function sendFromWorkflow(
     // instagram refusing the private reply to a comment (replies turned off on the post): the run is blocked.
     if (send.privateReplyTo && result.outcome === 'provider_rejected')
       return refused('private_reply_refused', 'The channel refused a private reply to this comment.');
+    // What the channel's answer does to the connection: its authorization gone, its templates to read again.
+    if (result.outcome === 'authorization_lost') await channelLostAuthorization(tx, deps.clock, connection.id);
+    if (result.outcome === 'template_refused' && result.resync)
+      await templatesGone(tx, deps.clock, accountId, connection.id);
     return channelRefusal(connection.channel, result, conversation.last_inbound_at);
   }
   const message = await recordSent(
