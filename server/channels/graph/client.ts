@@ -25,6 +25,8 @@ export const TOTAL_TIMEOUT_MS = 15_000;
 export const JSON_BODY_LIMIT = 1024 * 1024;
 /** The largest media the platform takes (whatsapp's 100 MB document): a download reads at most one byte more. */
 export const MEDIA_BYTES_LIMIT = 100 * 1024 * 1024;
+/** Sent with every call: Meta's media URLs answer a request without one with an error page. */
+export const USER_AGENT = 'Service-Channels/1.0';
 
 export interface GraphSettings {
   /** e.g. https://graph.facebook.com, or the fake's loopback address. */
@@ -184,7 +186,7 @@ function exchange(input: ExchangeInput, agents: Agents): Promise<RawAnswer> {
       const length = input.body ? { 'Content-Length': String(input.body.length) } : {};
       req = (secure ? https : http).request(input.url, {
         method: input.method,
-        headers: { ...input.headers, ...length },
+        headers: { 'User-Agent': USER_AGENT, ...input.headers, ...length },
         agent: secure ? agents.https : agents.http,
       });
     } catch (error) {
