@@ -164,6 +164,80 @@ export interface paths {
     patch: operations['adminUpdateConnection'];
     trace?: never;
   };
+  '/admin/v1/connections/{connectionId}/whatsapp-cloud': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Read a connection's WhatsApp Cloud number
+     * @description The WhatsApp Cloud API number attached to the whatsapp connection: its ids on Meta, the token's last four
+     *     characters, the verified name and the last template read. `404 not_whatsapp_cloud` when none is attached
+     *     (the connection is served by the sandbox).
+     */
+    get: operations['adminGetWhatsAppCloudNumber'];
+    /**
+     * Attach a WhatsApp Cloud number
+     * @description Attaches a WhatsApp Cloud API number to a whatsapp connection, so that its messages go through Meta's
+     *     Graph API instead of the sandbox. In order:
+     *
+     *     1. The token is checked: `GET /{version}/{phone_number_id}?fields=display_phone_number,verified_name`.
+     *        Meta's error 190 or 10 answers `422 invalid_credentials`; a display number that is not the connection's
+     *        phone answers `422 identity_mismatch`. Nothing changes on either.
+     *     2. A connected connection becomes `disconnected` with `setup_incomplete` (`connection.disconnected`) and
+     *        sends nothing until the setup finishes.
+     *     3. The token is stored encrypted, and the number's templates are read from the WhatsApp Business Account
+     *        (`GET /{version}/{waba_id}/message_templates`, every page) into the connection's templates.
+     *     4. The connection becomes `connected` (`connection.connected`).
+     *
+     *     The answer never holds the token, only `token_last4`. Calling it again with a new token rotates the token
+     *     the same way. If the Graph API fails during step 3 the answer is `502 provider_unavailable` and the
+     *     connection stays `disconnected` with `setup_incomplete` until a retry succeeds.
+     */
+    put: operations['adminUpdateWhatsAppCloudNumber'];
+    post?: never;
+    /**
+     * Detach a WhatsApp Cloud number
+     * @description Forgets the number's token and ids. The connection becomes `disconnected` with `disconnected_by_user`
+     *     (`connection.disconnected` when it was connected) and keeps its contacts, conversations and templates;
+     *     the sandbox serves it again. Attach a number again with `PUT`.
+     */
+    delete: operations['adminDeleteWhatsAppCloudNumber'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/connections/{connectionId}/whatsapp-cloud/template-sync': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Read a number's templates again
+     * @description Reads the number's templates from its WhatsApp Business Account again (every page) and makes the
+     *     connection's templates match them: new ones are added, changed ones (status, body) updated, ones Meta no
+     *     longer has removed. A send that Meta answers with error 132001 (template not found) starts the same read.
+     */
+    post: operations['adminCreateWhatsAppCloudTemplateSync'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/accounts/{accountId}/custom-fields': {
     parameters: {
       query?: never;
@@ -1622,6 +1696,166 @@ export interface components {
      */
     AdminUpdateConnectionInvalidError:
       components['schemas']['InvalidNameError'] | components['schemas']['InvalidDisconnectReasonError'];
+    /**
+     * AdminWhatsAppCloudNumber
+     * @description A whatsapp connection's WhatsApp Cloud API number: what Meta knows it by, what the platform last read from
+     *     it, and the connection's state. The access token is never shown, only its last four characters.
+     */
+    AdminWhatsAppCloudNumber: {
+      /**
+       * Format: uuid
+       * @description The whatsapp connection the number serves.
+       */
+      connection_id: string;
+      /**
+       * @description Who carries the connection's messages.
+       * @constant
+       */
+      provider: 'whatsapp_cloud';
+      /** @description The number's id on the Graph API. */
+      phone_number_id: string;
+      /** @description The WhatsApp Business Account that owns the number. */
+      waba_id: string;
+      /**
+       * @description The last four characters of the access token, to tell tokens apart.
+       * @example x9Qz
+       */
+      token_last4: string;
+      /** @description The display name Meta verified for the number. */
+      verified_name: string | null;
+      /** @description How many templates (one per name and language) the last template read found. */
+      templates_synced: number;
+      /** @description When the templates were last read from the WhatsApp Business Account; null before the first read. */
+      templates_synced_at: components['schemas']['Timestamp'] | null;
+      connection: components['schemas']['Connection'];
+    };
+    /**
+     * not_whatsapp_cloud
+     * @description `404` `not_whatsapp_cloud`: The connection has no WhatsApp Cloud API number attached.
+     */
+    NotWhatsAppCloudError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'not_whatsapp_cloud';
+      };
+    };
+    /**
+     * AdminWhatsAppCloudSetupRequest
+     * @description The WhatsApp Cloud API number to attach to a whatsapp connection, as the Meta app shows it: the phone
+     *     number id and the WhatsApp Business Account id (WhatsApp → API Setup), and a permanent access token of a
+     *     system user with `whatsapp_business_messaging` and `whatsapp_business_management`.
+     */
+    AdminWhatsAppCloudSetupRequest: {
+      /**
+       * @description The number's id on the Graph API (digits), the one Meta's webhooks name in `metadata.phone_number_id`.
+       * @example 106540352242922
+       */
+      phone_number_id: string;
+      /**
+       * @description The WhatsApp Business Account that owns the number; its approved templates are read from it.
+       * @example 102290129340398
+       */
+      waba_id: string;
+      /**
+       * @description The access token. Stored encrypted (AES-256-GCM under `CHANNEL_CREDENTIALS_KEY`); never shown again,
+       *     only its last four characters (`token_last4`).
+       */
+      access_token: string;
+    };
+    /**
+     * phone_number_in_use
+     * @description `409` `phone_number_in_use`: Another connection already uses this `phone_number_id` (`context.connection_id`): a number serves one connection.
+     */
+    PhoneNumberInUseError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'phone_number_in_use';
+        /**
+         * Format: uuid
+         * @description The connection that uses the number.
+         */
+        connection_id: string;
+      };
+    };
+    /**
+     * invalid_credentials
+     * @description `422` `invalid_credentials`: The Graph API refused the access token (Meta's error 190 or 10), or the token cannot read this number. Nothing was changed; `context.provider_message` is Meta's own message.
+     */
+    InvalidCredentialsError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'invalid_credentials';
+        /** @description What the Graph API said (its error message), or what failed on the way. */
+        provider_message: string;
+      };
+    };
+    /**
+     * identity_mismatch
+     * @description `422` `identity_mismatch`: The number behind `phone_number_id` is not the connection's phone: `context.display_phone_number` is the one Meta shows. Nothing was changed.
+     */
+    IdentityMismatchError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'identity_mismatch';
+        /** @description The number as Meta displays it for this phone number id. */
+        display_phone_number: string;
+      };
+    };
+    /**
+     * not_whatsapp
+     * @description `422` `not_whatsapp`: The connection is an instagram account; a WhatsApp Cloud API number attaches to a whatsapp connection only.
+     */
+    NotWhatsAppConnectionError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'not_whatsapp';
+      };
+    };
+    /**
+     * AdminWhatsAppCloudSetupInvalidError
+     * @description The `422` answer of `PUT /admin/v1/connections/{connectionId}/whatsapp-cloud`: `invalid_credentials`,
+     *     `identity_mismatch` or `not_whatsapp`. Tell them apart by `context.code`.
+     */
+    AdminWhatsAppCloudSetupInvalidError:
+      | components['schemas']['InvalidCredentialsError']
+      | components['schemas']['IdentityMismatchError']
+      | components['schemas']['NotWhatsAppConnectionError'];
+    /**
+     * provider_unavailable
+     * @description `502` `provider_unavailable`: The Graph API did not answer (a timeout, a network error or a 5xx). Retry; `context.provider_message` says what failed.
+     */
+    GraphUnavailableError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'provider_unavailable';
+        /** @description What the Graph API said (its error message), or what failed on the way. */
+        provider_message: string;
+      };
+    };
     /**
      * CustomFieldType
      * @description The kind of value a custom field holds: `number` (a JSON number), `text` (a string of 1 to 1000
@@ -5289,6 +5523,15 @@ export type SchemaInvalidDisconnectReasonError = components['schemas']['InvalidD
 export type SchemaAdminCreateConnectionInvalidError = components['schemas']['AdminCreateConnectionInvalidError'];
 export type SchemaAdminConnectionUpdateRequest = components['schemas']['AdminConnectionUpdateRequest'];
 export type SchemaAdminUpdateConnectionInvalidError = components['schemas']['AdminUpdateConnectionInvalidError'];
+export type SchemaAdminWhatsAppCloudNumber = components['schemas']['AdminWhatsAppCloudNumber'];
+export type SchemaNotWhatsAppCloudError = components['schemas']['NotWhatsAppCloudError'];
+export type SchemaAdminWhatsAppCloudSetupRequest = components['schemas']['AdminWhatsAppCloudSetupRequest'];
+export type SchemaPhoneNumberInUseError = components['schemas']['PhoneNumberInUseError'];
+export type SchemaInvalidCredentialsError = components['schemas']['InvalidCredentialsError'];
+export type SchemaIdentityMismatchError = components['schemas']['IdentityMismatchError'];
+export type SchemaNotWhatsAppConnectionError = components['schemas']['NotWhatsAppConnectionError'];
+export type SchemaAdminWhatsAppCloudSetupInvalidError = components['schemas']['AdminWhatsAppCloudSetupInvalidError'];
+export type SchemaGraphUnavailableError = components['schemas']['GraphUnavailableError'];
 export type SchemaCustomFieldType = components['schemas']['CustomFieldType'];
 export type SchemaAdminCustomFieldCreateRequest = components['schemas']['AdminCustomFieldCreateRequest'];
 export type SchemaCustomFieldOption = components['schemas']['CustomFieldOption'];
@@ -5766,6 +6009,205 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['AdminUpdateConnectionInvalidError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  adminGetWhatsAppCloudNumber: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The number and its connection. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminWhatsAppCloudNumber'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /**
+       * @description - `not_found`: no such connection.
+       *     - `not_whatsapp_cloud`: the connection has no WhatsApp Cloud API number.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'] | components['schemas']['NotWhatsAppCloudError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  adminUpdateWhatsAppCloudNumber: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminWhatsAppCloudSetupRequest'];
+      };
+    };
+    responses: {
+      /** @description The number is attached and the connection is connected. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminWhatsAppCloudNumber'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      /** @description `phone_number_in_use`: another connection uses this `phone_number_id`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PhoneNumberInUseError'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /**
+       * @description - `invalid_credentials`: the Graph API refused the token.
+       *     - `identity_mismatch`: the number is not the connection's phone.
+       *     - `not_whatsapp`: the connection is an instagram account.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminWhatsAppCloudSetupInvalidError'];
+        };
+      };
+      /** @description `provider_unavailable`: the Graph API did not answer; retry. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GraphUnavailableError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  adminDeleteWhatsAppCloudNumber: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The connection after the number was detached. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Connection'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /**
+       * @description - `not_found`: no such connection.
+       *     - `not_whatsapp_cloud`: the connection has no WhatsApp Cloud API number.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'] | components['schemas']['NotWhatsAppCloudError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  adminCreateWhatsAppCloudTemplateSync: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The number after the read. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminWhatsAppCloudNumber'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /**
+       * @description - `not_found`: no such connection.
+       *     - `not_whatsapp_cloud`: the connection has no WhatsApp Cloud API number.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundError'] | components['schemas']['NotWhatsAppCloudError'];
+        };
+      };
+      /** @description `invalid_credentials`: the Graph API refused the stored token (the connection is then disconnected, `authorization_lost`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidCredentialsError'];
+        };
+      };
+      /** @description `provider_unavailable`: the Graph API did not answer; retry. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GraphUnavailableError'];
         };
       };
       default: components['responses']['UnexpectedError'];

@@ -84,13 +84,15 @@ psql_on "create database ${name}"
 
 port="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"
 admin_token="check-production-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+channel_key="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))')"
 log="$work/server.log"
 # start:prod's command itself: npm would not pass the SIGTERM of the clean stop on to the server.
 read -ra start_prod <<<"$(cd "$work" && node -p 'require("./package.json").scripts["start:prod"]')"
 (
   cd "$work"
   exec env APP_ENV=production DATABASE_URL="$db_url" HOST=127.0.0.1 PORT="$port" \
-    PUBLIC_BASE_URL="http://127.0.0.1:${port}" ADMIN_TOKEN="$admin_token" DATA_DIR="$work/data" "${start_prod[@]}"
+    PUBLIC_BASE_URL="http://127.0.0.1:${port}" ADMIN_TOKEN="$admin_token" CHANNEL_CREDENTIALS_KEY="$channel_key" \
+    DATA_DIR="$work/data" "${start_prod[@]}"
 ) >"$log" 2>&1 &
 server_pid=$!
 

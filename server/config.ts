@@ -5,6 +5,31 @@ import { z } from 'zod';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+const KEY_HINT = 'must be 32 random bytes in base64 (make one with `openssl rand -base64 32`)';
+
+/** 32 bytes in base64 (standard or url-safe, padded or not): an AES-256 key, nothing shorter, longer or mangled. */
+function isKey32(value: string): boolean {
+  const bytes = Buffer.from(value, 'base64');
+  const standard = bytes.toString('base64');
+  const urlSafe = bytes.toString('base64url');
+  return bytes.length === 32 && [standard, standard.replace(/=/g, ''), urlSafe, `${urlSafe}=`].includes(value);
+}
+
+/** A comma-separated list, without blanks (a trailing comma, spaces after the commas). */
+function listOf(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+}
+
+/** An http(s) URL without the trailing slashes (paths are joined to it with one). */
+function withoutTrailingSlash(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end--;
+  return url.slice(0, end);
+}
+
 const schema = z
   .object({
     // development: the demo account and the banner; production: every setting production needs is required.
@@ -16,7 +41,8 @@ const schema = z
     // The base of every link the API hands out or stores (attachment urls in messages and events, upload and
     // download links). Required in production: links are never built from the request's Host header there.
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-    // The embedded database (DATA_DIR/pglite), the generated admin token and the demo API key.
+    // The embedded database (DATA_DIR/pglite), the generated admin token and channel credentials key, and the
+    // demo API key.
     DATA_DIR: z.string().min(1).default('./data'),
     // PostgreSQL instead of the embedded database, e.g. postgres://user:password@host:5432/db.
     DATABASE_URL: z
@@ -81,6 +107,32 @@ const schema = z
     WEBHOOK_PACE_PER_MINUTE: z.coerce.number().int().min(0).default(100),
     // Automation runs one contact may start per hour, by triggers and through the API (run_limit_reached).
     RUNS_PER_CONTACT_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(20),
+    // WhatsApp Cloud API: the Meta app's secret, which signs every webhook Meta sends (X-Hub-Signature-256).
+    // Unset: the webhook route, /channels/whatsapp/webhook, answers 404.
+    META_APP_SECRET: z.string().min(1).max(256).optional(),
+    // WhatsApp Cloud API: the verify token typed into the Meta app's webhook settings; Meta's subscription check
+    // (GET /channels/whatsapp/webhook) sends it as hub.verify_token. Unset: no subscription check succeeds.
+    META_VERIFY_TOKEN: z.string().min(1).max(256).optional(),
+    // Where the Graph API is (http or https, trailing slash dropped): Meta's, or `npm run fake:meta` on loopback
+    // to play a provider round trip without Meta. Configuration only, never per connection.
+    GRAPH_API_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://graph.facebook.com'),
+    // The Graph API version every call names (pinned: a new one is adopted on purpose, after its changes are read).
+    GRAPH_API_VERSION: z
+      .string()
+      .regex(/^v\d{1,3}\.\d{1,3}$/, 'must be a Graph API version like v23.0')
+      .default('v23.0'),
+    // The key that seals channel access tokens at rest (AES-256-GCM), 32 random bytes in base64; make one with
+    // `openssl rand -base64 32`. Required in production; unset outside it: one is generated into
+    // DATA_DIR/channel-credentials-key (to move to this setting, set it to that file's content). Losing it loses
+    // every stored token (each number is connected again).
+    CHANNEL_CREDENTIALS_KEY: z.string().trim().refine(isKey32, KEY_HINT).optional(),
+    // Previous CHANNEL_CREDENTIALS_KEY values, comma-separated: tokens sealed under them still open (each sealed
+    // token names its key's id); new ones are sealed under CHANNEL_CREDENTIALS_KEY.
+    CHANNEL_CREDENTIALS_OLD_KEYS: z
+      .string()
+      .max(4096)
+      .refine((value) => listOf(value).every(isKey32), `each entry ${KEY_HINT}`)
+      .optional(),
   })
   .transform((env) => ({
     env: env.APP_ENV,
@@ -120,6 +172,13 @@ const schema = z
     webhookMaxInFlight: env.WEBHOOK_MAX_IN_FLIGHT,
     webhookPacePerMinute: env.WEBHOOK_PACE_PER_MINUTE,
     runsPerContactPerHour: env.RUNS_PER_CONTACT_PER_HOUR,
+    metaAppSecret: env.META_APP_SECRET,
+    metaVerifyToken: env.META_VERIFY_TOKEN,
+    graphApiBaseUrl: withoutTrailingSlash(env.GRAPH_API_BASE_URL),
+    graphApiVersion: env.GRAPH_API_VERSION,
+    // Base64, checked above; the keyring (start/data-dir.ts) decodes them, with the generated key when unset.
+    channelCredentialsKey: env.CHANNEL_CREDENTIALS_KEY,
+    channelCredentialsOldKeys: listOf(env.CHANNEL_CREDENTIALS_OLD_KEYS),
   }));
 
 export type Config = z.output<typeof schema>;
@@ -150,6 +209,10 @@ function crossChecks(config: Config): string[] {
     problems.push('REQUEST_VALIDATION: cannot be false when APP_ENV=production');
   if (production && !config.adminToken) problems.push('ADMIN_TOKEN: required when APP_ENV=production');
   if (production && !config.publicBaseUrl) problems.push('PUBLIC_BASE_URL: required when APP_ENV=production');
+  if (production && !config.channelCredentialsKey)
+    problems.push(
+      'CHANNEL_CREDENTIALS_KEY: required when APP_ENV=production (32 random bytes in base64: `openssl rand -base64 32`)',
+    );
   if (production && config.webhookDevTargets)
     problems.push('WEBHOOK_DEV_TARGETS: cannot be true when APP_ENV=production');
   if (production && config.invokeDevTargets)

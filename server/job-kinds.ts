@@ -18,6 +18,8 @@ export const FAIL_LATER_JOB = 'sandbox.fail_message';
 export const DELIVER_JOB = 'webhook.deliver';
 /** One attempt of an invoke block's HTTP call (its retries are later jobs of this kind). */
 export const INVOKE_JOB = 'workflow.invoke';
+/** A signed webhook payload of a real channel, committed as it came before the 200; the job decodes and applies it. */
+export const CHANNEL_WEBHOOK_JOB = 'channels.webhook';
 /** The periodic retention job (deliveries older than 7 days); one is pending at a time, it re-enqueues itself. */
 export const PRUNE_JOB = 'webhook.prune';
 
@@ -83,6 +85,15 @@ export interface InvokePayload {
   attempt?: number;
 }
 
+export interface ChannelWebhookPayload {
+  provider: 'whatsapp_cloud';
+  /** The body as it came (its signature was checked on these bytes, UTF-8). */
+  body: string;
+  received_at: string;
+  /** The service's public base URL, for the attachment URLs of the events. */
+  base_url: string;
+}
+
 export interface DeliverPayload {
   delivery_id: string;
 }
@@ -96,12 +107,13 @@ export interface JobPayloads {
   [DELIVER_JOB]: DeliverPayload;
   [INVOKE_JOB]: InvokePayload;
   [PRUNE_JOB]: Record<string, never>;
+  [CHANNEL_WEBHOOK_JOB]: ChannelWebhookPayload;
 }
 
 export type JobKind = keyof JobPayloads;
 
 /** The kinds that work for the whole service, not for one account (their `accountId` is null). */
-type ServiceWideKind = typeof PRUNE_JOB;
+type ServiceWideKind = typeof PRUNE_JOB | typeof CHANNEL_WEBHOOK_JOB;
 
 /**
  * The payload of a job of kind `K`: the map's for the service's kinds; any JSON value for another kind (the

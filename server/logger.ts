@@ -1,9 +1,24 @@
 // Structured JSON logs (pino). Never a key, a secret or a message text: the redaction list removes them
 // wherever they appear in a logged object. No request body is logged at all; `value` is redacted too, as an
 // account secret's value (`POST /admin/v1/accounts/{id}/secrets`) is named, should a body ever be logged.
+// A channel's access token (issue 35) is redacted by name (`access_token`, `accessToken`, `token`) and as the
+// Authorization header, at the depths a log call nests objects (an error's request, its headers); a token is
+// therefore never put inside a string (a URL's query, a message), where no path can find it.
 // On a terminal in development the same entries are written as one readable line each (prettyStream).
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { isRecord } from './guards.js';
+
+/** The Authorization header wherever a logged object carries one: itself, its headers, a request's headers. */
+const AUTHORIZATION_PATHS = ['authorization', 'Authorization'].flatMap((name) => [
+  name,
+  `*.${name}`,
+  `headers.${name}`,
+  `*.headers.${name}`,
+  `*.*.headers.${name}`,
+]);
+
+/** Fields that name a token, at the top and two levels down (`{ connection: { credentials: { token } } }`). */
+const TOKEN_PATHS = ['access_token', 'accessToken', 'token'].flatMap((name) => [name, `*.${name}`, `*.*.${name}`]);
 
 /**
  * `destination`: stdout by default; tests pass a stream to read what was logged. `pretty`: readable lines
@@ -20,9 +35,8 @@ export function createLogger(
       level,
       redact: {
         paths: [
-          'req.headers.authorization',
-          'headers.authorization',
-          'authorization',
+          ...AUTHORIZATION_PATHS,
+          ...TOKEN_PATHS,
           '*.secret',
           '*.api_key',
           '*.apiKey',

@@ -16,7 +16,7 @@ import { createLogger, prettyLogs } from './logger.js';
 import { createServices } from './services.js';
 import { banner } from './start/banner.js';
 import { runCluster } from './start/cluster.js';
-import { adminToken } from './start/data-dir.js';
+import { adminToken, channelKeyring } from './start/data-dir.js';
 import { openServiceDatabase } from './start/database.js';
 import { drainer, drainOnSignals, exitOnFatalErrors, type Lifecycle } from './start/lifecycle.js';
 import { listen } from './start/listen.js';
@@ -27,8 +27,9 @@ import { DatabaseOpenError, type Database } from './store/database.js';
 async function serve(config: Config, database: Database, clock: OffsetClock, logger: Logger, rateLimiter: RateLimiter) {
   // The admin API authenticates with this token (ADMIN_TOKEN, or the one generated in DATA_DIR/admin-token).
   const token = adminToken(config);
-  // The services the API and the job workers share: built here, once.
-  const services = createServices(config);
+  // The services the API and the job workers share: built here, once, with the keyring channel tokens are
+  // sealed with (CHANNEL_CREDENTIALS_KEY, or the one generated in DATA_DIR/channel-credentials-key).
+  const services = createServices(config, { channelKeys: channelKeyring(config) });
   const app = createApp(
     { config: { ...config, adminToken: token }, database, clock, logger, rateLimiter, ...services },
     { handlers, replayers, adminHandlers },

@@ -17,6 +17,7 @@ import {
   ADVANCE_RUN_JOB,
   DELIVER_JOB,
   FAIL_LATER_JOB,
+  CHANNEL_WEBHOOK_JOB,
   INBOUND_MESSAGE_JOB,
   INVOKE_JOB,
   PRUNE_JOB,
@@ -100,6 +101,8 @@ export const JOB_RETRY_SCHEDULES: Readonly<Record<JobKind, RetrySchedule>> = {
   [INVOKE_JOB]: databaseFaultRetryAt,
   [FAIL_LATER_JOB]: defaultJobRetryAt,
   [PRUNE_JOB]: defaultJobRetryAt,
+  // A payload Meta was told it was received: a fault while applying it (database, media fetch) tries again.
+  [CHANNEL_WEBHOOK_JOB]: databaseFaultRetryAt,
 };
 
 /**

@@ -1,10 +1,12 @@
 // The services a server process shares between its API and its job workers, built in one place: main.ts builds
 // them once per process (and the test harness once per app), then hands them to the app and to the job registry.
 // Routes and job handlers receive them; none of them picks a default of its own.
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { FieldPathEvaluator } from './engine/blocks/invoke/field-evaluator.js';
 import { SandboxProvider } from './channels/sandbox.js';
 import type { Config } from './config.js';
+import { keyringOf, type Keyring } from './domain/channels/credentials.js';
 import type { MessagingProvider } from './domain/messaging/delivery.js';
 import { sandboxArrangements } from './domain/sandbox/outcomes.js';
 import type { SpreadsheetProvider } from './spreadsheets/provider.js';
@@ -28,11 +30,30 @@ export interface Services {
   invokeTargets: TargetPolicy;
   /** Reads invoke answers' fields in a worker thread, within a budget (issue 33: no tenant holds the event loop). */
   fieldPaths: FieldPathEvaluator;
+  /**
+   * Seals and opens channel access tokens (domain/channels/credentials.ts): start-up's keyring (main.ts, from
+   * CHANNEL_CREDENTIALS_KEY or DATA_DIR/channel-credentials-key, start/data-dir.ts).
+   */
+  channelKeys: Keyring;
+}
+
+let processKey: string | undefined;
+
+/**
+ * Services built without start-up's keyring (tests, tools): CHANNEL_CREDENTIALS_KEY, else a key of this process
+ * alone, shared by every app it builds (two apps on one database open each other's tokens), gone at exit.
+ */
+function keyringWithoutStartUp(config: Pick<Config, 'channelCredentialsKey' | 'channelCredentialsOldKeys'>): Keyring {
+  processKey ??= randomBytes(32).toString('base64');
+  return keyringOf(config.channelCredentialsKey ?? processKey, config.channelCredentialsOldKeys);
 }
 
 /** The services of `config`; `replace` swaps some of them (tests: a broken storage, a stub resolver, a CA). */
 export function createServices(
-  config: Pick<Config, 'dataDir' | 'webhookDevTargets' | 'invokeDevTargets'>,
+  config: Pick<
+    Config,
+    'dataDir' | 'webhookDevTargets' | 'invokeDevTargets' | 'channelCredentialsKey' | 'channelCredentialsOldKeys'
+  >,
   replace: Partial<Services> = {},
 ): Services {
   return {
@@ -42,5 +63,6 @@ export function createServices(
     webhookTargets: replace.webhookTargets ?? targetPolicy(config),
     invokeTargets: replace.invokeTargets ?? invokeTargetPolicy(config),
     fieldPaths: replace.fieldPaths ?? new FieldPathEvaluator(),
+    channelKeys: replace.channelKeys ?? keyringWithoutStartUp(config),
   };
 }

@@ -233,6 +233,7 @@ describe('WEBHOOK_DEV_TARGETS', () => {
     DATABASE_URL: 'postgres://db/x',
     ADMIN_TOKEN: 'x'.repeat(32),
     PUBLIC_BASE_URL: 'https://api.example.com',
+    CHANNEL_CREDENTIALS_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
   };
   it('is on in the embedded development default, off with DATABASE_URL or in production, refused there (issue 33)', () => {
     expect(loadConfig({}).webhookDevTargets).toBe(true);

@@ -77,6 +77,19 @@ const build: AreaBuilder = (w, f) => {
     disconnect_reason: null,
     created_at: at(-2, 740),
   };
+  // Fixed rather than drawn, so that the seeded draws of every other example stay as they were.
+  const cloudToken = 'EAAGm0PX4ZCpsBAKZCZBj7Q1ZA0oZBvE9r8hqYZC5GqkF3ZCzK7ZBs1xL9dZB2wEaZC6Tn4x9Qz';
+  const cloudNumber = {
+    connection_id: conn.whatsapp.id,
+    provider: 'whatsapp_cloud',
+    phone_number_id: '106540352242922',
+    waba_id: '102290129340398',
+    token_last4: cloudToken.slice(-4),
+    verified_name: acc.name,
+    templates_synced: 3,
+    templates_synced_at: at(-2, 45),
+    connection: connectionOf(conn.whatsapp),
+  };
   const disconnected = connectionOf({
     ...conn.instagram,
     status: 'disconnected',
@@ -222,6 +235,41 @@ const build: AreaBuilder = (w, f) => {
     },
     AdminReconnectConnection: { summary: 'Reconnected', value: { status: 'connected' } },
     AdminConnectionDisconnected: { summary: 'Connection disconnected', value: disconnected },
+
+    // ------------------------------------------------ whatsapp cloud numbers
+    AdminSetUpWhatsAppCloudNumber: {
+      summary: 'A number from the Meta app',
+      value: { phone_number_id: cloudNumber.phone_number_id, waba_id: cloudNumber.waba_id, access_token: cloudToken },
+    },
+    AdminWhatsAppCloudNumber: { summary: 'Number attached', value: cloudNumber },
+    AdminNotWhatsAppCloud: {
+      summary: 'Served by the sandbox',
+      value: err('not_whatsapp_cloud', 'The connection has no WhatsApp Cloud API number attached.'),
+    },
+    AdminPhoneNumberInUse: {
+      summary: 'Number used by another connection',
+      value: err('phone_number_in_use', 'Another connection already uses this phone_number_id.', {
+        connection_id: conn.whatsappOld.id,
+      }),
+    },
+    AdminInvalidCredentials: {
+      summary: 'Token refused',
+      value: err('invalid_credentials', 'The Graph API refused the access token.', {
+        provider_message: 'Error validating access token: Session has expired.',
+      }),
+    },
+    AdminIdentityMismatch: {
+      summary: 'Another number',
+      value: err('identity_mismatch', "The phone_number_id belongs to another number than the connection's phone.", {
+        display_phone_number: '+1 555-010-0199',
+      }),
+    },
+    AdminGraphUnavailable: {
+      summary: 'Graph API down',
+      value: err('provider_unavailable', 'The Graph API did not answer; retry.', {
+        provider_message: 'The Graph API answered 503.',
+      }),
+    },
 
     // ------------------------------------------------ custom fields
     AdminCreateTextField: {

@@ -26,6 +26,7 @@ import {
   variableView,
 } from '../domain/console/account-variables.js';
 import { changeConnection, connectionView, createConnection } from '../domain/console/connections.js';
+import { detachNumber, getNumber, resyncTemplates, setUpNumber, type NumbersDeps } from '../domain/channels/numbers.js';
 import { createCustomField, customFieldView, removeCustomField } from '../domain/console/custom-fields.js';
 import { changeTemplateStatus, createTemplate, templateView } from '../domain/console/templates.js';
 import {
@@ -51,6 +52,15 @@ import { sandboxAdminHandlers } from './sandbox-admin.js';
 import { pageRequest } from './page.js';
 import { sendResult } from './respond.js';
 import { validatorOnce } from './validators.js';
+
+/** What attaching a WhatsApp Cloud number needs of the app: the keyring and the Graph API's reads. */
+const numbersDeps = (app: AppContext): NumbersDeps => ({
+  db: app.database.db,
+  clock: app.clock,
+  keyring: app.channelKeys,
+  graph: app.whatsAppCloudAccount,
+  logger: app.logger,
+});
 
 export const adminHandlers: AdminHandlers = {
   adminCreateAccount: async ({ app, body }) => {
@@ -102,6 +112,22 @@ export const adminHandlers: AdminHandlers = {
   adminUpdateConnection: async ({ app, params, body }) => ({
     status: 200,
     body: connectionView(await changeConnection(app.database.db, app.clock, params.connectionId, body, ADMIN_API)),
+  }),
+  adminGetWhatsAppCloudNumber: async ({ app, params }) => ({
+    status: 200,
+    body: await getNumber(app.database.db, params.connectionId),
+  }),
+  adminUpdateWhatsAppCloudNumber: async ({ app, params, body }) => ({
+    status: 200,
+    body: await setUpNumber(numbersDeps(app), params.connectionId, body),
+  }),
+  adminDeleteWhatsAppCloudNumber: async ({ app, params }) => ({
+    status: 200,
+    body: connectionView(await detachNumber(numbersDeps(app), params.connectionId)),
+  }),
+  adminCreateWhatsAppCloudTemplateSync: async ({ app, params }) => ({
+    status: 200,
+    body: await resyncTemplates(numbersDeps(app), params.connectionId),
   }),
   adminCreateCustomField: async ({ app, params, body }) => ({
     status: 201,

@@ -3,6 +3,7 @@
 //   request → edge (403 no body) and ceiling (429 no body) → request id and deadline (503 at it) → HEAD as GET
 //           → /healthz /readyz /metrics (no key) → request log and metrics → media upload/download links
 //           → tracked links (/links/{token}, no key) → the console page (/console, while the sandbox is on)
+//           → Meta's webhooks (/channels/…, signed, raw bytes)
 //           → JSON body (400 malformed or nested over 64 levels, 413 payload_too_large over 1 MB) → admin API
 //           → route match (unknown → 404 envelope)
 //           → gateway auth (401/403 with only message) → scope (403 insufficient_scope)
@@ -22,6 +23,7 @@ import { deadlinePassed, DeadlineExceededError, handlerStarted } from '../reques
 import { serveWithDeadline } from './deadline.js';
 import { consoleRouter } from '../console/page.js';
 import { receiverRouter } from './console-receiver.js';
+import { channelWebhookRouter } from './channel-webhooks.js';
 import { adminRouter } from './admin.js';
 import { KeyResolver } from './auth.js';
 import { edgeGuard } from './edge.js';
@@ -84,6 +86,8 @@ export function createApp(ctx: AppContext, routes: AppRoutes): express.Express {
   app.use(trackedLinkRouter(ctx));
   // The console page (a client of the admin and public APIs, no route of its own) while the sandbox is on.
   if (ctx.config.sandboxEnabled) app.use(consoleRouter(ctx.logger), receiverRouter(ctx));
+  // Meta's webhooks (no key, signed by the app secret; their raw bytes, before the JSON parser).
+  app.use(channelWebhookRouter(ctx));
   // The public description (GET /openapi.json, no key) and, in development, the reference pages (/docs).
   app.use(descriptionRouter(ctx));
 

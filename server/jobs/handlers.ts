@@ -13,7 +13,10 @@ import {
   INVOKE_JOB,
   PRUNE_JOB,
   STOP_RUNS_JOB,
+  CHANNEL_WEBHOOK_JOB,
 } from '../job-kinds.js';
+import { applyChannelWebhook } from '../domain/channels/webhook-apply.js';
+import type { MediaStorage } from '../media/storage.js';
 import type { TargetPolicy } from '../webhooks/targets.js';
 import { JobRegistry } from './registry.js';
 import { pruneFailedJobs } from './retention.js';
@@ -47,6 +50,8 @@ export interface JobDeps {
   invokeTargets: TargetPolicy;
   /** The invoke block's field paths, read off the event loop (server/services.ts). */
   fieldPaths: FieldPathEvaluator;
+  /** Where a contact's media fetched from a real channel is stored (server/services.ts). */
+  storage: MediaStorage;
   /** Tests: the invoke attempt deadline; default 60 s. */
   invokeTimeoutMs?: number;
   /** The service's public base URL, for the attachment URLs of message events. */
@@ -65,6 +70,8 @@ const LEASE_MARGIN_MS = 20_000;
 const SHORT_JOB_LEASE_MS = 30_000;
 /** The hourly retention job deletes in batches (each a statement, its lease renewed while it runs). */
 const PRUNE_LEASE_MS = 120_000;
+/** A channel webhook: a few statements per fact, and up to 15 s per media fetched. */
+const CHANNEL_WEBHOOK_LEASE_MS = 120_000;
 
 /** The invoke block's own services and settings. */
 const invokeDeps = (deps: JobDeps) => ({
@@ -148,6 +155,19 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
             random: ctx.random,
             ...invokeDeps(deps),
           }),
+      })
+      .register(CHANNEL_WEBHOOK_JOB, {
+        // A real channel's payload, after Meta heard 200: its media fetches wait on the Graph API (15 s each).
+        leaseMs: CHANNEL_WEBHOOK_LEASE_MS,
+        // Its facts apply one by one, each idempotent (a wamid once, statuses forward only), so a run again after
+        // a crash redoes nothing; the job completes once all are applied.
+        async run(job, ctx) {
+          const { provider, storage } = deps;
+          const applying = { db: ctx.db, clock: ctx.clock, logger: ctx.logger, provider, storage };
+          const applied = await applyChannelWebhook(applying, job.payload);
+          ctx.logger.debug({ ...applied, received_at: job.payload.received_at }, 'a channel webhook was applied');
+          await ctx.db.transaction().execute((trx) => ctx.complete(trx));
+        },
       })
       .register(PRUNE_JOB, {
         leaseMs: PRUNE_LEASE_MS,

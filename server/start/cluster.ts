@@ -8,7 +8,7 @@ import { answerClusterMetrics } from '../http/cluster-metrics.js';
 import { createLogger, prettyLogs } from '../logger.js';
 import { openDatabase } from '../store/database.js';
 import { banner } from './banner.js';
-import { adminToken } from './data-dir.js';
+import { adminToken, channelKeyring } from './data-dir.js';
 import { SHUTDOWN_DEADLINE_MS } from './lifecycle.js';
 
 /** Server processes of a cluster that may end in a row before serving, before the cluster gives up. */
@@ -28,6 +28,7 @@ export async function runCluster(config: Config): Promise<void> {
   // config.ts refuses WEB_CONCURRENCY > 1 without DATABASE_URL: a cluster runs on PostgreSQL only.
   if (!config.databaseUrl) throw new ConfigError('WEB_CONCURRENCY: above 1 needs DATABASE_URL');
   adminToken(config); // generated once here, read by every process
+  channelKeyring(config); // likewise the channel credentials key, when CHANNEL_CREDENTIALS_KEY is unset
   const clock = new OffsetClock();
   const database = await openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: 1, logger });
   let printed = false;

@@ -41,6 +41,7 @@ export async function startWorkers(running: {
     webhookTargets: services.webhookTargets,
     invokeTargets: services.invokeTargets,
     fieldPaths: services.fieldPaths,
+    storage: services.storage,
   });
   const jobs = new JobWorker({
     db: database.db,

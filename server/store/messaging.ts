@@ -141,6 +141,27 @@ export async function findMessage(
   return q.executeTakeFirst();
 }
 
+/**
+ * The message a channel names by its own id on a connection: `direction` inbound (a contact's, which Meta may
+ * deliver twice) or outbound (one the account sent, which a status names).
+ */
+export async function findMessageByProviderId(
+  db: Kysely<DB>,
+  connectionId: string,
+  direction: 'inbound' | 'outbound',
+  providerMessageId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<MessageRow | undefined> {
+  let q = db
+    .selectFrom('messages')
+    .selectAll()
+    .where('connection_id', '=', connectionId)
+    .where('direction', '=', direction)
+    .where('provider_message_id', '=', providerMessageId);
+  if (options.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
 /** The account of a message (the admin API addresses a message by its id alone). */
 export async function findMessageAccountById(db: Kysely<DB>, messageId: string): Promise<string | undefined> {
   const row = await db.selectFrom('messages').select('account_id').where('id', '=', messageId).executeTakeFirst();

@@ -118,6 +118,26 @@ export interface ConnectionsTable {
   phone: string | null;
   status: 'connected' | 'disconnected';
   disconnect_reason: Schemas['Connection']['disconnect_reason'];
+  /** Who carries the connection's messages: the sandbox (the default) or a real channel's API. */
+  provider: ColumnType<ChannelProviderName, ChannelProviderName | undefined, ChannelProviderName>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type ChannelProviderName = 'sandbox' | 'whatsapp_cloud';
+
+/** A connection served by a real channel: its number's ids on Meta and its sealed token (never in the clear). */
+export interface ConnectionProvidersTable {
+  connection_id: string;
+  account_id: string;
+  provider: 'whatsapp_cloud';
+  phone_number_id: string;
+  waba_id: string;
+  /** AES-256-GCM under CHANNEL_CREDENTIALS_KEY, with its key id (domain/channels/credentials.ts). */
+  sealed_token: string;
+  token_last4: string;
+  verified_name: string | null;
+  templates_synced_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -345,6 +365,8 @@ export interface MessagesTable {
   reactions: JsonColumn<Schemas['MessageReaction'][]>;
   read_at: Timestamp | null;
   provider_message_id: string | null;
+  /** The highest status the channel reported for a sent message (sent 1, delivered 2, read 3, failed 4). */
+  provider_status_rank: ColumnType<number, number | undefined, number>;
   created_at: Timestamp;
 }
 
@@ -659,6 +681,7 @@ export interface DB {
   audit_log: AuditLogTable;
   service_secrets: ServiceSecretsTable;
   connections: ConnectionsTable;
+  connection_providers: ConnectionProvidersTable;
   custom_fields: CustomFieldsTable;
   custom_field_keys: CustomFieldKeysTable;
   tags: TagsTable;

@@ -548,7 +548,12 @@ describe.each(engines)('the invoke block without INVOKE_DEV_TARGETS on %s', (eng
 });
 
 describe('INVOKE_DEV_TARGETS', () => {
-  const production = { APP_ENV: 'production', DATABASE_URL: 'postgres://db/x', ADMIN_TOKEN: 'x'.repeat(32) };
+  const production = {
+    APP_ENV: 'production',
+    DATABASE_URL: 'postgres://db/x',
+    ADMIN_TOKEN: 'x'.repeat(32),
+    CHANNEL_CREDENTIALS_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
+  };
   it('is on in the embedded development default, off with DATABASE_URL or in production, refused there', () => {
     expect(loadConfig({}).invokeDevTargets).toBe(true);
     expect(loadConfig({ DATABASE_URL: 'postgres://db/x' }).invokeDevTargets).toBe(false);

@@ -15,7 +15,12 @@ const PUBLIC = 'https://api.example.com';
 const FORGED = 'attacker.example';
 
 describe('configuration in production', () => {
-  const production = { APP_ENV: 'production', DATABASE_URL: 'postgres://db/x', ADMIN_TOKEN: TOKEN };
+  const production = {
+    APP_ENV: 'production',
+    DATABASE_URL: 'postgres://db/x',
+    ADMIN_TOKEN: TOKEN,
+    CHANNEL_CREDENTIALS_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
+  };
 
   it('refuses to start without PUBLIC_BASE_URL, and takes an http(s) one', () => {
     expect(() => loadConfig(production)).toThrow(/PUBLIC_BASE_URL: required when APP_ENV=production/);
@@ -63,6 +68,7 @@ describe.each(engines)('links in production on %s, whatever the Host header', (e
         DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/unused',
         ADMIN_TOKEN: TOKEN,
         PUBLIC_BASE_URL: PUBLIC,
+        CHANNEL_CREDENTIALS_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
         SANDBOX_ENABLED: 'true',
       },
     });

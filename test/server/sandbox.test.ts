@@ -1149,6 +1149,7 @@ describe('the sandbox off', () => {
         APP_ENV: 'production',
         DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/unused',
         PUBLIC_BASE_URL: 'https://api.example.com',
+        CHANNEL_CREDENTIALS_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
       },
     ],
   ];

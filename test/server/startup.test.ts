@@ -181,6 +181,7 @@ describe.concurrent(
           '  DATABASE_URL: required when APP_ENV=production',
           '  ADMIN_TOKEN: required when APP_ENV=production',
           '  PUBLIC_BASE_URL: required when APP_ENV=production',
+          '  CHANNEL_CREDENTIALS_KEY: required when APP_ENV=production (32 random bytes in base64: `openssl rand -base64 32`)',
           '',
         ].join('\n'),
       );

@@ -118,6 +118,7 @@ export async function createConnection(
         username: 'username' in identity ? identity.username : null,
         phone: 'phone' in identity ? identity.phone : null,
         ...state,
+        provider: 'sandbox',
         created_at: now,
         updated_at: now,
       };

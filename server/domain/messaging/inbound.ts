@@ -46,7 +46,8 @@ export interface InboundFrom {
   username?: string;
   /** whatsapp */
   phone?: string;
-  name: string;
+  /** The profile name the channel sent; null: none (a new contact is named by its phone or username). */
+  name: string | null;
 }
 
 export interface InboundInput {
@@ -61,6 +62,8 @@ export interface InboundInput {
   is_unsupported: boolean;
   /** The channel's time of the message; defaults to now. */
   created_at?: string;
+  /** The channel's id of the message (whatsapp's `wamid`), unique on the connection; the sandbox draws one. */
+  provider_message_id?: string;
 }
 
 export interface InboundResult {
@@ -111,7 +114,7 @@ async function contactOfSender(
     if (!existing) {
       const identity = { channel: 'instagram' as const, instagramId: sender.instagramId, username: sender.username };
       return {
-        contact: await insertChannelContact(tx, accountId, connection.id, identity, from.name, now),
+        contact: await insertChannelContact(tx, accountId, connection.id, identity, from.name ?? sender.username, now),
         created: true,
       };
     }
@@ -121,7 +124,7 @@ async function contactOfSender(
     if (!existing) {
       const identity = { channel: 'whatsapp' as const, phone: phone.e164, phoneKey: phone.key };
       return {
-        contact: await insertChannelContact(tx, accountId, connection.id, identity, from.name, now),
+        contact: await insertChannelContact(tx, accountId, connection.id, identity, from.name ?? phone.e164, now),
         created: true,
       };
     }
@@ -133,7 +136,7 @@ async function contactOfSender(
 async function touchContact(tx: Kysely<DB>, contact: ContactRow, from: InboundFrom, now: string): Promise<ContactRow> {
   // A message is activity; the profile name overwrites the name; a deleted contact that writes comes back.
   let fresh = await updateContact(tx, contact.account_id, contact.id, {
-    name: from.name,
+    ...(from.name !== null ? { name: from.name } : {}),
     updated_at: now,
     last_interaction_at: now,
     deleted_at: null,
@@ -178,7 +181,7 @@ export async function recordInbound(
       direction: 'inbound',
       sender_type: 'contact',
       sender_user_id: null,
-      sender_name: input.from.name,
+      sender_name: input.from.name ?? freshContact.name,
       sender_workflow_id: null,
       sender_api_key_id: null,
       text: input.text,
@@ -192,7 +195,7 @@ export async function recordInbound(
       is_unsupported: input.is_unsupported,
       reactions: JSON.stringify([]),
       read_at: null,
-      provider_message_id: `sandbox-${randomUUID()}`,
+      provider_message_id: input.provider_message_id ?? `sandbox-${randomUUID()}`,
       created_at: at,
     });
 

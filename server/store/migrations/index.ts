@@ -21,6 +21,7 @@ import * as m0018jobWorkers from './0018_job_workers.js';
 import * as m0019messagePageIndex from './0019_message_page_index.js';
 import * as m0020failedJobsIndex from './0020_failed_jobs_index.js';
 import * as m0021mediaDetectedFormat from './0021_media_detected_format.js';
+import * as m0022whatsappCloud from './0022_whatsapp_cloud.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019_message_page_index': m0019messagePageIndex,
   '0020_failed_jobs_index': m0020failedJobsIndex,
   '0021_media_detected_format': m0021mediaDetectedFormat,
+  '0022_whatsapp_cloud': m0022whatsappCloud,
 };

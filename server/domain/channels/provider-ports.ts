@@ -1,0 +1,49 @@
+// What the WhatsApp Cloud provider (channels/whatsapp-cloud/provider.ts) reads of the service's own state,
+// through the ports it was built with, since the channel room reaches neither the domain nor the store: a
+// number's credentials (the token opened from its sealed form only for the call that needs it, never kept in
+// the clear) and the bytes of a media the account sends (uploaded to Meta before the send).
+import type { Kysely } from 'kysely';
+import type { OutboundMediaSource, WhatsAppCloudCredentials } from '../../channels/whatsapp-cloud/provider.js';
+import { mediaKey, type MediaStorage } from '../../media/storage.js';
+import { MEDIA_BYTES_LIMIT } from '../../channels/graph/client.js';
+import { findConnectionProvider } from '../../store/channel-providers.js';
+import { findMedia } from '../../store/media.js';
+import type { DB } from '../../store/schema.js';
+import { openToken, type Keyring } from './credentials.js';
+
+export function numberCredentials(db: Kysely<DB>, keyring: Keyring): WhatsAppCloudCredentials {
+  return {
+    async credentialsFor(connectionId) {
+      const row = await findConnectionProvider(db, connectionId);
+      if (!row) return undefined;
+      return { phoneNumberId: row.phone_number_id, accessToken: openToken(keyring, row.sealed_token) };
+    },
+  };
+}
+
+/** The media's bytes as stored; throws when they are not (a console upload, an address, an expired file). */
+export function storedMediaSource(db: Kysely<DB>, storage: MediaStorage): OutboundMediaSource {
+  return {
+    async read(accountId, mediaId) {
+      const media = await findMedia(db, accountId, mediaId);
+      const file = media && (await storage.open(mediaKey(accountId, mediaId)));
+      if (!media || !file) throw new Error(`media ${mediaId} has no stored bytes to upload`);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of file.stream) {
+        const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+        size += bytes.length;
+        if (size > MEDIA_BYTES_LIMIT) {
+          file.stream.destroy();
+          throw new Error(`media ${mediaId} is larger than the channel takes`);
+        }
+        chunks.push(bytes);
+      }
+      return {
+        bytes: Buffer.concat(chunks),
+        contentType: media.content_type ?? 'application/octet-stream',
+        filename: media.filename,
+      };
+    },
+  };
+}

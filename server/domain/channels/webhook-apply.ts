@@ -1,0 +1,186 @@
+// A real channel's webhook payload, applied after Meta heard 200 (the CHANNEL_WEBHOOK_JOB that
+// ./webhook-intake.ts committed). Each fact goes into the domain's own paths, as the sandbox's do:
+// - a contact's message → `recordInbound` (events, the 24-hour window, triggers and runs as on the sandbox), once
+//   per connection and wamid: a payload Meta delivers twice, or two at once, makes one message;
+// - its media → fetched through the provider (`GET /{media-id}`, then the short-lived URL, with the number's
+//   token) and stored as the platform's received media; a fetch that fails stores the message with the
+//   attachment marked missing (a media whose content answers 410 media_expired), never drops it;
+// - a status → `applyProviderStatus` (only forward; `failed` → `message.failed`).
+// A number no connection has is logged and skipped: Meta disables a webhook that keeps failing.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { decodeWhatsAppWebhook, type WhatsAppMessageFact } from '../../channels/whatsapp-cloud/decode.js';
+import { inboundOf, type InboundMediaRef } from '../../channels/whatsapp-cloud/inbound.js';
+import type { Clock } from '../../clock.js';
+import type { ChannelWebhookPayload } from '../../job-kinds.js';
+import type { MediaStorage } from '../../media/storage.js';
+import { findProviderByPhoneNumberId } from '../../store/channel-providers.js';
+import { findConnectionById, isUniqueViolation, type ConnectionRow } from '../../store/console.js';
+import { insertMedia } from '../../store/media.js';
+import { findMessageByProviderId } from '../../store/messaging.js';
+import type { DB } from '../../store/schema.js';
+import { channelConnection, type MessagingProvider } from '../messaging/delivery.js';
+import { recordInbound } from '../messaging/inbound.js';
+import { storeReceivedMedia } from '../messaging/media.js';
+import { applyProviderStatus } from '../messaging/statuses.js';
+
+export interface WebhookApplyDeps {
+  db: Kysely<DB>;
+  clock: Clock;
+  provider: MessagingProvider;
+  storage: MediaStorage;
+  logger: Logger;
+}
+
+/** What became of a payload's facts (logged, and read by the tests). */
+export interface WebhookApplied {
+  recorded: number;
+  duplicates: number;
+  statuses: number;
+  ignored: number;
+  unknownNumbers: number;
+}
+
+export async function applyChannelWebhook(
+  deps: WebhookApplyDeps,
+  payload: ChannelWebhookPayload,
+): Promise<WebhookApplied> {
+  const { facts, skipped } = decodeWhatsAppWebhook(JSON.parse(payload.body));
+  if (skipped.length > 0)
+    deps.logger.warn({ skipped: skipped.slice(0, 20) }, 'parts of a whatsapp webhook were skipped');
+  const applied: WebhookApplied = { recorded: 0, duplicates: 0, statuses: 0, ignored: 0, unknownNumbers: 0 };
+  const connections = new Map<string, ConnectionRow | undefined>();
+  for (const fact of facts) {
+    if (!connections.has(fact.phoneNumberId))
+      connections.set(fact.phoneNumberId, await connectionOfNumber(deps.db, fact.phoneNumberId));
+    const connection = connections.get(fact.phoneNumberId);
+    if (!connection) {
+      applied.unknownNumbers += 1;
+      deps.logger.warn({ phone_number_id: fact.phoneNumberId }, 'a whatsapp webhook names a number no connection has');
+      continue;
+    }
+    if (fact.kind === 'status') {
+      const failure = fact.error && { provider_code: fact.error.code, provider_message: fact.error.message };
+      const report = { providerMessageId: fact.messageId, status: fact.status, failure };
+      await applyProviderStatus(deps.db, deps.clock, connection.id, report, payload.base_url);
+      applied.statuses += 1;
+      continue;
+    }
+    const outcome = await applyMessage(deps, connection, fact, payload.base_url);
+    applied[outcome] += 1;
+  }
+  return applied;
+}
+
+async function connectionOfNumber(db: Kysely<DB>, phoneNumberId: string): Promise<ConnectionRow | undefined> {
+  const provider = await findProviderByPhoneNumberId(db, phoneNumberId);
+  return provider && findConnectionById(db, provider.connection_id);
+}
+
+async function applyMessage(
+  deps: WebhookApplyDeps,
+  connection: ConnectionRow,
+  fact: WhatsAppMessageFact,
+  baseUrl: string,
+): Promise<'recorded' | 'duplicates' | 'ignored'> {
+  const { db, clock } = deps;
+  if (await findMessageByProviderId(db, connection.id, 'inbound', fact.messageId)) return 'duplicates';
+  const quotedRow =
+    fact.replyTo === null ? undefined : await findMessageByProviderId(db, connection.id, 'outbound', fact.replyTo);
+  const decision = inboundOf(fact, quotedRow ? { id: quotedRow.id, senderType: quotedRow.sender_type } : null);
+  if (decision.action === 'ignore') {
+    deps.logger.debug({ wamid: fact.messageId, reason: decision.reason }, 'a whatsapp message was not recorded');
+    return 'ignored';
+  }
+  const { inbound } = decision;
+  const attachments = inbound.media ? [await fetchedAttachment(deps, connection, inbound.media)] : [];
+  // Meta's time, never ahead of the service's clock (a skewed timestamp must not hold the window open).
+  const now = clock.now().toISOString();
+  const createdAt = Date.parse(inbound.created_at) < Date.parse(now) ? inbound.created_at : now;
+  try {
+    await recordInbound(
+      db,
+      clock,
+      connection.account_id,
+      connection,
+      {
+        from: { phone: inbound.from.phone, name: inbound.from.name },
+        type: 'message',
+        text: inbound.text,
+        attachments,
+        post: null,
+        reply_to_message_id: inbound.reply_to_message_id,
+        button: inbound.button,
+        is_unsupported: inbound.is_unsupported,
+        created_at: createdAt,
+        provider_message_id: inbound.providerMessageId,
+      },
+      baseUrl,
+    );
+    return 'recorded';
+  } catch (error) {
+    // The same wamid recorded meanwhile by another worker (Meta delivered the payload twice at once).
+    if (isUniqueViolation(error)) return 'duplicates';
+    throw error;
+  }
+}
+
+/** The attachment as the message stores it: the bytes fetched and stored, or a media marked missing. */
+async function fetchedAttachment(deps: WebhookApplyDeps, connection: ConnectionRow, media: InboundMediaRef) {
+  const { db, clock, storage, provider } = deps;
+  try {
+    if (!provider.fetchInboundMedia) throw new Error('the provider hands no media over');
+    const fetched = await provider.fetchInboundMedia(channelConnection(connection), media.mediaId);
+    const row = await storeReceivedMedia(db, storage, clock, connection.account_id, {
+      content_type: fetched.contentType ?? media.contentType ?? 'application/octet-stream',
+      filename: media.filename ?? fetched.filename,
+      bytes: Buffer.from(fetched.bytes),
+    });
+    return attachmentOf(media.type, row);
+  } catch (error) {
+    deps.logger.warn(
+      { err: error, connection_id: connection.id, media_id: media.mediaId },
+      "a contact's media could not be fetched from the channel: the message is stored without it",
+    );
+    return attachmentOf(media.type, await missingMedia(db, clock.now(), connection.account_id, media));
+  }
+}
+
+/** A received media whose bytes never arrived: known, and no longer stored (its content answers 410). */
+async function missingMedia(db: Kysely<DB>, now: Date, accountId: string, media: InboundMediaRef) {
+  const at = now.toISOString();
+  return insertMedia(db, {
+    id: randomUUID(),
+    account_id: accountId,
+    origin: 'received',
+    content_type: media.contentType,
+    filename: media.filename,
+    size: null,
+    upload_expires_at: null,
+    uploaded_at: null,
+    available_at: at,
+    expires_at: at,
+    created_at: at,
+  });
+}
+
+function attachmentOf(
+  type: InboundMediaRef['type'],
+  row: {
+    id: string;
+    content_type: string | null;
+    size: string | number | null;
+    filename: string | null;
+    expires_at: string | null;
+  },
+) {
+  return {
+    type,
+    media_id: row.id,
+    content_type: row.content_type,
+    size: row.size === null ? null : Number(row.size),
+    filename: row.filename,
+    expires_at: row.expires_at,
+  };
+}

@@ -1,0 +1,83 @@
+// Meta's webhooks for the real channels (issue 35): `GET /channels/whatsapp/webhook`, the subscription check
+// (`hub.verify_token` against META_VERIFY_TOKEN: 200 with the challenge as text/plain, else 403), and `POST` on
+// the same path, the events: the X-Hub-Signature-256 of the raw body bytes under META_APP_SECRET (401 when
+// missing or wrong, nothing kept), a body that is JSON (400 otherwise), at most MAX_WEBHOOK_BYTES (413), then
+// committed as it came and answered 200 at once; the decoding runs after the answer (domain/channels).
+//
+// Not the partner's API: no key, no rate limit per account, no OpenAPI validator (Meta's payload is Meta's), and
+// not counted by the edge's per-client limit (Meta posts from a few addresses). Without META_APP_SECRET the
+// routes do not exist (404): a webhook that cannot be verified is never taken in.
+import { timingSafeEqual } from 'node:crypto';
+import express, { type Router } from 'express';
+import { metaSignatureValid } from '../channels/graph/signature.js';
+import { acceptChannelWebhook } from '../domain/channels/webhook-intake.js';
+import { ApiError } from '../errors.js';
+import type { AppContext } from './context.js';
+import { publicBaseUrl } from './base-url.js';
+
+export const WHATSAPP_WEBHOOK_PATH = '/channels/whatsapp/webhook';
+/** Meta's payloads are a few kilobytes; a batch of statuses stays far below this. */
+export const MAX_WEBHOOK_BYTES = 1024 * 1024;
+/** Meta's challenge is a number; anything longer is not Meta's. */
+const CHALLENGE = /^[A-Za-z0-9_.-]{1,256}$/;
+
+const sameText = (a: string, b: string) => {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+};
+
+const isJson = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export function channelWebhookRouter(ctx: AppContext): Router {
+  const router = express.Router();
+  const secret = ctx.config.metaAppSecret;
+  if (secret === undefined) return router;
+  const verifyToken = ctx.config.metaVerifyToken;
+
+  router.get(WHATSAPP_WEBHOOK_PATH, (req, res) => {
+    const { 'hub.mode': mode, 'hub.verify_token': token, 'hub.challenge': challenge } = req.query;
+    const verified =
+      mode === 'subscribe' &&
+      typeof token === 'string' &&
+      verifyToken !== undefined &&
+      sameText(token, verifyToken) &&
+      typeof challenge === 'string' &&
+      CHALLENGE.test(challenge);
+    if (!verified || typeof challenge !== 'string') {
+      ctx.logger.warn({ path: WHATSAPP_WEBHOOK_PATH }, 'a webhook subscription check did not match META_VERIFY_TOKEN');
+      res.status(403).type('text/plain').send('Forbidden');
+      return;
+    }
+    res.status(200).type('text/plain').set('X-Content-Type-Options', 'nosniff').send(challenge);
+  });
+
+  router.post(
+    WHATSAPP_WEBHOOK_PATH,
+    express.raw({ type: () => true, limit: MAX_WEBHOOK_BYTES }),
+    async (req, res, next) => {
+      try {
+        const raw: unknown = req.body;
+        const bytes = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
+        if (!metaSignatureValid(bytes, req.get('x-hub-signature-256'), secret)) {
+          ctx.logger.warn({ path: WHATSAPP_WEBHOOK_PATH }, 'a webhook without a valid X-Hub-Signature-256 was refused');
+          throw new ApiError(401, 'invalid_signature', 'X-Hub-Signature-256 is missing or does not match the body.');
+        }
+        const text = bytes.toString('utf8');
+        if (!isJson(text)) throw new ApiError(400, 'invalid_json', 'The body is not JSON.');
+        await acceptChannelWebhook(ctx.database.db, ctx.clock, 'whatsapp_cloud', text, publicBaseUrl(ctx, req));
+        res.status(200).json({ received: true });
+      } catch (error) {
+        next(error);
+      }
+    },
+  );
+  return router;
+}

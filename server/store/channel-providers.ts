@@ -1,0 +1,90 @@
+// SQL of the connections a real channel serves (connection_providers): the number's ids on Meta, its sealed
+// token, and the template mirror a sync writes. `connections.provider` says who carries a connection's messages;
+// it and the details row change together, in the caller's transaction.
+import type { Kysely, Selectable } from 'kysely';
+import type { ChannelProviderName, ConnectionProvidersTable, DB } from './schema.js';
+import type { TemplateRow } from './console.js';
+
+export type ConnectionProviderRow = Selectable<ConnectionProvidersTable>;
+
+export async function findConnectionProvider(
+  db: Kysely<DB>,
+  connectionId: string,
+): Promise<ConnectionProviderRow | undefined> {
+  return db.selectFrom('connection_providers').selectAll().where('connection_id', '=', connectionId).executeTakeFirst();
+}
+
+/** The connection Meta's webhook names by its number's id. */
+export async function findProviderByPhoneNumberId(
+  db: Kysely<DB>,
+  phoneNumberId: string,
+): Promise<ConnectionProviderRow | undefined> {
+  return db
+    .selectFrom('connection_providers')
+    .selectAll()
+    .where('provider', '=', 'whatsapp_cloud')
+    .where('phone_number_id', '=', phoneNumberId)
+    .executeTakeFirst();
+}
+
+/** Writes the connection's details (a first attach or a new token) and returns them as stored. */
+export async function saveConnectionProvider(
+  db: Kysely<DB>,
+  row: ConnectionProviderRow,
+): Promise<ConnectionProviderRow> {
+  const { connection_id: _id, created_at: _created, ...changes } = row;
+  return db
+    .insertInto('connection_providers')
+    .values(row)
+    .onConflict((oc) => oc.column('connection_id').doUpdateSet(changes))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteConnectionProvider(db: Kysely<DB>, connectionId: string): Promise<boolean> {
+  const deleted = await db
+    .deleteFrom('connection_providers')
+    .where('connection_id', '=', connectionId)
+    .executeTakeFirst();
+  return deleted.numDeletedRows > 0n;
+}
+
+export async function setConnectionProvider(
+  db: Kysely<DB>,
+  connectionId: string,
+  provider: ChannelProviderName,
+  now: string,
+): Promise<void> {
+  await db.updateTable('connections').set({ provider, updated_at: now }).where('id', '=', connectionId).execute();
+}
+
+export async function markTemplatesSynced(db: Kysely<DB>, connectionId: string, now: string): Promise<void> {
+  await db
+    .updateTable('connection_providers')
+    .set({ templates_synced_at: now, updated_at: now })
+    .where('connection_id', '=', connectionId)
+    .execute();
+}
+
+export async function connectionTemplates(db: Kysely<DB>, connectionId: string): Promise<TemplateRow[]> {
+  return db.selectFrom('templates').selectAll().where('connection_id', '=', connectionId).execute();
+}
+
+/** Adds the template or, when the number has one by that name and language, changes it to this one. */
+export async function upsertTemplate(db: Kysely<DB>, row: TemplateRow): Promise<void> {
+  const { body, variable_count, status, unsupported_features, updated_at } = row;
+  await db
+    .insertInto('templates')
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'connection_id', 'name', 'language'])
+        .doUpdateSet({ body, variable_count, status, unsupported_features, updated_at }),
+    )
+    .execute();
+}
+
+export async function deleteTemplates(db: Kysely<DB>, templateIds: string[]): Promise<void> {
+  if (templateIds.length === 0) return;
+  await db.deleteFrom('templates').where('id', 'in', templateIds).execute();
+}

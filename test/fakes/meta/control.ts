@@ -1,0 +1,113 @@
+// The fake's own HTTP endpoints (`/_fake/…`, no token: loopback only), for a client team driving it from a shell
+// or another process: send a signed inbound text or a status to the server, arrange an answer for a recipient, and
+// read what the fake recorded.
+//   GET  /_fake/requests               every Graph request recorded (`?path=` keeps those whose path has it)
+//   GET  /_fake/sent                   the messages accepted, with their wamids
+//   POST /_fake/inbound  {from, text, name?, phone_number_id?, context_id?, to_webhook_url?}
+//   POST /_fake/status   {message_id, status, recipient?, error_code?, phone_number_id?, to_webhook_url?}
+//   POST /_fake/script   {to, answer: ScriptedAnswer, sticky?}
+import type { ServerResponse } from 'node:http';
+import { isRecord } from '../../../server/guards.js';
+import { sendAnswer } from './http.js';
+import type { FakeState } from './state.js';
+import type { FakeNumber, ScriptedAnswer } from './types.js';
+import { status, text, type WebhookPayload } from './webhooks.js';
+
+const ANSWER_KINDS = ['error', 'http', 'no_message_id', 'delay', 'reset', 'fail_later', 'accept'];
+
+const reply = (res: ServerResponse, status: number, body: unknown) => sendAnswer(res, { status, body });
+
+const optionalText = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** The number a control request names (`phone_number_id`), or the fake's first. */
+function numberFor(state: FakeState, body: Record<string, unknown>): FakeNumber | undefined {
+  const id = optionalText(body.phone_number_id);
+  return id === undefined ? state.numbers[0] : state.number(id);
+}
+
+/** Answers a `/_fake/…` request. */
+export async function handleControl(
+  state: FakeState,
+  method: string,
+  url: URL,
+  raw: Buffer,
+  res: ServerResponse,
+): Promise<void> {
+  const route = `${method} ${url.pathname}`;
+  if (route === 'GET /_fake/requests') {
+    const part = url.searchParams.get('path');
+    return reply(res, 200, { requests: state.requests.filter((r) => part === null || r.path.includes(part)) });
+  }
+  if (route === 'GET /_fake/sent') return reply(res, 200, { messages: state.sent, reads: state.reads });
+  if (method !== 'POST') return reply(res, 404, { error: `no ${route}; see the header of test/fakes/meta/control.ts` });
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return reply(res, 400, { error: 'the body must be JSON' });
+  }
+  if (!isRecord(body)) return reply(res, 400, { error: 'the body must be a JSON object' });
+  if (url.pathname === '/_fake/inbound') return inbound(state, body, res);
+  if (url.pathname === '/_fake/status') return sendStatus(state, body, res);
+  if (url.pathname === '/_fake/script') return script(state, body, res);
+  return reply(res, 404, { error: `no ${route}` });
+}
+
+/** Signs and sends `payload` to `to_webhook_url` (or the fake's webhook URL); answers what the server said. */
+async function deliver(state: FakeState, payload: WebhookPayload, body: Record<string, unknown>, res: ServerResponse) {
+  try {
+    const result = await state.sendWebhook(payload, { url: optionalText(body.to_webhook_url) });
+    return reply(res, 200, { payload, webhook: result });
+  } catch (error) {
+    return reply(res, 502, { payload, error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+async function inbound(state: FakeState, body: Record<string, unknown>, res: ServerResponse): Promise<void> {
+  const number = numberFor(state, body);
+  const from = optionalText(body.from);
+  const message = optionalText(body.text);
+  if (!number) return reply(res, 400, { error: 'unknown phone_number_id' });
+  if (!from || !message) return reply(res, 400, { error: 'from and text are required' });
+  const payload = text(number, {
+    from,
+    text: message,
+    name: optionalText(body.name),
+    contextId: optionalText(body.context_id),
+  });
+  return deliver(state, payload, body, res);
+}
+
+async function sendStatus(state: FakeState, body: Record<string, unknown>, res: ServerResponse): Promise<void> {
+  const number = numberFor(state, body);
+  const messageId = optionalText(body.message_id);
+  const value = body.status;
+  if (!number) return reply(res, 400, { error: 'unknown phone_number_id' });
+  if (!messageId) return reply(res, 400, { error: 'message_id is required' });
+  if (value !== 'sent' && value !== 'delivered' && value !== 'read' && value !== 'failed')
+    return reply(res, 400, { error: 'status must be sent, delivered, read or failed' });
+  const recipient = optionalText(body.recipient) ?? state.recipientOf(messageId);
+  if (!recipient) return reply(res, 400, { error: 'recipient is required for a message the fake did not send' });
+  const code = typeof body.error_code === 'number' ? body.error_code : 131026;
+  const payload = status(number, { messageId, recipient, status: value, error: { code } });
+  return deliver(state, payload, body, res);
+}
+
+function script(state: FakeState, body: Record<string, unknown>, res: ServerResponse): void {
+  const to = optionalText(body.to);
+  const answer = body.answer;
+  if (!to || !isScriptedAnswer(answer))
+    return reply(res, 400, { error: `to and answer {kind: ${ANSWER_KINDS.join('|')}, …} are required` });
+  state.scripts.forRecipient(to, answer, { sticky: body.sticky === true });
+  return reply(res, 200, { scripted: { to, answer } });
+}
+
+/** An answer's kind and the fields each kind needs. */
+function isScriptedAnswer(value: unknown): value is ScriptedAnswer {
+  if (!isRecord(value) || typeof value.kind !== 'string' || !ANSWER_KINDS.includes(value.kind)) return false;
+  if (value.kind === 'error' || value.kind === 'fail_later') return typeof value.code === 'number';
+  if (value.kind === 'http') return typeof value.status === 'number' && typeof value.body === 'string';
+  if (value.kind === 'delay')
+    return typeof value.ms === 'number' && (value.then === undefined || isScriptedAnswer(value.then));
+  return true;
+}
