@@ -8,7 +8,13 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GraphClient, graphErrorOf, type GraphRequest, type GraphSettings } from '../server/channels/graph/client.js';
-import type { ChannelConnection, ChannelDelivery, OutboundContent } from '../server/channels/provider.js';
+import type {
+  ChannelConnection,
+  ChannelDelivery,
+  ChannelProvider,
+  OutboundContent,
+} from '../server/channels/provider.js';
+import { ProviderRegistry } from '../server/channels/registry.js';
 import {
   WhatsAppCloudProvider,
   type OutboundMediaSource,
@@ -454,5 +460,39 @@ describe('the Graph API client', () => {
       details: 'Button title length invalid',
       fbtraceId: 'Az8or2yhqkZfEZ-_4Qn_Bam',
     });
+  });
+});
+
+describe('the provider registry', () => {
+  const answering = (providerMessageId: string, reads: string[]): ChannelProvider<null> => ({
+    deliver: () => Promise.resolve({ outcome: 'accepted', providerMessageId }),
+    markRead: (message) => {
+      reads.push(message.providerMessageId);
+      return Promise.resolve();
+    },
+  });
+
+  it('hands each call to the provider the connection names', async () => {
+    const reads: string[] = [];
+    const sandbox: ChannelProvider<null> = { deliver: () => Promise.resolve({ outcome: 'provider_throttled' }) };
+    const registry = new ProviderRegistry<null>({ sandbox, whatsapp_cloud: answering('wamid.R', reads) });
+    expect(await registry.deliver(null, delivery(), now)).toEqual({
+      outcome: 'accepted',
+      providerMessageId: 'wamid.R',
+    });
+    const onSandbox = { ...connection, provider: 'sandbox' as const };
+    expect(await registry.deliver(null, { ...delivery(), connection: onSandbox }, now)).toEqual({
+      outcome: 'provider_throttled',
+    });
+    // The sandbox has no read receipts: nothing to tell.
+    await registry.markRead({ connection: onSandbox, providerMessageId: 'x' });
+    await registry.markRead({ connection, providerMessageId: 'wamid.IN' });
+    expect(reads).toEqual(['wamid.IN']);
+    await expect(registry.fetchInboundMedia(onSandbox, 'm')).rejects.toThrow(/inline/);
+  });
+
+  it('a connection naming a provider this process lacks is a wiring fault', async () => {
+    const registry = new ProviderRegistry<null>({ sandbox: answering('s', []) });
+    await expect(registry.deliver(null, delivery(), now)).rejects.toThrow(/no whatsapp_cloud provider/);
   });
 });

@@ -27,7 +27,7 @@ export class ProviderRegistry<Session> implements ChannelProvider<Session> {
     return provider;
   }
 
-  deliver(session: Session, delivery: ChannelDelivery, now: Date): Promise<DeliveryResult> {
+  async deliver(session: Session, delivery: ChannelDelivery, now: Date): Promise<DeliveryResult> {
     return this.providerFor(delivery.connection).deliver(session, delivery, now);
   }
 
@@ -36,10 +36,9 @@ export class ProviderRegistry<Session> implements ChannelProvider<Session> {
     await this.providerFor(message.connection).markRead?.(message);
   }
 
-  fetchInboundMedia(connection: ChannelConnection, mediaId: string): Promise<InboundMedia> {
+  async fetchInboundMedia(connection: ChannelConnection, mediaId: string): Promise<InboundMedia> {
     const provider = this.providerFor(connection);
-    if (!provider.fetchInboundMedia)
-      return Promise.reject(new Error(`the ${connection.provider} provider hands media inline`));
+    if (!provider.fetchInboundMedia) throw new Error(`the ${connection.provider} provider hands media inline`);
     return provider.fetchInboundMedia(connection, mediaId);
   }
 }

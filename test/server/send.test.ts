@@ -554,6 +554,8 @@ describe.each(engines)('sending a message on %s', (engine) => {
       });
       const message = await sent(th, TEMPLATE);
       expect(message).toMatchObject({ status: 'sent', template: { name: 'order_shipped', language: 'pt_BR' } });
+      // The body's values went to the channel; the message keeps the filled text, the template is name and language.
+      expect(message.template).toEqual({ name: 'order_shipped', language: 'pt_BR' });
       // Sending does not open the window.
       expect((await getConversation(th)).reply_window.state).toBe('closed');
       expect(((await (await send(th, { text: 'E agora?' })).json()) as ErrorBody).context.code).toBe(

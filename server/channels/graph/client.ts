@@ -25,6 +25,10 @@ export const TOTAL_TIMEOUT_MS = 15_000;
 export const JSON_BODY_LIMIT = 1024 * 1024;
 /** The largest media the platform takes (whatsapp's 100 MB document): a download reads at most one byte more. */
 export const MEDIA_BYTES_LIMIT = 100 * 1024 * 1024;
+/** How long a kept-alive connection may wait idle for the next call. */
+const IDLE_SOCKET_MS = 4_000;
+/** Sent with every call (Meta's media URLs have been seen to refuse a download without one). */
+export const USER_AGENT = 'Service-Channels/1.0';
 
 export interface GraphSettings {
   /** e.g. https://graph.facebook.com, or the fake's loopback address. */
@@ -184,7 +188,7 @@ function exchange(input: ExchangeInput, agents: Agents): Promise<RawAnswer> {
       const length = input.body ? { 'Content-Length': String(input.body.length) } : {};
       req = (secure ? https : http).request(input.url, {
         method: input.method,
-        headers: { ...input.headers, ...length },
+        headers: { 'User-Agent': USER_AGENT, ...input.headers, ...length },
         agent: secure ? agents.https : agents.http,
       });
     } catch (error) {
@@ -248,9 +252,11 @@ export function multipartBody(upload: Pick<GraphUpload, 'fields' | 'file'>): { b
 
 /** The client: the settings, and kept-alive connections of its own. */
 export class GraphClient {
+  // An idle connection is dropped before a server's usual idle timeout (Node's own: 5 s) can close it under a
+  // request: a reset on a reused connection reads as `lost`, an open outcome.
   private readonly agents: Agents = {
-    http: new http.Agent({ keepAlive: true }),
-    https: new https.Agent({ keepAlive: true }),
+    http: new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+    https: new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
   };
 
   constructor(private readonly settings: GraphSettings) {}
