@@ -3,7 +3,7 @@
 // only exceptions are the `…ById` lookups the admin API needs, which address a resource by its id alone and
 // give its account to every later query.
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { codeOf } from '../guards.js';
+import { codeOf, isRecord } from '../guards.js';
 import type { CursorCodec } from './cursor.js';
 import { paginate, type Page, type PageRequest } from './pagination.js';
 import type {
@@ -23,6 +23,11 @@ export type UploadRow = Selectable<UploadsTable>;
 /** A unique constraint refused the write (the same SQLSTATE on PostgreSQL and PGlite). */
 export function isUniqueViolation(error: unknown): boolean {
   return codeOf(error) === '23505';
+}
+
+/** A unique violation of the index or constraint `name` (PostgreSQL and PGlite name it in `constraint`). */
+export function isUniqueViolationOf(error: unknown, name: string): boolean {
+  return isUniqueViolation(error) && isRecord(error) && error.constraint === name;
 }
 
 /**

@@ -23,9 +23,8 @@ export interface WhatsAppCloudAccountApi {
   readTemplates(accessToken: string, wabaId: string): Promise<GraphRead<unknown[]>>;
 }
 
-/** At most this many template pages are read (Meta's pages hold up to 100 templates; a WABA holds up to 6,000). */
+/** At most this many template pages are read (Meta's default page holds 25 templates; a WABA up to 6,000). */
 export const MAX_TEMPLATE_PAGES = 100;
-const PAGE_SIZE = '100';
 
 /** Meta's codes that mean the token cannot read the number (see errors.ts: the authorization row). */
 const unauthorized = (code: number | undefined) =>
@@ -42,7 +41,9 @@ function failureOf(answer: GraphAnswer): GraphReadFailure {
   return { failure: unauthorized(error?.code) || answer.status === 401 ? 'unauthorized' : 'refused', message };
 }
 
-const okJson = (answer: GraphAnswer): answer is Extract<GraphAnswer, { kind: 'answered' }> & {
+const okJson = (
+  answer: GraphAnswer,
+): answer is Extract<GraphAnswer, { kind: 'answered' }> & {
   body: { json: true; value: unknown };
 } => answer.kind === 'answered' && answer.status >= 200 && answer.status <= 299 && answer.body.json;
 
@@ -73,7 +74,7 @@ export class GraphWhatsAppAccount implements WhatsAppCloudAccountApi {
       const answer = await this.graph.call({
         method: 'GET',
         segments: [wabaId, 'message_templates'],
-        query: { limit: PAGE_SIZE, ...(after !== undefined ? { after } : {}) },
+        query: after !== undefined ? { after } : {},
         token: accessToken,
       });
       if (!okJson(answer)) return { ok: false, ...failureOf(answer) };

@@ -149,7 +149,14 @@ export class WhatsAppCloudProvider<Session> implements ChannelProvider<Session> 
     credentials: Credentials,
     mediaId: string,
   ): Promise<string | DeliveryResult> {
-    const file = await this.options.media.read(connection.accountId, mediaId);
+    let file: Awaited<ReturnType<OutboundMediaSource['read']>>;
+    try {
+      file = await this.options.media.read(connection.accountId, mediaId);
+    } catch (error) {
+      // No bytes to hand Meta (a console upload the console keeps, an expired file): nothing was sent.
+      this.options.logger.warn({ err: error, media_id: mediaId }, 'a media could not be read for a whatsapp send');
+      return { outcome: 'provider_rejected', providerMessage: 'The media could not be uploaded to whatsapp.' };
+    }
     const answer = await withConnectRetry(() =>
       this.options.graph.upload({
         segments: [credentials.phoneNumberId, 'media'],

@@ -16,7 +16,7 @@ import type { Clock } from '../../clock.js';
 import type { ChannelWebhookPayload } from '../../job-kinds.js';
 import type { MediaStorage } from '../../media/storage.js';
 import { findProviderByPhoneNumberId } from '../../store/channel-providers.js';
-import { findConnectionById, isUniqueViolation, type ConnectionRow } from '../../store/console.js';
+import { findConnectionById, isUniqueViolationOf, type ConnectionRow } from '../../store/console.js';
 import { insertMedia } from '../../store/media.js';
 import { findMessageByProviderId } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
@@ -24,6 +24,9 @@ import { channelConnection, type MessagingProvider } from '../messaging/delivery
 import { recordInbound } from '../messaging/inbound.js';
 import { storeReceivedMedia } from '../messaging/media.js';
 import { applyProviderStatus } from '../messaging/statuses.js';
+
+/** Migration 0022's index: an inbound message once per connection and channel id. */
+const INBOUND_UNIQUE_INDEX = 'messages_inbound_provider_id';
 
 export interface WebhookApplyDeps {
   db: Kysely<DB>;
@@ -121,7 +124,8 @@ async function applyMessage(
     return 'recorded';
   } catch (error) {
     // The same wamid recorded meanwhile by another worker (Meta delivered the payload twice at once).
-    if (isUniqueViolation(error)) return 'duplicates';
+    // (Another unique write, a new contact's, made at once by another message of it: the job runs again.)
+    if (isUniqueViolationOf(error, INBOUND_UNIQUE_INDEX)) return 'duplicates';
     throw error;
   }
 }
