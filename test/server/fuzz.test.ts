@@ -3,14 +3,15 @@
 // DATABASE_URL is set, on a fresh PostgreSQL database. Any violation (a 5xx, an answer later than 2 s, a 4xx
 // that is not the error envelope, a broken rule of the id spellings, the numeric query spellings, the nesting
 // and size limits or HEAD, the server not answering /healthz) fails the test with the list. The long run is
-// `npm run fuzz` (scripts/fuzz.ts); the machinery is test/fuzz/.
-import { describe, expect, it } from 'vitest';
+// `npm run fuzz` (scripts/fuzz.ts); the machinery is test/fuzz/. The engines run side by side (each run waits on
+// its server most of the time), each server on a copy of the run's migrated database (test/global-setup.ts).
+import { describe, expect, inject, it } from 'vitest';
 import { formatResult, formatViolation, fuzzEngines, runFuzz } from '../fuzz/index.js';
 
 /** The seed of the short run: FUZZ_SEED=… repeats another. */
 const seed = process.env.FUZZ_SEED ?? 'fuzz-test';
 
-describe.each(fuzzEngines())('the fuzz harness on %s', { timeout: 300_000 }, (engine) => {
+describe.concurrent.each(fuzzEngines())('the fuzz harness on %s', { timeout: 300_000 }, (engine) => {
   it('finds no violation over every operation of the spec', async () => {
     // Looser times than `npm run fuzz` (2 s, 1 s): the suite runs two files at once on a 2-core machine, and a
     // server that stops answering still fails the watchdog.
@@ -21,6 +22,7 @@ describe.each(fuzzEngines())('the fuzz harness on %s', { timeout: 300_000 }, (en
       timeLimitMs: 150_000,
       answerWithinMs: 5000,
       healthWithinMs: 3000,
+      from: { pgliteDataDir: inject('pgliteDataDir'), postgresTemplate: inject('postgresTemplate') },
     });
     console.log(formatResult(result, { stderrOnFailure: true }));
     expect(result.violations.map(formatViolation)).toEqual([]);
