@@ -1,7 +1,9 @@
 // Once per run, before any test file: the migrated databases every test database starts from. Migrating is the
 // dear part of a test database (PGlite: initdb and the migrations, ~2 s; PostgreSQL: the migrations, ~1-3 s), and
 // it was paid by every test file (and on PostgreSQL by every database a file opens). Here it is paid once:
-// - PGlite: a migrated in-memory database dumped to a file; each test file loads it (`loadDataDir`).
+// - PGlite: a migrated in-memory database dumped to a file; each test file loads it (`loadDataDir`). The same
+//   database also as a data directory on disk, for the tests that start the server as a process on a copy of it
+//   (test/server/npm-start.ts: `migratedDataDir`): a start without PGlite's initdb and the migrations.
 // - PostgreSQL (DATABASE_URL set): a migrated database used as a template; each test database is
 //   `create database … template …`, a file copy. Its migrations still run at open: they find nothing to do.
 // The harness (test/server/harness.ts) reads both through `inject`, and falls back to migrating itself without.
@@ -19,6 +21,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** A file holding a migrated PGlite's `dumpDataDir()`. */
     pgliteTemplate: string;
+    /** A migrated PGlite data directory (a server's `DATA_DIR/pglite`), closed: to copy, never to open. */
+    pgliteDataDir: string;
     /** The name of a migrated PostgreSQL database to create test databases from (DATABASE_URL set). */
     postgresTemplate: string | undefined;
   }
@@ -27,6 +31,8 @@ declare module 'vitest' {
 interface Templates {
   /** The PGlite dump's file. */
   file: string;
+  /** The same database as a data directory. */
+  dataDir: string;
   postgresTemplate: string | undefined;
   drop: () => Promise<void>;
 }
@@ -40,11 +46,14 @@ async function makeTemplates(): Promise<Templates> {
   const [dump, postgresTemplate] = await Promise.all([migratedPGliteTemplate(), postgresTemplateDatabase()]);
   const file = join(dir, 'pglite.tar');
   writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+  // Loaded from the dump into a directory (no initdb): the server opens it as it opens its own.
+  const dataDir = join(dir, 'pglite');
+  await (await openDatabase({ engine: 'pglite', dataDir, template: dump })).close();
   const drop = async () => {
     rmSync(dir, { recursive: true, force: true });
     if (postgresTemplate) await withAdmin((admin) => admin.query(`drop database if exists ${postgresTemplate}`));
   };
-  return { file, postgresTemplate, drop };
+  return { file, dataDir, postgresTemplate, drop };
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -52,6 +61,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   templates ??= makeTemplates();
   const made = await templates;
   project.provide('pgliteTemplate', made.file);
+  project.provide('pgliteDataDir', made.dataDir);
   project.provide('postgresTemplate', made.postgresTemplate);
   return async () => {
     users -= 1;

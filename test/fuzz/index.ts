@@ -6,7 +6,7 @@ import { planCases, type FuzzCase } from './cases.js';
 import { Prng } from './prng.js';
 import { CLASSES, Runner, Watchdog, type FuzzClass, type Violation } from './runner.js';
 import { World } from './seed.js';
-import { startReceiver, startServer, type Engine } from './server.js';
+import { startReceiver, startServer, type Engine, type MigratedDatabase } from './server.js';
 import { loadSpec, type Operation } from './spec.js';
 
 export type { Engine, FuzzClass, Violation };
@@ -42,6 +42,8 @@ export interface FuzzOptions {
   answerWithinMs?: number;
   /** A /healthz poll not answered within this is a violation (default 1 s). */
   healthWithinMs?: number;
+  /** A migrated database to start the server on (the test suite's copies), else an empty one it migrates. */
+  from?: MigratedDatabase;
 }
 
 export interface FuzzResult {
@@ -93,7 +95,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   const violations: Violation[] = [];
   try {
     log(`[${options.engine}] starting the server (seed ${options.seed})`);
-    server = await startServer(options.engine, { root: ROOT });
+    server = await startServer(options.engine, { root: ROOT, ...(options.from ? { from: options.from } : {}) });
     runner = new Runner({
       baseUrl: server.baseUrl,
       apiKey: server.apiKey,

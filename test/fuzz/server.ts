@@ -1,16 +1,25 @@
 // The real server for the fuzz harness: the `npm start` command as a child process on a fresh temporary
 // DATA_DIR (PGlite), or on a fresh PostgreSQL database created on the server of DATABASE_URL (dropped at the
 // end, also on failure); the base URL and the demo key read from its banner, the admin token from
-// DATA_DIR/admin-token. Also a webhook receiver on loopback that answers 204 at once.
+// DATA_DIR/admin-token. Also a webhook receiver on loopback that answers 204 at once. The test suite starts it on
+// a copy of the run's migrated database (`from`): the same server, without PGlite's initdb and the migrations.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { scratchPostgres } from '../../scripts/bench/common.js';
 
 export type Engine = 'pglite' | 'postgres';
+
+/** A migrated database to copy: a closed PGlite data directory, a PostgreSQL template database (its name). */
+export interface MigratedDatabase {
+  pgliteDataDir?: string;
+  postgresTemplate?: string;
+}
 
 /** The engines to fuzz: PGlite always, PostgreSQL when DATABASE_URL is set. */
 export const fuzzEngines = (): Engine[] => (process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite']);
@@ -76,11 +85,26 @@ function startCommand(root: string): [string, string[]] {
   return [command === 'node' ? process.execPath : command!, args];
 }
 
-/** A fresh PostgreSQL database on the server of DATABASE_URL, dropped by `drop`. */
-function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A fresh PostgreSQL database on the server of DATABASE_URL (a copy of `template`), dropped by `drop`. */
+async function createDatabase(template: string | undefined): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.DATABASE_URL;
   if (!base) throw new Error('DATABASE_URL is not set');
-  return scratchPostgres(base, `ep_fuzz_${process.pid}`);
+  const prefix = `ep_fuzz_${process.pid}`;
+  if (!template) return scratchPostgres(base, prefix);
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const query = async (text: string) => {
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    try {
+      await admin.query(text);
+    } finally {
+      await admin.end();
+    }
+  };
+  await query(`create database ${name} template ${template}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => query(`drop database if exists ${name} with (force)`) };
 }
 
 async function killChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
@@ -102,6 +126,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** How long the banner may take. */
   startTimeoutMs?: number;
+  /** A migrated database to start on, else an empty one. */
+  from?: MigratedDatabase;
 }
 
 /** Starts the server with `npm start`'s command on `engine`; throws (after cleaning up) if it does not come up. */
@@ -129,7 +155,9 @@ export async function startServer(engine: Engine, options: StartOptions): Promis
     })());
 
   try {
-    if (engine === 'postgres') database = await createDatabase();
+    if (engine === 'postgres') database = await createDatabase(options.from?.postgresTemplate);
+    else if (options.from?.pgliteDataDir)
+      cpSync(options.from.pgliteDataDir, join(dataDir, 'pglite'), { recursive: true });
     const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVER_SETTINGS.includes(name)));
     const env: Record<string, string> = {
       ...(base as Record<string, string>),

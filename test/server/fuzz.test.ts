@@ -3,8 +3,10 @@
 // DATABASE_URL is set, on a fresh PostgreSQL database. Any violation (a 5xx, an answer later than 2 s, a 4xx
 // that is not the error envelope, a broken rule of the id spellings, the numeric query spellings, the nesting
 // and size limits or HEAD, the server not answering /healthz) fails the test with the list. The long run is
-// `npm run fuzz` (scripts/fuzz.ts); the machinery is test/fuzz/.
-import { describe, expect, it } from 'vitest';
+// `npm run fuzz` (scripts/fuzz.ts); the machinery is test/fuzz/. Each server starts on a copy of the run's
+// migrated database (test/global-setup.ts). The engines run one after the other: a run keeps a core busy (client
+// and server in turn), and side by side each took twice as long (past the time limit on a loaded machine).
+import { describe, expect, inject, it } from 'vitest';
 import { formatResult, formatViolation, fuzzEngines, runFuzz } from '../fuzz/index.js';
 
 /** The seed of the short run: FUZZ_SEED=… repeats another. */
@@ -21,6 +23,7 @@ describe.each(fuzzEngines())('the fuzz harness on %s', { timeout: 300_000 }, (en
       timeLimitMs: 150_000,
       answerWithinMs: 5000,
       healthWithinMs: 3000,
+      from: { pgliteDataDir: inject('pgliteDataDir'), postgresTemplate: inject('postgresTemplate') },
     });
     console.log(formatResult(result, { stderrOnFailure: true }));
     expect(result.violations.map(formatViolation)).toEqual([]);

@@ -1,9 +1,14 @@
 // `npm start`'s command (package.json's `start`) in a process of its own, for the tests that run the server as an
 // operator does (the README walkthrough, the cluster's metrics). The caller's own settings never leak into it:
-// only `env` and the machine's environment without the server's settings.
+// only `env` and the machine's environment without the server's settings. Also what such a process may start on
+// when its test is not about a first start: a copy of the run's migrated database (test/global-setup.ts), embedded
+// or PostgreSQL. A first start's CPU is mostly PGlite's initdb and the migrations (tsx and the validators aside).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { cpSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
 const SERVER_SETTINGS = [
@@ -41,4 +46,53 @@ export function startNpmStart(env: Record<string, string>): StartedServer {
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
   return { child, output: () => out, exited };
+}
+
+/**
+ * `dataDir` (made if need be) holding a copy of the run's migrated embedded database in `pglite/`: a server started
+ * on it opens it as it opens its own on a second start. Without the run's copy (no global set-up) it is left
+ * empty, and the server makes its database itself.
+ */
+export function withMigratedDatabase(dataDir: string): string {
+  const template = inject('pgliteDataDir');
+  if (template) cpSync(template, join(dataDir, 'pglite'), { recursive: true });
+  return dataDir;
+}
+
+export interface ScratchPostgres {
+  url: string;
+  /** Drops the database (its sessions ended first). */
+  drop: () => Promise<void>;
+}
+
+/**
+ * A PostgreSQL database of its own on DATABASE_URL's server: `migrated`, a copy of the run's migrated template
+ * (test/global-setup.ts; an empty one without it), else empty, as on a first start.
+ */
+export async function scratchPostgres(prefix: string, options: { migrated: boolean }): Promise<ScratchPostgres> {
+  const base = process.env.DATABASE_URL;
+  if (!base) throw new Error('DATABASE_URL is not set');
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const template = options.migrated ? inject('postgresTemplate') : undefined;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
 }

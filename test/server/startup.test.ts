@@ -1,17 +1,17 @@
 // Startup that tells the truth (issue 23): each way a start can fail for a reason the operator fixes ends the
 // real process (`npm start`'s command) with exit 2 and one message naming the setting or the path, and the way
 // out, never a stack nor a server listening on nothing. Also the banner's warning when development conveniences
-// are on and the server listens beyond loopback, and the readable log lines. The processes run concurrently.
+// are on and the server listens beyond loopback, and the readable log lines. The processes run concurrently, on a
+// copy of the run's migrated database (test/global-setup.ts) where the test is not about the database: a start
+// without PGlite's initdb and the migrations (the first start is process.test.ts's).
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { prettyLine, prettyLogs } from '../../server/logger.js';
-import { openDatabase } from '../../server/store/database.js';
+import { scratchPostgres, withMigratedDatabase } from './npm-start.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const startCommand = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
@@ -20,6 +20,8 @@ const scratch = mkdtempSync(join(tmpdir(), 'ep-startup-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 let dirs = 0;
 const freshDir = () => join(scratch, `data-${++dirs}`);
+/** A DATA_DIR holding a copy of the run's migrated embedded database. */
+const migratedDir = () => withMigratedDatabase(freshDir());
 
 interface Run {
   code: number | null;
@@ -92,14 +94,6 @@ async function closedPort(): Promise<number> {
 /** No stack trace: not a line `    at something (file:line)`. */
 const stack = /^[ \t]+at .+/m;
 
-/** An embedded data directory made by the server's own open, closed cleanly. */
-let pristine: string;
-beforeAll(async () => {
-  pristine = join(scratch, 'pristine');
-  const database = await openDatabase({ engine: 'pglite', dataDir: join(pristine, 'pglite') });
-  await database.close();
-});
-
 describe.concurrent(
   'a start that cannot succeed: exit 2, one message naming the setting or the path',
   { timeout: 300_000 },
@@ -107,7 +101,7 @@ describe.concurrent(
     it('PORT already in use: `PORT <n> is in use`, the database closed (the data directory lock released)', async () => {
       const { port, server } = await occupiedPort();
       try {
-        const dataDir = freshDir();
+        const dataDir = migratedDir();
         const run = await start({ DATA_DIR: dataDir, PORT: String(port) });
         expect(run.code).toBe(2);
         expect(run.stderr).toContain(`PORT ${port} is in use`);
@@ -121,7 +115,7 @@ describe.concurrent(
 
     it('HOST that is not an address of this machine: named, exit 2', async () => {
       // 192.0.2.0/24 is TEST-NET-1 (RFC 5737): never a local address.
-      const run = await start({ DATA_DIR: freshDir(), HOST: '192.0.2.1' });
+      const run = await start({ DATA_DIR: migratedDir(), HOST: '192.0.2.1' });
       expect(run.code).toBe(2);
       expect(run.stderr).toContain('HOST 192.0.2.1 is not an address of this machine');
       expect(run.stderr).not.toMatch(stack);
@@ -149,8 +143,7 @@ describe.concurrent(
       ],
       ['base/ removed', (dir: string) => rmSync(join(dir, 'base'), { recursive: true })],
     ])('a damaged embedded data directory (%s): the path and the way out', async (_, damage) => {
-      const dataDir = freshDir();
-      cpSync(pristine, dataDir, { recursive: true });
+      const dataDir = migratedDir();
       const pgliteDir = join(dataDir, 'pglite');
       damage(pgliteDir);
       const run = await start({ DATA_DIR: dataDir });
@@ -191,7 +184,7 @@ describe.concurrent(
 
 describe.concurrent('the banner on a non-loopback address, and readable logs', { timeout: 300_000 }, () => {
   it('warns in one line when a development convenience is on; LOG_FORMAT=pretty writes readable lines', async () => {
-    const run = await start({ DATA_DIR: freshDir(), HOST: '0.0.0.0', LOG_FORMAT: 'pretty' }, logOneRequest);
+    const run = await start({ DATA_DIR: migratedDir(), HOST: '0.0.0.0', LOG_FORMAT: 'pretty' }, logOneRequest);
     const warnings = run.stdout.split('\n').filter((line) => line.includes('WARNING'));
     expect(warnings).toEqual([
       '  WARNING: listening on 0.0.0.0, not loopback, with development conveniences on (SANDBOX_ENABLED, ' +
@@ -206,7 +199,7 @@ describe.concurrent('the banner on a non-loopback address, and readable logs', {
   it('says nothing when they are off; JSON log lines when stdout is not a terminal', async () => {
     const run = await start(
       {
-        DATA_DIR: freshDir(),
+        DATA_DIR: migratedDir(),
         HOST: '0.0.0.0',
         SANDBOX_ENABLED: 'false',
         WEBHOOK_DEV_TARGETS: 'false',
@@ -222,17 +215,11 @@ describe.concurrent('the banner on a non-loopback address, and readable logs', {
 
 describe.runIf(process.env.DATABASE_URL)('on PostgreSQL', { timeout: 300_000 }, () => {
   it('WEB_CONCURRENCY=2 with PORT in use: the processes say so and the service exits 2 (no respawn)', async () => {
-    const base = process.env.DATABASE_URL ?? '';
-    const name = `ep_test_startup_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
+    const database = await scratchPostgres('ep_test_startup', { migrated: true });
     const { port, server } = await occupiedPort();
     try {
-      const url = new URL(base);
-      url.pathname = `/${name}`;
       const run = await start({
-        DATABASE_URL: url.toString(),
+        DATABASE_URL: database.url,
         DATA_DIR: freshDir(),
         PORT: String(port),
         WEB_CONCURRENCY: '2',
@@ -243,8 +230,7 @@ describe.runIf(process.env.DATABASE_URL)('on PostgreSQL', { timeout: 300_000 }, 
       expect(run.stdout).not.toContain('a server process ended: starting another');
     } finally {
       server.close();
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
+      await database.drop();
     }
   });
 });

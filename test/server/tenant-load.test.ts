@@ -4,18 +4,18 @@
 // block added 1 to it (a quadratic trim). Here that automation, with a `match()` path that backtracks for ever
 // beside it, runs for several contacts while two clients call GET /v1/me; their answers stay within the server's
 // usual latency, the long text is not stored (a text field holds 1000 characters), and the math reads it as 0.
-import { randomBytes, randomInt } from 'node:crypto';
+// The server starts on a copy of the run's migrated database (test/global-setup.ts): no initdb nor migrations.
+import { randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX } from '../../generated/operations.js';
 import type { SchemaConnectionList, SchemaContact, SchemaMe, SchemaWorkflowRunList } from '../../generated/api.js';
 import { freePort, sandboxServerEnv, startServerProcess } from '../../scripts/lib/server-process.js';
 import { engines } from './harness.js';
-import { noSessionsLeft } from '../pg-sessions.js';
+import { scratchPostgres, withMigratedDatabase } from './npm-start.js';
 
 const ADMIN_TOKEN = 'admin-token-for-tenant-load-0123456789';
 const CONTACTS = 3;
@@ -33,24 +33,10 @@ async function startEndpoint(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${port}/lead`, server };
 }
 
-/** A scratch PostgreSQL database for the process, dropped after it (or none on PGlite). */
+/** A scratch PostgreSQL database for the process, migrated, dropped after it (or none on PGlite). */
 async function scratchDatabase(engine: string): Promise<{ url?: string; drop(): Promise<void> }> {
   if (engine !== 'postgres') return { drop: async () => {} };
-  const base = process.env.DATABASE_URL!;
-  const name = `ep_test_tenant_load_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      await noSessionsLeft(admin, name, 250);
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    },
-  };
+  return scratchPostgres('ep_test_tenant_load', { migrated: true });
 }
 
 const percentile = (values: number[], p: number) => {
@@ -62,6 +48,7 @@ describe.each(engines)('a tenant’s automation cannot hold the server, on %s', 
   it('the long-number automation runs while the API keeps its usual latency', async () => {
     const database = await scratchDatabase(engine);
     const dataDir = mkdtempSync(join(tmpdir(), 'ep-tenant-load-'));
+    if (!database.url) withMigratedDatabase(dataDir);
     const endpoint = await startEndpoint();
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
