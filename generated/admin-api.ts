@@ -1744,6 +1744,14 @@ export interface components {
       };
     };
     /**
+     * AdminWhatsAppCloudNotFoundError
+     * @description The `404` answer of the `/admin/v1/connections/{connectionId}/whatsapp-cloud` routes: `not_found` (no such
+     *     connection) or `not_whatsapp_cloud` (the connection has no WhatsApp Cloud API number). Tell them apart by
+     *     `context.code`.
+     */
+    AdminWhatsAppCloudNotFoundError:
+      components['schemas']['NotFoundError'] | components['schemas']['NotWhatsAppCloudError'];
+    /**
      * AdminWhatsAppCloudSetupRequest
      * @description The WhatsApp Cloud API number to attach to a whatsapp connection, as the Meta app shows it: the phone
      *     number id and the WhatsApp Business Account id (WhatsApp → API Setup), and a permanent access token of a
@@ -5525,6 +5533,7 @@ export type SchemaAdminConnectionUpdateRequest = components['schemas']['AdminCon
 export type SchemaAdminUpdateConnectionInvalidError = components['schemas']['AdminUpdateConnectionInvalidError'];
 export type SchemaAdminWhatsAppCloudNumber = components['schemas']['AdminWhatsAppCloudNumber'];
 export type SchemaNotWhatsAppCloudError = components['schemas']['NotWhatsAppCloudError'];
+export type SchemaAdminWhatsAppCloudNotFoundError = components['schemas']['AdminWhatsAppCloudNotFoundError'];
 export type SchemaAdminWhatsAppCloudSetupRequest = components['schemas']['AdminWhatsAppCloudSetupRequest'];
 export type SchemaPhoneNumberInUseError = components['schemas']['PhoneNumberInUseError'];
 export type SchemaInvalidCredentialsError = components['schemas']['InvalidCredentialsError'];
@@ -6047,7 +6056,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['NotFoundError'] | components['schemas']['NotWhatsAppCloudError'];
+          'application/json': components['schemas']['AdminWhatsAppCloudNotFoundError'];
         };
       };
       default: components['responses']['UnexpectedError'];
@@ -6150,7 +6159,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['NotFoundError'] | components['schemas']['NotWhatsAppCloudError'];
+          'application/json': components['schemas']['AdminWhatsAppCloudNotFoundError'];
         };
       };
       default: components['responses']['UnexpectedError'];
@@ -6189,7 +6198,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['NotFoundError'] | components['schemas']['NotWhatsAppCloudError'];
+          'application/json': components['schemas']['AdminWhatsAppCloudNotFoundError'];
         };
       };
       /** @description `invalid_credentials`: the Graph API refused the stored token (the connection is then disconnected, `authorization_lost`). */

@@ -111,6 +111,7 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
     // An invoke block's call runs at once in this process after its transaction commits (engine/commit.ts).
     soonRunner: registry,
   };
+  registerChannelJobs(registry, deps);
   return (
     registry
       .register(FAIL_LATER_JOB, {
@@ -163,34 +164,6 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
             ...invokeDeps(deps),
           }),
       })
-      .register(CHANNEL_WEBHOOK_JOB, {
-        // A real channel's payload, after Meta heard 200: its media fetches wait on the Graph API (15 s each).
-        leaseMs: CHANNEL_WEBHOOK_LEASE_MS,
-        // Its facts apply one by one, each idempotent (a wamid once, statuses forward only), so a run again after
-        // a crash redoes nothing; the job completes once all are applied.
-        async run(job, ctx) {
-          const { provider, storage } = deps;
-          const applying = { db: ctx.db, clock: ctx.clock, logger: ctx.logger, provider, storage };
-          const applied = await applyChannelWebhook(applying, job.payload);
-          ctx.logger.debug({ ...applied, received_at: job.payload.received_at }, 'a channel webhook was applied');
-          await ctx.db.transaction().execute((trx) => ctx.complete(trx));
-        },
-      })
-      .register(TEMPLATE_SYNC_JOB, {
-        leaseMs: CHANNEL_WEBHOOK_LEASE_MS,
-        // Meta no longer knew a template a send named: the number's templates are read again.
-        async run(job, ctx) {
-          const numbers = { db: ctx.db, clock: ctx.clock, logger: ctx.logger, keyring: deps.channelKeys };
-          try {
-            await resyncTemplates({ ...numbers, graph: deps.whatsAppCloudAccount }, job.payload.connection_id);
-          } catch (error) {
-            // The number detached meanwhile, or its token refused (which disconnected it): nothing to retry.
-            if (!(error instanceof ApiError) || error.status >= 500) throw error;
-            ctx.logger.warn({ err: error, connection_id: job.payload.connection_id }, 'a template sync was refused');
-          }
-          await ctx.db.transaction().execute((trx) => ctx.complete(trx));
-        },
-      })
       .register(PRUNE_JOB, {
         leaseMs: PRUNE_LEASE_MS,
         // Failed jobs are kept FAILED_JOB_RETENTION_DAYS, deliveries 7 days; the job re-enqueues itself hourly.
@@ -202,4 +175,37 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
         },
       })
   );
+}
+
+/** The real channels' jobs: a webhook's payload applied after the 200, a number's templates read again. */
+function registerChannelJobs(registry: JobRegistry, deps: JobDeps): void {
+  registry
+    .register(CHANNEL_WEBHOOK_JOB, {
+      // A real channel's payload, after Meta heard 200: its media fetches wait on the Graph API (15 s each).
+      leaseMs: CHANNEL_WEBHOOK_LEASE_MS,
+      // Its facts apply one by one, each idempotent (a wamid once, statuses forward only), so a run again after
+      // a crash redoes nothing; the job completes once all are applied.
+      async run(job, ctx) {
+        const { provider, storage } = deps;
+        const applying = { db: ctx.db, clock: ctx.clock, logger: ctx.logger, provider, storage };
+        const applied = await applyChannelWebhook(applying, job.payload);
+        ctx.logger.debug({ ...applied, received_at: job.payload.received_at }, 'a channel webhook was applied');
+        await ctx.db.transaction().execute((trx) => ctx.complete(trx));
+      },
+    })
+    .register(TEMPLATE_SYNC_JOB, {
+      leaseMs: CHANNEL_WEBHOOK_LEASE_MS,
+      // Meta no longer knew a template a send named: the number's templates are read again.
+      async run(job, ctx) {
+        const numbers = { db: ctx.db, clock: ctx.clock, logger: ctx.logger, keyring: deps.channelKeys };
+        try {
+          await resyncTemplates({ ...numbers, graph: deps.whatsAppCloudAccount }, job.payload.connection_id);
+        } catch (error) {
+          // The number detached meanwhile, or its token refused (which disconnected it): nothing to retry.
+          if (!(error instanceof ApiError) || error.status >= 500) throw error;
+          ctx.logger.warn({ err: error, connection_id: job.payload.connection_id }, 'a template sync was refused');
+        }
+        await ctx.db.transaction().execute((trx) => ctx.complete(trx));
+      },
+    });
 }
