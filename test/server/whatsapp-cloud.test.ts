@@ -107,7 +107,8 @@ describe.each(engines)('a WhatsApp Cloud number on %s', (engine) => {
   };
   const events = async (
     accountId: string,
-    type: 'connection.connected' | 'connection.disconnected' | 'message.received' | 'message.failed',
+    type:
+      'connection.connected' | 'connection.disconnected' | 'message.received' | 'message.failed' | 'message.updated',
   ) =>
     (
       await t.database.db
@@ -367,6 +368,78 @@ describe.each(engines)('a WhatsApp Cloud number on %s', (engine) => {
     });
   });
 
+  describe('every other inbound kind, through the webhook route', () => {
+    it('a list row, a template quick reply, video, audio, sticker, unsupported and unknown types; a reaction changes nothing', async () => {
+      const { me, number } = await attached();
+      const from = `+5521${randomInt(9_1000_0000, 9_9999_9999)}`;
+      await contactWrites(number, from, 'Oi');
+      const conversationId = await conversationOf(me);
+      const ours = await ok<SchemaMessage>(
+        await me.call('POST', `/v1/conversations/${conversationId}/messages`, {
+          body: { text: 'Escolha' },
+          ...idempotent(),
+        }),
+        201,
+      );
+      const wamid = meta.sent.find((m) => m.phoneNumberId === number.phoneNumberId)?.id ?? '';
+      const media = (kind: 'video' | 'audio' | 'sticker', mimeType: string) =>
+        webhooks.media(number, {
+          from,
+          kind,
+          mimeType,
+          mediaId: meta.registerMedia({
+            bytes: Buffer.from(`${kind}-bytes`),
+            mimeType,
+            phoneNumberId: number.phoneNumberId,
+          }),
+        });
+      const payloads = [
+        webhooks.listReply(number, { from, rowId: 'row_2', title: 'Entrega', contextId: wamid }),
+        webhooks.templateButton(number, { from, payload: 'STOP', text: 'Parar', contextId: wamid }),
+        media('video', 'video/mp4'),
+        media('audio', 'audio/ogg'),
+        media('sticker', 'image/webp'),
+        webhooks.unsupported(number, { from }),
+        webhooks.unsupported(number, { from, type: 'hologram' }),
+        webhooks.reaction(number, { from, messageId: wamid, emoji: '👍' }),
+      ];
+      for (const payload of payloads) expect((await meta.sendWebhook(payload)).status).toBe(200);
+      await drain();
+      const inbound = (await messagesOf(me, conversationId)).data.filter((m) => m.direction === 'inbound');
+      // The first text, and one message for each payload but the reaction.
+      expect(inbound).toHaveLength(1 + payloads.length - 1);
+      expect(inbound.find((m) => m.button?.id === 'row_2')).toMatchObject({
+        text: 'Entrega',
+        reply_to_message_id: ours.id,
+        button: { title: 'Entrega', source: 'api' },
+      });
+      expect(inbound.find((m) => m.button?.id === 'STOP')).toMatchObject({
+        text: 'Parar',
+        button: { source: 'other' },
+      });
+      const types = inbound.flatMap((m) => m.attachments.map((a) => a.type)).sort();
+      expect(types).toEqual(['audio', 'sticker', 'video']);
+      expect(inbound.filter((m) => m.is_unsupported)).toHaveLength(2);
+      expect(await events(me.accountId, 'message.updated')).toEqual([]);
+    });
+
+    it('a payload for a number no connection has: 200, and nothing recorded', async () => {
+      const { number } = fakeNumber();
+      const before = await t.database.db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow();
+      const payload = webhooks.text(number, { from: '+5521987654321', text: 'Oi' });
+      expect((await meta.sendWebhook(payload)).status).toBe(200);
+      await drain();
+      const after = await t.database.db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow();
+      expect(Number(after.n)).toBe(Number(before.n));
+    });
+  });
+
   describe('sending through the Graph API', () => {
     it('sends the encoded text, keeps the wamid, tells Meta the contact message was read', async () => {
       const { me, number } = await attached();
@@ -467,6 +540,13 @@ describe.each(engines)('a WhatsApp Cloud number on %s', (engine) => {
         ],
         [{ kind: 'no_message_id' }, 502, { code: 'outcome_unknown', provider_accepted: false }],
         [{ kind: 'reset' }, 502, { code: 'outcome_unknown', provider_accepted: false }],
+        [{ kind: 'error', code: 131056 }, 429, { code: 'provider_throttled' }],
+        [{ kind: 'error', code: 80007 }, 429, { code: 'provider_throttled' }],
+        [{ kind: 'error', code: 4 }, 429, { code: 'provider_throttled' }],
+        [{ kind: 'error', code: 131050 }, 422, { code: 'provider_rejected' }],
+        // Our encoder's defect (logged at error level): refused, the connection untouched.
+        [{ kind: 'error', code: 100 }, 422, { code: 'provider_rejected' }],
+        [{ kind: 'error', code: 131009 }, 422, { code: 'provider_rejected' }],
       ];
       for (const [answer, status, context] of rows) {
         meta.script(recipient, answer);
@@ -474,6 +554,53 @@ describe.each(engines)('a WhatsApp Cloud number on %s', (engine) => {
       }
       const messages = await messagesOf(me, conversationId);
       expect(messages.data.filter((m) => m.direction === 'outbound')).toEqual([]);
+      expect(
+        (
+          await t.database.db
+            .selectFrom('connections')
+            .select('status')
+            .where('id', '=', connection.id)
+            .executeTakeFirst()
+        )?.status,
+      ).toBe('connected');
+
+      // A template Meta answers for (the number's own templates): its code, and 132001 reads the templates again.
+      const template = (name: string, values: string[]) =>
+        me.call('POST', `/v1/conversations/${conversationId}/messages`, {
+          body: { template: { name, language: 'pt_BR', body_variables: values } },
+          ...idempotent(),
+        });
+      meta.script(recipient, { kind: 'error', code: 132000 });
+      await expectError(
+        await template('order_update', ['Ana', '123']),
+        422,
+        expect.objectContaining({ code: 'template_variables_mismatch' }),
+      );
+      meta.script(recipient, { kind: 'error', code: 132015 });
+      await expectError(await template('welcome', []), 422, expect.objectContaining({ code: 'template_not_approved' }));
+      const syncsBefore = meta.requestsTo(`${number.wabaId}/message_templates`, 'GET').length;
+      meta.script(recipient, { kind: 'error', code: 132001 });
+      await expectError(await template('welcome', []), 422, expect.objectContaining({ code: 'template_not_found' }));
+      await drain();
+      expect(meta.requestsTo(`${number.wabaId}/message_templates`, 'GET').length).toBeGreaterThan(syncsBefore);
+      // An approved template with its values goes out as Meta's template form.
+      expect((await template('order_update', ['Ana', '123'])).status).toBe(201);
+      expect(meta.sent.at(-1)?.body).toMatchObject({
+        type: 'template',
+        template: {
+          name: 'order_update',
+          language: { code: 'pt_BR' },
+          components: [
+            {
+              type: 'body',
+              parameters: [
+                { type: 'text', text: 'Ana' },
+                { type: 'text', text: '123' },
+              ],
+            },
+          ],
+        },
+      });
 
       // The token gone: the connection disconnected (authorization_lost), once, and the send says so.
       meta.script(recipient, { kind: 'error', code: 190 });
