@@ -43,6 +43,7 @@ export function channelWebhookRouter(ctx: AppContext): Router {
   const verifyToken = ctx.config.metaVerifyToken;
 
   router.get(WHATSAPP_WEBHOOK_PATH, (req, res) => {
+    res.locals.route = WHATSAPP_WEBHOOK_PATH; // the request log's and the metrics' route label (observability.ts)
     const { 'hub.mode': mode, 'hub.verify_token': token, 'hub.challenge': challenge } = req.query;
     const verified =
       mode === 'subscribe' &&
@@ -63,6 +64,7 @@ export function channelWebhookRouter(ctx: AppContext): Router {
     WHATSAPP_WEBHOOK_PATH,
     express.raw({ type: () => true, limit: MAX_WEBHOOK_BYTES }),
     async (req, res, next) => {
+      res.locals.route = WHATSAPP_WEBHOOK_PATH;
       try {
         const raw: unknown = req.body;
         const bytes = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);

@@ -3,7 +3,9 @@
 // read what the fake recorded.
 //   GET  /_fake/requests               every Graph request recorded (`?path=` keeps those whose path has it)
 //   GET  /_fake/sent                   the messages accepted, with their wamids
-//   POST /_fake/inbound  {from, text, name?, phone_number_id?, context_id?, to_webhook_url?}
+//   POST /_fake/inbound  {from, text, name?, phone_number_id?, context_id?, button_id?, to_webhook_url?}
+//                        (with `button_id`: a tap on the reply button of that id, titled `text`, on the message
+//                        `context_id`, an interactive button_reply)
 //   POST /_fake/status   {message_id, status, recipient?, error_code?, phone_number_id?, to_webhook_url?}
 //   POST /_fake/script   {to, answer: ScriptedAnswer, sticky?}
 import type { ServerResponse } from 'node:http';
@@ -11,7 +13,7 @@ import { isRecord } from '../../../server/guards.js';
 import { sendAnswer } from './http.js';
 import type { FakeState } from './state.js';
 import type { FakeNumber, ScriptedAnswer } from './types.js';
-import { status, text, type WebhookPayload } from './webhooks.js';
+import { buttonReply, status, text, type WebhookPayload } from './webhooks.js';
 
 const ANSWER_KINDS = ['error', 'http', 'no_message_id', 'delay', 'reset', 'fail_later', 'accept'];
 
@@ -69,12 +71,15 @@ async function inbound(state: FakeState, body: Record<string, unknown>, res: Ser
   const message = optionalText(body.text);
   if (!number) return reply(res, 400, { error: 'unknown phone_number_id' });
   if (!from || !message) return reply(res, 400, { error: 'from and text are required' });
-  const payload = text(number, {
-    from,
-    text: message,
-    name: optionalText(body.name),
-    contextId: optionalText(body.context_id),
-  });
+  const sender = { from, name: optionalText(body.name) };
+  const contextId = optionalText(body.context_id);
+  const buttonId = optionalText(body.button_id);
+  if (buttonId !== undefined && contextId === undefined)
+    return reply(res, 400, { error: 'a button tap needs context_id, the wamid of the message with the button' });
+  const payload =
+    buttonId !== undefined && contextId !== undefined
+      ? buttonReply(number, { ...sender, buttonId, title: message, contextId })
+      : text(number, { ...sender, text: message, contextId });
   return deliver(state, payload, body, res);
 }
 
