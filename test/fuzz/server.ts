@@ -3,6 +3,7 @@
 // end, also on failure); the base URL and the demo key read from its banner, the admin token from
 // DATA_DIR/admin-token. Also a webhook receiver on loopback that answers 204 at once. The test suite starts it on
 // a copy of the run's migrated database (`from`): the same server, without PGlite's initdb and the migrations.
+import { startFakeMeta, type FakeMeta } from '../fakes/meta/index.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -53,6 +54,12 @@ const SERVER_SETTINGS = [
   'WEBHOOK_MAX_IN_FLIGHT',
   'WEBHOOK_PACE_PER_MINUTE',
   'RUNS_PER_CONTACT_PER_HOUR',
+  'META_APP_SECRET',
+  'META_VERIFY_TOKEN',
+  'GRAPH_API_BASE_URL',
+  'GRAPH_API_VERSION',
+  'CHANNEL_CREDENTIALS_KEY',
+  'CHANNEL_CREDENTIALS_OLD_KEYS',
 ];
 
 /** SIGTERM, then SIGKILL when the process has not exited after this long. */
@@ -134,6 +141,9 @@ export interface StartOptions {
 export async function startServer(engine: Engine, options: StartOptions): Promise<StartedServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ep-fuzz-'));
   let database: { url: string; drop: () => Promise<void> } | undefined;
+  // The Graph API the server attaches numbers through: the fake on loopback (this machine reaches no Meta, and a
+  // Graph API that never answers would be the server's 502, not a fault the fuzzer looks for).
+  let graph: FakeMeta | undefined;
   let child: ChildProcess | undefined;
   let exited: Promise<number | null> = Promise.resolve(null);
   let stopped: Promise<void> | undefined;
@@ -148,6 +158,7 @@ export async function startServer(engine: Engine, options: StartOptions): Promis
       } finally {
         try {
           if (database) await database.drop();
+          await graph?.close();
         } finally {
           rmSync(dataDir, { recursive: true, force: true });
         }
@@ -158,10 +169,12 @@ export async function startServer(engine: Engine, options: StartOptions): Promis
     if (engine === 'postgres') database = await createDatabase(options.from?.postgresTemplate);
     else if (options.from?.pgliteDataDir)
       cpSync(options.from.pgliteDataDir, join(dataDir, 'pglite'), { recursive: true });
+    graph = await startFakeMeta();
     const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVER_SETTINGS.includes(name)));
     const env: Record<string, string> = {
       ...(base as Record<string, string>),
       RUNS_PER_CONTACT_PER_HOUR: '10000',
+      GRAPH_API_BASE_URL: graph.url,
       ...options.env,
       HOST: '127.0.0.1',
       PORT: '0',
