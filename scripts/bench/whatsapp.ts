@@ -114,6 +114,8 @@ function post(agent: Agent, url: URL, payload: Signed): Promise<number> {
 interface SendResult {
   /** Per payload (by index): ms from its planned send to its 200 (NaN: never acknowledged). */
   latencies: number[];
+  /** Per payload: ms from its (last) POST to its 200, the server's answer alone. */
+  service: number[];
   /** Per payload: Date.now() when its (first) POST started. */
   postedAt: number[];
   /** Answers other than 200 (and connection errors). */
@@ -136,6 +138,7 @@ async function sendAll(
 ): Promise<SendResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: pace.clients });
   const latencies = payloads.map(() => Number.NaN);
+  const service = payloads.map(() => Number.NaN);
   const postedAt = payloads.map(() => 0);
   let failures = 0;
   let acked = 0;
@@ -154,10 +157,12 @@ async function sendAll(
       for (let attempt = 0; attempt <= (pace.retries ?? 0); attempt++) {
         if (attempt === 0) postedAt[i] = Date.now();
         else await sleep(100);
+        const posted = performance.now();
         const status = await post(agent, url, payloads[i]!).catch(() => 0);
         if (status === 200) {
           lastAck = performance.now();
           latencies[i] = lastAck - planned;
+          service[i] = lastAck - posted;
           acked += 1;
           break;
         }
@@ -171,7 +176,7 @@ async function sendAll(
     clearInterval(progress);
     agent.destroy();
   }
-  return { latencies, postedAt, failures, acked, seconds: (lastAck - t0) / 1000 };
+  return { latencies, service, postedAt, failures, acked, seconds: (lastAck - t0) / 1000 };
 }
 
 const sortedOf = (values: readonly number[]) => values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
@@ -210,9 +215,12 @@ function fakeNumber(name: string): { number: FakeNumber; phone: string } {
   };
 }
 
-/** The `channels.webhook` jobs left (PostgreSQL), or the jobs due or running of every kind (PGlite, /metrics). */
-async function backlog(run: Running): Promise<number> {
-  if (run.database) {
+/**
+ * `webhook`: the `channels.webhook` jobs left (PostgreSQL; on PGlite, as `all`); `all`: the jobs due or running of
+ * every kind (/metrics: the contacts' message jobs and the automations' runs the payloads made too).
+ */
+async function backlog(run: Running, scope: 'webhook' | 'all'): Promise<number> {
+  if (run.database && scope === 'webhook') {
     const row = await run.database.db
       .selectFrom('jobs')
       .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -227,18 +235,22 @@ async function backlog(run: Running): Promise<number> {
   return n;
 }
 
-/** Seconds until the backlog is 0 (twice in a row, a poll apart), or null after `limitMs`. */
-async function waitDrained(run: Running, limitMs = 600_000): Promise<number | null> {
+/** When (performance.now()) the backlog was first seen 0 (then once more, a poll later), or null after `limitMs`. */
+async function waitDrained(run: Running, scope: 'webhook' | 'all', limitMs = 600_000): Promise<number | null> {
   const t0 = performance.now();
-  const every = run.database ? 250 : 1000;
-  let zeros = 0;
+  const every = run.database && scope === 'webhook' ? 250 : 1000;
+  let firstZero: number | null = null;
   while (performance.now() - t0 < limitMs) {
-    zeros = (await backlog(run)) === 0 ? zeros + 1 : 0;
-    if (zeros >= 2) return (performance.now() - t0 - every) / 1000;
+    const seen = performance.now();
+    if ((await backlog(run, scope)) > 0) firstZero = null;
+    else if (firstZero === null) firstZero = seen;
+    else return firstZero;
     await sleep(every);
   }
   return null;
 }
+
+const secondsSince = (t0: number, at: number | null) => (at === null ? null : (at - t0) / 1000);
 
 /** The server's own time for the webhook's 200s (/metrics): the share answered within 25 ms and within 100 ms. */
 async function serverSideAck(run: Running): Promise<string> {
@@ -373,7 +385,10 @@ async function seed(baseUrl: string, fake: FakeMeta): Promise<Seeded> {
 interface AckResult {
   sent: SendResult;
   latencies: number[];
+  service: number[];
   backlogAtEnd: number;
+  /** From the last 200: the `channels.webhook` jobs applied (PostgreSQL), every job done (both). */
+  webhookDrainedS: number | null;
   drainedS: number | null;
   serverSide: string;
   wamids: string[];
@@ -385,7 +400,7 @@ async function measureAck(run: Running, seeded: Seeded): Promise<AckResult> {
   const phones = Array.from({ length: options.contacts }, (_, i) => phoneOf(FIRST_CONTACT + i).nine);
   const warm = phones.map((phone) => signedText(number, phone, 'Oi'));
   await sendAll(run.webhookUrl, warm, { rate: null, clients: 4, retries: 3, label: 'contacts' });
-  if ((await waitDrained(run, 120_000)) === null) throw new Error('the first messages were not applied');
+  if ((await waitDrained(run, 'all', 120_000)) === null) throw new Error('the first messages were not applied');
 
   const count = options.rate * options.seconds;
   const payloads = Array.from({ length: count }, (_, i) =>
@@ -397,13 +412,17 @@ async function measureAck(run: Running, seeded: Seeded): Promise<AckResult> {
     clients: options.clients,
     label: 'acknowledged',
   });
-  const backlogAtEnd = await backlog(run);
+  const ended = performance.now();
+  const backlogAtEnd = await backlog(run, 'webhook');
   const serverSide = await serverSideAck(run);
-  const drainedS = await waitDrained(run);
+  const webhookDrainedS = run.database ? secondsSince(ended, await waitDrained(run, 'webhook')) : null;
+  const drainedS = secondsSince(ended, await waitDrained(run, 'all'));
   return {
     sent,
     latencies: sortedOf(sent.latencies),
+    service: sortedOf(sent.service),
     backlogAtEnd,
+    webhookDrainedS,
     drainedS,
     serverSide,
     wamids: payloads.map((p) => p.wamid),
@@ -444,7 +463,7 @@ async function measureReplies(run: Running, fake: FakeMeta, seeded: Seeded): Pro
     const at = firstReply.get(webhooks.digitsOf(p.phone));
     return at === undefined ? Number.NaN : at - sent.postedAt[i]!;
   });
-  await waitDrained(run);
+  await waitDrained(run, 'all');
   return { sent, latencies: sortedOf(latencies), replies: firstReply.size, expected: count };
 }
 
@@ -473,15 +492,15 @@ async function measureCrash(run: Running, seeded: Seeded): Promise<CrashResult> 
   run.server.child.kill('SIGKILL');
   await run.server.exited;
   const killedAt = performance.now();
-  const leftAtKill = run.database ? await backlog(run) : null;
+  const leftAtKill = run.database ? await backlog(run, 'webhook') : null;
   run.server = await startServerProcess(run.env, run.baseUrl);
   const restartS = (performance.now() - killedAt) / 1000;
-  const drainedS = await waitDrained(run);
+  const drainedS = secondsSince(killedAt, await waitDrained(run, 'webhook'));
   return {
     sent,
     leftAtKill,
     restartS,
-    drainedS: drainedS === null ? null : restartS + drainedS,
+    drainedS,
     wamids: payloads.filter((_, i) => Number.isFinite(sent.latencies[i])).map((p) => p.wamid),
   };
 }
@@ -603,10 +622,12 @@ function printTables(results: readonly EngineResult[]): void {
       'payloads',
       'acknowledged/s',
       '200 p50 / p95 / p99 ms',
+      'POST → 200 p50 / p95 / p99 ms',
       'server side',
       'not 200',
-      'backlog at the end',
+      'webhook jobs left at the end',
       'applied after',
+      'every job done after',
       'recorded once',
       'goal',
     ],
@@ -619,9 +640,11 @@ function printTables(results: readonly EngineResult[]): void {
       fmt(r.ack.wamids.length),
       fmt(rate),
       percentiles(r.ack.latencies),
+      percentiles(r.ack.service),
       r.ack.serverSide,
       String(r.ack.sent.failures),
       `${fmt(r.ack.backlogAtEnd)}${r.engine === 'pglite' ? ' jobs (all kinds)' : ''}`,
+      r.engine === 'pglite' ? '—' : r.ack.webhookDrainedS === null ? 'not in 10 min' : seconds1(r.ack.webhookDrainedS),
       r.ack.drainedS === null ? 'not in 10 min' : seconds1(r.ack.drainedS),
       onceText(r.ackTally),
       met ? 'met' : 'NOT met',
