@@ -31,26 +31,34 @@ import type {
 import { EncodeError, encodeMessage, mediaToUpload } from './encode.js';
 import { graphSendError } from './errors.js';
 
-/** A number's credentials, kept sealed by the domain (issue 35, section 2); undefined: none attached. */
-export interface WhatsAppCloudCredentials {
-  credentialsFor(connectionId: string): Promise<{ phoneNumberId: string; accessToken: string } | undefined>;
+/**
+ * A number's credentials, kept sealed by the domain (issue 35, section 2); undefined: none attached. A send reads
+ * them in its caller's `session` (an automation sends inside its transaction: on PGlite, one session, a read
+ * outside it would wait for the transaction that waits for it).
+ */
+export interface WhatsAppCloudCredentials<Session = unknown> {
+  credentialsFor(
+    connectionId: string,
+    session?: Session,
+  ): Promise<{ phoneNumberId: string; accessToken: string } | undefined>;
 }
 
-/** The bytes of a media of the account, to upload before a send. */
-export interface OutboundMediaSource {
+/** The bytes of a media of the account, to upload before a send (read in the send's `session`, as above). */
+export interface OutboundMediaSource<Session = unknown> {
   read(
     accountId: string,
     mediaId: string,
+    session?: Session,
   ): Promise<{ bytes: Uint8Array; contentType: string; filename: string | null }>;
 }
 
 /** Longest a media upload or download may take, start to end (a file of up to 100 MB). */
 export const MEDIA_TOTAL_TIMEOUT_MS = 120_000;
 
-export interface WhatsAppCloudOptions {
+export interface WhatsAppCloudOptions<Session = unknown> {
   graph: GraphClient;
-  credentials: WhatsAppCloudCredentials;
-  media: OutboundMediaSource;
+  credentials: WhatsAppCloudCredentials<Session>;
+  media: OutboundMediaSource<Session>;
   logger: Pick<Logger, 'error' | 'warn'>;
   mediaTimeoutMs?: number;
 }
@@ -101,19 +109,19 @@ function describe(answer: GraphAnswer | DownloadAnswer): string {
 }
 
 export class WhatsAppCloudProvider<Session> implements ChannelProvider<Session> {
-  constructor(private readonly options: WhatsAppCloudOptions) {}
+  constructor(private readonly options: WhatsAppCloudOptions<Session>) {}
 
-  async deliver(_session: Session, delivery: ChannelDelivery, _now: Date): Promise<DeliveryResult> {
+  async deliver(session: Session, delivery: ChannelDelivery, _now: Date): Promise<DeliveryResult> {
     const { connection, recipient, content } = delivery;
     if (connection.channel !== 'whatsapp' || recipient.channel !== 'whatsapp')
       throw new Error(`the whatsapp cloud provider got a ${connection.channel} connection`);
     if (!recipient.phone) return { outcome: 'recipient_unavailable' };
-    const credentials = await this.options.credentials.credentialsFor(connection.id);
+    const credentials = await this.options.credentials.credentialsFor(connection.id, session);
     if (!credentials) return { outcome: 'authorization_lost' };
 
     const mediaIds = new Map<string, string>();
     for (const mediaId of mediaToUpload(content)) {
-      const uploaded = await this.upload(connection, credentials, mediaId);
+      const uploaded = await this.upload(connection, credentials, mediaId, session);
       if (typeof uploaded !== 'string') return uploaded;
       mediaIds.set(mediaId, uploaded);
     }
@@ -148,10 +156,11 @@ export class WhatsAppCloudProvider<Session> implements ChannelProvider<Session> 
     connection: ChannelConnection,
     credentials: Credentials,
     mediaId: string,
+    session: Session,
   ): Promise<string | DeliveryResult> {
     let file: Awaited<ReturnType<OutboundMediaSource['read']>>;
     try {
-      file = await this.options.media.read(connection.accountId, mediaId);
+      file = await this.options.media.read(connection.accountId, mediaId, session);
     } catch (error) {
       // No bytes to hand Meta (a console upload the console keeps, an expired file): nothing was sent.
       this.options.logger.warn({ err: error, media_id: mediaId }, 'a media could not be read for a whatsapp send');

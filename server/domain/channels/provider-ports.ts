@@ -11,10 +11,11 @@ import { findMedia } from '../../store/media.js';
 import type { DB } from '../../store/schema.js';
 import { openToken, type Keyring } from './credentials.js';
 
-export function numberCredentials(db: Kysely<DB>, keyring: Keyring): WhatsAppCloudCredentials {
+/** `session`: the send's own (its transaction's), else `db`. */
+export function numberCredentials(db: Kysely<DB>, keyring: Keyring): WhatsAppCloudCredentials<Kysely<DB>> {
   return {
-    async credentialsFor(connectionId) {
-      const row = await findConnectionProvider(db, connectionId);
+    async credentialsFor(connectionId, session) {
+      const row = await findConnectionProvider(session ?? db, connectionId);
       if (!row) return undefined;
       return { phoneNumberId: row.phone_number_id, accessToken: openToken(keyring, row.sealed_token) };
     },
@@ -22,10 +23,10 @@ export function numberCredentials(db: Kysely<DB>, keyring: Keyring): WhatsAppClo
 }
 
 /** The media's bytes as stored; throws when they are not (a console upload, an address, an expired file). */
-export function storedMediaSource(db: Kysely<DB>, storage: MediaStorage): OutboundMediaSource {
+export function storedMediaSource(db: Kysely<DB>, storage: MediaStorage): OutboundMediaSource<Kysely<DB>> {
   return {
-    async read(accountId, mediaId) {
-      const media = await findMedia(db, accountId, mediaId);
+    async read(accountId, mediaId, session) {
+      const media = await findMedia(session ?? db, accountId, mediaId);
       const file = media && (await storage.open(mediaKey(accountId, mediaId)));
       if (!media || !file) throw new Error(`media ${mediaId} has no stored bytes to upload`);
       const chunks: Buffer[] = [];
