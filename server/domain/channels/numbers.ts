@@ -8,6 +8,7 @@
 // a log line, an audit entry, an event or an error: only its last four characters are kept beside the sealed
 // value.
 import type { Kysely } from 'kysely';
+import type { components } from '../../../generated/admin-api.js';
 import type { Logger } from 'pino';
 import type { GraphReadFailure, WhatsAppCloudAccountApi } from '../../channels/whatsapp-cloud/account.js';
 import type { Clock } from '../../clock.js';
@@ -46,18 +47,8 @@ export interface NumberSetup {
   access_token: string;
 }
 
-/** The number as the admin API shows it (AdminWhatsAppCloudNumber): never the token. */
-export interface NumberView {
-  connection_id: string;
-  provider: 'whatsapp_cloud';
-  phone_number_id: string;
-  waba_id: string;
-  token_last4: string;
-  verified_name: string | null;
-  templates_synced: number;
-  templates_synced_at: string | null;
-  connection: ReturnType<typeof connectionView>;
-}
+/** The number as the admin API shows it: never the token. */
+export type NumberView = components['schemas']['AdminWhatsAppCloudNumber'];
 
 const notCloud = () =>
   new ApiError(404, 'not_whatsapp_cloud', 'The connection has no WhatsApp Cloud API number attached.');
