@@ -452,13 +452,16 @@ interface Scratch {
   drop(): Promise<void>;
 }
 
-/** A new database `<prefix>_<random>` on the server of `base`, dropped (with force) by `drop`. */
-export async function scratchPostgres(base: string, prefix = 'ep_bench'): Promise<Scratch> {
+/**
+ * A new database `<prefix>_<random>` on the server of `base` (a copy of `template` when given), dropped (with
+ * force) by `drop`.
+ */
+export async function scratchPostgres(base: string, prefix = 'ep_bench', template?: string): Promise<Scratch> {
   const name = `${prefix}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   try {
-    await admin.query(`create database ${name}`);
+    await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   } finally {
     await admin.end();
   }

@@ -3,11 +3,10 @@
 // only `env` and the machine's environment without the server's settings. Also what such a process may start on
 // when its test is not about a first start: a copy of the run's migrated database (test/global-setup.ts), embedded
 // or PostgreSQL. A first start's CPU is mostly PGlite's initdb and the migrations (tsx and the validators aside).
+import { scratchPostgres as scratchDatabase } from '../../scripts/bench/common.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { cpSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
 import { inject } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -72,27 +71,5 @@ export interface ScratchPostgres {
 export async function scratchPostgres(prefix: string, options: { migrated: boolean }): Promise<ScratchPostgres> {
   const base = process.env.DATABASE_URL;
   if (!base) throw new Error('DATABASE_URL is not set');
-  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
-  const template = options.migrated ? inject('postgresTemplate') : undefined;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      try {
-        await c.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
+  return scratchDatabase(base, prefix, options.migrated ? inject('postgresTemplate') : undefined);
 }
