@@ -6,6 +6,8 @@
 // Neutral ground, which imports no room: the domain and the engine enqueue and run jobs through this module and
 // `JobLease` (store/jobs.ts, beside the table it holds a claim of) without importing the worker (server/jobs/),
 // which imports them.
+import type { SchemaSendMessageRequest } from '../generated/api.js';
+
 /** A stretch of an automation run (its start, a wait's end, a continuation). */
 export const ADVANCE_RUN_JOB = 'workflow.advance';
 /** A deleted automation's runs in progress end `stopped`. */
@@ -18,6 +20,11 @@ export const FAIL_LATER_JOB = 'sandbox.fail_message';
 export const DELIVER_JOB = 'webhook.deliver';
 /** One attempt of an invoke block's HTTP call (its retries are later jobs of this kind). */
 export const INVOKE_JOB = 'workflow.invoke';
+/**
+ * An automation's send through a channel reached over the network (WhatsApp Cloud): made after the stretch that
+ * ran the block committed, with no transaction held while the channel answers; the run waits (`send`) meanwhile.
+ */
+export const LATER_SEND_JOB = 'workflow.send';
 /** A signed webhook payload of a real channel, committed as it came before the 200; the job decodes and applies it. */
 export const CHANNEL_WEBHOOK_JOB = 'channels.webhook';
 /** A WhatsApp Cloud number's templates read again (Meta answered a send 132001: it no longer knows one). */
@@ -54,7 +61,9 @@ export type Wake =
    * The invoke block's call at step `step` ended (`output` 0 success, 1 failure), or its wait's bound passed
    * (the call row still pending): a stale wake for another step does nothing.
    */
-  | { kind: 'call'; step: number; output: number };
+  | { kind: 'call'; step: number; output: number }
+  /** The send of step `step` was made (LATER_SEND_JOB): its outcome is in the job's hands, never in a job's payload. */
+  | { kind: 'send'; step: number };
 
 export interface AdvancePayload {
   run_id: string;
@@ -87,6 +96,27 @@ export interface InvokePayload {
   attempt?: number;
 }
 
+/** What a sending block does once the channel took its message: follow an output, or wait for the contact. */
+export type SendThen = { next: number } | { wait: 'answer' | 'tap'; until: string; then_output?: number };
+
+export interface LaterSendPayload {
+  run_id: string;
+  /** The step of the block that sends, which the run waits at (`waiting_for: 'send'`), and when it began. */
+  step: number;
+  started_at: string;
+  /** The message's id, chosen before it goes out (a buttons block's links name it). */
+  message_id: string;
+  contact_id: string;
+  workflow: { id: string; title: string };
+  /** The account's platform signature as the stretch read it (the send's text is fitted to it). */
+  platform_signature: string | null;
+  /** The message as the block wrote it (its variables filled in): checked again by the channel's rules. */
+  body: SchemaSendMessageRequest;
+  /** The comment it answers privately (the first message of a comment-started run). */
+  private_reply_to: string | null;
+  then: SendThen;
+}
+
 export interface ChannelWebhookPayload {
   provider: 'whatsapp_cloud';
   /** The body as it came (its signature was checked on these bytes, UTF-8). */
@@ -110,6 +140,7 @@ export interface JobPayloads {
   [INVOKE_JOB]: InvokePayload;
   [PRUNE_JOB]: Record<string, never>;
   [CHANNEL_WEBHOOK_JOB]: ChannelWebhookPayload;
+  [LATER_SEND_JOB]: LaterSendPayload;
   [TEMPLATE_SYNC_JOB]: { connection_id: string };
 }
 

@@ -21,6 +21,7 @@ import {
   TEMPLATE_SYNC_JOB,
   INBOUND_MESSAGE_JOB,
   INVOKE_JOB,
+  LATER_SEND_JOB,
   PRUNE_JOB,
   STOP_RUNS_JOB,
   type JobKind,
@@ -100,6 +101,8 @@ export const JOB_RETRY_SCHEDULES: Readonly<Record<JobKind, RetrySchedule>> = {
   [STOP_RUNS_JOB]: databaseFaultRetryAt,
   // A database fault around an invoke call (the endpoint's answers are retried by the call itself, below).
   [INVOKE_JOB]: databaseFaultRetryAt,
+  // An automation's send after its stretch: claimed again, it records the outcome as unknown (engine/later-send.ts).
+  [LATER_SEND_JOB]: databaseFaultRetryAt,
   [FAIL_LATER_JOB]: defaultJobRetryAt,
   [PRUNE_JOB]: defaultJobRetryAt,
   // A payload Meta was told it was received: a fault while applying it (database, media fetch) tries again.

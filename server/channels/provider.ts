@@ -128,6 +128,11 @@ export interface InboundMedia {
 export interface ChannelProvider<Session> {
   /** Delivers the message and says how the channel answered. */
   deliver(session: Session, delivery: ChannelDelivery, now: Date): Promise<DeliveryResult>;
+  /**
+   * Whether a send through `connection` waits on a real channel over the network: a caller inside a transaction
+   * then delivers after it commits, so no transaction waits on the channel (issue 35). Absent: never.
+   */
+  remote?(connection: ChannelConnection): boolean;
   /** Tells the channel the account read a contact's message (whatsapp's read receipt); absent: nothing to tell. */
   markRead?(message: InboundMessageRef): Promise<void>;
   /** Fetches the bytes of media a contact sent, by the channel's media id; absent: the channel hands them inline. */

@@ -31,6 +31,10 @@ export class ProviderRegistry<Session> implements ChannelProvider<Session> {
     return this.providerFor(delivery.connection).deliver(session, delivery, now);
   }
 
+  remote(connection: ChannelConnection): boolean {
+    return this.providerFor(connection).remote?.(connection) ?? false;
+  }
+
   /** Nothing to tell when the connection's provider has no read receipts (the sandbox). */
   async markRead(message: InboundMessageRef): Promise<void> {
     await this.providerFor(message.connection).markRead?.(message);

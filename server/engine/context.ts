@@ -78,6 +78,9 @@ export interface RunContext {
   startRun(input: StartRun): Promise<WorkflowRunRow>;
 }
 
+/** What a sending block does once the channel took its message: follow an output, or wait for the contact. */
+export type AfterSend = { next: number } | { wait: 'answer' | 'tap'; until: Date; thenOutput?: number };
+
 /** What a block answers: follow an output, wait, end the run, or fail (the branch ends, or follows `output`). */
 export type BlockResult =
   | { next: number; messageId?: string | null }
@@ -96,7 +99,12 @@ export type BlockResult =
       /** The output the step records (multichannel: the channel another run goes on from). */
       output?: number;
     }
-  | { failed: StepError; output?: number; end?: 'stopped' | 'blocked' | 'failed' };
+  | { failed: StepError; output?: number; end?: 'stopped' | 'blocked' | 'failed' }
+  /**
+   * The send goes out after the stretch commits (a channel reached over the network): the run waits (`send`),
+   * and the block answers `then` once the channel took the message (engine/later-send.ts).
+   */
+  | { later: Extract<WorkflowSendResult, { sent: 'later' }>; then: AfterSend };
 
 /** What an executor of block type `T` sees: the run's context and the block's data, typed by the catalog. */
 export type BlockContext<T extends BlockType> = RunContext & { data: BlockData<T> };

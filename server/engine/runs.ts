@@ -17,7 +17,15 @@ import { MAX_RUN_STEPS } from '../domain/workflows/runs.js';
 import { runView } from '../domain/workflows/views.js';
 import { findAccount } from '../store/accounts.js';
 import { findAccountAndContact, type ContactRow } from '../store/contacts.js';
-import { ADVANCE_RUN_JOB, type AdvancePayload, type JobOf, type STOP_RUNS_JOB, type Wake } from '../job-kinds.js';
+import {
+  ADVANCE_RUN_JOB,
+  type AdvancePayload,
+  type JobOf,
+  type LaterSendPayload,
+  type STOP_RUNS_JOB,
+  type Wake,
+} from '../job-kinds.js';
+import type { WorkflowSendResult } from '../domain/messaging/workflow-send.js';
 import { enqueue, type JobLease } from '../store/jobs.js';
 import {
   closeRunStep,
@@ -45,7 +53,8 @@ import {
 } from './context.js';
 import type { StartRun } from './types.js';
 import { runVariables } from './variables.js';
-import { sendAsAutomation } from './walk/comment-reply.js';
+import { privateReplySent, sendAsAutomation } from './walk/comment-reply.js';
+import { blockAnswer, sentStep, waitForSend } from './walk/later-send.js';
 import {
   NO_TAP,
   recordStep,
@@ -153,14 +162,20 @@ export async function advanceRun(
    * What the caller has at hand in this transaction already: the run's contact, and (a `call` wake) the call
    * as it just ended, and whether its step was closed with it (the call's job, in one statement).
    */
-  known: { contact?: ContactRow; call?: InvokeCallRow; callStepClosed?: boolean } = {},
+  known: { contact?: ContactRow; call?: InvokeCallRow; callStepClosed?: boolean; sent?: SentLater } = {},
 ): Promise<void> {
   const version = await versionOf(tx, run);
   if (!version) return finish(tx, deps, run, 'failed', { code: 'version_not_found', message: 'The version is gone.' });
   const woken = await wakeUp(wakingOf(tx, deps, run, version), wake, known);
   if (!woken) return;
   const moving = { ...woken.run, waiting_for: null, wait_until: null, wait_message_id: null, wait_step: null };
-  await walk(tx, deps, moving, version, woken.from, woken.pendingTap, known.contact);
+  await walk(tx, deps, moving, version, woken, known.contact);
+}
+
+/** A block's send made after the stretch that ran it (engine/later-send-job.ts): its outcome, and its job's payload. */
+export interface SentLater {
+  result: Exclude<WorkflowSendResult, { sent: 'later' }>;
+  payload: LaterSendPayload;
 }
 
 /** A run a wake reached, as it stands. */
@@ -183,6 +198,8 @@ interface Resumed {
   run: WorkflowRunRow;
   from: string | null;
   pendingTap: PendingTap | null;
+  /** The send the run waited for, made: the block's step is recorded first, and the walk goes on from there. */
+  sent?: SentLater;
 }
 
 /** The run as the wake finds it. */
@@ -207,7 +224,7 @@ function wakingOf(tx: Transaction<DB>, deps: EngineDeps, run: WorkflowRunRow, ve
 async function wakeUp(
   waking: Waking,
   wake: Wake,
-  known: { call?: InvokeCallRow; callStepClosed?: boolean },
+  known: { call?: InvokeCallRow; callStepClosed?: boolean; sent?: SentLater },
 ): Promise<Resumed | undefined> {
   switch (wake.kind) {
     case 'start':
@@ -234,6 +251,11 @@ async function wakeUp(
     case 'call':
       return waking.run.waiting_for === 'call' && waking.waitStep === wake.step
         ? callEnded(waking, wake.output, known)
+        : undefined;
+    case 'send':
+      // Only the send's job wakes a run for its send, with the outcome at hand.
+      return known.sent && waking.run.waiting_for === 'send' && waking.waitStep === wake.step
+        ? { ...goOn(waking, null), sent: known.sent }
         : undefined;
   }
 }
@@ -420,13 +442,17 @@ async function walk(
   deps: EngineDeps,
   run: WorkflowRunRow,
   version: RunnableVersionRow,
-  from: string | null,
-  pendingTap: PendingTap | null,
+  resumed: Pick<Resumed, 'from' | 'pendingTap' | 'sent'>,
   contact?: ContactRow,
 ): Promise<void> {
-  const stretch = await openStretch(tx, deps, run, version, pendingTap, contact);
+  const stretch = await openStretch(tx, deps, run, version, resumed.pendingTap, contact);
   if (!stretch) return finish(tx, deps, run, 'failed', { code: 'contact_not_found', message: 'The contact is gone.' });
-  let nodeId = from;
+  let nodeId = resumed.from;
+  if (resumed.sent) {
+    const onward = await followSend(stretch, resumed.sent);
+    if (onward === 'over') return;
+    nodeId = onward.to;
+  }
   for (let steps = 0; nodeId !== null; steps += 1) {
     if (steps >= MAX_STEPS_PER_STRETCH) return continueLater(stretch, nodeId);
     const step = takeStep(stretch, nodeId);
@@ -463,6 +489,12 @@ async function openStretch(
     pendingTap,
     memo,
   };
+}
+
+/** The block's send was made after the stretch that ran the block: its step is recorded now, on its outcome. */
+async function followSend(stretch: Stretch, sent: SentLater): Promise<Onward> {
+  if (sent.result.sent === true) await privateReplySent(stretch, sent.payload.private_reply_to);
+  return follow(stretch, sentStep(stretch, sent.payload), blockAnswer(sent.result, sent.payload.then));
 }
 
 /** Part B rule 4: a block runs at most MAX_BLOCK_RUNS times in one run; the next time stops the run. */
@@ -505,6 +537,10 @@ async function follow(stretch: Stretch, step: Step, result: BlockResult): Promis
   }
   if ('wait' in result) return waitFor(stretch, step, result, messageId);
   if ('failed' in result) return failStep(stretch, step, result, messageId);
+  if ('later' in result) {
+    await waitForSend(stretch, step, result);
+    return 'over';
+  }
   const output = result.output ?? null;
   await recordStep(stretch, step, { status: 'completed', output, messageId, error: null, endedAt: step.at });
   await endRun(stretch, step.nodeId, result.end);

@@ -11,6 +11,7 @@ import {
   FAIL_LATER_JOB,
   INBOUND_MESSAGE_JOB,
   INVOKE_JOB,
+  LATER_SEND_JOB,
   PRUNE_JOB,
   STOP_RUNS_JOB,
   CHANNEL_WEBHOOK_JOB,
@@ -30,6 +31,7 @@ import type { SpreadsheetProvider } from '../spreadsheets/provider.js';
 import { runAdvanceJob, runStopRunsJob } from '../engine/runs.js';
 import { runInboundJob } from '../engine/triggers.js';
 import { runInvokeJob } from '../engine/blocks/invoke/call.js';
+import { runLaterSendJob } from '../engine/later-send-job.js';
 import { INVOKE_TIMEOUT_MS } from '../engine/blocks/invoke/http.js';
 import type { FieldPathEvaluator } from '../engine/blocks/invoke/field-evaluator.js';
 import { DEFAULT_TIMEOUT_MS } from '../webhooks/sender.js';
@@ -77,6 +79,8 @@ const LEASE_MARGIN_MS = 20_000;
 const SHORT_JOB_LEASE_MS = 30_000;
 /** The hourly retention job deletes in batches (each a statement, its lease renewed while it runs). */
 const PRUNE_LEASE_MS = 120_000;
+/** An automation's send to a real channel: its media uploaded (up to 120 s), then the send (up to 15 s). */
+const LATER_SEND_LEASE_MS = 150_000;
 /** A channel webhook: a few statements per fact, and up to 15 s per media fetched. */
 const CHANNEL_WEBHOOK_LEASE_MS = 120_000;
 
@@ -163,6 +167,10 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
             random: ctx.random,
             ...invokeDeps(deps),
           }),
+      })
+      .register(LATER_SEND_JOB, {
+        leaseMs: LATER_SEND_LEASE_MS,
+        run: (job, ctx) => runLaterSendJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
       })
       .register(PRUNE_JOB, {
         leaseMs: PRUNE_LEASE_MS,

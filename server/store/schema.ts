@@ -534,7 +534,7 @@ export interface WorkflowRunsTable {
   ended_at: Timestamp | null;
   /** The block the run stands on (waits at, or runs next). */
   node_id: string | null;
-  waiting_for: 'answer' | 'tap' | 'timer' | 'child' | 'call' | null;
+  waiting_for: 'answer' | 'tap' | 'timer' | 'child' | 'call' | 'send' | null;
   wait_until: Timestamp | null;
   wait_message_id: string | null;
   /** The step the run waits at (its tap, answer or timer closes it). */

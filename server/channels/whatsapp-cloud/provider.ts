@@ -238,6 +238,11 @@ export class WhatsAppCloudProvider<Session> implements ChannelProvider<Session> 
   }
 
   /** Tells whatsapp the account read the contact's message (and, Meta's rule, every one before it). */
+  /** Every send waits on the Graph API. */
+  remote(): boolean {
+    return true;
+  }
+
   async markRead(message: InboundMessageRef): Promise<void> {
     const credentials = await this.requireCredentials(message.connection);
     const answer = await withConnectRetry(() =>

@@ -17,6 +17,8 @@ import { recordEvents } from '../events/outbox.js';
 import { messageView } from './views.js';
 
 export interface OutboundMessage {
+  /** The message's id when it was chosen before the send (an automation's send made after its stretch). */
+  id?: string;
   sender: {
     type: 'api' | 'unattributed' | 'workflow';
     name: string | null;
@@ -50,7 +52,7 @@ export async function recordOutbound(
   // and the contact's message at the same moment wait for each other instead of deadlocking.
   await updateContact(tx, accountId, conversation.contact_id, { updated_at: at, last_interaction_at: at });
   const row = await insertMessage(tx, {
-    id: randomUUID(),
+    id: message.id ?? randomUUID(),
     account_id: accountId,
     conversation_id: conversation.id,
     contact_id: conversation.contact_id,

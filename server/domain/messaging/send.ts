@@ -108,7 +108,11 @@ export async function sendMessage(
  * The send marked what the contact sent so far as read: a channel with read receipts (whatsapp) is told too, after
  * the answer's work and without holding it up; a failure is logged, never the send's.
  */
-async function tellChannelRead(deps: SendDeps, connection: ConnectionRow, conversationId: string): Promise<void> {
+export async function tellChannelRead(
+  deps: Pick<SendDeps, 'db' | 'provider' | 'logger'>,
+  connection: ConnectionRow,
+  conversationId: string,
+): Promise<void> {
   try {
     const providerMessageId = await lastInboundProviderId(deps.db, conversationId);
     if (providerMessageId === undefined || !deps.provider.markRead) return;

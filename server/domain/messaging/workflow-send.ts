@@ -1,13 +1,17 @@
 // A send by an automation (Part B): the same channel rules as an API send (send-rules), stored with
-// `sender.type` `workflow` and the automation's id, inside the engine's transaction. A refusal is an outcome,
-// never a throw: the engine records it on the step and ends that branch.
+// `sender.type` `workflow` and the automation's id. A refusal is an outcome, never a throw: the engine records it
+// on the step and ends that branch. The sandbox delivers inside the engine's transaction; a channel reached over
+// the network (WhatsApp Cloud) is called after it commits, by the engine's send job (engine/later-send.ts), so no
+// transaction or database connection waits on Meta: the send is checked in the stretch, checked again and
+// delivered with no transaction, then recorded in a short one.
 //
 // The private reply to a comment (the first message of a comment-started run) is a `comment_dm_reply`
 // answering the comment, and the public reply under it a `comment_reply`; neither is bound by the 24-hour window.
 import { channelLostAuthorization, templatesGone } from '../channels/channel-answers.js';
-import type { Transaction } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
 import type { SchemaSendMessageRequest } from '../../../generated/api.js';
-import type { DeliveryResult, ReplyContext } from '../../channels/provider.js';
+import type { ChannelDelivery, DeliveryResult, OutboundContent, ReplyContext } from '../../channels/provider.js';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { findConnection, findTemplate, type ConnectionRow } from '../../store/console.js';
@@ -54,7 +58,27 @@ export interface WorkflowSendMemo {
   connection?: ConnectionRow;
 }
 
-export type WorkflowSendResult = { sent: true; message: MessageRow } | { sent: false; code: string; message: string };
+/** The channel's rules, or the channel, refused the send: the step's error. */
+export type SendRefused = { sent: false; code: string; message: string };
+
+export type WorkflowSendResult =
+  | { sent: true; message: MessageRow }
+  | SendRefused
+  /**
+   * The rules passed and the channel is reached over the network: the message goes out after the caller's
+   * transaction commits (`deliverWorkflowSend`, then `recordWorkflowSend`), as message `messageId`.
+   */
+  | { sent: 'later'; messageId: string; send: WorkflowSend };
+
+/** A send the rules passed: what goes to the channel, and what its record needs. */
+export interface CheckedSend {
+  send: WorkflowSend;
+  conversation: ConversationRow;
+  connection: ConnectionRow;
+  content: OutboundContent;
+  delivery: ChannelDelivery;
+  now: Date;
+}
 
 /** The comment a send answers, privately or publicly, as the channel gets it. */
 function replyContext(send: WorkflowSend): ReplyContext | null {
@@ -63,14 +87,14 @@ function replyContext(send: WorkflowSend): ReplyContext | null {
   return null;
 }
 
-const refused = (code: string, message: string): WorkflowSendResult => ({ sent: false, code, message });
+const refused = (code: string, message: string): SendRefused => ({ sent: false, code, message });
 
 /** A channel's refusal as the step's outcome: its own code, or the seeds' code for what it means. */
 function channelRefusal(
   channel: ConnectionRow['channel'],
   result: Exclude<DeliveryResult, { outcome: 'accepted' }>,
   lastInboundAt: string | null,
-): WorkflowSendResult {
+): SendRefused {
   switch (result.outcome) {
     case 'window_closed': {
       const closed = windowClosed('automation_send', channel, lastInboundAt);
@@ -85,36 +109,69 @@ function channelRefusal(
   }
 }
 
+/**
+ * An automation's send in the stretch's transaction: checked, then delivered in it (the sandbox), or, when the
+ * channel is reached over the network, handed back as `later` (and `mayWait` false: delivered in it all the same).
+ */
 export async function sendFromWorkflow(
   tx: Transaction<DB>,
   deps: WorkflowSendDeps,
   send: WorkflowSend,
+  options: { mayWait: boolean } = { mayWait: true },
 ): Promise<WorkflowSendResult> {
+  const checked = await checkWorkflowSend(tx, deps, send);
+  if ('refused' in checked) return checked.refused;
+  if (options.mayWait && deps.provider.remote?.(checked.delivery.connection))
+    return { sent: 'later', messageId: randomUUID(), send };
+  return recordWorkflowSend(tx, deps, checked, await deps.provider.deliver(tx, checked.delivery, checked.now));
+}
+
+/**
+ * A send handed back `later`, made with no transaction: the rules checked again (the moment is a little later)
+ * and the channel called. Then `recordWorkflowSend` records its answer in a short transaction.
+ */
+export async function deliverWorkflowSend(
+  db: Kysely<DB>,
+  deps: WorkflowSendDeps,
+  send: WorkflowSend,
+): Promise<{ refused: SendRefused } | { checked: CheckedSend; result: DeliveryResult }> {
+  const checked = await checkWorkflowSend(db, deps, send);
+  if ('refused' in checked) return checked;
+  return { checked, result: await deps.provider.deliver(db, checked.delivery, checked.now) };
+}
+
+/** Checks the send by the channel's rules and the 24-hour window: what to deliver, or the step's refusal. */
+async function checkWorkflowSend(
+  db: Kysely<DB>,
+  deps: WorkflowSendDeps,
+  send: WorkflowSend,
+): Promise<{ refused: SendRefused } | CheckedSend> {
   const accountId = send.account.id;
   const memo = send.memo ?? {};
-  const contact = (memo.contact ??= await findContact(tx, accountId, send.contactId));
-  if (!contact) return refused('contact_not_found', 'The contact no longer exists.');
+  const refusal = (code: string, message: string) => ({ refused: refused(code, message) });
+  const contact = (memo.contact ??= await findContact(db, accountId, send.contactId));
+  if (!contact) return refusal('contact_not_found', 'The contact no longer exists.');
   if (!memo.conversation && !memo.connection)
-    Object.assign(memo, await findConversationAndConnection(tx, accountId, contact.id, contact.connection_id));
-  const conversation = (memo.conversation ??= await findConversationOfContact(tx, accountId, contact.id));
-  const connection = (memo.connection ??= await findConnection(tx, accountId, contact.connection_id));
-  if (!conversation || !connection) return refused('contact_not_found', 'The contact has no conversation.');
+    Object.assign(memo, await findConversationAndConnection(db, accountId, contact.id, contact.connection_id));
+  const conversation = (memo.conversation ??= await findConversationOfContact(db, accountId, contact.id));
+  const connection = (memo.connection ??= await findConnection(db, accountId, contact.connection_id));
+  if (!conversation || !connection) return refusal('contact_not_found', 'The contact has no conversation.');
   if (connection.status !== 'connected')
-    return refused('channel_disconnected', `The ${connection.channel} connection is disconnected.`);
+    return refusal('channel_disconnected', `The ${connection.channel} connection is disconnected.`);
   if (contact.blocked_from_automations)
-    return refused('contact_blocked', 'The account blocked this contact from automations.');
+    return refusal('contact_blocked', 'The account blocked this contact from automations.');
   let content;
   try {
     content = await checkSend(send.body, {
       channel: connection.channel,
-      findMedia: (mediaId) => findMediaInfo(tx, deps.clock, accountId, mediaId),
-      findTemplate: (name, language) => findTemplate(tx, accountId, connection.id, name, language),
+      findMedia: (mediaId) => findMediaInfo(db, deps.clock, accountId, mediaId),
+      findTemplate: (name, language) => findTemplate(db, accountId, connection.id, name, language),
       platformSignature: send.account.platform_signature,
       fitText: true,
       ownLinks: trackingPrefix(deps.baseUrl),
     });
   } catch (error) {
-    if (error instanceof ApiError) return refused(error.code, error.message);
+    if (error instanceof ApiError) return refusal(error.code, error.message);
     throw error;
   }
   const now = deps.clock.now();
@@ -129,10 +186,23 @@ export async function sendFromWorkflow(
     },
     now,
   );
-  if (closed) return refused(closed.code, closed.message);
-
+  if (closed) return refusal(closed.code, closed.message);
   const delivery = channelDelivery(connection, contact, content, replyContext(send));
-  const result = await deps.provider.deliver(tx, delivery, now);
+  return { send, conversation, connection, content, delivery, now };
+}
+
+/**
+ * What the channel's answer makes of the send, in the caller's transaction: the message recorded (as
+ * `messageId` when it was chosen before), or the step's refusal with what it does to the connection.
+ */
+export async function recordWorkflowSend(
+  tx: Transaction<DB>,
+  deps: WorkflowSendDeps,
+  checked: CheckedSend,
+  result: DeliveryResult,
+  messageId?: string,
+): Promise<Exclude<WorkflowSendResult, { sent: 'later' }>> {
+  const { send, conversation, connection, content } = checked;
   if (result.outcome !== 'accepted' && !(result.outcome === 'outcome_unknown' && result.providerAccepted)) {
     // instagram refusing the private reply to a comment (replies turned off on the post): the run is blocked.
     if (send.privateReplyTo && result.outcome === 'provider_rejected')
@@ -140,7 +210,7 @@ export async function sendFromWorkflow(
     // What the channel's answer does to the connection: its authorization gone, its templates to read again.
     if (result.outcome === 'authorization_lost') await channelLostAuthorization(tx, deps.clock, connection.id);
     if (result.outcome === 'template_refused' && result.resync)
-      await templatesGone(tx, deps.clock, accountId, connection.id);
+      await templatesGone(tx, deps.clock, send.account.id, connection.id);
     return channelRefusal(connection.channel, result, conversation.last_inbound_at);
   }
   const message = await recordSent(
@@ -148,6 +218,7 @@ export async function sendFromWorkflow(
     deps,
     conversation,
     {
+      ...(messageId ? { id: messageId } : {}),
       sender: { type: 'workflow', name: send.workflow.title, api_key_id: null, workflow_id: send.workflow.id },
       text: content.text,
       attachments: content.attachments,

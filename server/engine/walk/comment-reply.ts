@@ -30,11 +30,19 @@ export async function sendAsAutomation(stretch: Stretch, body: SchemaSendMessage
     privateReplyTo,
     memo: stretch.memo,
   });
-  if (result.sent && privateReplyTo) {
-    trigger.private_reply = 'sent';
-    if (trigger.interaction_type === 'comment') await publicReply(stretch, privateReplyTo);
-  }
+  // A send made after the stretch (engine/later-send.ts) spends the private reply once the channel took it.
+  if (result.sent === true) await privateReplySent(stretch, privateReplyTo);
   return result;
+}
+
+/**
+ * The channel took the run's message: when it was the private reply to the trigger's comment, that reply is spent
+ * and a comment's public reply goes under it.
+ */
+export async function privateReplySent(stretch: Stretch, privateReplyTo: string | null): Promise<void> {
+  if (!privateReplyTo) return;
+  stretch.trigger.private_reply = 'sent';
+  if (stretch.trigger.interaction_type === 'comment') await publicReply(stretch, privateReplyTo);
 }
 
 /**
@@ -47,14 +55,20 @@ async function publicReply(stretch: Stretch, commentId: string): Promise<void> {
   const list = listId ? await findRepliesList(tx, run.account_id, listId) : undefined;
   if (!list || list.replies.length === 0) return;
   const text = substitute(list.replies[randomInt(list.replies.length)] ?? '', context.vars.lookup);
-  const result = await sendFromWorkflow(tx, deps, {
-    account: context.account,
-    contactId: run.contact_id,
-    workflow: context.workflow,
-    body: { text },
-    publicReplyTo: commentId,
-    memo: stretch.memo,
-  });
+  // The public reply is no block's step to wait at: delivered in the stretch's transaction whatever the channel.
+  const result = await sendFromWorkflow(
+    tx,
+    deps,
+    {
+      account: context.account,
+      contactId: run.contact_id,
+      workflow: context.workflow,
+      body: { text },
+      publicReplyTo: commentId,
+      memo: stretch.memo,
+    },
+    { mayWait: false },
+  );
   stretch.stepCount += 1;
   const at = deps.clock.now().toISOString();
   await insertRunStep(tx, {
@@ -64,10 +78,10 @@ async function publicReply(stretch: Stretch, commentId: string): Promise<void> {
     seq: stretch.stepCount,
     node_id: null,
     type: 'public_reply',
-    status: result.sent ? 'completed' : 'failed',
+    status: result.sent === true ? 'completed' : 'failed',
     output: null,
-    message_id: result.sent ? result.message.id : null,
-    error: result.sent ? null : { code: result.code, message: result.message },
+    message_id: result.sent === true ? result.message.id : null,
+    error: result.sent === false ? { code: result.code, message: result.message } : null,
     started_at: at,
     ended_at: at,
   });

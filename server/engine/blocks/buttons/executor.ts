@@ -119,8 +119,10 @@ async function handoffButton(
 /** The send is done: its tracked links and handoffs learn their message (what follows that message's buttons). */
 export async function noteSentLinks(ctx: RunContext, links: SentLinks, result: WorkflowSendResult): Promise<void> {
   if (!result.sent) return;
-  await linksSentIn(ctx.tx, links.tokens, result.message.id);
-  await handoffsSentIn(ctx.tx, links.handoffs, result.message.id);
+  // A send made after the stretch has its message's id already (it goes out as that message, or not at all).
+  const messageId = result.sent === 'later' ? result.messageId : result.message.id;
+  await linksSentIn(ctx.tx, links.tokens, messageId);
+  await handoffsSentIn(ctx.tx, links.handoffs, messageId);
 }
 
 /** The output a tap on the button `id` of this block's message follows, or null. */

@@ -10,7 +10,7 @@ import type { BlockData } from '../../../../generated/block-catalog.js';
 import { mediaOfUpload } from '../../../domain/messaging/media.js';
 import { cutTo, REPLY_ID } from '../../../domain/messaging/send-rules.js';
 import { substitute } from '../../evaluate/variables.js';
-import { CONTACT_WAIT_MS, type BlockExecutor, type BlockResult, type RunContext } from '../../context.js';
+import { CONTACT_WAIT_MS, type AfterSend, type BlockExecutor, type RunContext } from '../../context.js';
 import { sendOutcome } from '../send-outcome.js';
 import { noteSentLinks, sendButton, sentLinks, type BlockButton, type SentLinks } from '../buttons/executor.js';
 import { uploadNotFound } from '../media/executor.js';
@@ -96,7 +96,7 @@ export const execute: BlockExecutor<'cards'> = async (ctx) => {
     attachments: [{ type: 'cards', cards: sent }],
   });
   await noteSentLinks(ctx, links, result);
-  const waitForTap: BlockResult = {
+  const waitForTap: AfterSend = {
     wait: 'tap',
     until: new Date(ctx.now.getTime() + CONTACT_WAIT_MS),
     ...(typeof ctx.data.next[AFTER_SEND] === 'string' ? { thenOutput: AFTER_SEND } : {}),
