@@ -48,37 +48,40 @@ const flipFirstByte = (part: string) => {
   return bytes.toString('base64url');
 };
 
+/** The connection a token is sealed for (the sealed value opens only for it). */
+const CONNECTION = '7f1b3c9e-0000-4000-8000-000000000001';
+
 describe('sealToken / openToken', () => {
   const keyring = keyringOf(newKey());
 
   it('round-trips a token, as one string v1.<key id>.<nonce>.<ciphertext>.<tag> without the token in it', () => {
-    const sealed = sealToken(keyring, TOKEN);
+    const sealed = sealToken(keyring, TOKEN, CONNECTION);
     expect(sealed).toMatch(/^v1\.[0-9a-f]{8}\.[\w-]{16}\.[\w-]+\.[\w-]{22}$/);
     expect(sealed.split('.')[1]).toBe(keyring.current.id);
     expect(sealed).not.toContain(TOKEN);
     expect(sealed).not.toContain(Buffer.from(TOKEN).toString('base64url'));
-    expect(openToken(keyring, sealed)).toBe(TOKEN);
-    expect(openToken(keyring, sealToken(keyring, 'é ☃ token'))).toBe('é ☃ token');
+    expect(openToken(keyring, sealed, CONNECTION)).toBe(TOKEN);
+    expect(openToken(keyring, sealToken(keyring, 'é ☃ token', CONNECTION), CONNECTION)).toBe('é ☃ token');
   });
 
   it('seals the same token differently each time (a fresh nonce), both opening', () => {
-    const first = sealToken(keyring, TOKEN);
-    const second = sealToken(keyring, TOKEN);
+    const first = sealToken(keyring, TOKEN, CONNECTION);
+    const second = sealToken(keyring, TOKEN, CONNECTION);
     expect(first).not.toBe(second);
     expect(first.split('.')[2]).not.toBe(second.split('.')[2]);
-    expect([openToken(keyring, first), openToken(keyring, second)]).toEqual([TOKEN, TOKEN]);
+    expect([openToken(keyring, first, CONNECTION), openToken(keyring, second, CONNECTION)]).toEqual([TOKEN, TOKEN]);
   });
 
   it('refuses an empty token and one over 4096 characters, without repeating it', () => {
-    expect(() => sealToken(keyring, '')).toThrow(CredentialsError);
+    expect(() => sealToken(keyring, '', CONNECTION)).toThrow(CredentialsError);
     const long = 'x'.repeat(4097);
-    const error = thrown(() => sealToken(keyring, long));
+    const error = thrown(() => sealToken(keyring, long, CONNECTION));
     expect(error).toBeInstanceOf(CredentialsError);
     expect(error.message).not.toContain('xxxx');
   });
 
   it('fails on any tampered part, with an error that holds neither the token nor the sealed value', () => {
-    const sealed = sealToken(keyring, TOKEN);
+    const sealed = sealToken(keyring, TOKEN, CONNECTION);
     const tampered = [
       withPart(sealed, 2, flipFirstByte), // nonce
       withPart(sealed, 3, flipFirstByte), // ciphertext
@@ -86,7 +89,7 @@ describe('sealToken / openToken', () => {
       withPart(sealed, 3, (part) => part.slice(0, -2)), // a shorter ciphertext
     ];
     for (const value of tampered) {
-      const error = thrown(() => openToken(keyring, value));
+      const error = thrown(() => openToken(keyring, value, CONNECTION));
       expect(error).toBeInstanceOf(CredentialsError);
       expect(error.message).toMatch(/does not open: it was altered or damaged/);
       expect(error.message).not.toContain(TOKEN);
@@ -95,7 +98,7 @@ describe('sealToken / openToken', () => {
   });
 
   it('fails on a value not in the stored form', () => {
-    const sealed = sealToken(keyring, TOKEN);
+    const sealed = sealToken(keyring, TOKEN, CONNECTION);
     const malformed = [
       '',
       TOKEN,
@@ -107,20 +110,27 @@ describe('sealToken / openToken', () => {
       `v1.${keyring.current.id}.${'A'.repeat(9000)}`,
     ];
     for (const value of malformed)
-      expect(thrown(() => openToken(keyring, value)).message).toMatch(/is not in the stored form/);
+      expect(thrown(() => openToken(keyring, value, CONNECTION)).message).toMatch(/is not in the stored form/);
+  });
+
+  it('binds the connection: a value copied to another connection does not open there', () => {
+    const sealed = sealToken(keyring, TOKEN, CONNECTION);
+    const error = thrown(() => openToken(keyring, sealed, '7f1b3c9e-0000-4000-8000-000000000002'));
+    expect(error.message).toMatch(/altered or damaged/);
+    expect(error.message).not.toContain(TOKEN);
   });
 
   it('binds the key id: a value relabelled with another key of the keyring does not open under it', () => {
     const other = newKey();
     const both = keyringOf(newKey(), [other]);
-    const sealed = sealToken(both, TOKEN);
+    const sealed = sealToken(both, TOKEN, CONNECTION);
     const relabelled = withPart(sealed, 1, () => keyId(Buffer.from(other, 'base64')));
-    expect(thrown(() => openToken(both, relabelled)).message).toMatch(/altered or damaged/);
+    expect(thrown(() => openToken(both, relabelled, CONNECTION)).message).toMatch(/altered or damaged/);
   });
 
   it('fails on an unknown key id, naming the id and the settings, never the token', () => {
-    const sealed = sealToken(keyringOf(newKey()), TOKEN);
-    const error = thrown(() => openToken(keyring, sealed));
+    const sealed = sealToken(keyringOf(newKey()), TOKEN, CONNECTION);
+    const error = thrown(() => openToken(keyring, sealed, CONNECTION));
     expect(error).toBeInstanceOf(CredentialsError);
     expect(error.message).toBe(
       `the sealed token is under key ${sealed.split('.')[1]}, which is neither CHANNEL_CREDENTIALS_KEY nor one of CHANNEL_CREDENTIALS_OLD_KEYS`,
@@ -131,15 +141,17 @@ describe('sealToken / openToken', () => {
 describe('rotation', () => {
   it('opens a value sealed under an old key when it is listed in the old keys, and seals under the new one', () => {
     const oldKey = newKey();
-    const sealedBefore = sealToken(keyringOf(oldKey), TOKEN);
+    const sealedBefore = sealToken(keyringOf(oldKey), TOKEN, CONNECTION);
     const rotated = keyringOf(newKey(), [oldKey]);
-    expect(openToken(rotated, sealedBefore)).toBe(TOKEN);
-    const sealedAfter = sealToken(rotated, TOKEN);
+    expect(openToken(rotated, sealedBefore, CONNECTION)).toBe(TOKEN);
+    const sealedAfter = sealToken(rotated, TOKEN, CONNECTION);
     expect(sealedAfter.split('.')[1]).toBe(rotated.current.id);
     expect(sealedAfter.split('.')[1]).not.toBe(sealedBefore.split('.')[1]);
     // Without the old key listed, what it sealed no longer opens.
     const withoutOld = keyringOf(rotated.current.key.toString('base64'));
-    expect(thrown(() => openToken(withoutOld, sealedBefore)).message).toMatch(/neither CHANNEL_CREDENTIALS_KEY/);
+    expect(thrown(() => openToken(withoutOld, sealedBefore, CONNECTION)).message).toMatch(
+      /neither CHANNEL_CREDENTIALS_KEY/,
+    );
   });
 
   it('the key id is the first 8 hex digits of the key’s SHA-256; a bad key names the setting and the way out', () => {
@@ -176,11 +188,11 @@ describe('the key in the data directory (no CHANNEL_CREDENTIALS_KEY)', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const written = readFileSync(file, 'utf8');
     expect(Buffer.from(written.trim(), 'base64')).toHaveLength(32);
-    const sealed = sealToken(first, TOKEN);
+    const sealed = sealToken(first, TOKEN, CONNECTION);
     // A later start (PostgreSQL in development too) reads it back: the same key, the same file.
     const later = channelKeyring(loadConfig({ DATA_DIR: dir, DATABASE_URL: 'postgres://db/x' }));
     expect(later.current.id).toBe(first.current.id);
-    expect(openToken(later, sealed)).toBe(TOKEN);
+    expect(openToken(later, sealed, CONNECTION)).toBe(TOKEN);
     expect(readFileSync(file, 'utf8')).toBe(written);
   });
 

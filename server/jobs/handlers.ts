@@ -102,20 +102,30 @@ function deliveryDeps(deps: JobDeps): DeliveryDeps {
   };
 }
 
+/** What the engine's jobs run with (each adds its clock and logger). */
+function engineDeps(deps: JobDeps, registry: JobRegistry) {
+  return {
+    provider: deps.provider,
+    spreadsheets: deps.spreadsheets,
+    baseUrl: deps.baseUrl,
+    runsPerContactPerHour: deps.config.runsPerContactPerHour,
+    // An invoke block's call, or a send to a real channel, runs at once in this process after its transaction
+    // commits (engine/commit.ts).
+    soonRunner: registry,
+  };
+}
+
 export function createJobRegistry(deps: JobDeps): JobRegistry {
   const config = deps.config;
   const delivery = deliveryDeps(deps);
   // Each kind's retry schedule is retries.ts's.
   const registry = new JobRegistry(JOB_RETRY_SCHEDULES);
-  const engine = {
-    provider: deps.provider,
-    spreadsheets: deps.spreadsheets,
-    baseUrl: deps.baseUrl,
-    runsPerContactPerHour: config.runsPerContactPerHour,
-    // An invoke block's call runs at once in this process after its transaction commits (engine/commit.ts).
-    soonRunner: registry,
-  };
+  const engine = engineDeps(deps, registry);
   registerChannelJobs(registry, deps);
+  registry.register(LATER_SEND_JOB, {
+    leaseMs: LATER_SEND_LEASE_MS,
+    run: (job, ctx) => runLaterSendJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
+  });
   return (
     registry
       .register(FAIL_LATER_JOB, {
@@ -167,10 +177,6 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
             random: ctx.random,
             ...invokeDeps(deps),
           }),
-      })
-      .register(LATER_SEND_JOB, {
-        leaseMs: LATER_SEND_LEASE_MS,
-        run: (job, ctx) => runLaterSendJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
       })
       .register(PRUNE_JOB, {
         leaseMs: PRUNE_LEASE_MS,

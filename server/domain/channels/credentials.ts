@@ -69,26 +69,35 @@ export function keyringOf(current: string, old: readonly string[] = []): Keyring
   return { current: { id: keyId(currentKey), key: currentKey }, byId };
 }
 
-/** What the tag authenticates besides the ciphertext: the version and the key id, so neither can be swapped. */
-function header(id: string): Buffer {
-  return Buffer.from(`${VERSION}.${id}`, 'utf8');
+/**
+ * What the tag authenticates besides the ciphertext: the version, the key id and the connection the token is for,
+ * so none can be swapped (a sealed value copied to another connection's row does not open there).
+ */
+function header(id: string, connectionId: string): Buffer {
+  return Buffer.from(`${VERSION}.${id}.${connectionId}`, 'utf8');
 }
 
-/** `token` sealed under the keyring's current key, with a fresh random nonce (two seals of one token differ). */
-export function sealToken(keyring: Keyring, token: string): SealedToken {
+/**
+ * `token` sealed for connection `connectionId` under the keyring's current key, with a fresh random nonce (two
+ * seals of one token differ).
+ */
+export function sealToken(keyring: Keyring, token: string, connectionId: string): SealedToken {
   if (token.length === 0 || token.length > MAX_TOKEN_LENGTH)
     throw new CredentialsError(`an access token must have 1 to ${MAX_TOKEN_LENGTH} characters`);
   const { id, key } = keyring.current;
   const nonce = randomBytes(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
-  cipher.setAAD(header(id));
+  cipher.setAAD(header(id, connectionId));
   const ciphertext = Buffer.concat([cipher.update(token, 'utf8'), cipher.final()]);
   const parts = [nonce, ciphertext, cipher.getAuthTag()].map((part) => part.toString('base64url'));
   return `${VERSION}.${id}.${parts.join('.')}`;
 }
 
-/** The token `sealed` holds. Throws CredentialsError on a value not in the stored form, of an unknown key, or altered. */
-export function openToken(keyring: Keyring, sealed: string): string {
+/**
+ * The token `sealed` holds for connection `connectionId`. Throws CredentialsError on a value not in the stored
+ * form, of an unknown key, altered, or sealed for another connection.
+ */
+export function openToken(keyring: Keyring, sealed: string, connectionId: string): string {
   const { id, nonce, ciphertext, tag } = parseSealed(sealed);
   const key = keyring.byId.get(id);
   if (!key)
@@ -96,13 +105,15 @@ export function openToken(keyring: Keyring, sealed: string): string {
       `the sealed token is under key ${id}, which is neither CHANNEL_CREDENTIALS_KEY nor one of CHANNEL_CREDENTIALS_OLD_KEYS`,
     );
   const decipher = createDecipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
-  decipher.setAAD(header(id));
+  decipher.setAAD(header(id, connectionId));
   decipher.setAuthTag(tag);
   try {
     return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
   } catch {
     // node's own message is generic, but the error is replaced anyway: nothing of the value travels on.
-    throw new CredentialsError(`the sealed token under key ${id} does not open: it was altered or damaged`);
+    throw new CredentialsError(
+      `the sealed token under key ${id} does not open: it was altered or damaged, or sealed for another connection`,
+    );
   }
 }
 

@@ -150,7 +150,7 @@ async function saveNumber(
     provider: 'whatsapp_cloud',
     phone_number_id: setup.phone_number_id,
     waba_id: setup.waba_id,
-    sealed_token: sealToken(deps.keyring, setup.access_token),
+    sealed_token: sealToken(deps.keyring, setup.access_token, connection.id),
     token_last4: tokenLast4(setup.access_token),
     verified_name: verifiedName,
     templates_synced_at: existing?.templates_synced_at ?? null,
@@ -188,7 +188,10 @@ async function saveNumber(
  * longer has them. A template the platform cannot read is left out and logged.
  */
 async function syncTemplates(deps: NumbersDeps, connection: ConnectionRow, row: ConnectionProviderRow) {
-  const read = await deps.graph.readTemplates(openToken(deps.keyring, row.sealed_token), row.waba_id);
+  const read = await deps.graph.readTemplates(
+    openToken(deps.keyring, row.sealed_token, row.connection_id),
+    row.waba_id,
+  );
   if (!read.ok) throw graphRefusal(read);
   const now = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (tx) => {

@@ -17,7 +17,7 @@ export function numberCredentials(db: Kysely<DB>, keyring: Keyring): WhatsAppClo
     async credentialsFor(connectionId, session) {
       const row = await findConnectionProvider(session ?? db, connectionId);
       if (!row) return undefined;
-      return { phoneNumberId: row.phone_number_id, accessToken: openToken(keyring, row.sealed_token) };
+      return { phoneNumberId: row.phone_number_id, accessToken: openToken(keyring, row.sealed_token, connectionId) };
     },
   };
 }
