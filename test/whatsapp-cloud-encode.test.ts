@@ -2,7 +2,13 @@
 // server/channels/whatsapp-cloud/encode.ts), form by form, on the content the send rules build.
 import { describe, expect, it } from 'vitest';
 import type { OutboundCard, OutboundContent, ReplyContext } from '../server/channels/provider.js';
-import { EncodeError, encodeMessage, mediaToUpload, whatsappTo } from '../server/channels/whatsapp-cloud/encode.js';
+import {
+  CARD_TEXT_LIMIT,
+  EncodeError,
+  encodeMessage,
+  mediaToUpload,
+  whatsappTo,
+} from '../server/channels/whatsapp-cloud/encode.js';
 
 const PHONE = '+5511999990001';
 const IMG1 = '7a0c7f4e-0000-4000-8000-000000000001';
@@ -178,6 +184,31 @@ describe('the whatsapp encoder', () => {
         },
       },
     });
+  });
+
+  it("fits a card's title and subtitle into Meta's 160 characters, cutting the subtitle only", () => {
+    const title = 'T'.repeat(80);
+    const cards = (subtitle: string) =>
+      content({
+        form: 'cards',
+        text: 'Planos',
+        attachments: [
+          {
+            type: 'cards',
+            cards: [card(title, subtitle, IMG1, [reply('a', 'A')]), card('B', null, IMG2, [reply('b', 'B')])],
+          },
+        ],
+      });
+    const cardText = (subtitle: string) => {
+      const body = encode(cards(subtitle));
+      return body.type === 'interactive' && body.interactive.type === 'carousel'
+        ? body.interactive.action.cards[0]?.body?.text
+        : undefined;
+    };
+    // 80 + 1 + 80 = 161: one character of the subtitle goes; 80 + 1 + 79 = 160 fits whole.
+    expect(cardText('s'.repeat(80))).toBe(`${title}\n${'s'.repeat(79)}`);
+    expect(cardText('s'.repeat(79))).toBe(`${title}\n${'s'.repeat(79)}`);
+    expect(Array.from(cardText('é☃'.repeat(40)) ?? '')).toHaveLength(CARD_TEXT_LIMIT);
   });
 
   it('cards with a link button each: cta_url cards; the same image twice is uploaded once', () => {

@@ -189,10 +189,23 @@ function mediaMessage(kind: MediaKind, media: MediaObject): WhatsAppPayload {
   }
 }
 
+/** Meta's limit on a carousel card's text (a longer one is refused, 131009). */
+export const CARD_TEXT_LIMIT = 160;
+
+/**
+ * A card's text: its title, then its subtitle on the next line. The seeds allow 80 characters each, one more than
+ * Meta takes with the line break, so a subtitle that would pass the limit is cut to fit (never the title).
+ */
+function cardText(card: OutboundCard): string {
+  if (!card.subtitle) return card.title;
+  const room = CARD_TEXT_LIMIT - Array.from(card.title).length - 1;
+  return room > 0 ? `${card.title}\n${Array.from(card.subtitle).slice(0, room).join('')}` : card.title;
+}
+
 function carouselCard(card: OutboundCard, index: number, mediaIds: ReadonlyMap<string, string>): CarouselCardBody {
   if (!card.image) throw new EncodeError('a whatsapp card needs an image');
   const header = { type: 'image' as const, image: { id: uploadedId(mediaIds, card.image.media_id) } };
-  const body = { text: card.subtitle ? `${card.title}\n${card.subtitle}` : card.title };
+  const body = { text: cardText(card) };
   const link = linkButton(card.buttons);
   if (link) return { card_index: index, type: 'cta_url', header, body, action: ctaUrl(link) };
   const buttons = card.buttons.map((button) => {
