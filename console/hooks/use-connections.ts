@@ -1,7 +1,7 @@
 // The account's connections, each with who carries its messages (the sandbox or a WhatsApp Cloud API number), and
 // the one chosen (the first connected one at first). Read once per session, and again when a connection's
 // status changes (attaching or detaching a number passes through `connection.disconnected` and `connected`).
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ok, type AdminApi, type Problem, type Schemas } from '../api.js';
 import type { PlayedConnection, Provider, Session } from '../session.js';
 import { toProblem } from '../ui.js';
@@ -19,14 +19,18 @@ async function providerOf(admin: AdminApi, connection: Schemas['Connection']): P
 export function useConnections(session: Session, onProblem: (problem: Problem) => void) {
   const [connections, setConnections] = useState<PlayedConnection[]>([]);
   const [connectionId, setConnectionId] = useState('');
+  const asked = useRef(0);
 
   useEffect(() => {
     const load = async () => {
+      const ask = ++asked.current;
       try {
         const list = ok(await session.api.GET('/v1/connections')).data;
-        setConnections(
-          await Promise.all(list.map(async (c) => ({ ...c, provider: await providerOf(session.admin, c) }))),
+        const played = await Promise.all(
+          list.map(async (c) => ({ ...c, provider: await providerOf(session.admin, c) })),
         );
+        if (ask !== asked.current) return; // a later read answers for now
+        setConnections(played);
         setConnectionId((id) => id || (list.find((c) => c.status === 'connected')?.id ?? ''));
       } catch (error) {
         onProblem(toProblem(error));

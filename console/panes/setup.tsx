@@ -1,7 +1,7 @@
 // "Where to play": the account's connection, the contact to be (one of the connection's contacts, or a new one
 // by phone or username and name), and the demo automation in one click. The contacts are listed a page of 100
 // at a time with the API's cursor ("More contacts"); one past the pages is found by phone or username.
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ok, type Problem, type Schemas } from '../api.js';
 import { DEMO_KEYWORD, ensureDemoAutomation } from '../demo.js';
 import { useConnections } from '../hooks/use-connections.js';
@@ -24,7 +24,13 @@ const describe = (c: Contact) => `${c.name} (${c.whatsapp?.phone ?? `@${c.instag
 export function SetupPane(props: { session: Session; player: Player | undefined; onPlayer: (p: Player) => void }) {
   const [problem, setProblem] = useState<Problem | undefined>();
   const { connections, connectionId, connection, setConnectionId } = useConnections(props.session, setProblem);
-  const contacts = useContacts(props.session.api, connectionId, setProblem);
+  const contacts = useContacts(props.session, connectionId, setProblem);
+  // A number attached or detached while one of its contacts is played: the player follows the connection's provider.
+  const { player, onPlayer } = props;
+  useEffect(() => {
+    const fresh = player && connections.find((c) => c.id === player.connection.id);
+    if (player && fresh && fresh.provider !== player.connection.provider) onPlayer({ ...player, connection: fresh });
+  }, [connections]);
 
   return (
     <section class="pane setup" aria-labelledby="setup-title">

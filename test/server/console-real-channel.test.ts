@@ -92,29 +92,32 @@ describe.skipIf(!hasChromium).each(engines)('the console on a WhatsApp Cloud con
   }
 
   it('shows the provider, the conversation and its messages live, and no act-as-the-contact controls', async () => {
-    // The demo number attached, as README "Playing a provider round trip without Meta" does.
+    const outside: string[] = [];
+    const errors: string[] = [];
+    const target = { baseUrl: t.baseUrl, adminToken: ADMIN_TOKEN, accountId: demo.accountId, outside, errors };
+    const page = await openConsoleTab(browser, target);
+    const provider = () => page.getByLabel('Provider').innerText();
+
+    // Before a number is attached the sandbox serves the whatsapp connection.
+    await page.getByLabel('Connection').selectOption({ label: 'Loja (whatsapp) · whatsapp' });
+    await expect.poll(provider, POLL).toContain('Provider: sandbox');
+
+    // The demo number attached while the page is open, as README "Playing a provider round trip without Meta"
+    // does: the connection says who carries its messages, beside its name and below the choice.
     const connections = await ok<{ data: SchemaConnection[] }>(await api('GET', '/v1/connections'));
     const whatsapp = connections.data.find((c) => c.channel === 'whatsapp');
     if (!whatsapp) throw new Error('the demo account has a whatsapp connection');
-    const attach = await call(
-      t.baseUrl,
-      ADMIN_TOKEN,
-      'PUT',
-      `${ADMIN_PREFIX}/connections/${whatsapp.id}/whatsapp-cloud`,
-      {
-        body: { phone_number_id: number.phoneNumberId, waba_id: number.wabaId, access_token: number.accessToken },
-      },
-    );
-    await ok(attach);
+    const setup = { phone_number_id: number.phoneNumberId, waba_id: number.wabaId, access_token: number.accessToken };
+    const path = `${ADMIN_PREFIX}/connections/${whatsapp.id}/whatsapp-cloud`;
+    await ok(await call(t.baseUrl, ADMIN_TOKEN, 'PUT', path, { body: setup }));
+    await expect.poll(provider, POLL).toContain('Provider: WhatsApp Cloud API');
+    const chosen = page.locator('#connection option:checked');
+    expect(await chosen.innerText()).toBe('Loja (whatsapp) · whatsapp · WhatsApp Cloud API');
 
-    // A contact writes through Meta; the account answers with a reply button through the Graph API.
-    expect(
-      (
-        await meta.sendWebhook(
-          webhooks.text(number, { from: CONTACT, name: 'Ana Souza', text: 'Oi!', timestamp: now() }),
-        )
-      ).status,
-    ).toBe(200);
+    // A contact writes through Meta (listed at once: someone new), and the account answers with a reply button
+    // through the Graph API.
+    const first = webhooks.text(number, { from: CONTACT, name: 'Ana Souza', text: 'Oi!', timestamp: now() });
+    expect((await meta.sendWebhook(first)).status).toBe(200);
     const { conversationId } = await messagesOnce(1);
     const answer = await ok<SchemaMessage>(
       await api('POST', `/v1/conversations/${conversationId}/messages`, {
@@ -125,18 +128,6 @@ describe.skipIf(!hasChromium).each(engines)('the console on a WhatsApp Cloud con
     );
     const wamid = meta.sent.at(-1)?.id ?? '';
     expect(wamid).toMatch(/^wamid\./);
-
-    const outside: string[] = [];
-    const errors: string[] = [];
-    const target = { baseUrl: t.baseUrl, adminToken: ADMIN_TOKEN, accountId: demo.accountId, outside, errors };
-    const page = await openConsoleTab(browser, target);
-
-    // The connection says who carries its messages, beside its name and once chosen.
-    const option = page.locator('#connection option', { hasText: 'WhatsApp Cloud API' });
-    await option.waitFor({ state: 'attached' });
-    expect(await option.innerText()).toBe('Loja (whatsapp) · whatsapp · WhatsApp Cloud API');
-    await page.getByLabel('Connection').selectOption({ label: 'Loja (whatsapp) · whatsapp · WhatsApp Cloud API' });
-    await expect.poll(() => page.getByLabel('Provider').innerText(), POLL).toContain('Provider: WhatsApp Cloud API');
 
     // Its contact and conversation, as any other: the contact's text, the answer with its button.
     await page.locator('#contact option', { hasText: CONTACT }).waitFor({ state: 'attached' });
