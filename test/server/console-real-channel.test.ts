@@ -112,7 +112,8 @@ describe.skipIf(!hasChromium).each(engines)('the console on a WhatsApp Cloud con
     await ok(await call(t.baseUrl, ADMIN_TOKEN, 'PUT', path, { body: setup }));
     await expect.poll(provider, POLL).toContain('Provider: WhatsApp Cloud API');
     const chosen = page.locator('#connection option:checked');
-    expect(await chosen.innerText()).toBe('Loja (whatsapp) · whatsapp · WhatsApp Cloud API');
+    // (Attaching passes through `setup_incomplete`: disconnected, then connected again.)
+    await expect.poll(() => chosen.innerText(), POLL).toBe('Loja (whatsapp) · whatsapp · WhatsApp Cloud API');
 
     // A contact writes through Meta (listed at once: someone new), and the account answers with a reply button
     // through the Graph API.
