@@ -15,9 +15,21 @@ export interface Session {
 
 export type Sender = AdminSchemas['SandboxInboundRequest']['from'];
 
+/**
+ * Who carries a connection's messages: the sandbox (the page plays its contacts and channel), or a real channel, a
+ * WhatsApp Cloud API number attached through the admin API (its contacts write from their phones, and the sandbox
+ * refuses to act for them: `not_sandbox`).
+ */
+export type Provider = 'sandbox' | AdminSchemas['AdminWhatsAppCloudNumber']['provider'];
+
+export const PROVIDER_LABELS: Record<Provider, string> = { sandbox: 'sandbox', whatsapp_cloud: 'WhatsApp Cloud API' };
+
+/** A connection of the account as the page shows it: the API's connection and who carries its messages. */
+export type PlayedConnection = Schemas['Connection'] & { provider: Provider };
+
 /** The contact the user plays, on one connection. No `contactId` yet: someone new, made by their first message. */
 export interface Player {
-  connection: Schemas['Connection'];
+  connection: PlayedConnection;
   sender: Sender;
   name: string;
   contactId?: string;

@@ -751,6 +751,10 @@ export interface paths {
      *       (`live_comment`). Automations start as for a real message.
      *
      *     The answer is the contact, the conversation and the message as the public API reads them right after.
+     *
+     *     Only on a connection the sandbox serves: once a WhatsApp Cloud API number is attached to it
+     *     (`PUT /admin/v1/connections/{connectionId}/whatsapp-cloud`), its contacts and the channel act through Meta,
+     *     and this answers `422 invalid_sandbox_action` with `reason` `not_sandbox`, changing nothing.
      */
     post: operations['adminSendSandboxInbound'];
     delete?: never;
@@ -781,6 +785,10 @@ export interface paths {
      *
      *     Like any direct message it is activity for the contact, reopens the reply window and emits
      *     `message.received`. A message may be tapped again (a new contact message each time).
+     *
+     *     Only on a connection the sandbox serves: once a WhatsApp Cloud API number is attached to it
+     *     (`PUT /admin/v1/connections/{connectionId}/whatsapp-cloud`), its contacts and the channel act through Meta,
+     *     and this answers `422 invalid_sandbox_action` with `reason` `not_sandbox`, changing nothing.
      */
     post: operations['adminSendSandboxButtonTap'];
     delete?: never;
@@ -805,6 +813,10 @@ export interface paths {
      * @description The contact reacts to a direct message of its conversation, in either direction (instagram only). The
      *     reaction (`by` `contact`) replaces the contact's previous one on the message. Emits `message.updated`; does
      *     not move the conversation's `last_message_at`.
+     *
+     *     Only on a connection the sandbox serves: once a WhatsApp Cloud API number is attached to it
+     *     (`PUT /admin/v1/connections/{connectionId}/whatsapp-cloud`), its contacts and the channel act through Meta,
+     *     and this answers `422 invalid_sandbox_action` with `reason` `not_sandbox`, changing nothing.
      */
     put: operations['adminUpdateSandboxReaction'];
     post?: never;
@@ -812,6 +824,10 @@ export interface paths {
      * Remove the contact's reaction
      * @description The contact takes back its reaction (instagram only). Emits `message.updated` when there was one; without
      *     one the message is returned unchanged and nothing is emitted.
+     *
+     *     Only on a connection the sandbox serves: once a WhatsApp Cloud API number is attached to it
+     *     (`PUT /admin/v1/connections/{connectionId}/whatsapp-cloud`), its contacts and the channel act through Meta,
+     *     and this answers `422 invalid_sandbox_action` with `reason` `not_sandbox`, changing nothing.
      */
     delete: operations['adminDeleteSandboxReaction'];
     options?: never;
@@ -838,6 +854,10 @@ export interface paths {
      *     contact, or by the account in the app): instagram only. It reads back with `is_removed` true, `text` null
      *     and no attachments; it stays readable. Emits `message.deleted`; does not move the conversation's
      *     `last_message_at`.
+     *
+     *     Only on a connection the sandbox serves: once a WhatsApp Cloud API number is attached to it
+     *     (`PUT /admin/v1/connections/{connectionId}/whatsapp-cloud`), its contacts and the channel act through Meta,
+     *     and this answers `422 invalid_sandbox_action` with `reason` `not_sandbox`, changing nothing.
      */
     delete: operations['adminDeleteSandboxMessage'];
     options?: never;
@@ -846,6 +866,10 @@ export interface paths {
      * Edit a message as the contact
      * @description The contact edits its own direct message (instagram only): `text` becomes the new text and `is_edited`
      *     true. Emits `message.updated`; does not move the conversation's `last_message_at`.
+     *
+     *     Only on a connection the sandbox serves: once a WhatsApp Cloud API number is attached to it
+     *     (`PUT /admin/v1/connections/{connectionId}/whatsapp-cloud`), its contacts and the channel act through Meta,
+     *     and this answers `422 invalid_sandbox_action` with `reason` `not_sandbox`, changing nothing.
      */
     patch: operations['adminUpdateSandboxMessage'];
     trace?: never;
@@ -868,6 +892,10 @@ export interface paths {
      *     (at most once, never back) and `failure` holds `failed_at` (now) and what the body says. Emits
      *     `message.failed`. To have a future send fail this way, arrange `fails_later` with
      *     `POST /admin/v1/sandbox/connections/{connectionId}/send-outcomes`.
+     *
+     *     Only on a connection the sandbox serves: once a WhatsApp Cloud API number is attached to it
+     *     (`PUT /admin/v1/connections/{connectionId}/whatsapp-cloud`), its contacts and the channel act through Meta,
+     *     and this answers `422 invalid_sandbox_action` with `reason` `not_sandbox`, changing nothing.
      */
     post: operations['adminCreateSandboxFailure'];
     delete?: never;
@@ -917,11 +945,19 @@ export interface paths {
      *     public reply). A send refused before it reaches the channel (a format or rule error, a closed window, a
      *     blocked contact) uses none. With the queue empty every send is `accepted`. The queue belongs to the
      *     connection and survives restarts; `DELETE` empties it.
+     *
+     *     Only on a connection the sandbox serves: once a WhatsApp Cloud API number is attached to it
+     *     (`PUT /admin/v1/connections/{connectionId}/whatsapp-cloud`), its contacts and the channel act through Meta,
+     *     and this answers `422 invalid_sandbox_action` with `reason` `not_sandbox`, changing nothing.
      */
     post: operations['adminAddSandboxSendOutcome'];
     /**
      * Clear the arranged answers
      * @description Empties the connection's queue of arranged answers; its sends are accepted again.
+     *
+     *     Only on a connection the sandbox serves: once a WhatsApp Cloud API number is attached to it
+     *     (`PUT /admin/v1/connections/{connectionId}/whatsapp-cloud`), its contacts and the channel act through Meta,
+     *     and this answers `422 invalid_sandbox_action` with `reason` `not_sandbox`, changing nothing.
      */
     delete: operations['adminClearSandboxSendOutcomes'];
     options?: never;
@@ -1038,6 +1074,10 @@ export interface paths {
      *       neither opens nor extends the window (only the contact's messages do). What the channel itself requires
      *       still holds: the connection must be connected (`connection_disconnected`), and the text must fit the
      *       channel (1000 characters on instagram, 4096 on whatsapp: `text_too_long`).
+     *
+     *     Only on a connection the sandbox serves: once a WhatsApp Cloud API number is attached to it
+     *     (`PUT /admin/v1/connections/{connectionId}/whatsapp-cloud`), its contacts and the channel act through Meta,
+     *     and this answers `422 invalid_sandbox_action` with `reason` `not_sandbox`, changing nothing.
      */
     post: operations['adminCreateSandboxNativeMessage'];
     delete?: never;
@@ -4926,6 +4966,8 @@ export interface components {
          *     - `text_too_long`: a text typed in the native app is longer than the channel carries (instagram 1000).
          *     - `duplicate_tab_title`: two tabs of a sandbox spreadsheet have one title (a sheets block names its tab
          *       by title).
+         *     - `not_sandbox`: a WhatsApp Cloud API number is attached to the connection: the real channel carries
+         *       what its contacts and the channel do, so the sandbox does not act as either.
          *
          *     Other values may appear later; tolerate them.
          * @enum {string}
@@ -4950,7 +4992,8 @@ export interface components {
           | 'same_contact'
           | 'same_connection'
           | 'text_too_long'
-          | 'duplicate_tab_title';
+          | 'duplicate_tab_title'
+          | 'not_sandbox';
       };
     };
     /**
@@ -6967,7 +7010,8 @@ export interface operations {
       /**
        * @description - `invalid_sandbox_action`: the channel could not deliver this; `reason` is `identity_mismatch`,
        *       `connection_disconnected`, `not_instagram` (a comment, live or story on whatsapp), `post_required`,
-       *       `post_mismatch`, `empty`, `unsupported_with_content`, `created_at_out_of_range` or `reply_to_unknown`.
+       *       `post_mismatch`, `empty`, `unsupported_with_content`, `created_at_out_of_range`, `reply_to_unknown` or
+       *       `not_sandbox` (a WhatsApp Cloud number serves the connection).
        *     - `invalid_phone`: `from.phone` is a phone no contact can have.
        */
       422: {
@@ -7021,8 +7065,8 @@ export interface operations {
       413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_sandbox_action`: `reason` is `not_outbound` (the contact sent the message), `no_such_button`
-       *     (no reply button with this id), `not_sent` (whatsapp never delivered it), `message_removed` or
-       *     `connection_disconnected`.
+       *     (no reply button with this id), `not_sent` (whatsapp never delivered it), `message_removed`,
+       *     `connection_disconnected` or `not_sandbox` (a WhatsApp Cloud number serves the connection).
        */
       422: {
         headers: {
@@ -7075,7 +7119,8 @@ export interface operations {
       413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_sandbox_action`: `reason` is `not_instagram` (whatsapp reactions are not carried),
-       *     `not_direct_message`, `message_removed` or `connection_disconnected`.
+       *     `not_direct_message`, `message_removed`, `connection_disconnected` or
+       *     `not_sandbox` (a WhatsApp Cloud number serves the connection).
        */
       422: {
         headers: {
@@ -7122,8 +7167,8 @@ export interface operations {
         };
       };
       /**
-       * @description `invalid_sandbox_action`: `reason` is `not_instagram`, `not_direct_message`, `message_removed` or
-       *     `connection_disconnected`.
+       * @description `invalid_sandbox_action`: `reason` is `not_instagram`, `not_direct_message`, `message_removed`,
+       *     `connection_disconnected` or `not_sandbox` (a WhatsApp Cloud number serves the connection).
        */
       422: {
         headers: {
@@ -7172,7 +7217,7 @@ export interface operations {
       /**
        * @description `invalid_sandbox_action`: `reason` is `not_inbound` (the account sent it), `not_instagram`,
        *     `not_direct_message` (a public or private reply of the account), `message_removed` (already removed) or
-       *     `connection_disconnected`.
+       *     `connection_disconnected` or `not_sandbox` (a WhatsApp Cloud number serves the connection).
        */
       422: {
         headers: {
@@ -7225,7 +7270,8 @@ export interface operations {
       413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_sandbox_action`: `reason` is `not_inbound` (the account sent it), `not_instagram`,
-       *     `not_direct_message`, `message_removed` or `connection_disconnected`.
+       *     `not_direct_message`, `message_removed`, `connection_disconnected` or
+       *     `not_sandbox` (a WhatsApp Cloud number serves the connection).
        */
       422: {
         headers: {
@@ -7278,7 +7324,8 @@ export interface operations {
       413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_sandbox_action`: `reason` is `not_whatsapp` (instagram never reports a failure later) or
-       *     `not_sent` (the message already failed, or the contact sent it).
+       *     `not_sent` (the message already failed, or the contact sent it), or `not_sandbox` (a WhatsApp Cloud number
+       *     serves the connection).
        */
       422: {
         headers: {
@@ -7370,7 +7417,7 @@ export interface operations {
       /**
        * @description `invalid_sandbox_action`: the connection's channel never answers this way; `reason` is `not_whatsapp`
        *     (`fails_later` on instagram) or `not_instagram` (`provider_unavailable` or `conversation_not_owned` on
-       *     whatsapp).
+       *     whatsapp), or `not_sandbox` (a WhatsApp Cloud number serves the connection).
        */
       422: {
         headers: {
@@ -7414,6 +7461,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['NotFoundError'];
+        };
+      };
+      /** @description `invalid_sandbox_action`: `reason` is `not_sandbox` (a WhatsApp Cloud number serves the connection). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidSandboxActionError'];
         };
       };
       default: components['responses']['UnexpectedError'];
@@ -7594,7 +7650,8 @@ export interface operations {
       413: components['responses']['PayloadTooLarge'];
       /**
        * @description `invalid_sandbox_action`: `reason` is `connection_disconnected` (the conversation's connection is
-       *     disconnected: the channel reports nothing) or `text_too_long` (over 1000 characters on instagram).
+       *     disconnected: the channel reports nothing), `text_too_long` (over 1000 characters on instagram) or
+       *     `not_sandbox` (a WhatsApp Cloud number serves the connection).
        */
       422: {
         headers: {

@@ -1,8 +1,11 @@
 // The contacts of the chosen connection: the account's contacts a page of 100 at a time with the API's cursor
 // (the API lists them across connections; those of this connection are offered), read again when the connection
-// changes, and the ones found or made since added.
+// changes, and the ones found, made or come since added (`contact.created`: someone new wrote, on the sandbox or
+// from their own phone to a real channel's number).
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ok, type Api, type Problem, type Schemas } from '../api.js';
+import { ok, type Problem, type Schemas } from '../api.js';
+import type { LiveEvent } from '../live.js';
+import type { Session } from '../session.js';
 import { toProblem } from '../ui.js';
 
 type Contact = Schemas['Contact'];
@@ -13,7 +16,19 @@ function addContacts(list: Contact[], more: Contact[]): Contact[] {
   return [...list.filter((c) => !ids.has(c.id)), ...more];
 }
 
-export function useContacts(api: Api, connectionId: string, onProblem: (problem: Problem) => void) {
+/** The contact a `contact.created` event carries (its data is the contact as the API reads it). */
+function createdContact(event: LiveEvent): Contact | undefined {
+  const data = event.data;
+  if (event.type !== 'contact.created' || typeof data !== 'object' || data === null) return undefined;
+  return isContact(data) ? data : undefined;
+}
+
+function isContact(data: object): data is Contact {
+  return 'id' in data && 'channel' in data && 'person_id' in data && 'custom_fields' in data;
+}
+
+export function useContacts(session: Session, connectionId: string, onProblem: (problem: Problem) => void) {
+  const { api } = session;
   const [contacts, setContacts] = useState<Contact[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const asked = useRef(0);
@@ -39,6 +54,14 @@ export function useContacts(api: Api, connectionId: string, onProblem: (problem:
     }
   };
   useEffect(() => void load(), [connectionId]);
+  useEffect(
+    () =>
+      session.subscribe((event) => {
+        const contact = createdContact(event);
+        if (contact?.channel.connection_id === connectionId) setContacts((old) => addContacts(old, [contact]));
+      }),
+    [session, connectionId],
+  );
 
   /** A contact found (past the listed pages) joins the list. */
   const add = (contact: Contact) => setContacts((old) => addContacts(old, [contact]));

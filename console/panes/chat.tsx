@@ -5,7 +5,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { Schemas } from '../api.js';
 import { useConversation, type ConversationProps } from '../hooks/use-conversation.js';
-import type { Player } from '../session.js';
+import { PROVIDER_LABELS, type Player } from '../session.js';
 import { ProblemNote } from '../ui.js';
 
 type Message = Schemas['Message'];
@@ -15,6 +15,8 @@ export function ChatPane(props: ConversationProps) {
   const conversation = useConversation(props);
   const list = useRef<HTMLOListElement>(null);
   const { messages, older } = conversation;
+  // On a real channel the contact is a person with a phone: the page shows the conversation and plays no part.
+  const played = player?.connection.provider === 'sandbox';
 
   useEffect(() => {
     const el = list.current;
@@ -36,7 +38,7 @@ export function ChatPane(props: ConversationProps) {
         <div class="phone-top">
           <strong>{player.connection.name}</strong>
           <span>
-            as {player.name} · {player.connection.channel}
+            as {player.name} · {player.connection.channel} · {PROVIDER_LABELS[player.connection.provider]}
           </span>
         </div>
         <ol class="messages" ref={list} aria-label="Conversation" aria-live="polite">
@@ -48,10 +50,17 @@ export function ChatPane(props: ConversationProps) {
             </li>
           )}
           {messages.map((m) => (
-            <Bubble key={m.id} message={m} onTap={(id) => void conversation.tap(m, id)} />
+            <Bubble key={m.id} message={m} onTap={played ? (id) => void conversation.tap(m, id) : undefined} />
           ))}
         </ol>
-        <Composer player={player} conversation={conversation} />
+        {played ? (
+          <Composer player={player} conversation={conversation} />
+        ) : (
+          <p class="composer note" role="note" aria-label="Not played here">
+            {PROVIDER_LABELS[player.connection.provider]} carries this conversation: {player.name} writes and taps from
+            their phone, and it shows here live.
+          </p>
+        )}
       </div>
       <ProblemNote problem={conversation.problem} />
     </section>
@@ -84,7 +93,8 @@ function Composer(props: { player: Player; conversation: ReturnType<typeof useCo
   );
 }
 
-function Bubble(props: { message: Message; onTap: (buttonId: string) => void }) {
+/** `onTap` undefined: the buttons are the contact's to tap on their own phone (a real channel). */
+function Bubble(props: { message: Message; onTap: ((buttonId: string) => void) | undefined }) {
   const m = props.message;
   const mine = m.direction === 'inbound'; // the phone is the contact's: what they wrote is theirs
   const cards = m.attachments.flatMap((a) => (a.type === 'cards' ? [a] : []));
@@ -133,7 +143,8 @@ function Media(props: { attachment: Schemas['MediaAttachment'] }) {
 }
 
 /** One card with no image is a text with buttons; more (or with images) are a carousel. */
-function Cards(props: { cards: Schemas['MessageCard'][]; onTap: (buttonId: string) => void }) {
+function Cards(props: { cards: Schemas['MessageCard'][]; onTap: ((buttonId: string) => void) | undefined }) {
+  const onTap = props.onTap;
   const single = props.cards.length === 1 && !props.cards[0]?.image;
   return (
     <div class={single ? 'buttons-card' : 'carousel'} role={single ? undefined : 'group'} aria-label="Cards">
@@ -153,8 +164,8 @@ function Cards(props: { cards: Schemas['MessageCard'][]; onTap: (buttonId: strin
                   key={j}
                   type="button"
                   class="card-button"
-                  disabled={!b.id}
-                  onClick={() => b.id && props.onTap(b.id)}
+                  disabled={!b.id || !onTap}
+                  onClick={() => b.id && onTap?.(b.id)}
                 >
                   {b.title}
                 </button>

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import type { AdminSchemas } from '../api.js';
 import { OUTCOMES, useFailures, type Outcome } from '../hooks/use-failures.js';
 import { useSandboxClock } from '../hooks/use-sandbox-clock.js';
-import type { Player, Session } from '../session.js';
+import { PROVIDER_LABELS, type Player, type Session } from '../session.js';
 import { ChoiceSelect, Field, ProblemNote } from '../ui.js';
 
 type Wait = AdminSchemas['SandboxWait'];
@@ -132,23 +132,32 @@ function Failures(props: { session: Session; player: Player | undefined }) {
       </div>
     );
   const whatsapp = player.connection.channel === 'whatsapp';
+  const sandbox = player.connection.provider === 'sandbox';
   return (
     <div class="group">
       <h3>Failures</h3>
-      <form
-        class="row"
-        aria-label="Next send's outcome"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void failures.arrangeOutcome(outcome);
-        }}
-      >
-        <Field id="send-outcome" label="Next send's outcome">
-          <ChoiceSelect id="send-outcome" value={outcome} choices={OUTCOMES} onChoose={setOutcome} />
-        </Field>
-        <button type="submit">Arrange</button>
-      </form>
-      {whatsapp && (
+      {!sandbox && (
+        <p class="note" aria-label="Channel failures">
+          {PROVIDER_LABELS[player.connection.provider]} answers this connection's sends and reports their failures: the
+          sandbox arranges no outcome and fails no message on it.
+        </p>
+      )}
+      {sandbox && (
+        <form
+          class="row"
+          aria-label="Next send's outcome"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void failures.arrangeOutcome(outcome);
+          }}
+        >
+          <Field id="send-outcome" label="Next send's outcome">
+            <ChoiceSelect id="send-outcome" value={outcome} choices={OUTCOMES} onChoose={setOutcome} />
+          </Field>
+          <button type="submit">Arrange</button>
+        </form>
+      )}
+      {sandbox && whatsapp && (
         <form
           class="row"
           aria-label="Message fails later"

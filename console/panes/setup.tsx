@@ -1,15 +1,15 @@
 // "Where to play": the account's connection, the contact to be (one of the connection's contacts, or a new one
 // by phone or username and name), and the demo automation in one click. The contacts are listed a page of 100
 // at a time with the API's cursor ("More contacts"); one past the pages is found by phone or username.
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ok, type Problem, type Schemas } from '../api.js';
 import { DEMO_KEYWORD, ensureDemoAutomation } from '../demo.js';
 import { useConnections } from '../hooks/use-connections.js';
 import { useContacts } from '../hooks/use-contacts.js';
-import type { Player, Sender, Session } from '../session.js';
+import { PROVIDER_LABELS, type PlayedConnection, type Player, type Sender, type Session } from '../session.js';
 import { Field, ProblemNote, toProblem, useAction } from '../ui.js';
 
-type Connection = Schemas['Connection'];
+type Connection = PlayedConnection;
 type Contact = Schemas['Contact'];
 
 export function senderOf(contact: Contact): Sender | undefined {
@@ -23,8 +23,14 @@ const describe = (c: Contact) => `${c.name} (${c.whatsapp?.phone ?? `@${c.instag
 
 export function SetupPane(props: { session: Session; player: Player | undefined; onPlayer: (p: Player) => void }) {
   const [problem, setProblem] = useState<Problem | undefined>();
-  const { connections, connectionId, connection, setConnectionId } = useConnections(props.session.api, setProblem);
-  const contacts = useContacts(props.session.api, connectionId, setProblem);
+  const { connections, connectionId, connection, setConnectionId } = useConnections(props.session, setProblem);
+  const contacts = useContacts(props.session, connectionId, setProblem);
+  // A number attached or detached while one of its contacts is played: the player follows the connection's provider.
+  const { player, onPlayer } = props;
+  useEffect(() => {
+    const fresh = player && connections.find((c) => c.id === player.connection.id);
+    if (player && fresh && fresh.provider !== player.connection.provider) onPlayer({ ...player, connection: fresh });
+  }, [connections]);
 
   return (
     <section class="pane setup" aria-labelledby="setup-title">
@@ -35,11 +41,14 @@ export function SetupPane(props: { session: Session; player: Player | undefined;
           {connections.map((c) => (
             <option key={c.id} value={c.id}>
               {c.name} · {c.channel}
+              {/* The sandbox's connections keep their short label; a real channel says so. */}
+              {c.provider === 'sandbox' ? '' : ` · ${PROVIDER_LABELS[c.provider]}`}
               {c.status === 'connected' ? '' : ` (${c.status})`}
             </option>
           ))}
         </select>
       </Field>
+      {connection && <ProviderNote connection={connection} />}
       <ProblemNote problem={problem} />
       {connection && (
         <>
@@ -67,6 +76,20 @@ export function SetupPane(props: { session: Session; player: Player | undefined;
         </>
       )}
     </section>
+  );
+}
+
+/** Who carries the chosen connection's messages, and what that means for playing its contacts here. */
+function ProviderNote(props: { connection: Connection }) {
+  const { provider } = props.connection;
+  return (
+    <p class="note provider" aria-label="Provider">
+      Provider: <strong>{PROVIDER_LABELS[provider]}</strong>
+      {provider === 'sandbox'
+        ? ' (this page plays its contacts and its channel).'
+        : '. Its contacts write from their phones and Meta reports on its sends: all of it shows here live, and ' +
+          'the sandbox does not act as the contact or the channel.'}
+    </p>
   );
 }
 

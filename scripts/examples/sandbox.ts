@@ -263,6 +263,14 @@ const build: AreaBuilder = (w, f) => {
       description: `The number \`${w.connections.whatsappOld.id}\` lost its authorization.`,
       value: invalid('connection_disconnected', 'The connection is disconnected: the channel delivers nothing.'),
     },
+    SandboxNotSandbox: {
+      summary: 'A WhatsApp Cloud number serves the connection',
+      description: 'Once a WhatsApp Cloud API number is attached, the real channel carries what its contacts do.',
+      value: invalid(
+        'not_sandbox',
+        "A real channel (the WhatsApp Cloud API) carries this connection's messages: the sandbox does not act as its contact or channel.",
+      ),
+    },
 
     // ------------------------------------------------ POST /admin/v1/sandbox/messages/{messageId}/button-taps
     SandboxTapButton: {

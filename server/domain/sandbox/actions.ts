@@ -51,6 +51,19 @@ const requireConnected = (connection: Pick<ConnectionRow, 'status'>) => {
     throw invalidSandboxAction('connection_disconnected', 'A disconnected connection delivers nothing.');
 };
 
+/**
+ * The sandbox plays the contact and the channel only on connections it serves: on one a real channel serves (a
+ * WhatsApp Cloud API number), what the contact and the channel do comes from the channel itself, so an action
+ * that pretends to be either is refused before anything changes.
+ */
+export const requireSandboxServed = (connection: Pick<ConnectionRow, 'provider'>) => {
+  if (connection.provider !== 'sandbox')
+    throw invalidSandboxAction(
+      'not_sandbox',
+      "A real channel (the WhatsApp Cloud API) carries this connection's messages: the sandbox does not act as its contact or channel.",
+    );
+};
+
 /** The rules of SandboxInboundRequest that the format check cannot express. */
 async function checkInbound(db: Kysely<DB>, clock: Clock, connection: ConnectionRow, input: InboundInput) {
   requireConnected(connection);
@@ -99,6 +112,7 @@ export async function contactWrites(
   /** Stores the file the contact sends, once the message is known to be deliverable; its stored attachment. */
   storeAttachment?: () => Promise<unknown>,
 ): Promise<InboundResult> {
+  requireSandboxServed(connection);
   // The checks see the attachment to come, so a refused message leaves no stored file behind.
   await checkInbound(
     db,
@@ -150,13 +164,14 @@ export async function contactTapsButton(
 ): Promise<InboundResult> {
   const message = await findMessage(db, accountId, messageId);
   if (!message) throw messageNotFound();
+  const connection = await findConnection(db, accountId, message.connection_id);
+  if (connection) requireSandboxServed(connection);
   if (message.direction !== 'outbound')
     throw invalidSandboxAction('not_outbound', 'A contact taps buttons of messages the account sent.');
   if (message.status !== 'sent') throw invalidSandboxAction('not_sent', 'The message did not reach the contact.');
   const button = replyButton(message, buttonId);
   if (!button) throw invalidSandboxAction('no_such_button', `The message has no reply button with id ${buttonId}.`);
   const contact = await findContact(db, accountId, message.contact_id);
-  const connection = await findConnection(db, accountId, message.connection_id);
   if (!contact || !connection) throw contactNotFound();
   requireConnected(connection);
   return recordInbound(
@@ -192,10 +207,11 @@ async function changeMessage(
   return db.transaction().execute(async (tx) => {
     const message = await findMessage(tx, accountId, messageId, { forUpdate: true });
     if (!message) throw messageNotFound();
+    const connection = await findConnection(tx, accountId, message.connection_id);
+    if (connection) requireSandboxServed(connection);
     if (!types.has(message.type))
       throw invalidSandboxAction('not_direct_message', 'Reactions, edits and unsends apply to direct messages.');
     if (message.is_removed) throw invalidSandboxAction('message_removed', 'The message was removed.');
-    const connection = await findConnection(tx, accountId, message.connection_id);
     if (connection) requireConnected(connection);
     const at = clock.now().toISOString();
     const changed = await updateMessage(tx, accountId, messageId, change(message, at));
@@ -304,7 +320,13 @@ export function channelFailsMessage(
   failure: ProviderFailure,
   baseUrl: string,
 ): Promise<MessageRow> {
-  return db.transaction().execute((tx) => failSentMessage(tx, clock, accountId, messageId, failure, baseUrl));
+  return db.transaction().execute(async (tx) => {
+    // An unknown message is failSentMessage's 404; a known one's connection must be the sandbox's.
+    const message = await findMessage(tx, accountId, messageId);
+    const connection = message && (await findConnection(tx, accountId, message.connection_id));
+    if (connection) requireSandboxServed(connection);
+    return failSentMessage(tx, clock, accountId, messageId, failure, baseUrl);
+  });
 }
 
 export async function blockContact(
@@ -366,6 +388,7 @@ export async function accountWritesInApp(
     if (!conversation) throw conversationNotFound();
     const connection = await findConnection(tx, accountId, conversation.connection_id);
     if (!connection) throw conversationNotFound();
+    requireSandboxServed(connection);
     requireConnected(connection);
     const limit = TEXT_LIMITS[connection.channel].text;
     if (textLength(text) > limit)

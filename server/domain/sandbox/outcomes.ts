@@ -8,6 +8,7 @@ import type { ConnectionRow } from '../../store/console.js';
 import { addArrangement, clearArrangements, takeNextArrangement } from '../../store/sandbox.js';
 import type { DB } from '../../store/schema.js';
 import { invalidSandboxAction } from '../messaging/inbound.js';
+import { requireSandboxServed } from './actions.js';
 
 /** Answers only instagram gives (Part A: "instagram failed without sending", another app owning the thread). */
 const INSTAGRAM_ONLY = new Set(['provider_unavailable', 'conversation_not_owned']);
@@ -20,6 +21,7 @@ export async function arrangeSendOutcome(
   connection: ConnectionRow,
   outcome: ArrangedOutcome,
 ): Promise<{ outcome: ArrangedOutcome; queued: number }> {
+  requireSandboxServed(connection);
   if (INSTAGRAM_ONLY.has(outcome.outcome) && connection.channel !== 'instagram')
     throw invalidSandboxAction('not_instagram', `Only instagram answers ${outcome.outcome}.`);
   if (WHATSAPP_ONLY.has(outcome.outcome) && connection.channel !== 'whatsapp')
@@ -29,6 +31,7 @@ export async function arrangeSendOutcome(
 }
 
 export async function clearSendOutcomes(db: Kysely<DB>, connection: ConnectionRow): Promise<void> {
+  requireSandboxServed(connection);
   await clearArrangements(db, connection.account_id, connection.id);
 }
 
