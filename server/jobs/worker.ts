@@ -395,6 +395,7 @@ export class JobWorker {
       leaseMs: (kind) => this.registry.leases()[kind] ?? this.leaseMs,
       run: (jobs) => this.runClaimed(jobs),
       release: (jobs) => this.release([...jobs]),
+      room: () => (this.stopping ? 0 : Math.max(0, this.concurrency - this.running.size)),
     });
     return this;
   }

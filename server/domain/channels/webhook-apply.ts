@@ -17,6 +17,7 @@ import type { ChannelWebhookPayload } from '../../job-kinds.js';
 import type { MediaStorage } from '../../media/storage.js';
 import { findProviderByPhoneNumberId } from '../../store/channel-providers.js';
 import { findConnectionById, isUniqueViolationOf, type ConnectionRow } from '../../store/console.js';
+import type { JobsAtCommit } from '../../store/jobs.js';
 import { insertMedia } from '../../store/media.js';
 import { findMessageByProviderId } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
@@ -34,6 +35,11 @@ export interface WebhookApplyDeps {
   provider: MessagingProvider;
   storage: MediaStorage;
   logger: Logger;
+  /**
+   * This process's worker: a recorded message's `messaging.inbound` job (its triggers, its run's first stretch)
+   * is claimed for it and runs as soon as the message commits, not at the loops' next claim.
+   */
+  jobs?: JobsAtCommit;
 }
 
 /** What became of a payload's facts (logged, and read by the tests). */
@@ -120,6 +126,7 @@ async function applyMessage(
         provider_message_id: inbound.providerMessageId,
       },
       baseUrl,
+      deps.jobs,
     );
     return 'recorded';
   } catch (error) {

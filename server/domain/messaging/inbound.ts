@@ -32,7 +32,7 @@ import { insertChannelContact } from '../contacts/contacts.js';
 import { parsePhone } from '../contacts/phone.js';
 import { recordEvents, type OutboxEvent } from '../events/outbox.js';
 import { INBOUND_MESSAGE_JOB } from '../../job-kinds.js';
-import { enqueue } from '../../store/jobs.js';
+import { enqueue, enqueueClaimed, type ClaimedJob, type JobsAtCommit, type NewJob } from '../../store/jobs.js';
 import { held } from '../held.js';
 import { openConversation } from './conversations.js';
 import { DIRECT_TYPES, messageView } from './views.js';
@@ -155,8 +155,10 @@ export async function recordInbound(
   connection: ConnectionRow,
   input: InboundInput,
   baseUrl: string,
+  jobs?: JobsAtCommit,
 ): Promise<InboundResult> {
-  return db.transaction().execute(async (tx) => {
+  const soon: ClaimedJob[] = [];
+  const result = await db.transaction().execute(async (tx) => {
     const now = clock.now().toISOString();
     const at = input.created_at ?? now;
     const { contact, created } = await contactOfSender(tx, accountId, connection, input.from, now);
@@ -211,9 +213,19 @@ export async function recordInbound(
         data: messageView(message, baseUrl),
       },
     ]);
-    // The automation engine consumes it (answers, taps, triggers); messaging never imports the engine.
-    await enqueue(tx, clock, { kind: INBOUND_MESSAGE_JOB, accountId, payload: { message_id: message.id } });
+    // The automation engine consumes it (answers, taps, triggers); messaging never imports the engine. With
+    // `jobs` (a real channel's webhook job), claimed for this process's worker and run as soon as this commits.
+    const follow: NewJob<typeof INBOUND_MESSAGE_JOB> = {
+      kind: INBOUND_MESSAGE_JOB,
+      accountId,
+      payload: { message_id: message.id },
+    };
+    const claim = jobs?.claimAtInsert(INBOUND_MESSAGE_JOB);
+    if (claim) soon.push(await enqueueClaimed(tx, clock, follow, claim));
+    else await enqueue(tx, clock, follow);
     const freshConversation = held(fresh, `conversation ${conversation.id}`);
     return { contact: freshContact, conversation: freshConversation, message, contactCreated: created };
   });
+  jobs?.runSoon(soon);
+  return result;
 }
