@@ -20,7 +20,9 @@
 // counted once the server has stopped.
 //
 // Flags: --engine pglite|postgres|both (both), --rate N, --seconds N, --clients N, --contacts N, --reply-rate N,
-// --crash-payloads N. LOG_LEVEL sets the server's (warn); SERVER_LOG_DIR keeps its log.
+// --crash-payloads N, --worker-processes N (PostgreSQL: the API process with WORKERS=false beside N server processes
+// that run the jobs, every one of them killed in 3.; default 0, one process as `npm start` runs). LOG_LEVEL sets the
+// server's (warn); SERVER_LOG_DIR keeps its log.
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
@@ -52,6 +54,8 @@ const options = {
   contacts: argInt('contacts', 100),
   replyRate: argInt('reply-rate', 50),
   crashPayloads: argInt('crash-payloads', 2000),
+  /** PostgreSQL: the API process with WORKERS=false beside this many server processes running the jobs (0: one process). */
+  workerProcesses: argInt('worker-processes', 0),
 };
 const APP_SECRET = `bench-app-secret-${randomBytes(8).toString('hex')}`;
 const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
@@ -194,6 +198,8 @@ interface Running {
   baseUrl: string;
   webhookUrl: URL;
   server: ServerProcess;
+  /** `--worker-processes`: server processes on the same database running the jobs (the API process runs none). */
+  workers: { env: NodeJS.ProcessEnv; baseUrl: string; server?: ServerProcess }[];
   dataDir: string;
   /** PostgreSQL only: the parent's own connection to the scratch database. */
   database: Database | undefined;
@@ -489,11 +495,14 @@ async function measureCrash(run: Running, seeded: Seeded): Promise<CrashResult> 
     retries: 5,
     label: 'acknowledged',
   });
-  run.server.child.kill('SIGKILL');
-  await run.server.exited;
+  // Every process of the run, the worker processes too.
+  const processes = [run.server, ...run.workers.flatMap((w) => (w.server ? [w.server] : []))];
+  for (const server of processes) server.child.kill('SIGKILL');
+  await Promise.all(processes.map((server) => server.exited));
   const killedAt = performance.now();
   const leftAtKill = run.database ? await backlog(run, 'webhook') : null;
   run.server = await startServerProcess(run.env, run.baseUrl);
+  for (const w of run.workers) w.server = await startServerProcess(w.env, w.baseUrl);
   const restartS = (performance.now() - killedAt) / 1000;
   const drainedS = secondsSince(killedAt, await waitDrained(run, 'webhook'));
   return {
@@ -533,27 +542,45 @@ async function startRun(engine: EngineName, postgresBase: string, fake: FakeMeta
   const scratch = engine === 'postgres' ? await scratchPostgres(postgresBase, 'ep_bench_wa') : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'ep-bench-wa-'));
   const port = await freePort();
-  const env = sandboxServerEnv({
-    port,
-    dataDir,
-    adminToken: ADMIN_TOKEN,
-    ...(scratch ? { databaseUrl: scratch.url } : {}),
-    logLevel: process.env.LOG_LEVEL ?? 'warn',
-    extra: { META_APP_SECRET: APP_SECRET, META_VERIFY_TOKEN: 'bench-verify-token', GRAPH_API_BASE_URL: fake.url },
-  });
+  const separate = scratch !== undefined && options.workerProcesses > 0;
+  const envOn = (port: number, workers: boolean) =>
+    sandboxServerEnv({
+      port,
+      dataDir,
+      adminToken: ADMIN_TOKEN,
+      ...(scratch ? { databaseUrl: scratch.url } : {}),
+      logLevel: process.env.LOG_LEVEL ?? 'warn',
+      extra: {
+        META_APP_SECRET: APP_SECRET,
+        META_VERIFY_TOKEN: 'bench-verify-token',
+        GRAPH_API_BASE_URL: fake.url,
+        WORKERS: String(workers),
+      },
+    });
+  const env = envOn(port, !separate);
   const baseUrl = `http://127.0.0.1:${port}`;
+  const workers: Running['workers'] = [];
+  for (let i = 0; separate && i < options.workerProcesses; i++) {
+    const workerPort = await freePort();
+    workers.push({ env: envOn(workerPort, true), baseUrl: `http://127.0.0.1:${workerPort}` });
+  }
   // The run, once its server started: the clean-up stops it (a crash case may have replaced its process).
   const started: { run?: Running } = {};
   const cleanup = async () => {
     if (started.run) await stopServer(started.run.server);
+    for (const w of workers) if (w.server) await stopServer(w.server);
     await started.run?.database?.close();
     rmSync(dataDir, { recursive: true, force: true });
     await scratch?.drop();
   };
   cleanups.add(cleanup);
-  process.stderr.write(`\n${ENGINE_LABEL[engine]}: starting the server (npm start's command)…\n`);
+  process.stderr.write(
+    `\n${ENGINE_LABEL[engine]}: starting the server (npm start's command)` +
+      `${separate ? ` with WORKERS=false and ${workers.length} worker process(es)` : ''}…\n`,
+  );
   const opened = await (async () => {
     const server = await startServerProcess(env, baseUrl);
+    for (const w of workers) w.server = await startServerProcess(w.env, w.baseUrl);
     const { openDatabase } = await import('../../server/store/database.js');
     const database = scratch ? await openDatabase({ engine: 'postgres', url: scratch.url, poolSize: 2 }) : undefined;
     return { server, database };
@@ -563,7 +590,8 @@ async function startRun(engine: EngineName, postgresBase: string, fake: FakeMeta
     throw error;
   });
   const { server, database } = opened;
-  const run = { engine, env, baseUrl, webhookUrl: new URL(`${baseUrl}${WEBHOOK_PATH}`), server, dataDir, database };
+  const webhookUrl = new URL(`${baseUrl}${WEBHOOK_PATH}`);
+  const run: Running = { engine, env, baseUrl, webhookUrl, server, workers, dataDir, database };
   started.run = run;
   return { run, cleanup };
 }
@@ -704,6 +732,11 @@ function printTables(results: readonly EngineResult[]): void {
   console.log(table(crashRows));
   console.log(
     `\nLoad average (1 min) before → after each engine: ${results.map((r) => `${ENGINE_LABEL[r.engine]} ${r.load}`).join(', ')}`,
+  );
+  console.log(
+    options.workerProcesses > 0
+      ? `Layout: PGlite one process; PostgreSQL the API process (WORKERS=false) and ${options.workerProcesses} worker process(es).`
+      : 'Layout: one server process per engine, its job workers inside (npm start).',
   );
 }
 
