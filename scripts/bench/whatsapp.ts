@@ -20,7 +20,7 @@
 // counted once the server has stopped.
 //
 // Flags: --engine pglite|postgres|both (both), --rate N, --seconds N, --clients N, --contacts N, --reply-rate N,
-// --crash-payloads N, --worker-processes N (PostgreSQL: the API process with WORKERS=false beside N server processes
+// --crash-payloads N (0 skips 3.), --worker-processes N (PostgreSQL: the API process with WORKERS=false beside N server processes
 // that run the jobs, every one of them killed in 3.; default 0, one process as `npm start` runs). LOG_LEVEL sets the
 // server's (warn); SERVER_LOG_DIR keeps its log.
 import { randomBytes, randomInt } from 'node:crypto';
@@ -521,9 +521,10 @@ interface EngineResult {
   engine: EngineName;
   ack: AckResult;
   reply: ReplyResult;
-  crash: CrashResult;
+  /** Null with --crash-payloads 0 (3. skipped: the server then ends with SIGTERM, e.g. to write a --cpu-prof). */
+  crash: CrashResult | null;
   ackTally: Tally;
-  crashTally: Tally;
+  crashTally: Tally | null;
   load: string;
 }
 
@@ -608,7 +609,7 @@ async function runEngine(engine: EngineName, postgresBase: string): Promise<Engi
     const seeded = await seed(run.baseUrl, fake);
     const ack = await measureAck(run, seeded);
     const reply = await measureReplies(run, fake, seeded);
-    const crash = await measureCrash(run, seeded);
+    const crash = options.crashPayloads > 0 ? await measureCrash(run, seeded) : null;
     const load = `${loadBefore.toFixed(1)} → ${(loadavg()[0] ?? 0).toFixed(1)}`;
     // PGlite's directory opens here once its server has stopped; PostgreSQL's is read live.
     let db = run.database?.db;
@@ -627,7 +628,7 @@ async function runEngine(engine: EngineName, postgresBase: string): Promise<Engi
       reply,
       crash,
       ackTally: tally(quiet, ack.wamids),
-      crashTally: tally(quiet, crash.wamids),
+      crashTally: crash && tally(quiet, crash.wamids),
       load,
     };
   } finally {
@@ -715,6 +716,7 @@ function printTables(results: readonly EngineResult[]): void {
   ];
   for (const r of results) {
     const t = r.crashTally;
+    if (!r.crash || !t) continue;
     crashRows.push([
       ENGINE_LABEL[r.engine],
       fmt(r.crash.sent.acked),
@@ -729,7 +731,7 @@ function printTables(results: readonly EngineResult[]): void {
   console.log(
     `\n3. Nothing lost: SIGKILL right after the last 200, then a restart (each wamid exactly one message):\n`,
   );
-  console.log(table(crashRows));
+  console.log(crashRows.length > 1 ? table(crashRows) : '(skipped: --crash-payloads 0)');
   console.log(
     `\nLoad average (1 min) before → after each engine: ${results.map((r) => `${ENGINE_LABEL[r.engine]} ${r.load}`).join(', ')}`,
   );
