@@ -53,9 +53,9 @@ const options = {
   clients: argInt('clients', 16),
   contacts: argInt('contacts', 100),
   replyRate: argInt('reply-rate', 50),
-  crashPayloads: argInt('crash-payloads', 2000),
+  crashPayloads: argInt('crash-payloads', 2000, 0),
   /** PostgreSQL: the API process with WORKERS=false beside this many server processes running the jobs (0: one process). */
-  workerProcesses: argInt('worker-processes', 0),
+  workerProcesses: argInt('worker-processes', 0, 0),
 };
 const APP_SECRET = `bench-app-secret-${randomBytes(8).toString('hex')}`;
 const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
