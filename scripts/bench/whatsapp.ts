@@ -124,6 +124,8 @@ interface SendResult {
   postedAt: number[];
   /** Answers other than 200 (and connection errors). */
   failures: number;
+  /** The failures by status (0: the connection failed). */
+  statuses: Map<number, number>;
   /** Payloads acknowledged with 200. */
   acked: number;
   /** From the first planned send to the last 200. */
@@ -145,6 +147,7 @@ async function sendAll(
   const service = payloads.map(() => Number.NaN);
   const postedAt = payloads.map(() => 0);
   let failures = 0;
+  const statuses = new Map<number, number>();
   let acked = 0;
   let next = 0;
   let lastAck = 0;
@@ -171,6 +174,7 @@ async function sendAll(
           break;
         }
         failures += 1;
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
       }
     }
   };
@@ -180,7 +184,7 @@ async function sendAll(
     clearInterval(progress);
     agent.destroy();
   }
-  return { latencies, service, postedAt, failures, acked, seconds: (lastAck - t0) / 1000 };
+  return { latencies, service, postedAt, failures, statuses, acked, seconds: (lastAck - t0) / 1000 };
 }
 
 const sortedOf = (values: readonly number[]) => values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
@@ -641,6 +645,12 @@ async function runEngine(engine: EngineName, postgresBase: string): Promise<Engi
 // ---------------------------------------------------------------------------------------------------------
 // The tables
 // ---------------------------------------------------------------------------------------------------------
+/** `0`, or the count and each status's (`0`: the connection failed). */
+const failuresText = (sent: SendResult) =>
+  sent.failures === 0
+    ? '0'
+    : `${sent.failures} (${[...sent.statuses].map(([status, n]) => `${status} ×${n}`).join(', ')})`;
+
 const onceText = (t: Tally) =>
   `${fmt(t.once)}/${fmt(t.expected)}${t.missing ? `, ${t.missing} missing` : ''}${t.duplicated ? `, ${t.duplicated} twice` : ''}`;
 
@@ -671,7 +681,7 @@ function printTables(results: readonly EngineResult[]): void {
       percentiles(r.ack.latencies),
       percentiles(r.ack.service),
       r.ack.serverSide,
-      String(r.ack.sent.failures),
+      failuresText(r.ack.sent),
       `${fmt(r.ack.backlogAtEnd)}${r.engine === 'pglite' ? ' jobs (all kinds)' : ''}`,
       r.engine === 'pglite' ? '—' : r.ack.webhookDrainedS === null ? 'not in 10 min' : seconds1(r.ack.webhookDrainedS),
       r.ack.drainedS === null ? 'not in 10 min' : seconds1(r.ack.drainedS),
@@ -707,6 +717,7 @@ function printTables(results: readonly EngineResult[]): void {
       'engine',
       'acknowledged',
       'acknowledged/s',
+      'not 200 (each retried)',
       'left when killed',
       'restarted in',
       'applied after the kill',
@@ -721,6 +732,7 @@ function printTables(results: readonly EngineResult[]): void {
       ENGINE_LABEL[r.engine],
       fmt(r.crash.sent.acked),
       fmt(r.crash.sent.acked / r.crash.sent.seconds),
+      failuresText(r.crash.sent),
       r.crash.leftAtKill === null ? '—' : fmt(r.crash.leftAtKill),
       seconds1(r.crash.restartS),
       r.crash.drainedS === null ? 'not in 10 min' : seconds1(r.crash.drainedS),
