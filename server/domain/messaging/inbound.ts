@@ -10,7 +10,7 @@
 //   is activity (moves `updated_at`).
 // - One event: `message.received`, `comment.received` or `live_comment.received`.
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { ConnectionRow } from '../../store/console.js';
@@ -148,6 +148,29 @@ async function touchContact(tx: Kysely<DB>, contact: ContactRow, from: InboundFr
   return held(fresh, `contact ${contact.id}`);
 }
 
+/**
+ * The message's `messaging.inbound` job, in its transaction. With `jobs` (a real channel's webhook job) it is
+ * claimed for this process's worker and returned, to be handed over once the transaction commits; else added for
+ * the loops (and [] returned).
+ */
+async function enqueueInboundJob(
+  tx: Transaction<DB>,
+  clock: Clock,
+  accountId: string,
+  messageId: string,
+  jobs: JobsAtCommit | undefined,
+): Promise<ClaimedJob[]> {
+  const job: NewJob<typeof INBOUND_MESSAGE_JOB> = {
+    kind: INBOUND_MESSAGE_JOB,
+    accountId,
+    payload: { message_id: messageId },
+  };
+  const claim = jobs?.claimAtInsert(INBOUND_MESSAGE_JOB);
+  if (claim) return [await enqueueClaimed(tx, clock, job, claim)];
+  await enqueue(tx, clock, job);
+  return [];
+}
+
 export async function recordInbound(
   db: Kysely<DB>,
   clock: Clock,
@@ -213,16 +236,8 @@ export async function recordInbound(
         data: messageView(message, baseUrl),
       },
     ]);
-    // The automation engine consumes it (answers, taps, triggers); messaging never imports the engine. With
-    // `jobs` (a real channel's webhook job), claimed for this process's worker and run as soon as this commits.
-    const follow: NewJob<typeof INBOUND_MESSAGE_JOB> = {
-      kind: INBOUND_MESSAGE_JOB,
-      accountId,
-      payload: { message_id: message.id },
-    };
-    const claim = jobs?.claimAtInsert(INBOUND_MESSAGE_JOB);
-    if (claim) soon.push(await enqueueClaimed(tx, clock, follow, claim));
-    else await enqueue(tx, clock, follow);
+    // The automation engine consumes it (answers, taps, triggers); messaging never imports the engine.
+    soon.push(...(await enqueueInboundJob(tx, clock, accountId, message.id, jobs)));
     const freshConversation = held(fresh, `conversation ${conversation.id}`);
     return { contact: freshContact, conversation: freshConversation, message, contactCreated: created };
   });
