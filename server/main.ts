@@ -12,6 +12,7 @@ import { adminHandlers } from './http/admin.js';
 import { createApp } from './http/app.js';
 import { rateLimiterFor, type RateLimiter } from './http/rate-limit.js';
 import { handlers, replayers } from './http/routes/index.js';
+import { LateJobsAtCommit } from './jobs/registry.js';
 import { createLogger, prettyLogs } from './logger.js';
 import { createServices } from './services.js';
 import { banner } from './start/banner.js';
@@ -24,14 +25,21 @@ import { startWorkers } from './start/workers.js';
 import { DatabaseOpenError, type Database } from './store/database.js';
 
 /** The app on HOST:PORT. On failure the caller closes the database: nothing else was started yet. */
-async function serve(config: Config, database: Database, clock: OffsetClock, logger: Logger, rateLimiter: RateLimiter) {
+async function serve(
+  config: Config,
+  database: Database,
+  clock: OffsetClock,
+  logger: Logger,
+  rateLimiter: RateLimiter,
+  jobsAtCommit: LateJobsAtCommit,
+) {
   // The admin API authenticates with this token (ADMIN_TOKEN, or the one generated in DATA_DIR/admin-token).
   const token = adminToken(config);
   // The services the API and the job workers share: built here, once, with the keyring channel tokens are
   // sealed with (CHANNEL_CREDENTIALS_KEY, or the one generated in DATA_DIR/channel-credentials-key).
   const services = createServices(config, { channelKeys: channelKeyring(config) }, { db: database.db, logger });
   const app = createApp(
-    { config: { ...config, adminToken: token }, database, clock, logger, rateLimiter, ...services },
+    { config: { ...config, adminToken: token }, database, clock, logger, rateLimiter, jobsAtCommit, ...services },
     { handlers, replayers, adminHandlers },
   );
   return { services, ...(await listen(app, config)) };
@@ -49,7 +57,9 @@ async function main(): Promise<void> {
   exitOnFatalErrors(logger, lifecycle);
   const database = await openServiceDatabase(config, logger);
   const rateLimiter = rateLimiterFor(database, logger);
-  const { server, baseUrl, services } = await serve(config, database, clock, logger, rateLimiter).catch(
+  // The worker that runs at once the jobs the API commits for it (a channel webhook's payload): it starts below.
+  const jobsAtCommit = new LateJobsAtCommit();
+  const { server, baseUrl, services } = await serve(config, database, clock, logger, rateLimiter, jobsAtCommit).catch(
     async (error: unknown) => {
       // Not serving (PORT in use…): the database closes first, so the lock of DATA_DIR is released.
       await rateLimiter.close?.();
@@ -57,7 +67,7 @@ async function main(): Promise<void> {
       throw error;
     },
   );
-  const workers = await startWorkers({ config, database, clock, logger, services, baseUrl });
+  const workers = await startWorkers({ config, database, clock, logger, services, baseUrl, jobsAtCommit });
   lifecycle.drain = drainer(lifecycle, { server, workers, rateLimiter, database }, logger);
   drainOnSignals(lifecycle, logger);
 

@@ -39,10 +39,12 @@ export function argValue(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-export function argInt(name: string, fallback: number): number {
+/** An integer flag, at least `min` (1 unless said: a count that may be 0 says so). */
+export function argInt(name: string, fallback: number, min = 1): number {
   const raw = argValue(name);
   const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`--${name} must be an integer ≥ ${min}${min === 1 ? ' (a positive integer)' : ''}`);
   return value;
 }
 

@@ -55,10 +55,13 @@ const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 /**
  * `npm start`'s command, on `env`; resolves once it printed its demo key and answers /readyz. With
- * SERVER_LOG_DIR set (in this process's environment), each server's output also goes to `<dir>/<pid>.log`.
+ * SERVER_LOG_DIR set (in this process's environment), each server's output also goes to `<dir>/<pid>.log`;
+ * SERVER_NODE_ARGS (space-separated) go to its node first, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (which
+ * NODE_OPTIONS refuses): a profile is written when the server ends on SIGTERM, not on a kill -9.
  */
 export async function startServerProcess(env: NodeJS.ProcessEnv, baseUrl: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const nodeArgs = (process.env.SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'server/main.ts'], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,8 @@
 // (`hub.verify_token` against META_VERIFY_TOKEN: 200 with the challenge as text/plain, else 403), and `POST` on
 // the same path, the events: the X-Hub-Signature-256 of the raw body bytes under META_APP_SECRET (401 when
 // missing or wrong, nothing kept), a body that is JSON (400 otherwise), at most MAX_WEBHOOK_BYTES (413), then
-// committed as it came and answered 200 at once; the decoding runs after the answer (domain/channels).
+// committed as it came (with the payloads arriving meanwhile: one commit for many) and answered 200 once committed;
+// the decoding runs after the answer (domain/channels).
 //
 // Not the partner's API: no key, no rate limit per account, no OpenAPI validator (Meta's payload is Meta's), and
 // not counted by the edge's per-client limit (Meta posts from a few addresses). Without META_APP_SECRET the
@@ -10,7 +11,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import express, { type Router } from 'express';
 import { metaSignatureValid } from '../channels/graph/signature.js';
-import { acceptChannelWebhook } from '../domain/channels/webhook-intake.js';
+import { ChannelWebhookIntake } from '../domain/channels/webhook-intake.js';
 import { ApiError } from '../errors.js';
 import type { AppContext } from './context.js';
 import { publicBaseUrl } from './base-url.js';
@@ -41,6 +42,8 @@ export function channelWebhookRouter(ctx: AppContext): Router {
   const secret = ctx.config.metaAppSecret;
   if (secret === undefined) return router;
   const verifyToken = ctx.config.metaVerifyToken;
+  // Payloads arriving together are committed together (group commit), each answered after its own commit.
+  const intake = new ChannelWebhookIntake(ctx.database.db, ctx.clock, ctx.jobsAtCommit);
 
   router.get(WHATSAPP_WEBHOOK_PATH, (req, res) => {
     res.locals.route = WHATSAPP_WEBHOOK_PATH; // the request log's and the metrics' route label (observability.ts)
@@ -74,7 +77,7 @@ export function channelWebhookRouter(ctx: AppContext): Router {
         }
         const text = bytes.toString('utf8');
         if (!isJson(text)) throw new ApiError(400, 'invalid_json', 'The body is not JSON.');
-        await acceptChannelWebhook(ctx.database.db, ctx.clock, 'whatsapp_cloud', text, publicBaseUrl(ctx, req));
+        await intake.accept('whatsapp_cloud', text, publicBaseUrl(ctx, req));
         res.status(200).json({ received: true });
       } catch (error) {
         next(error);

@@ -8,6 +8,7 @@ import type { Services } from '../services.js';
 import type { Database } from '../store/database.js';
 import type { AccountRow, ApiKeyRow } from '../store/accounts.js';
 import type { IdempotencyStore, StoredAnswer } from '../store/idempotency.js';
+import type { JobsAtCommit } from '../store/jobs.js';
 import type { operations as adminOperations } from '../../generated/admin-api.js';
 import type { operations as publicOperations } from '../../generated/api.js';
 import type { AdminOperationId, OperationId, OperationInfo } from '../../generated/operations.js';
@@ -21,6 +22,11 @@ export interface AppContext extends Services {
   clock: Clock;
   logger: Logger;
   rateLimiter: RateLimiter;
+  /**
+   * This process's job worker, which runs at once the jobs a request commits claimed for it (the channel
+   * webhooks' payloads); absent (tests, WORKERS=false, before the worker starts): the loops claim them.
+   */
+  jobsAtCommit?: JobsAtCommit;
   /** Key store and lease settings of Idempotency-Key; defaults suit production (tests change them). */
   idempotency?: IdempotencyOptions;
 }

@@ -201,10 +201,11 @@ function registerChannelJobs(registry: JobRegistry, deps: JobDeps): void {
       // a crash redoes nothing; the job completes once all are applied.
       async run(job, ctx) {
         const { provider, storage } = deps;
-        const applying = { db: ctx.db, clock: ctx.clock, logger: ctx.logger, provider, storage };
+        // A message's own job runs at once after the message commits, in this process (JobRegistry.runSoon).
+        const applying = { db: ctx.db, clock: ctx.clock, logger: ctx.logger, provider, storage, jobs: registry };
         const applied = await applyChannelWebhook(applying, job.payload);
         ctx.logger.debug({ ...applied, received_at: job.payload.received_at }, 'a channel webhook was applied');
-        await ctx.db.transaction().execute((trx) => ctx.complete(trx));
+        // No transaction of its own to complete it: the worker deletes the job once `run` returns (one statement).
       },
     })
     .register(TEMPLATE_SYNC_JOB, {

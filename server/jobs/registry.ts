@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Random, RetrySchedule } from '../retries.js';
 import type { FreedJob } from '../store/job-workers.js';
-import type { ClaimAtInsert, ClaimedJob, JobLease } from '../store/jobs.js';
+import type { ClaimAtInsert, ClaimedJob, JobLease, JobsAtCommit } from '../store/jobs.js';
 import type { DB } from '../store/schema.js';
 
 /**
@@ -56,9 +56,11 @@ export interface SoonRunner {
   run(jobs: readonly ClaimedJob[]): Promise<void>;
   /** Gives back claims it will not run, uncounted, to the loops. */
   release(jobs: readonly ClaimedJob[]): Promise<void>;
+  /** How many more jobs it could start now (its free slots); absent: none is offered by `room`. */
+  room?(): number;
 }
 
-export class JobRegistry {
+export class JobRegistry implements JobsAtCommit {
   private readonly handlers = new Map<string, JobHandler>();
   private runner: SoonRunner | undefined;
 
@@ -107,6 +109,15 @@ export class JobRegistry {
     void runner.run(jobs).catch(() => runner.release(jobs).catch(() => undefined));
   }
 
+  /**
+   * How many more jobs this process's worker could start now (0 without one): a producer of bursts (the channel
+   * webhooks' intake) claims at insert only that many and leaves the rest to the loops, so the jobs run at once
+   * stay bounded by the worker's concurrency.
+   */
+  room(): number {
+    return this.runner?.room?.() ?? 0;
+  }
+
   get(kind: string): JobHandler | undefined {
     return this.handlers.get(kind);
   }
@@ -120,5 +131,29 @@ export class JobRegistry {
     const leases: Record<string, number> = {};
     for (const [kind, handler] of this.handlers) if (handler.leaseMs !== undefined) leases[kind] = handler.leaseMs;
     return leases;
+  }
+}
+
+/**
+ * The API's handle on this process's worker, which starts after the app (main.ts): until `attach`, and with
+ * WORKERS=false, nothing is claimed at insert (the jobs wait for the loops, of this process or another).
+ */
+export class LateJobsAtCommit implements JobsAtCommit {
+  private registry: JobRegistry | undefined;
+
+  attach(registry: JobRegistry | undefined): void {
+    this.registry = registry;
+  }
+
+  claimAtInsert(kind: string): ClaimAtInsert | undefined {
+    return this.registry?.claimAtInsert(kind);
+  }
+
+  runSoon(jobs: readonly ClaimedJob[]): void {
+    this.registry?.runSoon(jobs);
+  }
+
+  room(): number {
+    return this.registry?.room() ?? 0;
   }
 }

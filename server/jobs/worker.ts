@@ -235,8 +235,9 @@ export class JobWorker {
 
   private async work(): Promise<void> {
     while (!this.stopping) {
+      // Below 0 when jobs handed over at commit (runClaimed) run beside a full batch: wait for a slot, not a poll.
       const free = this.concurrency - this.running.size;
-      if (free === 0) {
+      if (free <= 0) {
         await this.until(Promise.race([...this.running]));
         continue;
       }
@@ -395,6 +396,7 @@ export class JobWorker {
       leaseMs: (kind) => this.registry.leases()[kind] ?? this.leaseMs,
       run: (jobs) => this.runClaimed(jobs),
       release: (jobs) => this.release([...jobs]),
+      room: () => (this.stopping ? 0 : Math.max(0, this.concurrency - this.running.size)),
     });
     return this;
   }

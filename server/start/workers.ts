@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { ensurePruneJob } from '../domain/webhooks/delivery.js';
 import { recoverFromDeadProcess } from '../domain/webhooks/slots.js';
 import { createJobRegistry } from '../jobs/handlers.js';
+import type { LateJobsAtCommit } from '../jobs/registry.js';
 import { JobWorker, wakeOnJobsReady } from '../jobs/worker.js';
 import type { Services } from '../services.js';
 import type { Database } from '../store/database.js';
@@ -28,8 +29,10 @@ export async function startWorkers(running: {
   logger: Logger;
   services: Services;
   baseUrl: string;
+  /** The API's handle on this worker (a channel webhook's payload runs here at once after its commit). */
+  jobsAtCommit?: LateJobsAtCommit;
 }): Promise<Worker[]> {
-  const { config, database, clock, logger, services, baseUrl } = running;
+  const { config, database, clock, logger, services, baseUrl, jobsAtCommit } = running;
   if (!config.workers) return [];
   // Webhook deliveries: the URL rules and channel of the services, the in-flight limit and pacing of config;
   // message events carry attachment URLs on this base.
@@ -54,8 +57,10 @@ export async function startWorkers(running: {
     pollIntervalMs: config.workerPollMs,
     wakeOn: wakeOnJobsReady(database),
   });
-  // A job this process commits due now for itself (an invoke block's call) runs at once, without a round trip.
+  // A job this process commits due now for itself (an invoke block's call, a channel webhook's payload and the
+  // message it records) runs at once, without a round trip.
   jobs.runJobsAtCommit();
+  jobsAtCommit?.attach(registry);
   // Embedded: this process owns the data directory, so what a previous process held when it died (a kill -9)
   // is freed now rather than when its leases run out. On PostgreSQL other processes may hold claims: the worker
   // frees, as it starts, those of the processes of this host that are gone, and at each heartbeat those of any

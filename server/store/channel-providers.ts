@@ -3,7 +3,7 @@
 // it and the details row change together, in the caller's transaction.
 import type { Kysely, Selectable } from 'kysely';
 import type { ChannelProviderName, ConnectionProvidersTable, DB } from './schema.js';
-import type { TemplateRow } from './console.js';
+import type { ConnectionRow, TemplateRow } from './console.js';
 
 export type ConnectionProviderRow = Selectable<ConnectionProvidersTable>;
 
@@ -12,6 +12,20 @@ export async function findConnectionProvider(
   connectionId: string,
 ): Promise<ConnectionProviderRow | undefined> {
   return db.selectFrom('connection_providers').selectAll().where('connection_id', '=', connectionId).executeTakeFirst();
+}
+
+/** The connection a WhatsApp Cloud number (its `phone_number_id`) is attached to, in one statement. */
+export async function findConnectionOfNumber(
+  db: Kysely<DB>,
+  phoneNumberId: string,
+): Promise<ConnectionRow | undefined> {
+  return db
+    .selectFrom('connections')
+    .innerJoin('connection_providers', 'connection_providers.connection_id', 'connections.id')
+    .selectAll('connections')
+    .where('connection_providers.provider', '=', 'whatsapp_cloud')
+    .where('connection_providers.phone_number_id', '=', phoneNumberId)
+    .executeTakeFirst();
 }
 
 /** The connection Meta's webhook names by its number's id. */

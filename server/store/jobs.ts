@@ -146,6 +146,42 @@ export async function enqueueClaimed<K extends JobKind>(
   return claimedJobOf(inserted, job);
 }
 
+/**
+ * `enqueueClaimed` for many jobs of one kind in one statement (a group commit's payloads), in `jobs`' order.
+ * (Should RETURNING ever come back in another order, a claim would pair one job's id with another's payload
+ * of the same kind: each payload still runs once.)
+ */
+export async function enqueueManyClaimed<K extends JobKind>(
+  trx: Transaction<DB>,
+  clock: Clock,
+  jobs: readonly NewJob<K>[],
+  claim: ClaimAtInsert,
+): Promise<ClaimedJob<K>[]> {
+  if (jobs.length === 0) return [];
+  const now = clock.now();
+  const inserted = await trx
+    .insertInto('jobs')
+    .values(jobs.map((job) => claimedJobRow(job, claim, now)))
+    .returningAll()
+    .execute();
+  return jobs.map((job, i) => {
+    const row = inserted[i];
+    if (!row) throw new Error(`job ${i} of ${jobs.length} added was not returned`);
+    return claimedJobOf(row, job);
+  });
+}
+
+/**
+ * The worker of this process that runs at once the jobs a transaction commits claimed for it (JobRegistry):
+ * `claimAtInsert` before the insert (undefined: no such worker here, add the job unclaimed), `runSoon` after
+ * the commit. `room`: how many more jobs it could start now (a burst beyond that is left to the loops).
+ */
+export interface JobsAtCommit {
+  claimAtInsert(kind: string): ClaimAtInsert | undefined;
+  runSoon(jobs: readonly ClaimedJob[]): void;
+  room?(): number;
+}
+
 /** The row `enqueueClaimed` writes (for a statement that writes the job with what causes it). */
 export function claimedJobRow<K extends JobKind>(job: NewJob<K>, claim: ClaimAtInsert, now: Date) {
   return {

@@ -22,6 +22,7 @@ import { rateLimiterFor, type RateLimiter } from '../../server/http/rate-limit.j
 import { handlers as allHandlers, replayers } from '../../server/http/routes/index.js';
 import { createServices, type Services } from '../../server/services.js';
 import { migratedPGliteTemplate, openDatabase, type Database, type Engine } from '../../server/store/database.js';
+import type { JobsAtCommit } from '../../server/store/jobs.js';
 import { noSessionsLeft } from '../pg-sessions.js';
 
 /** The engines this run tests on. */
@@ -139,6 +140,8 @@ export async function startTestApp(
     /** Another app on the same database and clock, like a second server process (its own pool on PostgreSQL). */
     sameDatabaseAs?: TestApp;
     database?: TestDatabaseOptions;
+    /** The worker that runs at once the jobs the app commits for it (main.ts's; a test attaches its registry). */
+    jobsAtCommit?: JobsAtCommit;
   } = {},
 ): Promise<TestApp> {
   const { database, drop, url } = options.sameDatabaseAs
@@ -168,6 +171,7 @@ export async function startTestApp(
       rateLimiter,
       ...services,
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+      ...(options.jobsAtCommit ? { jobsAtCommit: options.jobsAtCommit } : {}),
     },
     { ...appRoutes(options.handlers), ...(options.adminHandlers ? { adminHandlers: options.adminHandlers } : {}) },
   );

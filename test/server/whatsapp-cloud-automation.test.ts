@@ -10,6 +10,7 @@ import { ADMIN_PREFIX } from '../../generated/operations.js';
 import type { SchemaConnection, SchemaWorkflowRun } from '../../generated/api.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobWorker } from '../../server/jobs/index.js';
+import { LateJobsAtCommit, type JobRegistry } from '../../server/jobs/registry.js';
 import { startFakeMeta, webhooks, type FakeMeta, type FakeNumber } from '../fakes/meta/index.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 import { json as ok } from './http-helpers.js';
@@ -21,19 +22,19 @@ describe.each(engines)('an automation on a WhatsApp Cloud number on %s', (engine
   let t: TestApp;
   let meta: FakeMeta;
   let worker: JobWorker;
+  let registry: JobRegistry;
+  /** As main.ts: the app's handle on the worker (attached only by the test that runs jobs at commit). */
+  const jobsAtCommit = new LateJobsAtCommit();
 
   beforeAll(async () => {
     meta = await startFakeMeta({ appSecret: APP_SECRET });
     t = await startTestApp(engine, {
       env: { ADMIN_TOKEN: TOKEN, META_APP_SECRET: APP_SECRET, GRAPH_API_BASE_URL: meta.url },
+      jobsAtCommit,
     });
     meta.setWebhookUrl(`${t.baseUrl}/channels/whatsapp/webhook`);
-    worker = new JobWorker({
-      db: t.database.db,
-      clock: t.clock,
-      registry: createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services }),
-      pollIntervalMs: 5,
-    });
+    registry = createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services });
+    worker = new JobWorker({ db: t.database.db, clock: t.clock, registry, pollIntervalMs: 5 });
   });
   afterAll(async () => {
     await t?.close();
@@ -230,6 +231,39 @@ describe.each(engines)('an automation on a WhatsApp Cloud number on %s', (engine
         error: { code: 'outcome_unknown' },
       });
       expect(sentTo()).toHaveLength(0);
+    },
+  );
+
+  it(
+    "runs the webhook's job, the message's and the send's at once after their commits, with no claim",
+    { timeout: 30_000 },
+    async () => {
+      const { number, sentTo } = await numberAnswering(replying);
+      // As a server process: the worker runs at once what this process commits for it; its loops never run here.
+      worker.runJobsAtCommit();
+      jobsAtCommit.attach(registry);
+      try {
+        const texts = ['Oi', 'Tudo bem?', 'Alguém aí?'];
+        const sent = await Promise.all(
+          texts.map((text, i) => meta.sendWebhook(webhooks.text(number, { from: `+55119876500${10 + i}`, text }))),
+        );
+        expect(sent.map((s) => s.status)).toEqual([200, 200, 200]);
+        const replies = () => sentTo().map((m) => [webhooks.digitsOf(m.to), m.type]);
+        await expect.poll(() => replies().length, { timeout: 20_000, interval: 20 }).toBe(texts.length);
+        expect(replies().sort()).toEqual(texts.map((_, i) => [`55119876500${10 + i}`, 'text']));
+        await expect
+          .poll(() =>
+            t.database.db
+              .selectFrom('jobs')
+              .select('kind')
+              .where('kind', 'in', ['channels.webhook', 'messaging.inbound', 'workflow.send'])
+              .execute(),
+          )
+          .toEqual([]);
+      } finally {
+        jobsAtCommit.attach(undefined);
+        registry.runJobsWith(undefined);
+      }
     },
   );
 });

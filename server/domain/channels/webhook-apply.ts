@@ -15,8 +15,9 @@ import { inboundOf, type InboundMediaRef } from '../../channels/whatsapp-cloud/i
 import type { Clock } from '../../clock.js';
 import type { ChannelWebhookPayload } from '../../job-kinds.js';
 import type { MediaStorage } from '../../media/storage.js';
-import { findProviderByPhoneNumberId } from '../../store/channel-providers.js';
-import { findConnectionById, isUniqueViolationOf, type ConnectionRow } from '../../store/console.js';
+import { findConnectionOfNumber } from '../../store/channel-providers.js';
+import { isUniqueViolationOf, type ConnectionRow } from '../../store/console.js';
+import type { JobsAtCommit } from '../../store/jobs.js';
 import { insertMedia } from '../../store/media.js';
 import { findMessageByProviderId } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
@@ -34,6 +35,11 @@ export interface WebhookApplyDeps {
   provider: MessagingProvider;
   storage: MediaStorage;
   logger: Logger;
+  /**
+   * This process's worker: a recorded message's `messaging.inbound` job (its triggers, its run's first stretch)
+   * is claimed for it and runs as soon as the message commits, not at the loops' next claim.
+   */
+  jobs?: JobsAtCommit;
 }
 
 /** What became of a payload's facts (logged, and read by the tests). */
@@ -56,7 +62,7 @@ export async function applyChannelWebhook(
   const connections = new Map<string, ConnectionRow | undefined>();
   for (const fact of facts) {
     if (!connections.has(fact.phoneNumberId))
-      connections.set(fact.phoneNumberId, await connectionOfNumber(deps.db, fact.phoneNumberId));
+      connections.set(fact.phoneNumberId, await findConnectionOfNumber(deps.db, fact.phoneNumberId));
     const connection = connections.get(fact.phoneNumberId);
     if (!connection) {
       applied.unknownNumbers += 1;
@@ -76,11 +82,6 @@ export async function applyChannelWebhook(
   return applied;
 }
 
-async function connectionOfNumber(db: Kysely<DB>, phoneNumberId: string): Promise<ConnectionRow | undefined> {
-  const provider = await findProviderByPhoneNumberId(db, phoneNumberId);
-  return provider && findConnectionById(db, provider.connection_id);
-}
-
 async function applyMessage(
   deps: WebhookApplyDeps,
   connection: ConnectionRow,
@@ -88,7 +89,6 @@ async function applyMessage(
   baseUrl: string,
 ): Promise<'recorded' | 'duplicates' | 'ignored'> {
   const { db, clock } = deps;
-  if (await findMessageByProviderId(db, connection.id, 'inbound', fact.messageId)) return 'duplicates';
   const quotedRow =
     fact.replyTo === null ? undefined : await findMessageByProviderId(db, connection.id, 'outbound', fact.replyTo);
   const decision = inboundOf(fact, quotedRow ? { id: quotedRow.id, senderType: quotedRow.sender_type } : null);
@@ -97,6 +97,10 @@ async function applyMessage(
     return 'ignored';
   }
   const { inbound } = decision;
+  // A wamid seen before is a duplicate: the unique index says so at the insert (its transaction then rolls back),
+  // so the statement is spent first only where a media would otherwise be fetched again for nothing.
+  if (inbound.media && (await findMessageByProviderId(db, connection.id, 'inbound', fact.messageId)))
+    return 'duplicates';
   const attachments = inbound.media ? [await fetchedAttachment(deps, connection, inbound.media)] : [];
   // Meta's time, never ahead of the service's clock (a skewed timestamp must not hold the window open).
   const now = clock.now().toISOString();
@@ -120,6 +124,7 @@ async function applyMessage(
         provider_message_id: inbound.providerMessageId,
       },
       baseUrl,
+      deps.jobs,
     );
     return 'recorded';
   } catch (error) {

@@ -10,7 +10,7 @@
 //   is activity (moves `updated_at`).
 // - One event: `message.received`, `comment.received` or `live_comment.received`.
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { ConnectionRow } from '../../store/console.js';
@@ -32,7 +32,7 @@ import { insertChannelContact } from '../contacts/contacts.js';
 import { parsePhone } from '../contacts/phone.js';
 import { recordEvents, type OutboxEvent } from '../events/outbox.js';
 import { INBOUND_MESSAGE_JOB } from '../../job-kinds.js';
-import { enqueue } from '../../store/jobs.js';
+import { enqueue, enqueueClaimed, type ClaimedJob, type JobsAtCommit, type NewJob } from '../../store/jobs.js';
 import { held } from '../held.js';
 import { openConversation } from './conversations.js';
 import { DIRECT_TYPES, messageView } from './views.js';
@@ -148,6 +148,29 @@ async function touchContact(tx: Kysely<DB>, contact: ContactRow, from: InboundFr
   return held(fresh, `contact ${contact.id}`);
 }
 
+/**
+ * The message's `messaging.inbound` job, in its transaction. With `jobs` (a real channel's webhook job) it is
+ * claimed for this process's worker and returned, to be handed over once the transaction commits; else added for
+ * the loops (and [] returned).
+ */
+async function enqueueInboundJob(
+  tx: Transaction<DB>,
+  clock: Clock,
+  accountId: string,
+  messageId: string,
+  jobs: JobsAtCommit | undefined,
+): Promise<ClaimedJob[]> {
+  const job: NewJob<typeof INBOUND_MESSAGE_JOB> = {
+    kind: INBOUND_MESSAGE_JOB,
+    accountId,
+    payload: { message_id: messageId },
+  };
+  const claim = jobs?.claimAtInsert(INBOUND_MESSAGE_JOB);
+  if (claim) return [await enqueueClaimed(tx, clock, job, claim)];
+  await enqueue(tx, clock, job);
+  return [];
+}
+
 export async function recordInbound(
   db: Kysely<DB>,
   clock: Clock,
@@ -155,8 +178,10 @@ export async function recordInbound(
   connection: ConnectionRow,
   input: InboundInput,
   baseUrl: string,
+  jobs?: JobsAtCommit,
 ): Promise<InboundResult> {
-  return db.transaction().execute(async (tx) => {
+  const soon: ClaimedJob[] = [];
+  const result = await db.transaction().execute(async (tx) => {
     const now = clock.now().toISOString();
     const at = input.created_at ?? now;
     const { contact, created } = await contactOfSender(tx, accountId, connection, input.from, now);
@@ -212,8 +237,10 @@ export async function recordInbound(
       },
     ]);
     // The automation engine consumes it (answers, taps, triggers); messaging never imports the engine.
-    await enqueue(tx, clock, { kind: INBOUND_MESSAGE_JOB, accountId, payload: { message_id: message.id } });
+    soon.push(...(await enqueueInboundJob(tx, clock, accountId, message.id, jobs)));
     const freshConversation = held(fresh, `conversation ${conversation.id}`);
     return { contact: freshContact, conversation: freshConversation, message, contactCreated: created };
   });
+  jobs?.runSoon(soon);
+  return result;
 }
