@@ -112,6 +112,15 @@ describe("Meta's webhook examples, decoded", () => {
     });
   });
 
+  it('template-status-update: the business account (entry.id) whose template Meta changed, as a fact', () => {
+    expect(decodeWhatsAppWebhook(fixture('template-status-update'))).toEqual({
+      facts: [
+        { kind: 'template_change', wabaId: '102290129340398', event: 'PAUSED', name: 'welcome', language: 'pt_BR' },
+      ],
+      skipped: [],
+    });
+  });
+
   it('contacts[].profile.name names each message by its sender, not by position', () => {
     const { facts, skipped } = decodeWhatsAppWebhook(fixture('contacts-profile-name'));
     expect(skipped).toEqual([]);

@@ -28,6 +28,20 @@ export async function findConnectionOfNumber(
     .executeTakeFirst();
 }
 
+/** The numbers attached from one WhatsApp Business Account (a template webhook names the account). */
+export async function selectNumbersOfBusinessAccount(
+  db: Kysely<DB>,
+  wabaId: string,
+): Promise<Pick<ConnectionProviderRow, 'connection_id' | 'account_id'>[]> {
+  return db
+    .selectFrom('connection_providers')
+    .select(['connection_id', 'account_id'])
+    .where('provider', '=', 'whatsapp_cloud')
+    .where('waba_id', '=', wabaId)
+    .limit(100)
+    .execute();
+}
+
 /** The connection Meta's webhook names by its number's id. */
 export async function findProviderByPhoneNumberId(
   db: Kysely<DB>,

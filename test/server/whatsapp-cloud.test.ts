@@ -423,6 +423,30 @@ describe.each(engines)('a WhatsApp Cloud number on %s', (engine) => {
       expect(await events(me.accountId, 'message.updated')).toEqual([]);
     });
 
+    it("a template's new status from Meta: the number reads its templates again", async () => {
+      const { connection, number } = await attached();
+      const statusOf = async (name: string) =>
+        (
+          await t.database.db
+            .selectFrom('templates')
+            .select('status')
+            .where('connection_id', '=', connection.id)
+            .where('name', '=', name)
+            .executeTakeFirst()
+        )?.status;
+      expect(await statusOf('welcome')).toBe('approved');
+      // Meta pauses the template (its own list changes), then tells the webhook.
+      const welcome = number.templates.find((template) => template.name === 'welcome');
+      if (!welcome) throw new Error('no welcome template');
+      welcome.status = 'PAUSED';
+      const sent = await meta.sendWebhook(
+        webhooks.templateStatus(number, { event: 'PAUSED', name: 'welcome', language: 'pt_BR' }),
+      );
+      expect(sent.status).toBe(200);
+      await drain();
+      expect(await statusOf('welcome')).toBe('paused');
+    });
+
     it('a payload for a number no connection has: 200, and nothing recorded', async () => {
       const { number } = fakeNumber();
       const before = await t.database.db

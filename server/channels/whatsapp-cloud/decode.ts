@@ -80,7 +80,19 @@ export interface WhatsAppStatusFact {
   error: { code: string | null; message: string | null } | null;
 }
 
-export type WhatsAppFact = WhatsAppMessageFact | WhatsAppStatusFact;
+export type WhatsAppFact = WhatsAppMessageFact | WhatsAppStatusFact | WhatsAppTemplateChange;
+
+/**
+ * Meta changed a template of a WhatsApp Business Account (`message_template_status_update`: approved, rejected,
+ * paused, disabled, …): the account's numbers read their templates again.
+ */
+export interface WhatsAppTemplateChange {
+  kind: 'template_change';
+  wabaId: string;
+  event: string;
+  name: string | null;
+  language: string | null;
+}
 
 export interface DecodedWebhook {
   facts: WhatsAppFact[];
@@ -90,17 +102,16 @@ export interface DecodedWebhook {
 /** Decodes one webhook body (parsed JSON). Never throws; `facts` in payload order. */
 export function decodeWhatsAppWebhook(body: unknown): DecodedWebhook {
   const d: Decoding = { facts: [], skipped: [], left: DECODE_LIMITS.items };
-  if (!isObject(body)) return { facts: [], skipped: [{ path: '', reason: 'not an object' }] };
+  const refused = (path: string, reason: string) => ({ facts: [], skipped: [{ path, reason }] });
+  if (!isObject(body)) return refused('', 'not an object');
   if (body.object !== 'whatsapp_business_account')
-    return {
-      facts: [],
-      skipped: [{ path: 'object', reason: `${shown(body.object)} is not whatsapp_business_account` }],
-    };
-  if (!Array.isArray(body.entry)) return { facts: [], skipped: [{ path: 'entry', reason: 'not a list' }] };
-  eachItem(d, body.entry, 'entry', (entry, path) => {
-    const changes = objectAt(entry, 'entry').changes;
+    return refused('object', `${shown(body.object)} is not whatsapp_business_account`);
+  if (!Array.isArray(body.entry)) return refused('entry', 'not a list');
+  eachItem(d, body.entry, 'entry', (raw, path) => {
+    const entry = objectAt(raw, 'entry');
+    const changes = entry.changes;
     if (!Array.isArray(changes)) throw new Skip('changes: not a list');
-    eachItem(d, changes, `${path}.changes`, (change, changePath) => decodeChange(d, change, changePath));
+    eachItem(d, changes, `${path}.changes`, (change, changePath) => decodeChange(d, entry, change, changePath));
   });
   return { facts: d.facts, skipped: d.skipped };
 }
@@ -109,9 +120,13 @@ interface Decoding extends Reading {
   facts: WhatsAppFact[];
 }
 
-/** One change: only `messages` (a contact's messages and the statuses of ours) is read. */
-function decodeChange(d: Decoding, raw: unknown, path: string): void {
+/** One change: `messages` (a contact's messages and the statuses of ours), or a template's new status. */
+function decodeChange(d: Decoding, entry: Record<string, unknown>, raw: unknown, path: string): void {
   const change = objectAt(raw, 'change');
+  if (change.field === 'message_template_status_update') {
+    d.facts.push(templateChange(entry, objectAt(change.value, 'value')));
+    return;
+  }
   if (change.field !== 'messages') throw new Skip(`field ${shown(change.field)} is not read`);
   const value = objectAt(change.value, 'value');
   const phoneNumberId = stringAt(
@@ -124,6 +139,17 @@ function decodeChange(d: Decoding, raw: unknown, path: string): void {
     d.facts.push(decodeMessage(message, phoneNumberId, names)),
   );
   eachItem(d, value.statuses, `${path}.value.statuses`, (status) => d.facts.push(decodeStatus(status, phoneNumberId)));
+}
+
+/** A template's new status: `entry.id` is the WhatsApp Business Account's id. */
+function templateChange(entry: Record<string, unknown>, value: Record<string, unknown>): WhatsAppTemplateChange {
+  return {
+    kind: 'template_change',
+    wabaId: stringAt(entry.id, 'entry.id', DECODE_LIMITS.id),
+    event: stringAt(value.event, 'value.event', DECODE_LIMITS.word),
+    name: optionalStringAt(value.message_template_name, 'value.message_template_name', DECODE_LIMITS.label),
+    language: optionalStringAt(value.message_template_language, 'value.message_template_language', DECODE_LIMITS.word),
+  };
 }
 
 /** A WhatsApp id as a key: Meta's digits, with or without a leading `+`. */

@@ -5,17 +5,24 @@
 // - its media → fetched through the provider (`GET /{media-id}`, then the short-lived URL, with the number's
 //   token) and stored as the platform's received media; a fetch that fails stores the message with the
 //   attachment marked missing (a media whose content answers 410 media_expired), never drops it;
-// - a status → `applyProviderStatus` (only forward; `failed` → `message.failed`).
+// - a status → `applyProviderStatus` (only forward; `failed` → `message.failed`);
+// - a template's new status (`message_template_status_update`: approved, paused, disabled, …) → every number of
+//   that business account reads its templates again (a template sync job each), so the account's templates show
+//   what Meta holds before a send finds out.
 // A number no connection has is logged and skipped: Meta disables a webhook that keeps failing.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { decodeWhatsAppWebhook, type WhatsAppMessageFact } from '../../channels/whatsapp-cloud/decode.js';
+import {
+  decodeWhatsAppWebhook,
+  type WhatsAppMessageFact,
+  type WhatsAppTemplateChange,
+} from '../../channels/whatsapp-cloud/decode.js';
 import { inboundOf, type InboundMediaRef } from '../../channels/whatsapp-cloud/inbound.js';
 import type { Clock } from '../../clock.js';
 import type { ChannelWebhookPayload } from '../../job-kinds.js';
 import type { MediaStorage } from '../../media/storage.js';
-import { findConnectionOfNumber } from '../../store/channel-providers.js';
+import { findConnectionOfNumber, selectNumbersOfBusinessAccount } from '../../store/channel-providers.js';
 import { isUniqueViolationOf, type ConnectionRow } from '../../store/console.js';
 import type { JobsAtCommit } from '../../store/jobs.js';
 import { insertMedia } from '../../store/media.js';
@@ -25,6 +32,7 @@ import { channelConnection, type MessagingProvider } from '../messaging/delivery
 import { recordInbound } from '../messaging/inbound.js';
 import { storeReceivedMedia } from '../messaging/media.js';
 import { applyProviderStatus } from '../messaging/statuses.js';
+import { templatesGone } from './channel-answers.js';
 
 /** Migration 0022's index: an inbound message once per connection and channel id. */
 const INBOUND_UNIQUE_INDEX = 'messages_inbound_provider_id';
@@ -49,16 +57,28 @@ export interface WebhookApplied {
   statuses: number;
   ignored: number;
   unknownNumbers: number;
+  /** Numbers whose templates are read again after a template's new status. */
+  templateSyncs: number;
 }
 
 export async function applyChannelWebhook(
   deps: WebhookApplyDeps,
   payload: ChannelWebhookPayload,
 ): Promise<WebhookApplied> {
-  const { facts, skipped } = decodeWhatsAppWebhook(JSON.parse(payload.body));
+  const decoded = decodeWhatsAppWebhook(JSON.parse(payload.body));
+  const { skipped } = decoded;
+  const templateChanges = decoded.facts.filter((fact) => fact.kind === 'template_change');
+  const facts = decoded.facts.filter((fact) => fact.kind !== 'template_change');
   if (skipped.length > 0)
     deps.logger.warn({ skipped: skipped.slice(0, 20) }, 'parts of a whatsapp webhook were skipped');
-  const applied: WebhookApplied = { recorded: 0, duplicates: 0, statuses: 0, ignored: 0, unknownNumbers: 0 };
+  const applied: WebhookApplied = {
+    recorded: 0,
+    duplicates: 0,
+    statuses: 0,
+    ignored: 0,
+    unknownNumbers: 0,
+    templateSyncs: await syncChangedTemplates(deps, templateChanges),
+  };
   const connections = new Map<string, ConnectionRow | undefined>();
   for (const fact of facts) {
     if (!connections.has(fact.phoneNumberId))
@@ -80,6 +100,22 @@ export async function applyChannelWebhook(
     applied[outcome] += 1;
   }
   return applied;
+}
+
+/** The numbers of each business account a template changed on read their templates again: how many. */
+async function syncChangedTemplates(deps: WebhookApplyDeps, changes: WhatsAppTemplateChange[]): Promise<number> {
+  let syncs = 0;
+  for (const wabaId of new Set(changes.map((change) => change.wabaId))) {
+    const numbers = await selectNumbersOfBusinessAccount(deps.db, wabaId);
+    const changed = changes.filter((change) => change.wabaId === wabaId).slice(0, 20);
+    deps.logger.info({ waba_id: wabaId, changed, numbers: numbers.length }, 'meta changed templates: read again');
+    if (numbers.length === 0) continue;
+    await deps.db.transaction().execute(async (tx) => {
+      for (const number of numbers) await templatesGone(tx, deps.clock, number.account_id, number.connection_id);
+    });
+    syncs += numbers.length;
+  }
+  return syncs;
 }
 
 async function applyMessage(

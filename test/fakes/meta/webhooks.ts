@@ -16,7 +16,11 @@ export interface WebhookNumber {
 
 export interface WebhookPayload {
   object: 'whatsapp_business_account';
-  entry: { id: string; changes: { field: 'messages'; value: Record<string, unknown> }[] }[];
+  entry: {
+    id: string;
+    time?: number;
+    changes: { field: 'messages' | 'message_template_status_update'; value: Record<string, unknown> }[];
+  }[];
 }
 
 /** The contact who sends, and the message's own id and time (made up when absent). */
@@ -52,6 +56,38 @@ export function envelope(number: WebhookNumber, value: Record<string, unknown>):
         id: number.wabaId,
         changes: [
           { field: 'messages', value: { messaging_product: 'whatsapp', metadata: metadata(number), ...value } },
+        ],
+      },
+    ],
+  };
+}
+
+/**
+ * Meta changed a template of the number's business account (field `message_template_status_update`, as Meta's
+ * webhook reference shows it): `event` APPROVED, REJECTED, PAUSED, DISABLED, …
+ */
+export function templateStatus(
+  number: Pick<WebhookNumber, 'wabaId'>,
+  input: { event: string; name: string; language: string; reason?: string },
+): WebhookPayload {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: number.wabaId,
+        time: Math.floor(Date.now() / 1000),
+        changes: [
+          {
+            field: 'message_template_status_update',
+            value: {
+              event: input.event,
+              message_template_id: 594425479261596,
+              message_template_name: input.name,
+              message_template_language: input.language,
+              reason: input.reason ?? 'NONE',
+              message_template_category: 'MARKETING',
+            },
+          },
         ],
       },
     ],
