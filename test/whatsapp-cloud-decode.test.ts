@@ -121,6 +121,44 @@ describe("Meta's webhook examples, decoded", () => {
     });
   });
 
+  it("value.errors: an error Meta reports for the number itself, as a fact (an operator's to read)", () => {
+    const body = {
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '102290129340398',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
+                errors: [
+                  {
+                    code: 131000,
+                    title: 'Something went wrong',
+                    message: 'Something went wrong',
+                    error_data: { details: 'Message failed to send because of an unknown error.' },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    };
+    expect(decodeWhatsAppWebhook(body)).toEqual({
+      facts: [
+        {
+          kind: 'number_error',
+          phoneNumberId: '106540352242922',
+          error: { code: '131000', message: 'Message failed to send because of an unknown error.' },
+        },
+      ],
+      skipped: [],
+    });
+  });
+
   it('contacts[].profile.name names each message by its sender, not by position', () => {
     const { facts, skipped } = decodeWhatsAppWebhook(fixture('contacts-profile-name'));
     expect(skipped).toEqual([]);

@@ -80,7 +80,17 @@ export interface WhatsAppStatusFact {
   error: { code: string | null; message: string | null } | null;
 }
 
-export type WhatsAppFact = WhatsAppMessageFact | WhatsAppStatusFact | WhatsAppTemplateChange;
+/**
+ * An error Meta reports for the number itself (`value.errors`, outside any message or status: an account or
+ * number problem, Meta's "something went wrong"): nothing to record, an operator to tell.
+ */
+export interface WhatsAppNumberError {
+  kind: 'number_error';
+  phoneNumberId: string;
+  error: { code: string | null; message: string | null };
+}
+
+export type WhatsAppFact = WhatsAppMessageFact | WhatsAppStatusFact | WhatsAppTemplateChange | WhatsAppNumberError;
 
 /**
  * Meta changed a template of a WhatsApp Business Account (`message_template_status_update`: approved, rejected,
@@ -139,6 +149,9 @@ function decodeChange(d: Decoding, entry: Record<string, unknown>, raw: unknown,
     d.facts.push(decodeMessage(message, phoneNumberId, names)),
   );
   eachItem(d, value.statuses, `${path}.value.statuses`, (status) => d.facts.push(decodeStatus(status, phoneNumberId)));
+  eachItem(d, value.errors, `${path}.value.errors`, (error) =>
+    d.facts.push({ kind: 'number_error', phoneNumberId, error: failureOf([error]) ?? { code: null, message: null } }),
+  );
 }
 
 /** A template's new status: `entry.id` is the WhatsApp Business Account's id. */

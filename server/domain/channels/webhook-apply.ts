@@ -89,6 +89,11 @@ export async function applyChannelWebhook(
       deps.logger.warn({ phone_number_id: fact.phoneNumberId }, 'a whatsapp webhook names a number no connection has');
       continue;
     }
+    if (fact.kind === 'number_error') {
+      deps.logger.error({ connection_id: connection.id, error: fact.error }, 'meta reported an error for a number');
+      applied.ignored += 1;
+      continue;
+    }
     if (fact.kind === 'status') {
       const failure = fact.error && { provider_code: fact.error.code, provider_message: fact.error.message };
       const report = { providerMessageId: fact.messageId, status: fact.status, failure };
