@@ -10,8 +10,9 @@
 // - text + buttons: the button template (`template_type: button`, text ≤ 640, 1–3 buttons; a reply button is a
 //   `postback` whose payload is its id, a link a `web_url` with the address as the send rules wrote it, tracked
 //   links included). The text is the card's title (the send rules store text with buttons as one card).
-// - cards: the generic template (1–10 elements, title ≤ 80, subtitle ≤ 80, `image_url`, ≤ 3 buttons each). Meta
-//   reads a card's image by address only, so a card image must be a URL Meta can fetch.
+// - cards: the generic template (1–10 elements, title ≤ 80, subtitle ≤ 80, `image_url`, ≤ 3 buttons each, and
+//   beside the title at least one of the others, as Meta requires). Meta reads a card's image by address only, so
+//   a card image must be a URL Meta can fetch.
 // - media: `attachment {type: image|video|audio|file}` with `payload.url` (an address Meta fetches) or
 //   `payload.attachment_id` (uploaded first through `message_attachments`, when our address is not public): the
 //   caller maps each media id to one or the other. Instagram carries no caption: the send rules refuse one.
@@ -148,6 +149,9 @@ function buttonTemplate(content: OutboundContent): InstagramMessage {
 }
 
 function element(card: OutboundCard, media: ReadonlyMap<string, InstagramMediaRef>): GenericElement {
+  // Meta refuses an element that has its title alone.
+  if (!card.subtitle && !card.image && card.buttons.length === 0)
+    throw new EncodeError('instagram needs a subtitle, an image or a button beside a card title');
   const title = withinLimit(card.title, INSTAGRAM_LIMITS.elementTitle, 'a card title');
   let imageUrl: string | undefined;
   if (card.image) {
@@ -208,12 +212,12 @@ function recipientOf(
   commentId: string | null | undefined,
 ): InstagramMessageBody['recipient'] {
   const { recipient, replyTo } = delivery;
+  if (recipient.channel !== 'instagram') throw new EncodeError(`an instagram send to a ${recipient.channel} contact`);
   if (replyTo?.kind === 'comment_public_reply') throw new EncodeError('a public reply is not a message send');
   if (replyTo?.kind === 'comment_private_reply') {
     if (!commentId) throw new EncodeError("a private reply without the comment's id");
     return { comment_id: commentId };
   }
-  if (recipient.channel !== 'instagram') throw new EncodeError(`an instagram send to a ${recipient.channel} contact`);
   if (!recipient.userId) throw new EncodeError("an instagram send without the contact's id");
   return { id: recipient.userId };
 }
