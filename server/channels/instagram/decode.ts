@@ -243,7 +243,9 @@ function threadFact(raw: unknown): InstagramFact {
   const kind = THREAD_KINDS.find((key) => item[key] !== undefined);
   if (kind === undefined) {
     const other = [...NOT_READ.keys()].find((key) => item[key] !== undefined);
-    throw new Skip(other === undefined ? 'no message, postback, reaction, message_edit or read' : `${NOT_READ.get(other)}`);
+    throw new Skip(
+      other === undefined ? 'no message, postback, reaction, message_edit or read' : `${NOT_READ.get(other)}`,
+    );
   }
   if (kind === 'message') return messageFact(item, objectAt(item.message, 'message'));
   const thread = threadOf(item, false);
@@ -260,7 +262,8 @@ function threadFact(raw: unknown): InstagramFact {
   if (kind === 'reaction') {
     const reaction = objectAt(item.reaction, 'reaction');
     const action = reaction.action;
-    if (!isOneOf(['react', 'unreact'] as const, action)) throw new Skip(`reaction.action: ${shown(action)} is not read`);
+    if (!isOneOf(['react', 'unreact'] as const, action))
+      throw new Skip(`reaction.action: ${shown(action)} is not read`);
     const emoji = optionalStringAt(reaction.emoji, 'reaction.emoji', DECODE_LIMITS.word);
     return {
       kind,
