@@ -225,7 +225,12 @@ describe('junk never throws, and is bounded', () => {
     ['no sender', {}, { sender: undefined }, 'sender: not an object'],
     ['a recipient without id', {}, { recipient: {} }, 'recipient.id: not a non-empty string'],
     ['a timestamp that is no number', {}, { timestamp: 'yesterday' }, 'timestamp: not unix seconds or milliseconds'],
-    ['a timestamp past year 9999', {}, { timestamp: 1e17 }, 'timestamp: not unix seconds or milliseconds'],
+    [
+      'a timestamp past year 9999',
+      {},
+      { timestamp: 999_999_999_999_999 },
+      'timestamp: not unix seconds or milliseconds',
+    ],
     ['no text and nothing else', { text: undefined }, {}, 'message: no text, attachment or is_unsupported'],
     ['a huge text', { text: 'a'.repeat(5_000_000) }, {}, 'message.text: longer than 4096 characters'],
     ['a huge mid', { mid: 'm'.repeat(300) }, {}, 'message.mid: longer than 256 characters'],

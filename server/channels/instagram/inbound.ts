@@ -11,6 +11,8 @@
 // - A tap (`postback`, or a quick reply's payload) → a contact message whose `text` is the title, `button` { id:
 //   the payload, title, source }: `source` is who sent the message holding the button (`api`, `workflow`,
 //   `other`), else `ice_breaker` when the payload is one of the account's conversation starters, else `other`.
+//   A postback without a mid (Meta's examples always carry one) is keyed by its contact and time, so a
+//   re-delivery stays one message.
 // - An echo (`is_echo`) → `account_message`: nothing when its mid is a message we stored (our own send); otherwise
 //   the account wrote it in Instagram's app, stored as the account's.
 // - A reaction, an edit → `update` (`message.updated`); `is_deleted` → `delete` (`message.deleted`).
