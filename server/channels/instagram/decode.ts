@@ -10,7 +10,8 @@
 //   only `messaging` and `standby` are read there.
 // - The account a fact belongs to: `entry.id` for comments; for thread items the account's side of the pair
 //   (the recipient, or the sender of an echo), which is the instagram account under both logins, where `entry.id`
-//   can be the Page.
+//   can be the Page. A Page's own Messenger threads arrive under `page` in the same shape, their recipient the
+//   Page: the domain matches `accountId` against instagram account ids only, never a Page id.
 import { isOneOf } from '../../guards.js';
 import {
   READ_LIMITS,
@@ -242,10 +243,8 @@ function threadFact(raw: unknown): InstagramFact {
   const item = objectAt(raw, 'item');
   const kind = THREAD_KINDS.find((key) => item[key] !== undefined);
   if (kind === undefined) {
-    const other = [...NOT_READ.keys()].find((key) => item[key] !== undefined);
-    throw new Skip(
-      other === undefined ? 'no message, postback, reaction, message_edit or read' : `${NOT_READ.get(other)}`,
-    );
+    const other = [...NOT_READ].find(([key]) => item[key] !== undefined);
+    throw new Skip(other ? other[1] : 'no message, postback, reaction, message_edit or read');
   }
   if (kind === 'message') return messageFact(item, objectAt(item.message, 'message'));
   const thread = threadOf(item, false);
