@@ -19,14 +19,9 @@
 // - A reply to a contact's message is sent as a plain message: Meta documents no quoting on Instagram's send.
 // Lengths are counted in code points, as the send rules count them.
 import type { ChannelDelivery, OutboundAttachment, OutboundCard, OutboundContent } from '../provider.js';
+import { buttonsCard, cardsOf, EncodeError, onlyAttachment } from '../graph/encoding.js';
 
-/** A form the encoder cannot write: the send rules should have refused it (our defect, logged). */
-export class EncodeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'EncodeError';
-  }
-}
+export { EncodeError };
 
 /** Meta's limits on what a send carries (a longer or larger one is refused, code 100). */
 export const INSTAGRAM_LIMITS = {
@@ -124,24 +119,9 @@ function buttons(list: readonly CardButton[]): InstagramButton[] {
   return list.map(button);
 }
 
-/** The one attachment of a media, cards or buttons form. */
-function onlyAttachment(content: OutboundContent): OutboundAttachment {
-  const [attachment, ...rest] = content.attachments;
-  if (attachment === undefined || rest.length > 0) throw new EncodeError(`a ${content.form} needs one attachment`);
-  return attachment;
-}
-
-function cardsOf(content: OutboundContent): OutboundCard[] {
-  const attachment = onlyAttachment(content);
-  if (attachment.type !== 'cards') throw new EncodeError(`a ${content.form} needs cards`);
-  return attachment.cards;
-}
-
 /** Text with buttons: one card whose title is the text (send-rules' stored form) → the button template. */
 function buttonTemplate(content: OutboundContent): InstagramMessage {
-  const [card, ...more] = cardsOf(content);
-  if (card === undefined || more.length > 0 || card.buttons.length === 0)
-    throw new EncodeError('text with buttons is one card with buttons');
+  const card = buttonsCard(content);
   const text = withinLimit(card.title, INSTAGRAM_LIMITS.buttonText, 'a text above buttons');
   return {
     attachment: { type: 'template', payload: { template_type: 'button', text, buttons: buttons(card.buttons) } },

@@ -14,14 +14,9 @@
 // - A reply to a contact's message quotes it: `context.message_id` (its `wamid`).
 // - `to` is the number without its `+` (Meta's form of E.164).
 import type { OutboundAttachment, OutboundCard, OutboundContent, ReplyContext } from '../provider.js';
+import { buttonsCard, cardsOf, EncodeError, onlyAttachment } from '../graph/encoding.js';
 
-/** A form the encoder cannot write: the send rules should have refused it (our defect, logged). */
-export class EncodeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'EncodeError';
-  }
-}
+export { EncodeError };
 
 type CardButton = OutboundCard['buttons'][number];
 type MediaKind = 'image' | 'video' | 'audio' | 'document' | 'sticker';
@@ -133,24 +128,9 @@ function linkButton(buttons: readonly CardButton[]): CardButton | undefined {
   return links[0];
 }
 
-/** The one attachment of a media, cards or buttons form. */
-function onlyAttachment(content: OutboundContent): OutboundAttachment {
-  const [attachment, ...rest] = content.attachments;
-  if (attachment === undefined || rest.length > 0) throw new EncodeError(`a ${content.form} needs one attachment`);
-  return attachment;
-}
-
-function cardsOf(content: OutboundContent): OutboundCard[] {
-  const attachment = onlyAttachment(content);
-  if (attachment.type !== 'cards') throw new EncodeError(`a ${content.form} needs cards`);
-  return attachment.cards;
-}
-
 /** Text with buttons: one card whose title is the text (send-rules' stored form). */
 function buttonsPayload(content: OutboundContent): WhatsAppPayload {
-  const [card, ...more] = cardsOf(content);
-  if (card === undefined || more.length > 0 || card.buttons.length === 0)
-    throw new EncodeError('text with buttons is one card with buttons');
+  const card = buttonsCard(content);
   const body = { text: card.title };
   const link = linkButton(card.buttons);
   if (link) return { type: 'interactive', interactive: { type: 'cta_url', body, action: ctaUrl(link) } };
