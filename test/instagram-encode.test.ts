@@ -40,8 +40,8 @@ const delivery = (content: OutboundContent, replyTo: ReplyContext | null = null)
   replyTo,
 });
 
-const encode = (content: OutboundContent, replyTo: ReplyContext | null = null, commentId: string | null = null) =>
-  encodeMessage(delivery(content, replyTo), { media, commentId });
+const encode = (content: OutboundContent, replyTo: ReplyContext | null = null) =>
+  encodeMessage(delivery(content, replyTo), { media });
 
 const content = (overrides: Partial<OutboundContent>): OutboundContent => ({
   text: null,
@@ -224,22 +224,25 @@ describe('the instagram encoder', () => {
   });
 
   it('a private reply goes to the comment: recipient.comment_id, whatever the form', () => {
-    const replyTo: ReplyContext = { kind: 'comment_private_reply', messageId: 'm-of-the-comment' };
-    expect(encode(content({ text: 'Oi!' }), replyTo, COMMENT)).toEqual({
+    const replyTo: ReplyContext = {
+      kind: 'comment_private_reply',
+      messageId: 'm-of-the-comment',
+      providerMessageId: COMMENT,
+    };
+    expect(encode(content({ text: 'Oi!' }), replyTo)).toEqual({
       recipient: { comment_id: COMMENT },
       message: { text: 'Oi!' },
     });
-    expect(encode(buttonsCard('Quer o link?', [reply('yes', 'Sim')]), replyTo, COMMENT).recipient).toEqual({
+    expect(encode(buttonsCard('Quer o link?', [reply('yes', 'Sim')]), replyTo).recipient).toEqual({
       comment_id: COMMENT,
     });
     // Without Meta's id of the comment there is nobody to send to.
-    expect(() => encode(content({ text: 'Oi!' }), replyTo, null)).toThrow(EncodeError);
+    expect(() => encode(content({ text: 'Oi!' }), { ...replyTo, providerMessageId: null })).toThrow(EncodeError);
   });
 
   it("a public reply is not a message send; a reply to a contact's message is a plain message", () => {
-    expect(() => encode(content({ text: 'Oi!' }), { kind: 'comment_public_reply', messageId: 'm' }, COMMENT)).toThrow(
-      EncodeError,
-    );
+    const publicReply: ReplyContext = { kind: 'comment_public_reply', messageId: 'm', providerMessageId: COMMENT };
+    expect(() => encode(content({ text: 'Oi!' }), publicReply)).toThrow(EncodeError);
     expect(
       encode(content({ text: 'Oi!' }), { kind: 'message_reply', messageId: 'm', providerMessageId: 'aWdfZAG1' }),
     ).toEqual({ recipient: { id: IGSID }, message: { text: 'Oi!' } });

@@ -293,7 +293,8 @@ describe('the whatsapp encoder', () => {
       type: 'text',
       text: { preview_url: false, body: 'Claro!' },
     });
-    expect(encode(text, { kind: 'comment_private_reply', messageId: 'c1' })).not.toHaveProperty('context');
+    const comment: ReplyContext = { kind: 'comment_private_reply', messageId: 'c1', providerMessageId: null };
+    expect(encode(text, comment)).not.toHaveProperty('context');
   });
 
   it('a form without what it needs is our defect', () => {

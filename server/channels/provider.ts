@@ -63,7 +63,12 @@ export type Recipient = { channel: 'whatsapp'; phone: string | null } | { channe
  * comment-started run) or publicly under the post, or a contact's message. `messageId` is the service's id of it.
  */
 export type ReplyContext =
-  | { kind: 'comment_private_reply' | 'comment_public_reply'; messageId: string }
+  | {
+      kind: 'comment_private_reply' | 'comment_public_reply';
+      messageId: string;
+      /** The channel's id of the comment (instagram answers a comment by it); null: the channel never gave one. */
+      providerMessageId: string | null;
+    }
   /** A contact's message this one answers (whatsapp quotes it by the channel's id, its `wamid`). */
   | { kind: 'message_reply'; messageId: string; providerMessageId: string };
 

@@ -39,8 +39,6 @@ export type InstagramMediaRef = { url: string } | { attachmentId: string };
 export interface EncodeRefs {
   /** Our media id → how Meta gets it (every id of `mediaToSend(content)`; card images by `url` only). */
   media: ReadonlyMap<string, InstagramMediaRef>;
-  /** Meta's id of the comment a private reply answers (required for `comment_private_reply`). */
-  commentId?: string | null;
 }
 
 type CardButton = OutboundCard['buttons'][number];
@@ -187,16 +185,13 @@ export function encodeContent(
 }
 
 /** Whom the send goes to: the contact, or the comment a private reply answers. */
-function recipientOf(
-  delivery: ChannelDelivery,
-  commentId: string | null | undefined,
-): InstagramMessageBody['recipient'] {
+function recipientOf(delivery: ChannelDelivery): InstagramMessageBody['recipient'] {
   const { recipient, replyTo } = delivery;
   if (recipient.channel !== 'instagram') throw new EncodeError(`an instagram send to a ${recipient.channel} contact`);
   if (replyTo?.kind === 'comment_public_reply') throw new EncodeError('a public reply is not a message send');
   if (replyTo?.kind === 'comment_private_reply') {
-    if (!commentId) throw new EncodeError("a private reply without the comment's id");
-    return { comment_id: commentId };
+    if (!replyTo.providerMessageId) throw new EncodeError("a private reply without the comment's id");
+    return { comment_id: replyTo.providerMessageId };
   }
   if (!recipient.userId) throw new EncodeError("an instagram send without the contact's id");
   return { id: recipient.userId };
@@ -205,7 +200,7 @@ function recipientOf(
 /** The whole body of the send. Pure; throws EncodeError for a form the send rules should have refused. */
 export function encodeMessage(delivery: ChannelDelivery, refs: EncodeRefs): InstagramMessageBody {
   return {
-    recipient: recipientOf(delivery, refs.commentId),
+    recipient: recipientOf(delivery),
     message: encodeContent(delivery.content, refs.media),
   };
 }

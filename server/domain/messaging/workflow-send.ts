@@ -18,6 +18,7 @@ import { findConnection, findTemplate, type ConnectionRow } from '../../store/co
 import { findContact, type ContactRow } from '../../store/contacts.js';
 import {
   findConversationAndConnection,
+  findMessage,
   findConversationOfContact,
   type ConversationRow,
   type MessageRow,
@@ -80,11 +81,13 @@ export interface CheckedSend {
   now: Date;
 }
 
-/** The comment a send answers, privately or publicly, as the channel gets it. */
-function replyContext(send: WorkflowSend): ReplyContext | null {
-  if (send.privateReplyTo) return { kind: 'comment_private_reply', messageId: send.privateReplyTo };
-  if (send.publicReplyTo) return { kind: 'comment_public_reply', messageId: send.publicReplyTo };
-  return null;
+/** The comment a send answers, privately or publicly, as the channel gets it (its id and the channel's). */
+async function replyContext(db: Kysely<DB>, send: WorkflowSend): Promise<ReplyContext | null> {
+  const kind = send.privateReplyTo ? 'comment_private_reply' : 'comment_public_reply';
+  const messageId = send.privateReplyTo ?? send.publicReplyTo;
+  if (!messageId) return null;
+  const comment = await findMessage(db, send.account.id, messageId);
+  return { kind, messageId, providerMessageId: comment?.provider_message_id ?? null };
 }
 
 const refused = (code: string, message: string): SendRefused => ({ sent: false, code, message });
@@ -187,7 +190,7 @@ async function checkWorkflowSend(
     now,
   );
   if (closed) return refusal(closed.code, closed.message);
-  const delivery = channelDelivery(connection, contact, content, replyContext(send));
+  const delivery = channelDelivery(connection, contact, content, await replyContext(db, send));
   return { send, conversation, connection, content, delivery, now };
 }
 
