@@ -116,6 +116,9 @@ const schema = z
     // Where the Graph API is (http or https, trailing slash dropped): Meta's, or `npm run fake:meta` on loopback
     // to play a provider round trip without Meta. Configuration only, never per connection.
     GRAPH_API_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://graph.facebook.com'),
+    // Where Instagram's Graph API is for accounts connected with Instagram Login (Facebook Login goes through
+    // GRAPH_API_BASE_URL with a Page token): Meta's, or `npm run fake:meta`. Configuration only.
+    INSTAGRAM_GRAPH_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://graph.instagram.com'),
     // The Graph API version every call names (pinned: a new one is adopted on purpose, after its changes are read).
     GRAPH_API_VERSION: z
       .string()
@@ -175,6 +178,7 @@ const schema = z
     metaAppSecret: env.META_APP_SECRET,
     metaVerifyToken: env.META_VERIFY_TOKEN,
     graphApiBaseUrl: withoutTrailingSlash(env.GRAPH_API_BASE_URL),
+    instagramGraphBaseUrl: withoutTrailingSlash(env.INSTAGRAM_GRAPH_BASE_URL),
     graphApiVersion: env.GRAPH_API_VERSION,
     // Base64, checked above; the keyring (start/data-dir.ts) decodes them, with the generated key when unset.
     channelCredentialsKey: env.CHANNEL_CREDENTIALS_KEY,

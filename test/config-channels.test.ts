@@ -53,6 +53,20 @@ describe('GRAPH_API_BASE_URL', () => {
   });
 });
 
+describe('INSTAGRAM_GRAPH_BASE_URL', () => {
+  it("is Instagram's by default; an http(s) URL is taken without its trailing slashes", () => {
+    expect(loadConfig({}).instagramGraphBaseUrl).toBe('https://graph.instagram.com');
+    expect(loadConfig({ INSTAGRAM_GRAPH_BASE_URL: 'http://127.0.0.1:4010/' }).instagramGraphBaseUrl).toBe(
+      'http://127.0.0.1:4010',
+    );
+  });
+
+  it('refuses what is not an http(s) URL', () => {
+    for (const value of ['ftp://graph.example.com', 'graph.instagram.com', ''])
+      expect(refusal({ INSTAGRAM_GRAPH_BASE_URL: value })).toMatch(/^ {2}INSTAGRAM_GRAPH_BASE_URL: /m);
+  });
+});
+
 describe('GRAPH_API_VERSION', () => {
   it('is pinned to v23.0 by default and takes another vN.N', () => {
     expect(loadConfig({}).graphApiVersion).toBe('v23.0');
