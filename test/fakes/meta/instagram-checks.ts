@@ -54,8 +54,7 @@ function recipientOf(value: unknown): { ok: InstagramSendRequest['recipient'] } 
   if ((id === undefined) === (commentId === undefined))
     return { error: invalid('param recipient must have exactly one of id or comment_id') };
   if (id !== undefined) {
-    if (typeof id !== 'string' || !/^\d{1,32}$/.test(id))
-      return { error: invalid('No matching user found', 2018001) };
+    if (typeof id !== 'string' || !/^\d{1,32}$/.test(id)) return { error: invalid('No matching user found', 2018001) };
     return { ok: { id } };
   }
   if (typeof commentId !== 'string' || !/^\d{1,32}$/.test(commentId))
@@ -121,7 +120,10 @@ function checkElement(element: unknown, where: string): Found {
     const subtitle = checkText(element.subtitle, `${where}[subtitle]`, 80);
     if (subtitle) return subtitle;
   }
-  if (element.image_url !== undefined && (typeof element.image_url !== 'string' || !/^https?:\/\//.test(element.image_url)))
+  if (
+    element.image_url !== undefined &&
+    (typeof element.image_url !== 'string' || !/^https?:\/\//.test(element.image_url))
+  )
     return invalid(`Param ${where}[image_url] must be a valid URL`);
   if (element.subtitle === undefined && element.image_url === undefined && element.buttons === undefined)
     return invalid(

@@ -196,8 +196,7 @@ export const messageEdit = (
 export const deleted = (
   account: InstagramWebhookAccount,
   input: ThreadSender & { messageMid: string },
-): InstagramWebhookPayload =>
-  threadItem(account, input, { message: { mid: input.messageMid, is_deleted: true } });
+): InstagramWebhookPayload => threadItem(account, input, { message: { mid: input.messageMid, is_deleted: true } });
 
 /** A message Meta cannot show (`is_unsupported`). */
 export const unsupported = (account: InstagramWebhookAccount, input: ThreadSender): InstagramWebhookPayload =>

@@ -31,6 +31,7 @@ const MESSAGES: Record<string, string> = {
   '10/2018278': '(#10) This message is sent outside of allowed window.',
   '32': '(#32) Page request limit reached',
   '100/2018001': '(#100) No matching user found',
+  '190': 'Invalid OAuth access token - Cannot parse access token',
   '200': '(#200) Permissions error',
   '230': '(#230) Requires pages_messaging permission to manage the object',
   '551': "(#551) This person isn't available right now.",
@@ -96,12 +97,18 @@ export function instagramTarget(
 /** Answers an Instagram request whose target was found (the token is the account's). */
 export async function handleInstagram(state: FakeState, request: GraphRequest, target: Target): Promise<void> {
   const arranged = state.scripts.takePath(trimSlashes(`${request.objectId}/${request.edge ?? ''}`));
-  if (arranged && arranged.kind !== 'accept') return playInstagram(state, request.res, arranged, { status: 200, body: { success: true } });
+  if (arranged && arranged.kind !== 'accept')
+    return playInstagram(state, request.res, arranged, { status: 200, body: { success: true } });
   return route(state, request, target);
 }
 
 /** An arranged answer; a Meta error in Instagram's wording. */
-function playInstagram(state: FakeState, res: ServerResponse, answer: ScriptedAnswer, usual: GraphAnswer | (() => GraphAnswer)): void {
+function playInstagram(
+  state: FakeState,
+  res: ServerResponse,
+  answer: ScriptedAnswer,
+  usual: GraphAnswer | (() => GraphAnswer),
+): void {
   if (answer.kind === 'error') return sendAnswer(res, instagramError(answer));
   if (answer.kind === 'delay' && answer.then?.kind === 'error') {
     const then = answer.then;
@@ -114,10 +121,17 @@ async function route(state: FakeState, request: GraphRequest, target: Target): P
   const { req, res, objectId, edge } = request;
   const method = req.method ?? 'GET';
   const key = `${method} ${edge ?? ''}`;
-  if (key === 'GET ') return sendAnswer(res, target.node === 'page' ? page(target.account, request.url) : user(target.account, request.url));
+  if (key === 'GET ')
+    return sendAnswer(
+      res,
+      target.node === 'page' ? page(target.account, request.url) : user(target.account, request.url),
+    );
   if (key === 'POST subscribed_apps') return sendAnswer(res, subscribe(target.account, paramsOf(request)));
   if (key === 'GET subscribed_apps')
-    return sendAnswer(res, { status: 200, body: { data: [{ id: 'fake-app', name: 'Fake app', subscribed_fields: target.account.subscribedFields ?? [] }] } });
+    return sendAnswer(res, {
+      status: 200,
+      body: { data: [{ id: 'fake-app', name: 'Fake app', subscribed_fields: target.account.subscribedFields ?? [] }] },
+    });
   if (key === 'POST messages') return send(state, request, target.account);
   if (key === 'POST message_attachments') return sendAnswer(res, await upload(state, request, target.account));
   return sendAnswer(res, unknownObject(objectId, method));
@@ -129,13 +143,24 @@ function fieldsOf(url: URL): { name: string; nested: string[] }[] {
   const fields: { name: string; nested: string[] }[] = [];
   for (const match of raw.matchAll(/([a-z_]+)(?:\{([^}]*)\})?/g)) {
     const name = match[1];
-    if (name) fields.push({ name, nested: (match[2] ?? '').split(',').map((f) => f.trim()).filter(Boolean) });
+    if (name)
+      fields.push({
+        name,
+        nested: (match[2] ?? '')
+          .split(',')
+          .map((f) => f.trim())
+          .filter(Boolean),
+      });
   }
   return fields;
 }
 
 const nonexisting = (field: string, node: string) =>
-  graphError({ code: 100, message: `(#100) Tried accessing nonexisting field (${field}) on node type (${node})`, product: 'instagram' });
+  graphError({
+    code: 100,
+    message: `(#100) Tried accessing nonexisting field (${field}) on node type (${node})`,
+    product: 'instagram',
+  });
 
 /** `GET /me` (or `/{ig_user_id}`): the account's fields, `id` always (Meta's app-scoped id; here the account's). */
 function user(account: FakeInstagramAccount, url: URL): GraphAnswer {
@@ -176,7 +201,8 @@ function paramsOf(request: GraphRequest): Record<string, unknown> {
   const params: Record<string, unknown> = Object.fromEntries(request.url.searchParams);
   const text = request.raw.toString('utf8');
   const type = request.req.headers['content-type'] ?? '';
-  if (type.includes('application/x-www-form-urlencoded')) Object.assign(params, Object.fromEntries(new URLSearchParams(text)));
+  if (type.includes('application/x-www-form-urlencoded'))
+    Object.assign(params, Object.fromEntries(new URLSearchParams(text)));
   else if (text !== '') {
     try {
       const parsed: unknown = JSON.parse(text);
@@ -192,10 +218,13 @@ function paramsOf(request: GraphRequest): Record<string, unknown> {
 function subscribe(account: FakeInstagramAccount, params: Record<string, unknown>): GraphAnswer {
   const raw = params.subscribed_fields;
   const fields = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',').map((f) => f.trim()) : [];
-  if (fields.length === 0 || fields.some((f) => f === '')) return invalid('The parameter subscribed_fields is required');
+  if (fields.length === 0 || fields.some((f) => f === ''))
+    return invalid('The parameter subscribed_fields is required');
   const wrong = fields.findIndex((f) => !isOneOf(SUBSCRIBABLE_FIELDS, f));
   if (wrong >= 0)
-    return invalid(`Param subscribed_fields[${wrong}] must be one of {${SUBSCRIBABLE_FIELDS.join(', ')}} - got "${String(fields[wrong])}".`);
+    return invalid(
+      `Param subscribed_fields[${wrong}] must be one of {${SUBSCRIBABLE_FIELDS.join(', ')}} - got "${String(fields[wrong])}".`,
+    );
   account.subscribedFields = fields.map(String);
   return { status: 200, body: { success: true } };
 }
@@ -208,7 +237,10 @@ function send(state: FakeState, request: GraphRequest, account: FakeInstagramAcc
   } catch {
     body = paramsOf(request);
   }
-  const checked = checkInstagramMessage(body, (id) => state.instagramAttachments.get(id)?.igUserId === account.igUserId);
+  const checked = checkInstagramMessage(
+    body,
+    (id) => state.instagramAttachments.get(id)?.igUserId === account.igUserId,
+  );
   if ('error' in checked) return sendAnswer(request.res, checked.error);
   const ok = checked.ok;
   const commentId = 'comment_id' in ok.recipient ? ok.recipient.comment_id : undefined;
@@ -246,7 +278,9 @@ async function upload(state: FakeState, request: GraphRequest, account: FakeInst
   let params = paramsOf(request);
   let file: { name: string; type: string; size: number } | undefined;
   if (type.toLowerCase().startsWith('multipart/form-data')) {
-    const form = await new Response(request.raw, { headers: { 'content-type': type } }).formData().catch(() => undefined);
+    const form = await new Response(request.raw, { headers: { 'content-type': type } })
+      .formData()
+      .catch(() => undefined);
     if (!form) return invalid('The request must be multipart/form-data');
     params = { ...Object.fromEntries(request.url.searchParams) };
     for (const [key, value] of form.entries()) {
@@ -271,7 +305,8 @@ async function upload(state: FakeState, request: GraphRequest, account: FakeInst
   const url = typeof payload.url === 'string' ? payload.url : undefined;
   if ((url === undefined) === (file === undefined))
     return invalid('An attachment needs exactly one of message[attachment][payload][url] or filedata');
-  if (url !== undefined && !/^https?:\/\//.test(url)) return invalid('Param message[attachment][payload][url] must be a valid URL');
+  if (url !== undefined && !/^https?:\/\//.test(url))
+    return invalid('Param message[attachment][payload][url] must be a valid URL');
   if (file !== undefined && file.size === 0) return invalid('The parameter filedata is required');
   const id = newIgId();
   state.instagramAttachments.set(id, { id, igUserId: account.igUserId, type: kind, url, file });

@@ -129,7 +129,9 @@ export class FakeState {
   }
 
   tokenKnown(token: string): boolean {
-    return this.numbers.some((n) => n.accessToken === token) || this.instagramAccounts.some((a) => a.accessToken === token);
+    return (
+      this.numbers.some((n) => n.accessToken === token) || this.instagramAccounts.some((a) => a.accessToken === token)
+    );
   }
 
   /** The Instagram account whose id (or linked Page's id) this is. */
