@@ -3,6 +3,7 @@
 // per comment, uploads, arranged answers per recipient and per path in Instagram's wording, the control endpoints,
 // and every webhook builder's payload decoded by the real decoder to the expected fact (so fake and decoder agree),
 // signed over the raw bytes received.
+import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -557,5 +558,35 @@ describe('webhooks', () => {
     expect(errorOf(await sendIg(text('x'))).code).toBe(551);
     const sent = await fetch(`${fake.url}/_fake/instagram/sent`).then((r) => r.json());
     expect(sent).toEqual({ messages: [expect.objectContaining({ recipient: { comment_id: '4242' } })] });
+  });
+});
+
+describe('npm run fake:meta', () => {
+  it('starts the demo instagram account and prints how to connect it', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/fake-meta.ts'], {
+      env: { ...process.env, FAKE_META_PORT: '0', META_APP_SECRET: 'demo-secret' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+          if (match?.[1] && output.includes('_fake/instagram/sent')) resolve(match[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${output}`)));
+      });
+      expect(output).toContain(`INSTAGRAM_GRAPH_BASE_URL=${url}`);
+      expect(output).toContain('"login":"instagram","ig_user_id":"17841405309211844"');
+      expect(output).toContain('username must be loja.demo');
+      expect(output).toContain('http://127.0.0.1:3000/channels/instagram/webhook');
+      const me = await fetch(`${url}/v23.0/me?fields=user_id,username`, {
+        headers: { authorization: 'Bearer fake-meta-demo-ig-token' },
+      });
+      expect(await me.json()).toEqual({ user_id: '17841405309211844', username: 'loja.demo', id: '17841405309211844' });
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });

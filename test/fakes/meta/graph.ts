@@ -1,6 +1,7 @@
 // The Graph API routes the fake serves, under any version (`/v23.0/…`): the phone number, the WABA's templates
 // (paged), messages (Meta's checks, then the usual answer or the one a test arranged), media upload, read and
-// delete, and the media download URL; an Instagram account's paths and `me` go to instagram.ts. Every route checks the Bearer token (or `access_token`) against the owner.
+// delete, and the media download URL; an Instagram account's paths and `me` go to instagram.ts. Every route checks
+// the Bearer token (or `access_token`) against the owner.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkMessage } from './checks.js';
 import { graphError, unknownObject, type GraphAnswer } from './graph-errors.js';

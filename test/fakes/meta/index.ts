@@ -1,6 +1,7 @@
-// A fake of Meta's Graph API for WhatsApp Cloud and Instagram, on loopback (test only, and `npm run fake:meta` for client teams):
-// the routes the server calls, checked as Meta checks them, Meta's error bodies, arranged answers per recipient or
-// path, media it accepts and serves, and signed webhooks of every inbound kind and status. See server.ts.
+// A fake of Meta's Graph API for WhatsApp Cloud and Instagram, on loopback (test only, and `npm run fake:meta` for
+// client teams): the routes the server calls, checked as Meta checks them, Meta's error bodies, arranged answers per
+// recipient or path, media it accepts and serves, and signed webhooks of every inbound kind and status (Instagram's:
+// instagram-webhooks.ts). See server.ts.
 export { startFakeMeta, type FakeMeta } from './server.js';
 export { checkMessage, type MessageRequest } from './checks.js';
 export { graphError, titleOf, type GraphAnswer } from './graph-errors.js';

@@ -96,7 +96,7 @@ function checkTemplate(payload: Record<string, unknown>): Found {
   if (payload.template_type === 'button') {
     const found = checkText(payload.text, `${where}[text]`, 640);
     if (found) return found;
-    return checkButtons(payload.buttons, `${where}[buttons]`, true);
+    return checkButtons(payload.buttons, `${where}[buttons]`);
   }
   if (payload.template_type === 'generic') {
     const elements = payload.elements;
@@ -129,12 +129,12 @@ function checkElement(element: unknown, where: string): Found {
     return invalid(
       'Incomplete element data: title and at least one other field (image url, subtitle or buttons) is required with non-empty value',
     );
-  return element.buttons === undefined ? undefined : checkButtons(element.buttons, `${where}[buttons]`, true);
+  return element.buttons === undefined ? undefined : checkButtons(element.buttons, `${where}[buttons]`);
 }
 
-function checkButtons(buttons: unknown, where: string, required: boolean): Found {
-  if (!Array.isArray(buttons) || (required && buttons.length === 0))
-    return invalid(`The parameter ${where} is required`);
+/** 1 to 3 buttons: `postback` (title ≤ 20, payload) or `web_url` (title ≤ 20, an http(s) URL). */
+function checkButtons(buttons: unknown, where: string): Found {
+  if (!Array.isArray(buttons) || buttons.length === 0) return invalid(`The parameter ${where} is required`);
   if (buttons.length > 3) return invalid(`param ${where} must have at most 3 elements`);
   for (const [index, button] of buttons.entries()) {
     const at = `${where}[${index}]`;

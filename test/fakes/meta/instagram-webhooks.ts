@@ -89,8 +89,10 @@ export interface AttachmentInput {
 }
 
 /** A lookaside URL like the ones Meta sends. */
-export const cdnUrl = (assetId = newIgId()): string =>
-  `https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=${assetId}&signature=${randomBytes(12).toString('base64url')}`;
+export const cdnUrl = (assetId = newIgId()): string => {
+  const signature = randomBytes(12).toString('base64url');
+  return `https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=${assetId}&signature=${signature}`;
+};
 
 function attachmentOf(input: AttachmentInput): Record<string, unknown> {
   if (input.url === null) return { type: input.type };

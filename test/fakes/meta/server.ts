@@ -1,6 +1,7 @@
 // `startFakeMeta`: a loopback HTTP server that acts as the Graph API for WhatsApp Cloud (graph.ts) and Instagram
-// (instagram.ts, both hosts), with the fake's own endpoints (control.ts), and the handle a test drives it with: its numbers and templates, arranged answers,
-// inbound media, signed webhooks to the server, and what it recorded.
+// (instagram.ts, both hosts), with the fake's own endpoints (control.ts), and the handle a test drives it with: its
+// numbers, templates and Instagram accounts, arranged answers, inbound media, signed webhooks to the server, and
+// what it recorded.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleControl } from './control.js';
