@@ -354,6 +354,8 @@ describe('arranged answers', () => {
     fake.clearScripts();
     fake.scriptInstagram(IGSID, { kind: 'delay', ms: 30, then: { kind: 'error', code: 551 } });
     expect(errorOf(await sendIg(text('3'))).code).toBe(551);
+    fake.scriptInstagram(IGSID, { kind: 'delay', ms: 20, then: { kind: 'no_message_id' } });
+    expect(await sendIg(text('3b'))).toEqual({ status: 200, body: { recipient_id: IGSID } });
     fake.scriptInstagram(IGSID, { kind: 'reset', midAnswer: false });
     await expect(sendIg(text('4'))).rejects.toThrow();
     fake.scriptInstagram(IGSID, { kind: 'http', status: 502, body: '<html>Bad gateway</html>' });
@@ -363,6 +365,9 @@ describe('arranged answers', () => {
       body: JSON.stringify(text('5')),
     });
     expect(gateway.status).toBe(502);
+    fake.scriptPath('me/subscribed_apps', { kind: 'delay', ms: 20 });
+    const late = await call('POST', `/v23.0/me/subscribed_apps?subscribed_fields=gossip`, IG_LOGIN.accessToken);
+    expect(errorOf(late).code).toBe(100);
     fake.scriptPath('me', { kind: 'error', code: 190 });
     expect(errorOf(await call('GET', '/v23.0/me?fields=user_id,username', IG_LOGIN.accessToken)).code).toBe(190);
     expect((await call('GET', '/v23.0/me?fields=user_id,username', IG_LOGIN.accessToken)).status).toBe(200);

@@ -97,24 +97,48 @@ export function instagramTarget(
 /** Answers an Instagram request whose target was found (the token is the account's). */
 export async function handleInstagram(state: FakeState, request: GraphRequest, target: Target): Promise<void> {
   const arranged = state.scripts.takePath(trimSlashes(`${request.objectId}/${request.edge ?? ''}`));
-  if (arranged && arranged.kind !== 'accept')
-    return playInstagram(state, request.res, arranged, { status: 200, body: { success: true } });
-  return route(state, request, target);
+  return arranged ? playOnPath(state, request, target, arranged) : route(state, request, target);
 }
 
-/** An arranged answer; a Meta error in Instagram's wording. */
+/** An answer arranged for the path: `accept` and a delay's end lead to the route's own answer. */
+function playOnPath(
+  state: FakeState,
+  request: GraphRequest,
+  target: Target,
+  arranged: ScriptedAnswer,
+): Promise<void> | void {
+  if (arranged.kind === 'accept') return route(state, request, target);
+  if (arranged.kind === 'delay') {
+    const then = arranged.then;
+    return state.later(arranged.ms, () =>
+      then ? playOnPath(state, request, target, then) : route(state, request, target),
+    );
+  }
+  return playInstagram(state, request.res, arranged, () => ({ status: 200, body: { success: true } }));
+}
+
+/**
+ * An arranged answer in Instagram's terms: a Meta error in Messenger's wording, a 200 without `message_id` (only
+ * `recipient_id`), a delay then its `then`; the others as play.ts plays them (`fail_later` is a plain accept:
+ * Instagram sends no failed status).
+ */
 function playInstagram(
   state: FakeState,
   res: ServerResponse,
   answer: ScriptedAnswer,
-  usual: GraphAnswer | (() => GraphAnswer),
+  usual: () => GraphAnswer,
+  recipientId?: string,
 ): void {
   if (answer.kind === 'error') return sendAnswer(res, instagramError(answer));
-  if (answer.kind === 'delay' && answer.then?.kind === 'error') {
+  if (answer.kind === 'no_message_id')
+    return sendAnswer(res, { status: 200, body: recipientId === undefined ? {} : { recipient_id: recipientId } });
+  if (answer.kind === 'delay') {
     const then = answer.then;
-    return state.later(answer.ms, () => sendAnswer(res, instagramError(then)));
+    return state.later(answer.ms, () =>
+      then ? playInstagram(state, res, then, usual, recipientId) : sendAnswer(res, usual()),
+    );
   }
-  play(state, res, answer, () => ({ answer: typeof usual === 'function' ? usual() : usual }));
+  play(state, res, answer, () => ({ answer: usual() }));
 }
 
 async function route(state: FakeState, request: GraphRequest, target: Target): Promise<void> {
@@ -266,7 +290,7 @@ function send(state: FakeState, request: GraphRequest, account: FakeInstagramAcc
   };
   const arranged = state.scripts.takeInstagram(scriptKey);
   if (arranged === undefined) return sendAnswer(request.res, usual());
-  return playInstagram(state, request.res, arranged, usual);
+  return playInstagram(state, request.res, arranged, usual, 'id' in ok.recipient ? ok.recipient.id : undefined);
 }
 
 /**
