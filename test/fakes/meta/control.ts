@@ -8,11 +8,20 @@
 //                        `context_id`, an interactive button_reply)
 //   POST /_fake/status   {message_id, status, recipient?, error_code?, phone_number_id?, to_webhook_url?}
 //   POST /_fake/script   {to, answer: ScriptedAnswer, sticky?}
+// Instagram (to the instagram webhook URL; `ig_user_id` names the account, the fake's first when absent):
+//   GET  /_fake/instagram/sent         the Instagram messages accepted, with their mids
+//   POST /_fake/instagram/inbound  {from, text, ig_user_id?, reply_to_mid?, quick_reply_payload?, postback_payload?,
+//                                   to_webhook_url?}  (a DM; with `postback_payload`: a tap on a template's button
+//                                   titled `text`; with `quick_reply_payload`: a quick reply)
+//   POST /_fake/instagram/comment  {from, username, text, ig_user_id?, comment_id?, media_id?, live?, to_webhook_url?}
+//                                  (`from` is the author's IGSID; `live`: a live comment)
+//   POST /_fake/instagram/script   {recipient, answer: ScriptedAnswer, sticky?}  (an IGSID or a comment id)
 import type { ServerResponse } from 'node:http';
 import { isRecord } from '../../../server/guards.js';
 import { sendAnswer } from './http.js';
 import type { FakeState } from './state.js';
-import type { FakeNumber, ScriptedAnswer } from './types.js';
+import * as ig from './instagram-webhooks.js';
+import type { FakeInstagramAccount, FakeNumber, ScriptedAnswer } from './types.js';
 import { buttonReply, status, text, type WebhookPayload } from './webhooks.js';
 
 const ANSWER_KINDS = ['error', 'http', 'no_message_id', 'delay', 'reset', 'fail_later', 'accept'];
@@ -41,6 +50,7 @@ export async function handleControl(
     return reply(res, 200, { requests: state.requests.filter((r) => part === null || r.path.includes(part)) });
   }
   if (route === 'GET /_fake/sent') return reply(res, 200, { messages: state.sent, reads: state.reads });
+  if (route === 'GET /_fake/instagram/sent') return reply(res, 200, { messages: state.instagramSent });
   if (method !== 'POST') return reply(res, 404, { error: `no ${route}; see the header of test/fakes/meta/control.ts` });
   let body: unknown;
   try {
@@ -52,6 +62,9 @@ export async function handleControl(
   if (url.pathname === '/_fake/inbound') return inbound(state, body, res);
   if (url.pathname === '/_fake/status') return sendStatus(state, body, res);
   if (url.pathname === '/_fake/script') return script(state, body, res);
+  if (url.pathname === '/_fake/instagram/inbound') return instagramInbound(state, body, res);
+  if (url.pathname === '/_fake/instagram/comment') return instagramComment(state, body, res);
+  if (url.pathname === '/_fake/instagram/script') return instagramScript(state, body, res);
   return reply(res, 404, { error: `no ${route}` });
 }
 
@@ -115,4 +128,66 @@ function isScriptedAnswer(value: unknown): value is ScriptedAnswer {
   if (value.kind === 'delay')
     return typeof value.ms === 'number' && (value.then === undefined || isScriptedAnswer(value.then));
   return true;
+}
+
+/** The Instagram account a control request names (`ig_user_id`), or the fake's first. */
+function accountFor(state: FakeState, body: Record<string, unknown>): FakeInstagramAccount | undefined {
+  const id = optionalText(body.ig_user_id);
+  return id === undefined ? state.instagramAccounts[0] : state.instagramAccount(id);
+}
+
+async function deliverInstagram(
+  state: FakeState,
+  payload: ig.InstagramWebhookPayload,
+  body: Record<string, unknown>,
+  res: ServerResponse,
+): Promise<void> {
+  try {
+    const result = await state.sendInstagramWebhook(payload, { url: optionalText(body.to_webhook_url) });
+    return reply(res, 200, { payload, webhook: result });
+  } catch (error) {
+    return reply(res, 502, { payload, error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+async function instagramInbound(state: FakeState, body: Record<string, unknown>, res: ServerResponse): Promise<void> {
+  const account = accountFor(state, body);
+  const from = optionalText(body.from);
+  const message = optionalText(body.text);
+  if (!account) return reply(res, 400, { error: 'unknown ig_user_id' });
+  if (!from || !message) return reply(res, 400, { error: 'from (an IGSID) and text are required' });
+  const postbackPayload = optionalText(body.postback_payload);
+  const quickReplyPayload = optionalText(body.quick_reply_payload);
+  const payload =
+    postbackPayload !== undefined
+      ? ig.postback(account, { from, title: message, payload: postbackPayload })
+      : quickReplyPayload !== undefined
+        ? ig.quickReply(account, { from, text: message, payload: quickReplyPayload })
+        : ig.text(account, { from, text: message, replyToMid: optionalText(body.reply_to_mid) });
+  return deliverInstagram(state, payload, body, res);
+}
+
+async function instagramComment(state: FakeState, body: Record<string, unknown>, res: ServerResponse): Promise<void> {
+  const account = accountFor(state, body);
+  const from = optionalText(body.from);
+  const username = optionalText(body.username);
+  if (!account) return reply(res, 400, { error: 'unknown ig_user_id' });
+  if (!from || !username) return reply(res, 400, { error: 'from (an IGSID) and username are required' });
+  const input = {
+    from: { id: from, username },
+    text: optionalText(body.text),
+    commentId: optionalText(body.comment_id),
+    mediaId: optionalText(body.media_id),
+  };
+  const payload = body.live === true ? ig.liveComment(account, input) : ig.comment(account, input);
+  return deliverInstagram(state, payload, body, res);
+}
+
+function instagramScript(state: FakeState, body: Record<string, unknown>, res: ServerResponse): void {
+  const recipient = optionalText(body.recipient);
+  const answer = body.answer;
+  if (!recipient || !isScriptedAnswer(answer))
+    return reply(res, 400, { error: `recipient and answer {kind: ${ANSWER_KINDS.join('|')}, …} are required` });
+  state.scripts.forInstagram(recipient, answer, { sticky: body.sticky === true });
+  return reply(res, 200, { scripted: { recipient, answer } });
 }

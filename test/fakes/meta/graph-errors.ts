@@ -72,6 +72,8 @@ export interface GraphErrorInput {
   status?: number;
   subcode?: number;
   type?: string;
+  /** Whose error: WhatsApp's carry `error_data` (the default); Instagram's (Messenger's) do not. */
+  product?: 'whatsapp' | 'instagram';
 }
 
 /** Meta's error answer for a code: status, and the body with `error_data.details` and a trace id. */
@@ -84,7 +86,7 @@ export function graphError(input: GraphErrorInput): GraphAnswer {
   };
   if (input.subcode !== undefined) error.error_subcode = input.subcode;
   // A token error or an unknown object carries no `error_data`: it is the Graph API's, not WhatsApp's.
-  if (code !== 190 && error.type === 'OAuthException')
+  if (code !== 190 && error.type === 'OAuthException' && input.product !== 'instagram')
     error.error_data = { messaging_product: 'whatsapp', details: input.details ?? detailsOf(code) };
   const fbtrace = traceId();
   error.fbtrace_id = fbtrace;

@@ -1,10 +1,12 @@
 // The Graph API routes the fake serves, under any version (`/v23.0/…`): the phone number, the WABA's templates
 // (paged), messages (Meta's checks, then the usual answer or the one a test arranged), media upload, read and
-// delete, and the media download URL. Every route checks the Bearer token (or `access_token`) against the owner.
+// delete, and the media download URL; an Instagram account's paths and `me` go to instagram.ts. Every route checks
+// the Bearer token (or `access_token`) against the owner.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkMessage } from './checks.js';
 import { graphError, unknownObject, type GraphAnswer } from './graph-errors.js';
 import { sendAnswer } from './http.js';
+import { handleInstagram, instagramTarget } from './instagram.js';
 import { checkUpload, parseUpload, type StoredMedia } from './media.js';
 import { play } from './play.js';
 import { trimSlashes } from './scripts.js';
@@ -64,6 +66,11 @@ export async function handleGraph(state: FakeState, request: GraphRequest): Prom
   const token = tokenOf(req, request.url);
   const owner = ownerOf(state, objectId);
   if (token === undefined || token === '') return sendAnswer(res, badToken());
+  // An Instagram account's (or its Page's) path, or `me`: Instagram's routes (instagram.ts).
+  const instagram = instagramTarget(state, objectId, token);
+  if (instagram === 'bad_token') return sendAnswer(res, badToken());
+  if (instagram === 'not_visible') return sendAnswer(res, unknownObject(objectId, req.method));
+  if (instagram) return handleInstagram(state, request, instagram);
   if (!owner || !numbersOf(owner).some((n) => n.accessToken === token))
     return sendAnswer(res, state.tokenKnown(token) ? unknownObject(objectId, req.method) : badToken());
   const arranged = state.scripts.takePath(trimSlashes(`${objectId}/${edge ?? ''}`));

@@ -1,5 +1,6 @@
-// Answers a test arranged: per recipient phone (the `to` of a send) or per Graph path (`{phone_number_id}`,
-// `{waba_id}/message_templates`…), taken in the order given, a sticky one answering every request until cleared.
+// Answers a test arranged: per recipient phone (the `to` of a send), per Instagram recipient (an IGSID or a
+// comment id) or per Graph path (`{phone_number_id}`, `{waba_id}/message_templates`…), taken in the order given, a
+// sticky one answering every request until cleared.
 import type { ScriptedAnswer, ScriptOptions } from './types.js';
 import { digitsOf } from './webhooks.js';
 
@@ -36,6 +37,15 @@ export class Scripts {
   /** The next requests to `path` (after the version, without the query: `123/message_templates`). */
   forPath(path: string, answer: ScriptedAnswer, options?: ScriptOptions): void {
     this.add(`path:${trimSlashes(path)}`, answer, options);
+  }
+
+  /** The next Instagram sends to `id`: a contact's IGSID (`recipient.id`) or a comment's (`recipient.comment_id`). */
+  forInstagram(id: string, answer: ScriptedAnswer, options?: ScriptOptions): void {
+    this.add(`ig:${id}`, answer, options);
+  }
+
+  takeInstagram(id: string): ScriptedAnswer | undefined {
+    return this.take(`ig:${id}`);
   }
 
   takeRecipient(phone: string): ScriptedAnswer | undefined {

@@ -1,22 +1,27 @@
-// `startFakeMeta`: a loopback HTTP server that acts as the Graph API for WhatsApp Cloud (graph.ts), with the fake's
-// own endpoints (control.ts), and the handle a test drives it with: its numbers and templates, arranged answers,
-// inbound media, signed webhooks to the server, and what it recorded.
+// `startFakeMeta`: a loopback HTTP server that acts as the Graph API for WhatsApp Cloud (graph.ts) and Instagram
+// (instagram.ts, both hosts), with the fake's own endpoints (control.ts), and the handle a test drives it with: its
+// numbers, templates and Instagram accounts, arranged answers, inbound media, signed webhooks to the server, and
+// what it recorded.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleControl } from './control.js';
 import { download, graphPath, handleGraph } from './graph.js';
 import { graphError } from './graph-errors.js';
 import { readBody, sendAnswer, TOO_LARGE } from './http.js';
+import * as instagramWebhooks from './instagram-webhooks.js';
 import type { StoredMedia } from './media.js';
 import {
   FakeState,
   signature256,
   type Delivery,
+  type InstagramAttachment,
+  type InstagramSentMessage,
   type ReadReceipt,
   type SendOptions,
   type SentMessage,
 } from './state.js';
 import type {
+  FakeInstagramAccount,
   FakeMetaOptions,
   FakeNumber,
   RecordedRequest,
@@ -67,6 +72,26 @@ export interface FakeMeta {
   /** Resolves once no delayed answer or webhook is left to send. */
   idle(): Promise<void>;
   close(): Promise<void>;
+  /** Instagram (instagram.ts): the accounts it knows; change them in place or `addInstagramAccount`. */
+  instagramAccounts: FakeInstagramAccount[];
+  /** The Instagram messages it accepted (answered with a mid), private replies included. */
+  instagramSent: InstagramSentMessage[];
+  /** The Instagram webhook payload builders (instagram-webhooks.ts), pure. */
+  instagramWebhooks: typeof instagramWebhooks;
+  /** An Instagram account by its id or its Page's id; the first when absent. */
+  instagram(id?: string): FakeInstagramAccount;
+  addInstagramAccount(account: FakeInstagramAccount): void;
+  /** The next Instagram send to `id` (a contact's IGSID, or the comment a private reply answers) gets `answer`. */
+  scriptInstagram(id: string, answer: ScriptedAnswer, options?: ScriptOptions): void;
+  /** What `message_attachments` stored, by its attachment id. */
+  instagramAttachment(id: string): InstagramAttachment | undefined;
+  /** Where Instagram webhooks go (the server's `/channels/instagram/webhook`). */
+  setInstagramWebhookUrl(url: string): void;
+  /** Writes an Instagram payload as Meta does, signs it under the app secret and POSTs it to that URL. */
+  sendInstagramWebhook(
+    payload: instagramWebhooks.InstagramWebhookPayload,
+    options?: SendOptions,
+  ): Promise<WebhookResult>;
 }
 
 /** Starts the fake on loopback. */
@@ -130,11 +155,26 @@ function handleOf(state: FakeState, close: () => Promise<void>): FakeMeta {
     requestsTo: (suffix, method) =>
       state.requests.filter((r) => r.path.endsWith(suffix) && (method === undefined || r.method === method)),
     reset: () => {
-      for (const list of [state.requests, state.sent, state.reads, state.deliveries]) list.length = 0;
+      for (const list of [state.requests, state.sent, state.reads, state.deliveries, state.instagramSent])
+        list.length = 0;
+      state.repliedComments.clear();
       state.scripts.clear();
     },
     idle: () => state.idle(),
     close,
+    instagramAccounts: state.instagramAccounts,
+    instagramSent: state.instagramSent,
+    instagramWebhooks,
+    instagram: (id) => {
+      const found = id === undefined ? state.instagramAccounts[0] : state.instagramAccount(id);
+      if (!found) throw new Error(`fake Meta: no instagram account ${id ?? '(none configured)'}`);
+      return found;
+    },
+    addInstagramAccount: (account) => void state.instagramAccounts.push(account),
+    scriptInstagram: (id, answer, opts) => state.scripts.forInstagram(id, answer, opts),
+    instagramAttachment: (id) => state.instagramAttachments.get(id),
+    setInstagramWebhookUrl: (url) => void (state.instagramWebhookUrl = url),
+    sendInstagramWebhook: (payload, opts) => state.sendInstagramWebhook(payload, opts),
   };
 }
 

@@ -7,7 +7,15 @@ import { isRecord } from '../../../server/guards.js';
 import { postBytes } from './http.js';
 import { MediaStore, parseUpload } from './media.js';
 import { Scripts } from './scripts.js';
-import type { FakeMetaOptions, FakeNumber, FakeTemplate, RecordedRequest, WebhookResult } from './types.js';
+import { commentsIn, type InstagramWebhookPayload } from './instagram-webhooks.js';
+import type {
+  FakeInstagramAccount,
+  FakeMetaOptions,
+  FakeNumber,
+  FakeTemplate,
+  RecordedRequest,
+  WebhookResult,
+} from './types.js';
 import { digitsOf, metaJson, newWamid, status, type WebhookPayload } from './webhooks.js';
 
 /** A message the fake accepted (answered with a wamid). */
@@ -19,6 +27,33 @@ export interface SentMessage {
   body: Record<string, unknown>;
   at: Date;
 }
+
+/** An Instagram message the fake accepted (answered with a mid). */
+export interface InstagramSentMessage {
+  /** The mid the send answered (`aWdf…`). */
+  id: string;
+  igUserId: string;
+  /** As the send gave it: the contact, or the comment a private reply answers. */
+  recipient: { id: string } | { comment_id: string };
+  /** The contact's IGSID the answer named (`recipient_id`). */
+  recipientId: string;
+  /** `text`, `button`, `generic`, or the media type. */
+  kind: string;
+  body: Record<string, unknown>;
+  at: Date;
+}
+
+/** What `message_attachments` stored: an upload by URL or bytes, owned by one account. */
+export interface InstagramAttachment {
+  id: string;
+  igUserId: string;
+  type: string;
+  url?: string;
+  file?: { name: string; type: string; size: number };
+}
+
+/** The default Instagram webhook URL (`npm run start`'s port). */
+export const DEFAULT_INSTAGRAM_WEBHOOK_URL = 'http://127.0.0.1:3000/channels/instagram/webhook';
 
 /** A read receipt the fake accepted (`{status: 'read', message_id}`). */
 export interface ReadReceipt {
@@ -54,8 +89,16 @@ export class FakeState {
   readonly sent: SentMessage[] = [];
   readonly reads: ReadReceipt[] = [];
   readonly deliveries: Delivery[] = [];
+  readonly instagramAccounts: FakeInstagramAccount[];
+  readonly instagramSent: InstagramSentMessage[] = [];
+  readonly instagramAttachments = new Map<string, InstagramAttachment>();
+  /** Comments a private reply answered (Meta takes one per comment). */
+  readonly repliedComments = new Set<string>();
+  /** A comment's author's IGSID, from the comment webhooks the fake sent (a private reply's `recipient_id`). */
+  readonly commentAuthors = new Map<string, string>();
   baseUrl = '';
   webhookUrl: string | undefined;
+  instagramWebhookUrl: string;
   appSecret: string | undefined;
   readonly templatePageSize: number;
   readonly maxBodyBytes: number;
@@ -65,6 +108,8 @@ export class FakeState {
   constructor(readonly options: FakeMetaOptions) {
     this.numbers = options.numbers ?? [];
     this.webhookUrl = options.webhookUrl;
+    this.instagramAccounts = options.instagramAccounts ?? [];
+    this.instagramWebhookUrl = options.instagramWebhookUrl ?? DEFAULT_INSTAGRAM_WEBHOOK_URL;
     this.appSecret = options.appSecret;
     this.templatePageSize = options.templatePageSize ?? 2;
     this.maxBodyBytes = options.maxBodyBytes ?? 20 * 1024 * 1024;
@@ -84,7 +129,20 @@ export class FakeState {
   }
 
   tokenKnown(token: string): boolean {
-    return this.numbers.some((n) => n.accessToken === token);
+    return (
+      this.numbers.some((n) => n.accessToken === token) || this.instagramAccounts.some((a) => a.accessToken === token)
+    );
+  }
+
+  /** The Instagram account whose id (or linked Page's id) this is. */
+  instagramAccount(id: string): FakeInstagramAccount | undefined {
+    return this.instagramAccounts.find((a) => a.igUserId === id || a.pageId === id);
+  }
+
+  /** Signs and POSTs an Instagram payload to the server's instagram webhook (or `options.url`). */
+  sendInstagramWebhook(payload: InstagramWebhookPayload, options: SendOptions = {}): Promise<WebhookResult> {
+    for (const { commentId, igsid } of commentsIn(payload)) this.commentAuthors.set(commentId, igsid);
+    return this.sendRaw(metaJson(payload), { ...options, url: options.url ?? this.instagramWebhookUrl });
   }
 
   /** Runs `work` after `ms`, unless the fake closes first; `idle()` waits for it. */

@@ -26,6 +26,23 @@ export interface FakeNumber {
   templates: FakeTemplate[];
 }
 
+/**
+ * An Instagram professional account the fake serves. Instagram Login: `accessToken` is the account's Instagram user
+ * token (`graph.instagram.com`, `/me` is the account). Facebook Login: `pageId` is the linked Page and
+ * `accessToken` a Page token (`graph.facebook.com`, `/me` is the Page). One server answers both hosts' routes.
+ */
+export interface FakeInstagramAccount {
+  login: 'instagram' | 'facebook';
+  igUserId: string;
+  /** The linked Page (Facebook Login; required there). */
+  pageId?: string;
+  /** Without the `@`. */
+  username: string;
+  accessToken: string;
+  /** The fields the last `subscribed_apps` subscribed the app to (set by the fake). */
+  subscribedFields?: string[];
+}
+
 /** A request the fake received, in order of arrival. */
 export interface RecordedRequest {
   method: string;
@@ -84,6 +101,9 @@ export interface FakeMetaOptions {
   /** The server's `/channels/whatsapp/webhook`. */
   webhookUrl?: string;
   numbers?: FakeNumber[];
+  /** The server's `/channels/instagram/webhook` (default `http://127.0.0.1:3000/channels/instagram/webhook`). */
+  instagramWebhookUrl?: string;
+  instagramAccounts?: FakeInstagramAccount[];
   /** Templates per page when the client gives no `limit` (small, so that a client must read every page). */
   templatePageSize?: number;
   /** The largest request body read (a media upload included); past it the answer is 413. */
