@@ -493,6 +493,39 @@ describe.each(engines)('a WhatsApp Cloud number on %s', (engine) => {
       await expect.poll(() => meta.reads.filter((r) => r.messageId === inboundId).length).toBe(1);
     });
 
+    it('a retry with the same Idempotency-Key never sends twice: after a success, and after an unknown outcome', async () => {
+      const { me, number } = await attached();
+      const from = `+5521${randomInt(9_1000_0000, 9_9999_9999)}`;
+      await contactWrites(number, from);
+      const conversationId = await conversationOf(me);
+      // The messages asked of Meta (a read receipt goes to the same path: not one of them).
+      const sendsToMeta = () =>
+        meta
+          .requestsTo(`${number.phoneNumberId}/messages`, 'POST')
+          .filter((r) => !(typeof r.body === 'object' && r.body !== null && 'status' in r.body)).length;
+      const send = (key: string) =>
+        me.call('POST', `/v1/conversations/${conversationId}/messages`, {
+          body: { text: 'Chegou!' },
+          headers: { 'Idempotency-Key': key },
+        });
+      const before = sendsToMeta();
+      const first = await ok<SchemaMessage>(await send(`wa-retry-ok-${Date.now()}`), 201);
+      const okKey = `wa-retry-ok-again-${Date.now()}`;
+      const sent = await ok<SchemaMessage>(await send(okKey), 201);
+      const again = await ok<SchemaMessage>(await send(okKey), 201);
+      expect(again.id).toBe(sent.id);
+      expect(sent.id).not.toBe(first.id);
+      expect(sendsToMeta()).toBe(before + 2);
+      // The connection is reset after Meta read the request: the outcome is unknown, and the same key answers the
+      // same without asking Meta again.
+      meta.script(from.slice(1), { kind: 'reset' });
+      const unknownKey = `wa-retry-unknown-${Date.now()}`;
+      await expectError(await send(unknownKey), 502, expect.objectContaining({ code: 'outcome_unknown' }));
+      const afterUnknown = sendsToMeta();
+      await expectError(await send(unknownKey), 502, expect.objectContaining({ code: 'outcome_unknown' }));
+      expect(sendsToMeta()).toBe(afterUnknown);
+    });
+
     it("sees a tap on its reply buttons with the send's source, and a failed status as message.failed once", async () => {
       const { me, number } = await attached();
       const from = `+5521${randomInt(9_1000_0000, 9_9999_9999)}`;
