@@ -16,12 +16,12 @@ import { ADMIN_PREFIX } from '../../generated/operations.js';
 import type { SchemaConnection, SchemaMessage } from '../../generated/api.js';
 import { demoNumber } from '../../scripts/fake-meta.js';
 import { ensureDemoAccount, type Demo } from '../../server/console/demo.js';
-import { createJobRegistry } from '../../server/jobs/handlers.js';
-import { JobWorker } from '../../server/jobs/worker.js';
-import { startFakeMeta, webhooks, type FakeMeta } from '../fakes/meta/index.js';
+import type { JobWorker } from '../../server/jobs/worker.js';
+import { webhooks, type FakeMeta } from '../fakes/meta/index.js';
 import { hasChromium, POLL, skippedWithoutChromium } from './console-browser.js';
 import { launchChromium, openConsoleTab } from './console-tab.js';
-import { call, engines, startTestApp, type TestApp } from './harness.js';
+import { call, engines, type TestApp } from './harness.js';
+import { startFakeMetaApp } from './fake-meta-app.js';
 import { json as ok } from './http-helpers.js';
 
 const ADMIN_TOKEN = 'console-real-channel-admin-token-0123456789';
@@ -39,24 +39,12 @@ describe.skipIf(!hasChromium).each(engines)('the console on a WhatsApp Cloud con
   const number = demoNumber({});
 
   beforeAll(async () => {
-    meta = await startFakeMeta({ appSecret: APP_SECRET, numbers: [number] });
-    t = await startTestApp(engine, {
-      env: {
-        ADMIN_TOKEN,
-        DATA_DIR: dataDir,
-        SANDBOX_ENABLED: 'true',
-        META_APP_SECRET: APP_SECRET,
-        META_VERIFY_TOKEN: 'console-real-channel-verify-token',
-        GRAPH_API_BASE_URL: meta.url,
-      },
-    });
-    meta.setWebhookUrl(`${t.baseUrl}/channels/whatsapp/webhook`);
-    worker = new JobWorker({
-      db: t.database.db,
-      clock: t.clock,
-      registry: createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services }),
-      pollIntervalMs: 5,
-    });
+    ({ t, meta, worker } = await startFakeMetaApp(engine, {
+      adminToken: ADMIN_TOKEN,
+      appSecret: APP_SECRET,
+      numbers: [number],
+      env: { DATA_DIR: dataDir, SANDBOX_ENABLED: 'true', META_VERIFY_TOKEN: 'console-real-channel-verify-token' },
+    }));
     worker.start();
     demo = await ensureDemoAccount(t.database.db, t.clock, dataDir);
     browser = await launchChromium();

@@ -5,12 +5,11 @@
 // `422 invalid_sandbox_action` with `reason` `not_sandbox` and changes nothing; detached, the sandbox acts again.
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PREFIX } from '../../generated/operations.js';
 import type { SchemaConnection, SchemaMessage } from '../../generated/api.js';
-import { createJobRegistry } from '../../server/jobs/handlers.js';
-import { JobWorker } from '../../server/jobs/index.js';
-import { startFakeMeta, webhooks, type FakeMeta, type FakeNumber } from '../fakes/meta/index.js';
-import { call, engines, startTestApp, type TestApp } from './harness.js';
+import type { JobWorker } from '../../server/jobs/index.js';
+import { webhooks, type FakeMeta, type FakeNumber } from '../fakes/meta/index.js';
+import { startFakeMetaApp, type FakeMetaApp } from './fake-meta-app.js';
+import { engines, type TestApp } from './harness.js';
 import { expectError, json as ok } from './http-helpers.js';
 
 const TOKEN = 'admin-token-for-sandbox-real-channel-0123456789';
@@ -36,27 +35,15 @@ describe.each(engines)('the sandbox on a WhatsApp Cloud connection on %s', (engi
   let t: TestApp;
   let meta: FakeMeta;
   let worker: JobWorker;
+  let admin: FakeMetaApp['admin'];
 
   beforeAll(async () => {
-    meta = await startFakeMeta({ appSecret: APP_SECRET });
-    t = await startTestApp(engine, {
-      env: { ADMIN_TOKEN: TOKEN, META_APP_SECRET: APP_SECRET, GRAPH_API_BASE_URL: meta.url },
-    });
-    meta.setWebhookUrl(`${t.baseUrl}/channels/whatsapp/webhook`);
-    worker = new JobWorker({
-      db: t.database.db,
-      clock: t.clock,
-      registry: createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services }),
-      pollIntervalMs: 5,
-    });
+    ({ t, meta, worker, admin } = await startFakeMetaApp(engine, { adminToken: TOKEN, appSecret: APP_SECRET }));
   });
   afterAll(async () => {
     await t?.close();
     await meta?.close();
   });
-
-  const admin = (method: string, path: string, body?: unknown) =>
-    call(t.baseUrl, TOKEN, method, `${ADMIN_PREFIX}${path}`, body === undefined ? {} : { body });
 
   /** Everything of the account a sandbox action could change, as stored. */
   const stored = async (accountId: string, connectionId: string) => {

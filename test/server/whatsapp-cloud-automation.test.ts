@@ -6,13 +6,12 @@
 import { randomInt } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PREFIX } from '../../generated/operations.js';
 import type { SchemaConnection, SchemaWorkflowRun } from '../../generated/api.js';
-import { createJobRegistry } from '../../server/jobs/handlers.js';
-import { JobWorker } from '../../server/jobs/index.js';
+import type { JobWorker } from '../../server/jobs/index.js';
 import { LateJobsAtCommit, type JobRegistry } from '../../server/jobs/registry.js';
-import { startFakeMeta, webhooks, type FakeMeta, type FakeNumber } from '../fakes/meta/index.js';
-import { call, engines, startTestApp, type TestApp } from './harness.js';
+import { webhooks, type FakeMeta, type FakeNumber } from '../fakes/meta/index.js';
+import { startFakeMetaApp, type FakeMetaApp } from './fake-meta-app.js';
+import { engines, type TestApp } from './harness.js';
 import { json as ok } from './http-helpers.js';
 
 const TOKEN = 'admin-token-for-whatsapp-cloud-automation-0123';
@@ -23,18 +22,13 @@ describe.each(engines)('an automation on a WhatsApp Cloud number on %s', (engine
   let meta: FakeMeta;
   let worker: JobWorker;
   let registry: JobRegistry;
+  let admin: FakeMetaApp['admin'];
   /** As main.ts: the app's handle on the worker (attached only by the test that runs jobs at commit). */
   const jobsAtCommit = new LateJobsAtCommit();
 
   beforeAll(async () => {
-    meta = await startFakeMeta({ appSecret: APP_SECRET });
-    t = await startTestApp(engine, {
-      env: { ADMIN_TOKEN: TOKEN, META_APP_SECRET: APP_SECRET, GRAPH_API_BASE_URL: meta.url },
-      jobsAtCommit,
-    });
-    meta.setWebhookUrl(`${t.baseUrl}/channels/whatsapp/webhook`);
-    registry = createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services });
-    worker = new JobWorker({ db: t.database.db, clock: t.clock, registry, pollIntervalMs: 5 });
+    const options = { adminToken: TOKEN, appSecret: APP_SECRET, jobsAtCommit };
+    ({ t, meta, worker, registry, admin } = await startFakeMetaApp(engine, options));
   });
   afterAll(async () => {
     await t?.close();
@@ -57,8 +51,6 @@ describe.each(engines)('an automation on a WhatsApp Cloud number on %s', (engine
       templates: [],
     };
     meta.addNumber(number);
-    const admin = (method: string, path: string, body: unknown) =>
-      call(t.baseUrl, TOKEN, method, `${ADMIN_PREFIX}${path}`, { body });
     const connection = await ok<SchemaConnection>(
       await admin('POST', `/accounts/${me.accountId}/connections`, {
         channel: 'whatsapp',

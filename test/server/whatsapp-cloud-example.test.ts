@@ -15,10 +15,10 @@ import { startReceiver, type ReceivedRequest, type WebhookReceiver } from '../..
 import { FAKE_DEMO_NUMBER, whatsappCloud } from '../../examples/whatsapp-cloud.js';
 import { demoNumber } from '../../scripts/fake-meta.js';
 import { ensureDemoAccount } from '../../server/console/demo.js';
-import { createJobRegistry } from '../../server/jobs/handlers.js';
-import { JobWorker } from '../../server/jobs/worker.js';
-import { startFakeMeta, type FakeMeta } from '../fakes/meta/index.js';
-import { engines, startTestApp, type TestApp } from './harness.js';
+import type { JobWorker } from '../../server/jobs/worker.js';
+import { type FakeMeta } from '../fakes/meta/index.js';
+import { engines, type TestApp } from './harness.js';
+import { startFakeMetaApp } from './fake-meta-app.js';
 
 const ADMIN_TOKEN = 'whatsapp-cloud-example-admin-token-0123456789';
 const APP_SECRET = 'whatsapp-cloud-example-app-secret';
@@ -37,24 +37,17 @@ describe.each(engines)('the WhatsApp Cloud example on %s', (engine) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ep-whatsapp-cloud-example-'));
 
   beforeAll(async () => {
-    meta = await startFakeMeta({ appSecret: APP_SECRET, numbers: [demoNumber({})] });
-    t = await startTestApp(engine, {
+    ({ t, meta, worker } = await startFakeMetaApp(engine, {
+      adminToken: ADMIN_TOKEN,
+      appSecret: APP_SECRET,
+      numbers: [demoNumber({})],
       env: {
-        ADMIN_TOKEN,
         DATA_DIR: dataDir,
         SANDBOX_ENABLED: 'true',
         WEBHOOK_DEV_TARGETS: 'true',
-        META_APP_SECRET: APP_SECRET,
         META_VERIFY_TOKEN: 'whatsapp-cloud-example-verify-token',
-        GRAPH_API_BASE_URL: meta.url,
       },
-    });
-    worker = new JobWorker({
-      db: t.database.db,
-      clock: t.clock,
-      registry: createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services }),
-      pollIntervalMs: 5,
-    });
+    }));
     worker.start();
     receiver = await startReceiver({ secrets: [], log: (line) => lines.push(line) });
   });

@@ -5,13 +5,12 @@
 // Graph API (the encoded body, the read receipt, Meta's error table row by row).
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PREFIX } from '../../generated/operations.js';
 import type { SchemaConnection, SchemaMessage, SchemaMessageList } from '../../generated/api.js';
 import type { SchemaAdminWhatsAppCloudNumber } from '../../generated/admin-api.js';
-import { createJobRegistry } from '../../server/jobs/handlers.js';
-import { JobWorker } from '../../server/jobs/index.js';
-import { startFakeMeta, webhooks, type FakeMeta, type FakeNumber } from '../fakes/meta/index.js';
-import { call, engines, startTestApp, type TestApp, type TestCaller } from './harness.js';
+import type { JobWorker } from '../../server/jobs/index.js';
+import { webhooks, type FakeMeta, type FakeNumber } from '../fakes/meta/index.js';
+import { startFakeMetaApp, type FakeMetaApp } from './fake-meta-app.js';
+import { engines, type TestApp, type TestCaller } from './harness.js';
 import { expectError, json as ok } from './http-helpers.js';
 
 let keys = 0;
@@ -69,32 +68,17 @@ describe.each(engines)('a WhatsApp Cloud number on %s', (engine) => {
   let t: TestApp;
   let meta: FakeMeta;
   let worker: JobWorker;
+  let admin: FakeMetaApp['admin'];
 
   beforeAll(async () => {
-    meta = await startFakeMeta({ appSecret: APP_SECRET });
-    t = await startTestApp(engine, {
-      env: {
-        ADMIN_TOKEN: TOKEN,
-        META_APP_SECRET: APP_SECRET,
-        META_VERIFY_TOKEN: VERIFY_TOKEN,
-        GRAPH_API_BASE_URL: meta.url,
-      },
-    });
-    meta.setWebhookUrl(`${t.baseUrl}/channels/whatsapp/webhook`);
-    worker = new JobWorker({
-      db: t.database.db,
-      clock: t.clock,
-      registry: createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services }),
-      pollIntervalMs: 5,
-    });
+    const options = { adminToken: TOKEN, appSecret: APP_SECRET, env: { META_VERIFY_TOKEN: VERIFY_TOKEN } };
+    ({ t, meta, worker, admin } = await startFakeMetaApp(engine, options));
   });
   afterAll(async () => {
     await t?.close();
     await meta?.close();
   });
 
-  const admin = (method: string, path: string, body?: unknown) =>
-    call(t.baseUrl, TOKEN, method, `${ADMIN_PREFIX}${path}`, body === undefined ? {} : { body });
   /**
    * Runs the jobs until none is due, then once more a minute on: two first messages of one new contact applied at
    * once race to create it, and the loser's job runs again on its retry schedule.
