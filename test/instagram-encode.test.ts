@@ -1,6 +1,7 @@
 // The encoder from the seeds' message forms to Instagram's send bodies (issue 36 §3;
 // server/channels/instagram/encode.ts), form by form, on the content the send rules build.
 import { describe, expect, it } from 'vitest';
+import { buttonsCard, card, content, link, reply } from './outbound-content.js';
 import {
   EncodeError,
   encodeMessage,
@@ -43,32 +44,6 @@ const delivery = (content: OutboundContent, replyTo: ReplyContext | null = null)
 const encode = (content: OutboundContent, replyTo: ReplyContext | null = null) =>
   encodeMessage(delivery(content, replyTo), { media });
 
-const content = (overrides: Partial<OutboundContent>): OutboundContent => ({
-  text: null,
-  attachments: [],
-  template: null,
-  form: 'text',
-  ...overrides,
-});
-
-const reply = (id: string, title: string) => ({ type: 'postback' as const, id, title, url: null });
-const link = (title: string, url: string) => ({ type: 'open_url' as const, id: null, title, url });
-const buttonsCard = (title: string, buttons: OutboundCard['buttons']): OutboundContent =>
-  content({
-    form: 'text_buttons',
-    attachments: [{ type: 'cards', cards: [{ title, subtitle: null, image: null, buttons }] }],
-  });
-const card = (
-  title: string,
-  subtitle: string | null,
-  mediaId: string | null,
-  buttons: OutboundCard['buttons'],
-): OutboundCard => ({
-  title,
-  subtitle,
-  image: mediaId === null ? null : { media_id: mediaId, content_type: 'image/png' },
-  buttons,
-});
 const cards = (list: OutboundCard[]): OutboundContent =>
   content({ form: 'cards', attachments: [{ type: 'cards', cards: list }] });
 const mediaAttachment = (

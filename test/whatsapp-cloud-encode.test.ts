@@ -1,7 +1,8 @@
 // The encoder from the seeds' message forms to the WhatsApp Cloud API's message bodies (issue 35, section 4;
 // server/channels/whatsapp-cloud/encode.ts), form by form, on the content the send rules build.
 import { describe, expect, it } from 'vitest';
-import type { OutboundCard, OutboundContent, ReplyContext } from '../server/channels/provider.js';
+import type { OutboundContent, ReplyContext } from '../server/channels/provider.js';
+import { buttonsCard, card, content, link, reply } from './outbound-content.js';
 import {
   CARD_TEXT_LIMIT,
   EncodeError,
@@ -24,33 +25,6 @@ const envelope = { messaging_product: 'whatsapp', recipient_type: 'individual', 
 
 const encode = (content: OutboundContent, replyTo: ReplyContext | null = null, mediaIds = uploaded) =>
   encodeMessage({ phone: PHONE, content, replyTo, mediaIds });
-
-const content = (overrides: Partial<OutboundContent>): OutboundContent => ({
-  text: null,
-  attachments: [],
-  template: null,
-  form: 'text',
-  ...overrides,
-});
-
-const reply = (id: string, title: string) => ({ type: 'postback' as const, id, title, url: null });
-const link = (title: string, url: string) => ({ type: 'open_url' as const, id: null, title, url });
-const buttonsCard = (title: string, buttons: OutboundCard['buttons']): OutboundContent =>
-  content({
-    form: 'text_buttons',
-    attachments: [{ type: 'cards', cards: [{ title, subtitle: null, image: null, buttons }] }],
-  });
-const card = (
-  title: string,
-  subtitle: string | null,
-  mediaId: string,
-  buttons: OutboundCard['buttons'],
-): OutboundCard => ({
-  title,
-  subtitle,
-  image: { media_id: mediaId, content_type: 'image/png' },
-  buttons,
-});
 
 describe('the whatsapp encoder', () => {
   it('text: the body, preview_url false, to without the +', () => {
