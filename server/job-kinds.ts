@@ -62,7 +62,10 @@ export type Wake =
    * (the call row still pending): a stale wake for another step does nothing.
    */
   | { kind: 'call'; step: number; output: number }
-  /** The send of step `step` was made (LATER_SEND_JOB): its outcome is in the job's hands, never in a job's payload. */
+  /**
+   * The send of step `step` was made (LATER_SEND_JOB, with its outcome in hand), or its wait's bound passed (a
+   * `workflow.advance` job: the run still waiting, the outcome is unknown).
+   */
   | { kind: 'send'; step: number };
 
 export interface AdvancePayload {

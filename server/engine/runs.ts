@@ -54,7 +54,7 @@ import {
 import type { StartRun } from './types.js';
 import { runVariables } from './variables.js';
 import { privateReplySent, sendAsAutomation } from './walk/comment-reply.js';
-import { blockAnswer, sentStep, waitForSend } from './walk/later-send.js';
+import { blockAnswer, SEND_WAIT_MS, sentStep, waitForSend } from './walk/later-send.js';
 import {
   NO_TAP,
   recordStep,
@@ -175,8 +175,18 @@ export async function advanceRun(
 /** A block's send made after the stretch that ran it (engine/later-send-job.ts): its outcome, and its job's payload. */
 export interface SentLater {
   result: Exclude<WorkflowSendResult, { sent: 'later' }>;
-  payload: LaterSendPayload;
+  payload: Pick<LaterSendPayload, 'step' | 'started_at' | 'private_reply_to' | 'then'>;
 }
+
+/** The send's bound passed with the run still waiting for it (its job lost or stuck): the outcome is not known. */
+const sendBoundPassed = (step: number, now: string): SentLater => ({
+  result: {
+    sent: false,
+    code: 'outcome_unknown',
+    message: `The channel's answer did not come within ${SEND_WAIT_MS / 60_000} minutes; the message may have gone out.`,
+  },
+  payload: { step, started_at: now, private_reply_to: null, then: { next: 0 } },
+});
 
 /** A run a wake reached, as it stands. */
 interface Waking {
@@ -253,9 +263,9 @@ async function wakeUp(
         ? callEnded(waking, wake.output, known)
         : undefined;
     case 'send':
-      // Only the send's job wakes a run for its send, with the outcome at hand.
-      return known.sent && waking.run.waiting_for === 'send' && waking.waitStep === wake.step
-        ? { ...goOn(waking, null), sent: known.sent }
+      // The send's job, with the outcome at hand; or the wait's bound, which finds the run still waiting.
+      return waking.run.waiting_for === 'send' && waking.waitStep === wake.step
+        ? { ...goOn(waking, null), sent: known.sent ?? sendBoundPassed(wake.step, waking.now) }
         : undefined;
   }
 }
@@ -539,6 +549,8 @@ async function follow(stretch: Stretch, step: Step, result: BlockResult): Promis
   if ('failed' in result) return failStep(stretch, step, result, messageId);
   if ('later' in result) {
     await waitForSend(stretch, step, result);
+    const bound = new Date(step.now.getTime() + SEND_WAIT_MS);
+    await scheduleAdvance(stretch.tx, stretch.deps, stretch.run, { kind: 'send', step: step.seq }, bound);
     return 'over';
   }
   const output = result.output ?? null;

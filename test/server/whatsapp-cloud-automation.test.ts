@@ -226,6 +226,29 @@ describe.each(engines)('an automation on a WhatsApp Cloud number on %s', (engine
     },
   );
 
+  it("a send whose job never comes: the wait's bound fails the step outcome_unknown", { timeout: 30_000 }, async () => {
+    const { number, from, run, sentTo } = await numberAnswering(replying);
+    await meta.sendWebhook(webhooks.text(number, { from, text: 'Oi' }));
+    const sendJob = () =>
+      t.database.db.selectFrom('jobs').select('id').where('kind', '=', 'workflow.send').executeTakeFirst();
+    for (let i = 0; i < 50 && !(await sendJob()); i += 1) await worker.runOnce(1);
+    const job = await sendJob();
+    if (!job) throw new Error('no send job');
+    // As if the job were lost: the run waits for a send nobody makes.
+    await t.database.db.deleteFrom('jobs').where('id', '=', job.id).execute();
+    await drain();
+    expect((await run()).status).toBe('running');
+    t.clock.advance(10 * 60_000 + 1);
+    await drain();
+    const ended = await run();
+    expect(ended.status).toBe('stopped');
+    expect(ended.steps.find((s) => s.node_id === 'reply')).toMatchObject({
+      status: 'failed',
+      error: { code: 'outcome_unknown' },
+    });
+    expect(sentTo()).toHaveLength(0);
+  });
+
   it(
     "runs the webhook's job, the message's and the send's at once after their commits, with no claim",
     { timeout: 30_000 },

@@ -13,7 +13,10 @@ import type { AfterSend, BlockResult } from '../context.js';
 import { sendOutcome } from '../blocks/send-outcome.js';
 import { saveRun, type Step, type Stretch } from './stretch.js';
 
-/** A run waits this long for its send's job at most (the job's lease and one retry fit well inside). */
+/**
+ * A run waits this long for its send's job at most (the job's lease and one retry fit well inside): then the wait's
+ * bound (engine/runs.ts) fails the step `outcome_unknown`, and a job that comes later only records the message.
+ */
 export const SEND_WAIT_MS = 10 * 60 * 1000;
 
 type SendsLater = Extract<BlockResult, { later: unknown }>;
