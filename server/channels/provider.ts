@@ -14,7 +14,7 @@ type Schemas = components['schemas'];
 export type ChannelName = 'instagram' | 'whatsapp';
 
 /** Who serves a connection: the sandbox (the default), or the real channel's API (registry.ts picks it). */
-export type ProviderName = 'sandbox' | 'whatsapp_cloud';
+export type ProviderName = 'sandbox' | 'whatsapp_cloud' | 'instagram_graph';
 
 /** A card image as a message carries it: the API's without its `url` (the service base may change). */
 export type OutboundCardImage = Omit<Schemas['MessageCardImage'], 'url'>;

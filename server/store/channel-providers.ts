@@ -116,3 +116,30 @@ export async function deleteTemplates(db: Kysely<DB>, templateIds: string[]): Pr
   if (templateIds.length === 0) return;
   await db.deleteFrom('templates').where('id', 'in', templateIds).execute();
 }
+
+/** The Instagram account (its Instagram id, the webhook's `entry.id`) attached to a connection. */
+export async function findProviderByIgUserId(
+  db: Kysely<DB>,
+  igUserId: string,
+): Promise<ConnectionProviderRow | undefined> {
+  return db
+    .selectFrom('connection_providers')
+    .selectAll()
+    .where('provider', '=', 'instagram_graph')
+    .where('ig_user_id', '=', igUserId)
+    .executeTakeFirst();
+}
+
+/** The connection an Instagram account (its Instagram id) is attached to, in one statement. */
+export async function findConnectionOfInstagramAccount(
+  db: Kysely<DB>,
+  igUserId: string,
+): Promise<ConnectionRow | undefined> {
+  return db
+    .selectFrom('connections')
+    .innerJoin('connection_providers', 'connection_providers.connection_id', 'connections.id')
+    .selectAll('connections')
+    .where('connection_providers.provider', '=', 'instagram_graph')
+    .where('connection_providers.ig_user_id', '=', igUserId)
+    .executeTakeFirst();
+}

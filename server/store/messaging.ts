@@ -251,7 +251,10 @@ export async function selectMessagesPage(
 }
 
 /** The contact's conversation, inserted when it has none yet (one per contact). */
-export async function ensureConversation(db: Kysely<DB>, row: ConversationRow): Promise<ConversationRow> {
+export async function ensureConversation(
+  db: Kysely<DB>,
+  row: Insertable<ConversationsTable>,
+): Promise<ConversationRow> {
   await db
     .insertInto('conversations')
     .values(row)
@@ -295,6 +298,7 @@ export async function findConversationAndConnection(
       'c.last_message_at as conversation_last_message_at',
       'c.last_inbound_at as conversation_last_inbound_at',
       'c.marked_unread as conversation_marked_unread',
+      'c.owned_elsewhere_since as conversation_owned_elsewhere_since',
       'c.created_at as conversation_created_at',
     ])
     .where('n.account_id', '=', accountId)
@@ -310,6 +314,7 @@ export async function findConversationAndConnection(
     conversation_last_message_at: last_message_at,
     conversation_last_inbound_at: last_inbound_at,
     conversation_marked_unread: marked_unread,
+    conversation_owned_elsewhere_since: owned_elsewhere_since,
     conversation_created_at: created_at,
     ...connection
   } = row;
@@ -331,6 +336,7 @@ export async function findConversationAndConnection(
           last_message_at,
           last_inbound_at,
           marked_unread,
+          owned_elsewhere_since,
           created_at,
         }
       : undefined;

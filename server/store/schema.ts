@@ -124,15 +124,25 @@ export interface ConnectionsTable {
   updated_at: Timestamp;
 }
 
-export type ChannelProviderName = 'sandbox' | 'whatsapp_cloud';
+export type ChannelProviderName = 'sandbox' | 'whatsapp_cloud' | 'instagram_graph';
 
 /** A connection served by a real channel: its number's ids on Meta and its sealed token (never in the clear). */
 export interface ConnectionProvidersTable {
   connection_id: string;
   account_id: string;
-  provider: 'whatsapp_cloud';
-  phone_number_id: string;
-  waba_id: string;
+  provider: 'whatsapp_cloud' | 'instagram_graph';
+  /** whatsapp_cloud: the number's id on Meta; null on instagram_graph. */
+  phone_number_id: string | null;
+  /** whatsapp_cloud: its WhatsApp Business Account; null on instagram_graph. */
+  waba_id: string | null;
+  /** instagram_graph: which login the token came from (`instagram`: graph.instagram.com; `facebook`: a Page's). */
+  login: ColumnType<'instagram' | 'facebook' | null, 'instagram' | 'facebook' | null | undefined>;
+  /** instagram_graph: the professional account's Instagram id (the webhook's `entry.id` / `recipient.id`). */
+  ig_user_id: ColumnType<string | null, string | null | undefined>;
+  /** instagram_graph with Facebook Login: the Page the account is linked to (sends go to it). */
+  page_id: ColumnType<string | null, string | null | undefined>;
+  /** instagram_graph: the username the token read (lowercase, no `@`). */
+  username: ColumnType<string | null, string | null | undefined>;
   /** AES-256-GCM under CHANNEL_CREDENTIALS_KEY, with its key id (domain/channels/credentials.ts). */
   sealed_token: string;
   token_last4: string;
@@ -325,6 +335,8 @@ export interface ConversationsTable {
   /** The contact's last direct message: the 24-hour reply window runs from it. */
   last_inbound_at: Timestamp | null;
   marked_unread: ColumnType<boolean, boolean | undefined, boolean>;
+  /** instagram: since when another app owns the thread (Meta's `standby`); null: ours. */
+  owned_elsewhere_since: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 

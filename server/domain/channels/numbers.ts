@@ -66,7 +66,15 @@ function graphRefusal(failed: GraphReadFailure): ApiError {
 /** The digits of a number as Meta displays it (`+1 555-010-0001`) or as the connection keeps it (E.164). */
 const digitsOf = (phone: string) => phone.replace(/\D/g, '');
 
-async function numberView(db: Kysely<DB>, connection: ConnectionRow, row: ConnectionProviderRow): Promise<NumberView> {
+/** A whatsapp_cloud row: its number's ids are set (the table's check says so per provider). */
+type NumberRow = ConnectionProviderRow & { provider: 'whatsapp_cloud'; phone_number_id: string; waba_id: string };
+
+function numberRowOf(row: ConnectionProviderRow | undefined): NumberRow | undefined {
+  if (row?.provider !== 'whatsapp_cloud' || row.phone_number_id === null || row.waba_id === null) return undefined;
+  return { ...row, provider: 'whatsapp_cloud', phone_number_id: row.phone_number_id, waba_id: row.waba_id };
+}
+
+async function numberView(db: Kysely<DB>, connection: ConnectionRow, row: NumberRow): Promise<NumberView> {
   const templates = await connectionTemplates(db, connection.id);
   return {
     connection_id: connection.id,
@@ -83,7 +91,7 @@ async function numberView(db: Kysely<DB>, connection: ConnectionRow, row: Connec
 
 export async function getNumber(db: Kysely<DB>, connectionId: string): Promise<NumberView> {
   const connection = await connectionById(db, connectionId);
-  const row = await findConnectionProvider(db, connectionId);
+  const row = numberRowOf(await findConnectionProvider(db, connectionId));
   if (!row) throw notCloud();
   return numberView(db, connection, row);
 }
@@ -129,7 +137,7 @@ export async function setUpNumber(
 }
 
 async function getNumberOf(db: Kysely<DB>, connection: ConnectionRow): Promise<NumberView> {
-  const row = await findConnectionProvider(db, connection.id);
+  const row = numberRowOf(await findConnectionProvider(db, connection.id));
   if (!row) throw notCloud();
   return numberView(db, connection, row);
 }
@@ -141,10 +149,10 @@ async function saveNumber(
   setup: NumberSetup,
   verifiedName: string | null,
   actor: Actor,
-): Promise<ConnectionProviderRow> {
+): Promise<NumberRow> {
   const now = deps.clock.now().toISOString();
-  const existing = await findConnectionProvider(deps.db, connection.id);
-  const row: ConnectionProviderRow = {
+  const existing = numberRowOf(await findConnectionProvider(deps.db, connection.id));
+  const row: NumberRow = {
     connection_id: connection.id,
     account_id: connection.account_id,
     provider: 'whatsapp_cloud',
@@ -153,15 +161,19 @@ async function saveNumber(
     sealed_token: sealToken(deps.keyring, setup.access_token, connection.id),
     token_last4: tokenLast4(setup.access_token),
     verified_name: verifiedName,
+    login: null,
+    ig_user_id: null,
+    page_id: null,
+    username: null,
     templates_synced_at: existing?.templates_synced_at ?? null,
     created_at: existing?.created_at ?? now,
     updated_at: now,
   };
   try {
     return await deps.db.transaction().execute(async (tx) => {
-      const saved = await saveConnectionProvider(tx, row);
+      await saveConnectionProvider(tx, row);
       await setConnectionProvider(tx, connection.id, 'whatsapp_cloud', now);
-      const { phone_number_id, waba_id, token_last4 } = saved;
+      const { phone_number_id, waba_id, token_last4 } = row;
       await audit(
         tx,
         actor,
@@ -174,7 +186,7 @@ async function saveNumber(
         },
         now,
       );
-      return saved;
+      return row;
     });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
@@ -187,7 +199,7 @@ async function saveNumber(
  * Reads the number's templates and makes the connection's match them: added, changed, or removed when Meta no
  * longer has them. A template the platform cannot read is left out and logged.
  */
-async function syncTemplates(deps: NumbersDeps, connection: ConnectionRow, row: ConnectionProviderRow) {
+async function syncTemplates(deps: NumbersDeps, connection: ConnectionRow, row: NumberRow) {
   const read = await deps.graph.readTemplates(
     openToken(deps.keyring, row.sealed_token, row.connection_id),
     row.waba_id,
@@ -228,7 +240,7 @@ async function syncTemplates(deps: NumbersDeps, connection: ConnectionRow, row: 
 /** POST …/template-sync: the templates read again. A refused token disconnects the connection. */
 export async function resyncTemplates(deps: NumbersDeps, connectionId: string): Promise<NumberView> {
   const connection = await connectionById(deps.db, connectionId);
-  const row = await findConnectionProvider(deps.db, connectionId);
+  const row = numberRowOf(await findConnectionProvider(deps.db, connectionId));
   if (!row) throw notCloud();
   try {
     await syncTemplates(deps, connection, row);
@@ -251,7 +263,7 @@ export async function detachNumber(
 ): Promise<ConnectionRow> {
   const { db, clock } = deps;
   const connection = await connectionById(db, connectionId);
-  if (!(await findConnectionProvider(db, connectionId))) throw notCloud();
+  if (!numberRowOf(await findConnectionProvider(db, connectionId))) throw notCloud();
   const now = clock.now().toISOString();
   await db.transaction().execute(async (tx) => {
     await deleteConnectionProvider(tx, connectionId);

@@ -16,7 +16,7 @@ export function numberCredentials(db: Kysely<DB>, keyring: Keyring): WhatsAppClo
   return {
     async credentialsFor(connectionId, session) {
       const row = await findConnectionProvider(session ?? db, connectionId);
-      if (!row) return undefined;
+      if (!row || row.phone_number_id === null) return undefined;
       return { phoneNumberId: row.phone_number_id, accessToken: openToken(keyring, row.sealed_token, connectionId) };
     },
   };

@@ -22,6 +22,7 @@ import * as m0019messagePageIndex from './0019_message_page_index.js';
 import * as m0020failedJobsIndex from './0020_failed_jobs_index.js';
 import * as m0021mediaDetectedFormat from './0021_media_detected_format.js';
 import * as m0022whatsappCloud from './0022_whatsapp_cloud.js';
+import * as m0023instagram from './0023_instagram.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0020_failed_jobs_index': m0020failedJobsIndex,
   '0021_media_detected_format': m0021mediaDetectedFormat,
   '0022_whatsapp_cloud': m0022whatsappCloud,
+  '0023_instagram': m0023instagram,
 };
