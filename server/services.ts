@@ -11,7 +11,8 @@ import { ProviderRegistry } from './channels/registry.js';
 import { SandboxProvider } from './channels/sandbox.js';
 import { GraphWhatsAppAccount, type WhatsAppCloudAccountApi } from './channels/whatsapp-cloud/account.js';
 import { WhatsAppCloudProvider } from './channels/whatsapp-cloud/provider.js';
-import { numberCredentials, storedMediaSource } from './domain/channels/provider-ports.js';
+import { InstagramProvider } from './channels/instagram/provider.js';
+import { instagramCredentials, numberCredentials, storedMediaSource } from './domain/channels/provider-ports.js';
 import type { DB } from './store/schema.js';
 import type { Config } from './config.js';
 import { keyringOf, type Keyring } from './domain/channels/credentials.js';
@@ -75,6 +76,7 @@ export function createServices(
     | 'channelCredentialsOldKeys'
     | 'graphApiBaseUrl'
     | 'graphApiVersion'
+    | 'instagramGraphBaseUrl'
   >,
   replace: Partial<Services> = {},
   /** Without it (tools, unit tests) only the sandbox carries messages. */
@@ -91,9 +93,20 @@ export function createServices(
       media: storedMediaSource(reach.db, storage),
       logger: reach.logger,
     });
+  const instagramGraph = new GraphClient({ baseUrl: config.instagramGraphBaseUrl, version: config.graphApiVersion });
+  const instagram =
+    reach &&
+    new InstagramProvider<Kysely<DB>>({
+      instagramGraph,
+      facebookGraph: graph,
+      credentials: instagramCredentials(reach.db, channelKeys),
+      media: storedMediaSource(reach.db, storage),
+      logger: reach.logger,
+    });
   const providers = {
     sandbox: new SandboxProvider(sandboxArrangements),
     ...(whatsappCloud ? { whatsapp_cloud: whatsappCloud } : {}),
+    ...(instagram ? { instagram_graph: instagram } : {}),
   };
   return {
     provider: replace.provider ?? new ProviderRegistry<Kysely<DB>>(providers),

@@ -39,6 +39,8 @@ export async function startFakeMetaApp(
       ADMIN_TOKEN: options.adminToken,
       META_APP_SECRET: options.appSecret,
       GRAPH_API_BASE_URL: meta.url,
+      // The fake answers both hosts: Instagram Login's calls reach it too.
+      INSTAGRAM_GRAPH_BASE_URL: meta.url,
       ...options.env,
     },
     ...(options.jobsAtCommit ? { jobsAtCommit: options.jobsAtCommit } : {}),

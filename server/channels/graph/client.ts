@@ -90,7 +90,8 @@ export interface GraphUpload {
 /** A download of media bytes from an address Meta gave (its short-lived media URL), with the same token. */
 export interface GraphDownload {
   url: string;
-  token: string;
+  /** Absent: a signed CDN address (Instagram's attachments), which takes no token. */
+  token?: string;
   /** Bytes at most (default MEDIA_BYTES_LIMIT); one more makes it `too_large`. */
   limit?: number;
   totalTimeoutMs?: number;
@@ -334,7 +335,7 @@ export class GraphClient {
       {
         url,
         method: 'GET',
-        headers: { Authorization: `Bearer ${download.token}` },
+        headers: download.token === undefined ? {} : { Authorization: `Bearer ${download.token}` },
         body: null,
         ...this.timeouts(download.totalTimeoutMs),
         limit,

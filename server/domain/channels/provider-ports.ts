@@ -3,6 +3,7 @@
 // number's credentials (the token opened from its sealed form only for the call that needs it, never kept in
 // the clear) and the bytes of a media the account sends (uploaded to Meta before the send).
 import type { Kysely } from 'kysely';
+import type { InstagramCredentials } from '../../channels/instagram/provider.js';
 import type { OutboundMediaSource, WhatsAppCloudCredentials } from '../../channels/whatsapp-cloud/provider.js';
 import { mediaKey, type MediaStorage } from '../../media/storage.js';
 import { MEDIA_BYTES_LIMIT } from '../../channels/graph/client.js';
@@ -18,6 +19,22 @@ export function numberCredentials(db: Kysely<DB>, keyring: Keyring): WhatsAppClo
       const row = await findConnectionProvider(session ?? db, connectionId);
       if (!row || row.phone_number_id === null) return undefined;
       return { phoneNumberId: row.phone_number_id, accessToken: openToken(keyring, row.sealed_token, connectionId) };
+    },
+  };
+}
+
+/** An attached Instagram account's ids and token (opened for the one call), in the send's session. */
+export function instagramCredentials(db: Kysely<DB>, keyring: Keyring): InstagramCredentials<Kysely<DB>> {
+  return {
+    async credentialsFor(connectionId, session) {
+      const row = await findConnectionProvider(session ?? db, connectionId);
+      if (!row || row.provider !== 'instagram_graph' || row.ig_user_id === null || row.login === null) return undefined;
+      return {
+        login: row.login,
+        igUserId: row.ig_user_id,
+        pageId: row.page_id,
+        accessToken: openToken(keyring, row.sealed_token, connectionId),
+      };
     },
   };
 }
