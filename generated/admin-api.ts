@@ -238,6 +238,69 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/connections/{connectionId}/instagram': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Read a connection's Instagram account
+     * @description The Instagram professional account attached to the instagram connection: the login its token came from, its
+     *     ids on Meta, the username the token read and the token's last four characters. `404 not_instagram_graph` when
+     *     none is attached (the connection is served by the sandbox).
+     */
+    get: operations['adminGetInstagramAccount'];
+    /**
+     * Attach an Instagram account
+     * @description Attaches an Instagram professional account to an instagram connection, so that its messages and comments go
+     *     through Meta's Graph API instead of the sandbox. Two logins:
+     *
+     *     - `instagram` (Instagram Login): the account's `ig_user_id` and an Instagram user token, used on
+     *       `graph.instagram.com` (`INSTAGRAM_GRAPH_BASE_URL`).
+     *     - `facebook` (Facebook Login): the `page_id` of the Facebook Page linked to the account and a Page token,
+     *       used on `graph.facebook.com` (`GRAPH_API_BASE_URL`).
+     *
+     *     In order:
+     *
+     *     1. The token is checked. Instagram Login: `GET /{version}/me?fields=user_id,username`, whose `user_id` must
+     *        be `ig_user_id`. Facebook Login: `GET /{version}/{page_id}?fields=instagram_business_account{id,username}`;
+     *        a Page without a linked account answers `422 no_instagram_account`. Meta's error 190 or 10 answers
+     *        `422 invalid_credentials`; an account whose username is not the connection's (compared without case)
+     *        answers `422 identity_mismatch`; an account another connection uses answers `409 instagram_account_in_use`.
+     *     2. The app is subscribed to the account's webhooks. Instagram Login:
+     *        `POST /{version}/{ig_user_id}/subscribed_apps` with `subscribed_fields=messages,messaging_postbacks,
+     *        message_reactions,message_edit,messaging_seen,comments,live_comments`. Facebook Login:
+     *        `POST /{version}/{page_id}/subscribed_apps` with `subscribed_fields=messages,messaging_postbacks,
+     *        message_reactions,messaging_seen` (the `instagram` object's fields are the app's, set in the App
+     *        Dashboard). A refused subscription answers as a refused token does.
+     *
+     *        Nothing changes when step 1 or 2 fails.
+     *     3. A connected connection becomes `disconnected` with `setup_incomplete` (`connection.disconnected`) while the
+     *        token is stored encrypted.
+     *     4. The connection becomes `connected` (`connection.connected`).
+     *
+     *     The answer never holds the token, only `token_last4`. Calling it again with a new token (or the other login)
+     *     replaces the stored one the same way.
+     */
+    put: operations['adminUpdateInstagramAccount'];
+    post?: never;
+    /**
+     * Detach an Instagram account
+     * @description Forgets the account's token and ids. The connection becomes `disconnected` with `disconnected_by_user`
+     *     (`connection.disconnected` when it was connected) and keeps its contacts and conversations; the sandbox serves
+     *     it again. The app's webhook subscription on Meta's side is left as it is. Attach an account again with `PUT`.
+     */
+    delete: operations['adminDeleteInstagramAccount'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/accounts/{accountId}/custom-fields': {
     parameters: {
       query?: never;
@@ -1904,6 +1967,207 @@ export interface components {
         provider_message: string;
       };
     };
+    /**
+     * AdminInstagramAccount
+     * @description An instagram connection's Instagram professional account, served by Meta's Graph API: the login its token
+     *     came from, what Meta knows the account by, the username the token read, and the connection's state. The access
+     *     token is never shown, only its last four characters.
+     */
+    AdminInstagramAccount: {
+      /**
+       * Format: uuid
+       * @description The instagram connection the account serves.
+       */
+      connection_id: string;
+      /**
+       * @description Who carries the connection's messages.
+       * @constant
+       */
+      provider: 'instagram_graph';
+      /**
+       * @description The login the token belongs to: `instagram` (an Instagram user token, on `graph.instagram.com`) or
+       *     `facebook` (a token of the Page linked to the account, on `graph.facebook.com`).
+       * @enum {string}
+       */
+      login: 'instagram' | 'facebook';
+      /**
+       * @description The account's Instagram id, the one Meta's webhooks name.
+       * @example 17841405309211844
+       */
+      ig_user_id: string;
+      /** @description The Facebook Page linked to the account (Facebook Login); null with Instagram Login. */
+      page_id: string | null;
+      /**
+       * @description The account's username as the token read it (lowercase, without `@`).
+       * @example loja.aurora
+       */
+      username: string;
+      /**
+       * @description The last four characters of the access token, to tell tokens apart.
+       * @example x9Qz
+       */
+      token_last4: string;
+      connection: components['schemas']['Connection'];
+    };
+    /**
+     * not_instagram_graph
+     * @description `404` `not_instagram_graph`: The connection has no Instagram account attached (the sandbox serves it).
+     */
+    NotInstagramGraphError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'not_instagram_graph';
+      };
+    };
+    /**
+     * AdminInstagramNotFoundError
+     * @description The `404` answer of the `/admin/v1/connections/{connectionId}/instagram` routes: `not_found` (no such
+     *     connection) or `not_instagram_graph` (the connection has no Instagram account attached). Tell them apart by
+     *     `context.code`.
+     */
+    AdminInstagramNotFoundError:
+      components['schemas']['NotFoundError'] | components['schemas']['NotInstagramGraphError'];
+    /**
+     * AdminInstagramLoginSetupRequest
+     * @description An account connected with Instagram Login (the Instagram API with Instagram Login): its Instagram id and a
+     *     long-lived Instagram user token with `instagram_business_basic` and `instagram_business_manage_messages`
+     *     (`instagram_business_manage_comments` for comments).
+     */
+    AdminInstagramLoginSetupRequest: {
+      /**
+       * @description Instagram Login; the token is read on `graph.instagram.com` (`INSTAGRAM_GRAPH_BASE_URL`).
+       * @constant
+       */
+      login: 'instagram';
+      /**
+       * @description The account's Instagram id (`user_id` of `GET /me`), the one Meta's webhooks name in `entry.id`.
+       * @example 17841405309211844
+       */
+      ig_user_id: string;
+      /**
+       * @description The access token. Stored encrypted (AES-256-GCM under `CHANNEL_CREDENTIALS_KEY`); never shown again,
+       *     only its last four characters (`token_last4`).
+       */
+      access_token: string;
+    };
+    /**
+     * AdminFacebookLoginSetupRequest
+     * @description An account connected with Facebook Login (Messenger API support for Instagram): the Facebook Page linked to
+     *     the account and a Page access token with `instagram_basic`, `instagram_manage_messages` and
+     *     `pages_manage_metadata` (`instagram_manage_comments` for comments). The account is the Page's
+     *     `instagram_business_account`.
+     */
+    AdminFacebookLoginSetupRequest: {
+      /**
+       * @description Facebook Login; the token is read on `graph.facebook.com` (`GRAPH_API_BASE_URL`).
+       * @constant
+       */
+      login: 'facebook';
+      /**
+       * @description The id of the Facebook Page linked to the Instagram account.
+       * @example 104921335632818
+       */
+      page_id: string;
+      /**
+       * @description The Page access token. Stored encrypted (AES-256-GCM under `CHANNEL_CREDENTIALS_KEY`); never shown again,
+       *     only its last four characters (`token_last4`).
+       */
+      access_token: string;
+    };
+    /**
+     * AdminInstagramSetupRequest
+     * @description The Instagram professional account to attach to an instagram connection, by the login its token came from:
+     *     `instagram` (Instagram Login: the account's id and an Instagram user token) or `facebook` (Facebook Login:
+     *     the id of the Page linked to the account and a Page token).
+     */
+    AdminInstagramSetupRequest:
+      | components['schemas']['AdminInstagramLoginSetupRequest']
+      | components['schemas']['AdminFacebookLoginSetupRequest'];
+    /**
+     * instagram_account_in_use
+     * @description `409` `instagram_account_in_use`: Another connection already uses this Instagram account (`context.connection_id`): an account serves one connection.
+     */
+    InstagramAccountInUseError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'instagram_account_in_use';
+        /**
+         * Format: uuid
+         * @description The connection that uses the account.
+         */
+        connection_id: string;
+      };
+    };
+    /**
+     * identity_mismatch (instagram)
+     * @description `422` `identity_mismatch`: The token reads another Instagram account than the connection's: another username
+     *     than the connection's, or (Instagram Login) another id than `ig_user_id`. `context` names the account the token
+     *     reads. Nothing was changed.
+     */
+    InstagramIdentityMismatchError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'identity_mismatch';
+        /** @description The Instagram id of the account the token reads. */
+        ig_user_id: string;
+        /** @description The username of the account the token reads (lowercase). */
+        username: string;
+      };
+    };
+    /**
+     * no_instagram_account
+     * @description `422` `no_instagram_account`: The Facebook Page has no Instagram professional account linked (its
+     *     `instagram_business_account` is empty). Link the account to the Page in Meta's settings, then try again.
+     *     Nothing was changed.
+     */
+    NoInstagramAccountError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'no_instagram_account';
+        /** @description The Page that was read. */
+        page_id: string;
+      };
+    };
+    /**
+     * not_instagram
+     * @description `422` `not_instagram`: The connection is a whatsapp number; an Instagram account attaches to an instagram connection only.
+     */
+    NotInstagramConnectionError: {
+      /** @constant */
+      type: 'error';
+      /** @description For humans; may change. Never branch on it. */
+      message: string;
+      context: {
+        /** @constant */
+        code: 'not_instagram';
+      };
+    };
+    /**
+     * AdminInstagramSetupInvalidError
+     * @description The `422` answer of `PUT /admin/v1/connections/{connectionId}/instagram`: `invalid_credentials`,
+     *     `identity_mismatch`, `no_instagram_account` or `not_instagram`. Tell them apart by `context.code`.
+     */
+    AdminInstagramSetupInvalidError:
+      | components['schemas']['InvalidCredentialsError']
+      | components['schemas']['InstagramIdentityMismatchError']
+      | components['schemas']['NoInstagramAccountError']
+      | components['schemas']['NotInstagramConnectionError'];
     /**
      * CustomFieldType
      * @description The kind of value a custom field holds: `number` (a JSON number), `text` (a string of 1 to 1000
@@ -5584,6 +5848,17 @@ export type SchemaIdentityMismatchError = components['schemas']['IdentityMismatc
 export type SchemaNotWhatsAppConnectionError = components['schemas']['NotWhatsAppConnectionError'];
 export type SchemaAdminWhatsAppCloudSetupInvalidError = components['schemas']['AdminWhatsAppCloudSetupInvalidError'];
 export type SchemaGraphUnavailableError = components['schemas']['GraphUnavailableError'];
+export type SchemaAdminInstagramAccount = components['schemas']['AdminInstagramAccount'];
+export type SchemaNotInstagramGraphError = components['schemas']['NotInstagramGraphError'];
+export type SchemaAdminInstagramNotFoundError = components['schemas']['AdminInstagramNotFoundError'];
+export type SchemaAdminInstagramLoginSetupRequest = components['schemas']['AdminInstagramLoginSetupRequest'];
+export type SchemaAdminFacebookLoginSetupRequest = components['schemas']['AdminFacebookLoginSetupRequest'];
+export type SchemaAdminInstagramSetupRequest = components['schemas']['AdminInstagramSetupRequest'];
+export type SchemaInstagramAccountInUseError = components['schemas']['InstagramAccountInUseError'];
+export type SchemaInstagramIdentityMismatchError = components['schemas']['InstagramIdentityMismatchError'];
+export type SchemaNoInstagramAccountError = components['schemas']['NoInstagramAccountError'];
+export type SchemaNotInstagramConnectionError = components['schemas']['NotInstagramConnectionError'];
+export type SchemaAdminInstagramSetupInvalidError = components['schemas']['AdminInstagramSetupInvalidError'];
 export type SchemaCustomFieldType = components['schemas']['CustomFieldType'];
 export type SchemaAdminCustomFieldCreateRequest = components['schemas']['AdminCustomFieldCreateRequest'];
 export type SchemaCustomFieldOption = components['schemas']['CustomFieldOption'];
@@ -6260,6 +6535,149 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['GraphUnavailableError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  adminGetInstagramAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account and its connection. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminInstagramAccount'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /**
+       * @description - `not_found`: no such connection.
+       *     - `not_instagram_graph`: the connection has no Instagram account attached.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminInstagramNotFoundError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  adminUpdateInstagramAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminInstagramSetupRequest'];
+      };
+    };
+    responses: {
+      /** @description The account is attached and the connection is connected. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminInstagramAccount'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      404: components['responses']['NotFound'];
+      /** @description `instagram_account_in_use`: another connection uses this Instagram account. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InstagramAccountInUseError'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /**
+       * @description - `invalid_credentials`: the Graph API refused the token or the subscription.
+       *     - `identity_mismatch`: the token reads another account than the connection's.
+       *     - `no_instagram_account`: the Page has no Instagram account linked.
+       *     - `not_instagram`: the connection is a whatsapp number.
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminInstagramSetupInvalidError'];
+        };
+      };
+      /** @description `provider_unavailable`: the Graph API did not answer; retry. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GraphUnavailableError'];
+        };
+      };
+      default: components['responses']['UnexpectedError'];
+    };
+  };
+  adminDeleteInstagramAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id. */
+        connectionId: components['parameters']['ConnectionId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The connection after the account was detached. */
+      200: {
+        headers: {
+          'Cache-Control': components['headers']['CacheControl'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Connection'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['AdminUnauthorized'];
+      /**
+       * @description - `not_found`: no such connection.
+       *     - `not_instagram_graph`: the connection has no Instagram account attached.
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminInstagramNotFoundError'];
         };
       };
       default: components['responses']['UnexpectedError'];

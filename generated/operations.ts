@@ -716,6 +716,27 @@ export const adminOperations = {
     tag: 'Admin',
     successStatuses: [200],
   },
+  adminGetInstagramAccount: {
+    method: 'get',
+    path: '/admin/v1/connections/{connectionId}/instagram',
+    expressPath: '/connections/:connectionId/instagram',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
+  adminUpdateInstagramAccount: {
+    method: 'put',
+    path: '/admin/v1/connections/{connectionId}/instagram',
+    expressPath: '/connections/:connectionId/instagram',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
+  adminDeleteInstagramAccount: {
+    method: 'delete',
+    path: '/admin/v1/connections/{connectionId}/instagram',
+    expressPath: '/connections/:connectionId/instagram',
+    tag: 'Admin',
+    successStatuses: [200],
+  },
   adminCreateCustomField: {
     method: 'post',
     path: '/admin/v1/accounts/{accountId}/custom-fields',

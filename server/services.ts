@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { GraphClient } from './channels/graph/client.js';
 import { ProviderRegistry } from './channels/registry.js';
+import { GraphInstagramAccount, type InstagramAccountApi } from './channels/instagram/account.js';
 import { SandboxProvider } from './channels/sandbox.js';
 import { GraphWhatsAppAccount, type WhatsAppCloudAccountApi } from './channels/whatsapp-cloud/account.js';
 import { WhatsAppCloudProvider } from './channels/whatsapp-cloud/provider.js';
@@ -46,6 +47,11 @@ export interface Services {
   channelKeys: Keyring;
   /** The Graph API's reads of a WhatsApp Cloud number (attach, template sync): GRAPH_API_BASE_URL, its version. */
   whatsAppCloudAccount: WhatsAppCloudAccountApi;
+  /**
+   * The Graph API calls of an Instagram account's attach: Instagram Login's on INSTAGRAM_GRAPH_BASE_URL, Facebook
+   * Login's (a Page token) on GRAPH_API_BASE_URL, both at GRAPH_API_VERSION.
+   */
+  instagramAccount: InstagramAccountApi;
 }
 
 /** What the real channels reach of the process: its database (a number's sealed token, media bytes) and log. */
@@ -83,6 +89,7 @@ export function createServices(
   reach?: ChannelReach,
 ): Services {
   const graph = new GraphClient({ baseUrl: config.graphApiBaseUrl, version: config.graphApiVersion });
+  const instagramGraph = new GraphClient({ baseUrl: config.instagramGraphBaseUrl, version: config.graphApiVersion });
   const storage = replace.storage ?? new LocalDiskStorage(join(config.dataDir, 'media'));
   const channelKeys = replace.channelKeys ?? keyringWithoutStartUp(config);
   const whatsappCloud =
@@ -117,5 +124,7 @@ export function createServices(
     fieldPaths: replace.fieldPaths ?? new FieldPathEvaluator(),
     channelKeys,
     whatsAppCloudAccount: replace.whatsAppCloudAccount ?? new GraphWhatsAppAccount(graph),
+    instagramAccount:
+      replace.instagramAccount ?? new GraphInstagramAccount({ instagram: instagramGraph, facebook: graph }),
   };
 }

@@ -90,6 +90,19 @@ const build: AreaBuilder = (w, f) => {
     templates_synced_at: at(-2, 45),
     connection: connectionOf(conn.whatsapp),
   };
+  // Fixed too: the Instagram account of the world's instagram connection (Instagram Login), and a Page's.
+  const igToken = 'IGAAQwJ5ZCz4ZBNZAE9XbXlEZA1pQk5aZAGhOTW2NlX3ZCQkF4Z0xmV1k';
+  const pageToken = 'EAAGm0PX4ZCpsBAO7nYZCkZAZBq2ZCVZAz5ZBZCl9mPQkZAZBE8rTZC2n4bQm7';
+  const igAccount = {
+    connection_id: conn.instagram.id,
+    provider: 'instagram_graph',
+    login: 'instagram',
+    ig_user_id: '17841405309211844',
+    page_id: null,
+    username: conn.instagram.username,
+    token_last4: igToken.slice(-4),
+    connection: connectionOf(conn.instagram),
+  };
   const disconnected = connectionOf({
     ...conn.instagram,
     status: 'disconnected',
@@ -268,6 +281,46 @@ const build: AreaBuilder = (w, f) => {
       summary: 'Graph API down',
       value: err('provider_unavailable', 'The Graph API did not answer; retry.', {
         provider_message: 'The Graph API answered 503.',
+      }),
+    },
+
+    // ------------------------------------------------ instagram accounts
+    AdminSetUpInstagramLogin: {
+      summary: 'Instagram Login',
+      value: { login: 'instagram', ig_user_id: igAccount.ig_user_id, access_token: igToken },
+    },
+    AdminSetUpInstagramFacebookLogin: {
+      summary: 'Facebook Login (a Page token)',
+      value: { login: 'facebook', page_id: '104921335632818', access_token: pageToken },
+    },
+    AdminInstagramAccount: { summary: 'Account attached', value: igAccount },
+    AdminNotInstagramGraph: {
+      summary: 'Served by the sandbox',
+      value: err('not_instagram_graph', 'The connection has no Instagram account attached.'),
+    },
+    AdminInstagramAccountInUse: {
+      summary: 'Account used by another connection',
+      value: err('instagram_account_in_use', 'Another connection already uses this Instagram account.', {
+        connection_id: '7c1e2a4b-93d5-4f0e-8a61-2b9c5d7e3f10',
+      }),
+    },
+    AdminInstagramInvalidCredentials: {
+      summary: 'Token refused',
+      value: err('invalid_credentials', 'The Graph API refused the access token for this account.', {
+        provider_message: 'Invalid OAuth access token - Cannot parse access token',
+      }),
+    },
+    AdminInstagramIdentityMismatch: {
+      summary: 'Another account',
+      value: err('identity_mismatch', "The token reads another Instagram account than the connection's.", {
+        ig_user_id: '17841400008460056',
+        username: 'loja.aurora.outlet',
+      }),
+    },
+    AdminNoInstagramAccount: {
+      summary: 'Page without an Instagram account',
+      value: err('no_instagram_account', 'The Facebook Page has no Instagram professional account linked.', {
+        page_id: '104921335632818',
       }),
     },
 

@@ -26,6 +26,12 @@ import {
   variableView,
 } from '../domain/console/account-variables.js';
 import { changeConnection, connectionView, createConnection } from '../domain/console/connections.js';
+import {
+  detachInstagramAccount,
+  getInstagramAccount,
+  setUpInstagramAccount,
+  type InstagramAccountsDeps,
+} from '../domain/channels/instagram-accounts.js';
 import { detachNumber, getNumber, resyncTemplates, setUpNumber, type NumbersDeps } from '../domain/channels/numbers.js';
 import { createCustomField, customFieldView, removeCustomField } from '../domain/console/custom-fields.js';
 import { changeTemplateStatus, createTemplate, templateView } from '../domain/console/templates.js';
@@ -60,6 +66,14 @@ const numbersDeps = (app: AppContext): NumbersDeps => ({
   keyring: app.channelKeys,
   graph: app.whatsAppCloudAccount,
   logger: app.logger,
+});
+
+/** What attaching an Instagram account needs of the app: the keyring and the Graph API's calls. */
+const instagramDeps = (app: AppContext): InstagramAccountsDeps => ({
+  db: app.database.db,
+  clock: app.clock,
+  keyring: app.channelKeys,
+  graph: app.instagramAccount,
 });
 
 export const adminHandlers: AdminHandlers = {
@@ -128,6 +142,18 @@ export const adminHandlers: AdminHandlers = {
   adminCreateWhatsAppCloudTemplateSync: async ({ app, params }) => ({
     status: 200,
     body: await resyncTemplates(numbersDeps(app), params.connectionId),
+  }),
+  adminGetInstagramAccount: async ({ app, params }) => ({
+    status: 200,
+    body: await getInstagramAccount(app.database.db, params.connectionId),
+  }),
+  adminUpdateInstagramAccount: async ({ app, params, body }) => ({
+    status: 200,
+    body: await setUpInstagramAccount(instagramDeps(app), params.connectionId, body),
+  }),
+  adminDeleteInstagramAccount: async ({ app, params }) => ({
+    status: 200,
+    body: connectionView(await detachInstagramAccount(instagramDeps(app), params.connectionId)),
   }),
   adminCreateCustomField: async ({ app, params, body }) => ({
     status: 201,

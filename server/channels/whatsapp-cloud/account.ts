@@ -30,8 +30,8 @@ export const MAX_TEMPLATE_PAGES = 100;
 const unauthorized = (code: number | undefined) =>
   code !== undefined && (code === 0 || code === 10 || code === 190 || (code >= 200 && code <= 299));
 
-/** A read's failure from an answer that was not a 2xx JSON one. */
-function failureOf(answer: GraphAnswer): GraphReadFailure {
+/** A read's failure from an answer that was not a 2xx JSON one (Instagram's account reads share it). */
+export function failureOf(answer: GraphAnswer): GraphReadFailure {
   if (answer.kind === 'not_connected') return { failure: 'unavailable', message: `no connection (${answer.reason})` };
   if (answer.kind === 'lost') return { failure: 'unavailable', message: `the answer was lost (${answer.reason})` };
   const error = graphErrorOf(answer.body);
@@ -41,7 +41,8 @@ function failureOf(answer: GraphAnswer): GraphReadFailure {
   return { failure: unauthorized(error?.code) || answer.status === 401 ? 'unauthorized' : 'refused', message };
 }
 
-const okJson = (
+/** A 2xx answer with a JSON body. */
+export const okJson = (
   answer: GraphAnswer,
 ): answer is Extract<GraphAnswer, { kind: 'answered' }> & {
   body: { json: true; value: unknown };
