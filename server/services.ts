@@ -100,7 +100,6 @@ export function createServices(
       media: storedMediaSource(reach.db, storage),
       logger: reach.logger,
     });
-  const instagramGraph = new GraphClient({ baseUrl: config.instagramGraphBaseUrl, version: config.graphApiVersion });
   const instagram =
     reach &&
     new InstagramProvider<Kysely<DB>>({
