@@ -198,6 +198,20 @@ describe.each(engines)('an automation on an attached instagram account on %s', (
     expect(meta.requestsTo(`/${commentId}/replies`)).toEqual([]);
   });
 
+  it("a private reply past its window on Meta's clock (10/2534022): the step fails messaging_window_closed, no public reply", async () => {
+    const { comments, run } = await automation(['comment']);
+    const commentId = newCommentId();
+    meta.scriptInstagram(commentId, { kind: 'error', code: 10, subcode: 2534022 });
+    await comments(commentId);
+    await drain();
+    const ended = await run();
+    expect(ended.steps.map((s) => [s.type, s.status, s.error?.code ?? null])).toEqual([
+      ['root', 'completed', null],
+      ['message', 'failed', 'messaging_window_closed'],
+    ]);
+    expect(meta.requestsTo(`/${commentId}/replies`)).toEqual([]);
+  });
+
   it('a conversation another app owns (standby): the automation send fails conversation_not_owned, Meta not called', async () => {
     const { igsid, records, run } = await automation(['message']);
     const inbound = await records({ type: 'message', text: 'Oi', post: null }, `aWdfZAG1f${randomInt(1e9, 9e9)}`);
