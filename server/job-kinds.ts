@@ -25,6 +25,11 @@ export const INVOKE_JOB = 'workflow.invoke';
  * ran the block committed, with no transaction held while the channel answers; the run waits (`send`) meanwhile.
  */
 export const LATER_SEND_JOB = 'workflow.send';
+/**
+ * The public reply under a comment, through a channel reached over the network (Instagram): `POST
+ * /{comment_id}/replies` after the stretch commits; recorded as the run's `public_reply` step when the channel answers.
+ */
+export const PUBLIC_REPLY_JOB = 'workflow.public_reply';
 /** A signed webhook payload of a real channel, committed as it came before the 200; the job decodes and applies it. */
 export const CHANNEL_WEBHOOK_JOB = 'channels.webhook';
 /** A WhatsApp Cloud number's templates read again (Meta answered a send 132001: it no longer knows one). */
@@ -120,6 +125,22 @@ export interface LaterSendPayload {
   then: SendThen;
 }
 
+export interface PublicReplyPayload {
+  run_id: string;
+  /** The run's step the reply is recorded as (numbered by the stretch that chose it), and when it began. */
+  step: number;
+  started_at: string;
+  /** The reply's message id, chosen before it goes out. */
+  message_id: string;
+  contact_id: string;
+  workflow: { id: string; title: string };
+  platform_signature: string | null;
+  /** The comment (the service's message id) the reply goes under. */
+  comment_id: string;
+  /** The reply's text, its variables filled in. */
+  text: string;
+}
+
 export interface ChannelWebhookPayload {
   provider: 'whatsapp_cloud';
   /** The body as it came (its signature was checked on these bytes, UTF-8). */
@@ -144,6 +165,7 @@ export interface JobPayloads {
   [PRUNE_JOB]: Record<string, never>;
   [CHANNEL_WEBHOOK_JOB]: ChannelWebhookPayload;
   [LATER_SEND_JOB]: LaterSendPayload;
+  [PUBLIC_REPLY_JOB]: PublicReplyPayload;
   [TEMPLATE_SYNC_JOB]: { connection_id: string };
 }
 

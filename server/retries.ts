@@ -22,6 +22,7 @@ import {
   INBOUND_MESSAGE_JOB,
   INVOKE_JOB,
   LATER_SEND_JOB,
+  PUBLIC_REPLY_JOB,
   PRUNE_JOB,
   STOP_RUNS_JOB,
   type JobKind,
@@ -103,6 +104,8 @@ export const JOB_RETRY_SCHEDULES: Readonly<Record<JobKind, RetrySchedule>> = {
   [INVOKE_JOB]: databaseFaultRetryAt,
   // An automation's send after its stretch: claimed again, it records the outcome as unknown (engine/later-send.ts).
   [LATER_SEND_JOB]: databaseFaultRetryAt,
+  // The public reply under a comment after its stretch: claimed again, it records the outcome as unknown.
+  [PUBLIC_REPLY_JOB]: databaseFaultRetryAt,
   [FAIL_LATER_JOB]: defaultJobRetryAt,
   [PRUNE_JOB]: defaultJobRetryAt,
   // A payload Meta was told it was received: a fault while applying it (database, media fetch) tries again.

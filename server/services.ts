@@ -13,7 +13,12 @@ import { SandboxProvider } from './channels/sandbox.js';
 import { GraphWhatsAppAccount, type WhatsAppCloudAccountApi } from './channels/whatsapp-cloud/account.js';
 import { WhatsAppCloudProvider } from './channels/whatsapp-cloud/provider.js';
 import { InstagramProvider } from './channels/instagram/provider.js';
-import { instagramCredentials, numberCredentials, storedMediaSource } from './domain/channels/provider-ports.js';
+import {
+  instagramCredentials,
+  mediaAddresses,
+  numberCredentials,
+  storedMediaSource,
+} from './domain/channels/provider-ports.js';
 import type { DB } from './store/schema.js';
 import type { Config } from './config.js';
 import { keyringOf, type Keyring } from './domain/channels/credentials.js';
@@ -83,6 +88,7 @@ export function createServices(
     | 'graphApiBaseUrl'
     | 'graphApiVersion'
     | 'instagramGraphBaseUrl'
+    | 'publicBaseUrl'
   >,
   replace: Partial<Services> = {},
   /** Without it (tools, unit tests) only the sandbox carries messages. */
@@ -107,6 +113,7 @@ export function createServices(
       facebookGraph: graph,
       credentials: instagramCredentials(reach.db, channelKeys),
       media: storedMediaSource(reach.db, storage),
+      addresses: mediaAddresses(reach.db, config.publicBaseUrl),
       logger: reach.logger,
     });
   const providers = {

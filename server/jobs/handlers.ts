@@ -12,6 +12,7 @@ import {
   INBOUND_MESSAGE_JOB,
   INVOKE_JOB,
   LATER_SEND_JOB,
+  PUBLIC_REPLY_JOB,
   PRUNE_JOB,
   STOP_RUNS_JOB,
   CHANNEL_WEBHOOK_JOB,
@@ -32,6 +33,7 @@ import { runAdvanceJob, runStopRunsJob } from '../engine/runs.js';
 import { runInboundJob } from '../engine/triggers.js';
 import { runInvokeJob } from '../engine/blocks/invoke/call.js';
 import { runLaterSendJob } from '../engine/later-send-job.js';
+import { runPublicReplyJob } from '../engine/public-reply-job.js';
 import { INVOKE_TIMEOUT_MS } from '../engine/blocks/invoke/http.js';
 import type { FieldPathEvaluator } from '../engine/blocks/invoke/field-evaluator.js';
 import { DEFAULT_TIMEOUT_MS } from '../webhooks/sender.js';
@@ -125,6 +127,11 @@ export function createJobRegistry(deps: JobDeps): JobRegistry {
   registry.register(LATER_SEND_JOB, {
     leaseMs: LATER_SEND_LEASE_MS,
     run: (job, ctx) => runLaterSendJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
+  });
+  // The public reply under a comment on a real channel: one call, as a send's.
+  registry.register(PUBLIC_REPLY_JOB, {
+    leaseMs: LATER_SEND_LEASE_MS,
+    run: (job, ctx) => runPublicReplyJob(job, ctx, { ...engine, clock: ctx.clock, logger: ctx.logger }),
   });
   return (
     registry

@@ -2,13 +2,16 @@
 // through the ports it was built with, since the channel room reaches neither the domain nor the store: a
 // number's credentials (the token opened from its sealed form only for the call that needs it, never kept in
 // the clear) and the bytes of a media the account sends (uploaded to Meta before the send).
+import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
-import type { InstagramCredentials } from '../../channels/instagram/provider.js';
+import type { InstagramCredentials, MediaAddresses } from '../../channels/instagram/provider.js';
 import type { OutboundMediaSource, WhatsAppCloudCredentials } from '../../channels/whatsapp-cloud/provider.js';
 import { mediaKey, type MediaStorage } from '../../media/storage.js';
 import { MEDIA_BYTES_LIMIT } from '../../channels/graph/client.js';
 import { findConnectionProvider } from '../../store/channel-providers.js';
 import { findMedia } from '../../store/media.js';
+import { downloadLink } from '../../media/links.js';
+import { classifyAddress } from '../../webhooks/targets.js';
 import type { DB } from '../../store/schema.js';
 import { openToken, type Keyring } from './credentials.js';
 
@@ -62,6 +65,43 @@ export function storedMediaSource(db: Kysely<DB>, storage: MediaStorage): Outbou
         contentType: media.content_type ?? 'application/octet-stream',
         filename: media.filename,
       };
+    },
+  };
+}
+
+/**
+ * Whether Meta can reach the service at `baseUrl` (PUBLIC_BASE_URL): http(s), and a host that is a name (not
+ * `localhost` nor under `.localhost`, `.local`, `.internal`) or a public IP address. Loopback, private or unset: no.
+ */
+export function reachableFromInternet(baseUrl: string | undefined): boolean {
+  if (!baseUrl) return false;
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || ['.localhost', '.local', '.internal'].some((end) => host.endsWith(end))) return false;
+  return isIP(host) === 0 || classifyAddress(host) === 'public';
+}
+
+/**
+ * The address Meta fetches a media of the account at (Instagram sends media and card images by address): a link
+ * the client gave (`origin` `link`), else a signed download link (5 minutes) on `publicBaseUrl` when Meta can
+ * reach it; undefined otherwise (the provider then uploads the bytes). Read in the send's session.
+ */
+export function mediaAddresses(db: Kysely<DB>, publicBaseUrl: string | undefined): MediaAddresses<Kysely<DB>> {
+  const base = reachableFromInternet(publicBaseUrl) ? publicBaseUrl : undefined;
+  return {
+    async addressOf(accountId, mediaId, now, session) {
+      const media = await findMedia(session ?? db, accountId, mediaId);
+      if (!media) return undefined;
+      if (media.origin === 'link' && media.source_url && /^https?:\/\//i.test(media.source_url))
+        return media.source_url;
+      if (base === undefined) return undefined;
+      return downloadLink(session ?? db, { now: () => now }, base, media);
     },
   };
 }

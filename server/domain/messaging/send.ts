@@ -2,7 +2,8 @@
 //
 // Order of checks: the conversation (404), its connection (channel_disconnected), the contact
 // (contact_blocked), the body against the channel's rules (send-rules: forms, lengths, media, templates), then
-// the 24-hour window (a template always passes). Then the channel answers. Only an accepted message is stored:
+// the 24-hour window (a template always passes), then whether another app owns the thread (instagram's standby:
+// `conversation_not_owned` without calling the channel). Then the channel answers. Only an accepted message is stored:
 // as `sent`, `sender.type` `api` with the key, `message.sent` in the outbox, the contact's messages marked
 // read, `last_message_at` and the contact's activity moved. `outcome_unknown` with `provider_accepted` true
 // stores the message too (it went out), so the conversation shows it when the partner checks.
@@ -73,6 +74,9 @@ export async function sendMessage(
     now,
   );
   if (closed) throw closed;
+  // Another app owns the thread (instagram's standby): the channel would refuse it, so it is not called.
+  if (conversation.owned_elsewhere_since !== null)
+    throw refusal(connection.channel, { outcome: 'conversation_not_owned' }, null);
 
   const result = await deps.provider.deliver(db, channelDelivery(connection, contact, content), now);
   const record = (providerMessageId: string | null, failsLater: FailsLater | undefined) =>

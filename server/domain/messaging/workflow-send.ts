@@ -190,6 +190,10 @@ async function checkWorkflowSend(
     now,
   );
   if (closed) return refusal(closed.code, closed.message);
+  // Another app owns the thread (instagram's standby): refused as the channel would, without calling it. A public
+  // reply is a comment under the post, not a message of the thread.
+  if (conversation.owned_elsewhere_since !== null && !send.publicReplyTo)
+    return refusal('conversation_not_owned', 'Another app controls this instagram conversation for now.');
   const delivery = channelDelivery(connection, contact, content, await replyContext(db, send));
   return { send, conversation, connection, content, delivery, now };
 }

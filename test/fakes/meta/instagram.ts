@@ -8,6 +8,9 @@
 //   GET  /{v}/{ig_user_id | me | page_id}/subscribed_apps        what it is subscribed to
 //   POST /{v}/{ig_user_id | me | page_id}/messages               a send (instagram-checks.ts), a private reply once
 //   POST /{v}/{ig_user_id | me | page_id}/message_attachments    an upload (by URL, or multipart `filedata`)
+//   POST /{v}/{comment_id}/replies   {message}                    a public reply under a comment (any id that is not
+//                                                                 an account's, with an account's token: the fake
+//                                                                 does not know every comment), answers the reply's id
 // Arranged answers: per recipient (an IGSID or a comment id: `scriptInstagram`) and per path (`scriptPath`).
 import type { ServerResponse } from 'node:http';
 import { isOneOf, isRecord } from '../../../server/guards.js';
@@ -74,8 +77,8 @@ export const SUBSCRIBABLE_FIELDS = [
   'feed',
 ] as const;
 
-/** What a path names: the instagram account itself, or its Page (Facebook Login). */
-type Target = { account: FakeInstagramAccount; node: 'account' | 'page' };
+/** What a path names: the instagram account itself, its Page (Facebook Login), or a comment (its `replies`). */
+type Target = { account: FakeInstagramAccount; node: 'account' | 'page' | 'comment' };
 
 /** The Instagram account a request names, undefined when the path is none of Instagram's (WhatsApp's, then). */
 export function instagramTarget(
@@ -89,7 +92,13 @@ export function instagramTarget(
     return { account, node: account.login === 'facebook' ? 'page' : 'account' };
   }
   const account = state.instagramAccount(objectId);
-  if (!account) return undefined;
+  if (!account) {
+    // A digits-only id with an Instagram account's token: a comment of that account (only `replies` answers).
+    const owner = /^\d{1,32}$/.test(objectId)
+      ? state.instagramAccounts.find((a) => a.accessToken === token)
+      : undefined;
+    return owner && { account: owner, node: 'comment' };
+  }
   if (account.accessToken !== token) return state.tokenKnown(token) ? 'not_visible' : 'bad_token';
   return { account, node: objectId === account.igUserId ? 'account' : 'page' };
 }
@@ -145,6 +154,8 @@ async function route(state: FakeState, request: GraphRequest, target: Target): P
   const { req, res, objectId, edge } = request;
   const method = req.method ?? 'GET';
   const key = `${method} ${edge ?? ''}`;
+  if (target.node === 'comment')
+    return sendAnswer(res, key === 'POST replies' ? publicReply(paramsOf(request)) : unknownObject(objectId, method));
   if (key === 'GET ')
     return sendAnswer(
       res,
@@ -159,6 +170,14 @@ async function route(state: FakeState, request: GraphRequest, target: Target): P
   if (key === 'POST messages') return send(state, request, target.account);
   if (key === 'POST message_attachments') return sendAnswer(res, await upload(state, request, target.account));
   return sendAnswer(res, unknownObject(objectId, method));
+}
+
+/** `POST /{comment_id}/replies`: `message`, a text of 1 to 2200 characters (Instagram's comment limit). */
+function publicReply(params: Record<string, unknown>): GraphAnswer {
+  const message = params.message;
+  if (typeof message !== 'string' || message.trim() === '') return invalid('The parameter message is required');
+  if ([...message].length > 2200) return invalid('Param message must be at most 2200 characters');
+  return { status: 200, body: { id: newIgId() } };
 }
 
 /** The fields asked (`?fields=a,b{c,d}`): their top-level names, each with its nested part. */
