@@ -77,6 +77,7 @@ export function createServices(
     | 'graphApiBaseUrl'
     | 'graphApiVersion'
     | 'instagramGraphBaseUrl'
+    | 'instagramCdnBaseUrl'
   >,
   replace: Partial<Services> = {},
   /** Without it (tools, unit tests) only the sandbox carries messages. */
@@ -102,6 +103,7 @@ export function createServices(
       credentials: instagramCredentials(reach.db, channelKeys),
       media: storedMediaSource(reach.db, storage),
       logger: reach.logger,
+      ...(config.instagramCdnBaseUrl === undefined ? {} : { cdnBaseUrl: config.instagramCdnBaseUrl }),
     });
   const providers = {
     sandbox: new SandboxProvider(sandboxArrangements),
