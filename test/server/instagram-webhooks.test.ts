@@ -248,6 +248,8 @@ describe.each(engines)('Instagram webhooks on %s', (engine) => {
       const reel = meta.registerInstagramCdn(Buffer.from('reel-bytes'), 'video/mp4');
       const post = meta.registerInstagramCdn(PNG, 'image/png');
       const postId = newIgId();
+      // The contact first (eight first messages at once would race to make it, the losers' jobs run again).
+      await deliver(w().text(account, { timestamp: ts(), from, text: 'Vou mandar fotos' }));
       await deliver(
         w().attachment(account, { timestamp: ts(), from, type: 'image', url: image }),
         w().attachment(account, { timestamp: ts(), from, type: 'video', url: video }),
@@ -267,7 +269,7 @@ describe.each(engines)('Instagram webhooks on %s', (engine) => {
         w().attachment(account, { timestamp: ts(), from, type: 'image', url: cdnUrl() }),
         w().attachment(account, { timestamp: ts(), from, type: 'video', url: null }),
       );
-      const list = await messages(me);
+      const list = (await messages(me)).slice(1);
       expect(list).toHaveLength(8);
       const media = list.map((m) =>
         m.attachments.map((a) => (a.type === 'cards' ? 'cards' : [a.type, a.content_type])),
