@@ -16,6 +16,7 @@ import { cdnUrl, newIgId, newMid, type InstagramWebhookPayload } from '../fakes/
 import { engines, type TestApp, type TestCaller } from './harness.js';
 import { json as ok } from './http-helpers.js';
 import { startInstagramApp, type InstagramApp } from './instagram-app.js';
+import { cdnAddress } from '../../server/channels/instagram/provider.js';
 
 const TOKEN = 'admin-token-for-instagram-webhooks-0123456789';
 const APP_SECRET = 'meta-app-secret-for-instagram-tests';
@@ -305,12 +306,14 @@ describe.each(engines)('Instagram webhooks on %s', (engine) => {
       const assetId = newIgId();
       const story = meta.registerInstagramCdn(PNG, 'image/jpeg', assetId);
       const storyId = newIgId();
+      const goneMid = newMid();
       await deliver(
         w().storyMention(account, { timestamp: ts(), from, url: story }),
         w().storyReply(account, { timestamp: ts(), from, text: 'Que foto!', storyId }),
         w().unsupported(account, { timestamp: ts(), from }),
+        w().storyMention(account, { timestamp: ts(), from, url: null, mid: goneMid }),
       );
-      const [mention, reply, unsupported] = await messages(me);
+      const [mention, reply, unsupported, gone] = await messages(me);
       // A mention carries no story id: the story is named by its CDN asset id.
       expect(mention).toMatchObject({
         type: 'story_mention',
@@ -319,7 +322,10 @@ describe.each(engines)('Instagram webhooks on %s', (engine) => {
       });
       expect(reply).toMatchObject({ type: 'story_message', text: 'Que foto!', post: { type: 'story', id: storyId } });
       expect(unsupported).toMatchObject({ type: 'message', is_unsupported: true, text: null, attachments: [] });
-      expect(await events(me.accountId, 'message.received')).toHaveLength(3);
+      // A mention whose story is gone (no URL): named by its own mid, its media stored missing.
+      expect(gone).toMatchObject({ type: 'story_mention', post: { type: 'story', id: goneMid, url: null } });
+      expect(gone?.attachments).toMatchObject([{ type: 'image', size: null }]);
+      expect(await events(me.accountId, 'message.received')).toHaveLength(4);
     });
 
     it('a reply names the message it answers; taps name the button and the message holding it', async () => {
@@ -468,6 +474,20 @@ describe.each(engines)('Instagram webhooks on %s', (engine) => {
       expect(written).toHaveLength(1);
       expect(written[0]).toMatchObject({ direction: 'outbound', sender: { type: 'unattributed' }, status: 'sent' });
       expect(await events(me.accountId, 'message.sent')).toHaveLength(sentBefore.length + 1);
+      // The account writing first to someone with no contact here, and an echo Meta cannot show: nothing stored.
+      const stranger = newIgsid();
+      await deliver(
+        w().echo(account, { timestamp: ts(), from: stranger, text: 'Oi, vi seu comentário' }),
+        w().threadItem(
+          account,
+          { from, timestamp: ts() },
+          { message: { mid: newMid(), is_unsupported: true, is_echo: true } },
+          { echo: true },
+        ),
+      );
+      expect(await contacts(me)).toHaveLength(1);
+      expect(await messages(me)).toHaveLength(3);
+      expect(await events(me.accountId, 'message.sent')).toHaveLength(sentBefore.length + 1);
     });
   });
 
@@ -574,5 +594,15 @@ describe.each(engines)('Instagram webhooks on %s', (engine) => {
       ['Primeira (editada)', true],
       ['Segunda', false],
     ]);
+  });
+});
+
+describe('INSTAGRAM_CDN_BASE_URL', () => {
+  it("sends an attachment URL's path and query to the configured origin, and leaves it as Meta sent it otherwise", () => {
+    const url = 'https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=1789&signature=abc';
+    expect(cdnAddress(url, 'http://127.0.0.1:4010')).toBe(
+      'http://127.0.0.1:4010/ig_messaging_cdn/?asset_id=1789&signature=abc',
+    );
+    expect(cdnAddress(url, undefined)).toBe(url);
   });
 });
