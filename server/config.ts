@@ -119,6 +119,9 @@ const schema = z
     // Where Instagram's Graph API is for accounts connected with Instagram Login (Facebook Login goes through
     // GRAPH_API_BASE_URL with a Page token): Meta's, or `npm run fake:meta`. Configuration only.
     INSTAGRAM_GRAPH_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://graph.instagram.com'),
+    // Tests and local play only: an Instagram attachment's CDN URL (lookaside.fbsbx.com, …) is fetched from this
+    // origin instead, its path and query kept (`npm run fake:meta` serves them). Unset: the URL Meta sent.
+    INSTAGRAM_CDN_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
     // The Graph API version every call names (pinned: a new one is adopted on purpose, after its changes are read).
     GRAPH_API_VERSION: z
       .string()
@@ -179,6 +182,8 @@ const schema = z
     metaVerifyToken: env.META_VERIFY_TOKEN,
     graphApiBaseUrl: withoutTrailingSlash(env.GRAPH_API_BASE_URL),
     instagramGraphBaseUrl: withoutTrailingSlash(env.INSTAGRAM_GRAPH_BASE_URL),
+    instagramCdnBaseUrl:
+      env.INSTAGRAM_CDN_BASE_URL === undefined ? undefined : withoutTrailingSlash(env.INSTAGRAM_CDN_BASE_URL),
     graphApiVersion: env.GRAPH_API_VERSION,
     // Base64, checked above; the keyring (start/data-dir.ts) decodes them, with the generated key when unset.
     channelCredentialsKey: env.CHANNEL_CREDENTIALS_KEY,

@@ -142,7 +142,8 @@ export interface PublicReplyPayload {
 }
 
 export interface ChannelWebhookPayload {
-  provider: 'whatsapp_cloud';
+  /** The provider whose route took the payload in (whose decoder reads it). */
+  provider: 'whatsapp_cloud' | 'instagram_graph';
   /** The body as it came (its signature was checked on these bytes, UTF-8). */
   body: string;
   received_at: string;

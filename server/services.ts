@@ -89,6 +89,7 @@ export function createServices(
     | 'graphApiVersion'
     | 'instagramGraphBaseUrl'
     | 'publicBaseUrl'
+    | 'instagramCdnBaseUrl'
   >,
   replace: Partial<Services> = {},
   /** Without it (tools, unit tests) only the sandbox carries messages. */
@@ -115,6 +116,7 @@ export function createServices(
       media: storedMediaSource(reach.db, storage),
       addresses: mediaAddresses(reach.db, config.publicBaseUrl),
       logger: reach.logger,
+      ...(config.instagramCdnBaseUrl === undefined ? {} : { cdnBaseUrl: config.instagramCdnBaseUrl }),
     });
   const providers = {
     sandbox: new SandboxProvider(sandboxArrangements),

@@ -342,3 +342,90 @@ export async function findConversationAndConnection(
       : undefined;
   return { conversation, connection };
 }
+
+// ------------------------------------------------------------------------------ instagram threads (issue 36)
+
+/** The ids of the connection's instagram contact `instagramId` (one at most: unique per connection). */
+const instagramContact = (db: Kysely<DB>, accountId: string, connectionId: string, instagramId: string) =>
+  db
+    .selectFrom('contacts')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('connection_id', '=', connectionId)
+    .where('instagram_id', '=', instagramId);
+
+/** The conversation of the connection's instagram contact `instagramId`; undefined: no such contact (yet). */
+export async function findConversationOfInstagramContact(
+  db: Kysely<DB>,
+  accountId: string,
+  connectionId: string,
+  instagramId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<ConversationRow | undefined> {
+  let q = db
+    .selectFrom('conversations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('connection_id', '=', connectionId)
+    .where('contact_id', 'in', instagramContact(db, accountId, connectionId, instagramId));
+  if (options.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/**
+ * Another app owns the thread of the contact `instagramId` (a `standby` item) since `at`, or since the time it
+ * already holds. How many conversations it marked (0: no such contact yet).
+ */
+export async function markOwnedElsewhere(
+  db: Kysely<DB>,
+  accountId: string,
+  connectionId: string,
+  instagramId: string,
+  at: string,
+): Promise<number> {
+  const result = await db
+    .updateTable('conversations')
+    .set({ owned_elsewhere_since: sql<string>`coalesce(owned_elsewhere_since, ${at})` })
+    .where('account_id', '=', accountId)
+    .where('connection_id', '=', connectionId)
+    .where('contact_id', 'in', instagramContact(db, accountId, connectionId, instagramId))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** The thread of the contact `instagramId` is ours again (a `messaging` item): how many conversations changed. */
+export async function clearOwnedElsewhere(
+  db: Kysely<DB>,
+  accountId: string,
+  connectionId: string,
+  instagramId: string,
+): Promise<number> {
+  const result = await db
+    .updateTable('conversations')
+    .set({ owned_elsewhere_since: null })
+    .where('account_id', '=', accountId)
+    .where('connection_id', '=', connectionId)
+    .where('owned_elsewhere_since', 'is not', null)
+    .where('contact_id', 'in', instagramContact(db, accountId, connectionId, instagramId))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** The account's latest `limit` messages in the conversation, newest first (a tap's button is on one). */
+export async function selectRecentOutbound(
+  db: Kysely<DB>,
+  accountId: string,
+  conversationId: string,
+  limit: number,
+): Promise<MessageRow[]> {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('conversation_id', '=', conversationId)
+    .where('direction', '=', 'outbound')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

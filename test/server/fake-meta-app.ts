@@ -41,6 +41,8 @@ export async function startFakeMetaApp(
       GRAPH_API_BASE_URL: meta.url,
       // The fake answers both hosts: Instagram Login's calls reach it too.
       INSTAGRAM_GRAPH_BASE_URL: meta.url,
+      // Instagram's attachment URLs (lookaside.fbsbx.com) are fetched from the fake's CDN.
+      INSTAGRAM_CDN_BASE_URL: meta.url,
       ...options.env,
     },
     ...(options.jobsAtCommit ? { jobsAtCommit: options.jobsAtCommit } : {}),

@@ -67,6 +67,11 @@ export interface InstagramProviderOptions<Session = unknown> {
   addresses?: MediaAddresses<Session>;
   logger: Pick<Logger, 'error' | 'warn'>;
   mediaTimeoutMs?: number;
+  /**
+   * INSTAGRAM_CDN_BASE_URL (tests, local play): an attachment's URL is fetched from this origin, its path and query
+   * kept; absent: from the URL Meta sent.
+   */
+  cdnBaseUrl?: string;
 }
 
 /** The host and the object an account's calls go to, and its token. */
@@ -291,14 +296,21 @@ export class InstagramProvider<Session> implements ChannelProvider<Session> {
 
   /**
    * A contact's attachment by the CDN address the webhook carried (`mediaId` is that address: Instagram gives no
-   * media id). Signed addresses: no token is sent.
+   * media id). Signed addresses: no token is sent. With `cdnBaseUrl` the address's path and query go to that origin.
    */
   async fetchInboundMedia(_connection: ChannelConnection, mediaId: string): Promise<InboundMedia> {
-    const answer = await this.options.facebookGraph.download({ url: mediaId });
+    const answer = await this.options.facebookGraph.download({ url: cdnAddress(mediaId, this.options.cdnBaseUrl) });
     if (answer.kind !== 'downloaded')
       throw new Error(
         `the attachment could not be fetched (${answer.kind === 'answered' ? answer.status : answer.kind})`,
       );
     return { bytes: answer.bytes, contentType: answer.contentType, filename: null };
   }
+}
+
+/** The address an attachment is fetched from: Meta's, or its path and query on `cdnBaseUrl` (no trailing slash). */
+export function cdnAddress(url: string, cdnBaseUrl: string | undefined): string {
+  if (cdnBaseUrl === undefined) return url;
+  const parsed = new URL(url);
+  return `${cdnBaseUrl}${parsed.pathname}${parsed.search}`;
 }

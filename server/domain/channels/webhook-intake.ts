@@ -13,7 +13,7 @@
 // for it and run at once after the commit (no notification, no claim); the rest wait for the loops.
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import { CHANNEL_WEBHOOK_JOB } from '../../job-kinds.js';
+import { CHANNEL_WEBHOOK_JOB, type ChannelWebhookPayload } from '../../job-kinds.js';
 import { enqueueJobs, enqueueManyClaimed, type ClaimedJob, type JobsAtCommit, type NewJob } from '../../store/jobs.js';
 import type { DB } from '../../store/schema.js';
 
@@ -44,7 +44,7 @@ export class ChannelWebhookIntake {
   ) {}
 
   /** Resolves once the payload is committed as a CHANNEL_WEBHOOK_JOB. */
-  accept(provider: 'whatsapp_cloud', body: string, baseUrl: string): Promise<void> {
+  accept(provider: ChannelWebhookPayload['provider'], body: string, baseUrl: string): Promise<void> {
     const receivedAt = this.clock.now().toISOString();
     const job: WebhookJob = {
       kind: CHANNEL_WEBHOOK_JOB,

@@ -44,6 +44,11 @@ export interface InboundFrom {
   /** instagram */
   instagram_id?: string;
   username?: string;
+  /**
+   * instagram, a real channel's thread item, which names no username (Meta's profile API would): the username a
+   * new contact gets instead; an existing contact keeps its own. Never taken from the sandbox's request.
+   */
+  username_if_new?: string;
   /** whatsapp */
   phone?: string;
   /** The profile name the channel sent; null: none (a new contact is named by its phone or username). */
@@ -83,20 +88,29 @@ type SenderIdentity =
   | { channel: 'instagram'; instagramId: string; username: string }
   | { channel: 'whatsapp'; phone: ReturnType<typeof parsePhone> };
 
-/** The sender fits the connection's channel: an instagram user on instagram, a valid phone on whatsapp. */
-function senderIdentity(connection: Pick<ConnectionRow, 'channel'>, from: InboundFrom): SenderIdentity {
+/**
+ * The sender fits the connection's channel: an instagram user on instagram, a valid phone on whatsapp. `channel`:
+ * a real channel's delivery, whose instagram username may be `username_if_new` alone.
+ */
+function senderIdentity(
+  connection: Pick<ConnectionRow, 'channel'>,
+  from: InboundFrom,
+  source: 'request' | 'channel',
+): SenderIdentity {
   if (connection.channel === 'instagram') {
-    if (!from.instagram_id || !from.username || from.phone !== undefined)
+    const username = source === 'channel' ? (from.username ?? from.username_if_new) : from.username;
+    if (!from.instagram_id || !username || from.phone !== undefined)
       throw invalidSandboxAction('identity_mismatch', 'An instagram contact is named by instagram_id and username.');
-    return { channel: 'instagram', instagramId: from.instagram_id, username: from.username };
+    return { channel: 'instagram', instagramId: from.instagram_id, username };
   }
   if (!from.phone || from.instagram_id !== undefined || from.username !== undefined)
     throw invalidSandboxAction('identity_mismatch', 'A whatsapp contact is named by phone.');
   return { channel: 'whatsapp', phone: parsePhone(from.phone) }; // 422 invalid_phone
 }
 
+/** A sender as a request names it (the sandbox): an instagram contact by its id and username. */
 export function checkSender(connection: Pick<ConnectionRow, 'channel'>, from: InboundFrom): void {
-  senderIdentity(connection, from);
+  senderIdentity(connection, from, 'request');
 }
 
 /** The contact the channel names, created (or brought back) when new. Inside the caller's transaction. */
@@ -107,7 +121,7 @@ async function contactOfSender(
   from: InboundFrom,
   now: string,
 ): Promise<{ contact: ContactRow; created: boolean }> {
-  const sender = senderIdentity(connection, from);
+  const sender = senderIdentity(connection, from, 'channel');
   let existing: ContactRow | undefined;
   if (sender.channel === 'instagram') {
     existing = await lockContactByInstagramId(tx, accountId, connection.id, sender.instagramId);

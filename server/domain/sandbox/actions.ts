@@ -2,8 +2,6 @@
 // channel answer the next send in a given way, fail a sent whatsapp message, and the like. Each action stores
 // what a real channel would deliver and emits the same events, through the same services the channels use.
 import { randomUUID } from 'node:crypto';
-import { INBOUND_MESSAGE_JOB } from '../../job-kinds.js';
-import { enqueue } from '../../store/jobs.js';
 import type { Kysely } from 'kysely';
 import { OffsetClock, type Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
@@ -11,7 +9,6 @@ import { findConnection, type ConnectionRow } from '../../store/console.js';
 import { findContact, updateContact, type ContactRow } from '../../store/contacts.js';
 import {
   findMessage,
-  updateMessage,
   findConversation,
   markInboundRead,
   updateConversation,
@@ -21,7 +18,6 @@ import type { DB } from '../../store/schema.js';
 import { apiTimestamp } from '../../store/timestamps.js';
 import { contactNotFound, linkSamePerson } from '../contacts/contacts.js';
 import { parsePhone } from '../contacts/phone.js';
-import { recordEvents } from '../events/outbox.js';
 import { conversationNotFound, messageNotFound } from '../messaging/conversations.js';
 import { failSentMessage, type ProviderFailure } from '../messaging/failures.js';
 import {
@@ -32,8 +28,13 @@ import {
   type InboundResult,
 } from '../messaging/inbound.js';
 import { TEXT_LIMITS, textLength } from '../messaging/send-rules.js';
-import { recordOutbound } from '../messaging/outbound.js';
-import { DIRECT_TYPES, messageView } from '../messaging/views.js';
+import {
+  applyMessageChange,
+  changeRefusal,
+  recordAccountMessage,
+  targetRefusal,
+  type MessageChange,
+} from '../messaging/message-changes.js';
 
 /** The post type each message type relates to (a direct message relates to none). */
 const POST_TYPE: Record<string, string | undefined> = {
@@ -193,43 +194,31 @@ export async function contactTapsButton(
   );
 }
 
-/** Changes a message as the channel reports it, and emits `message.updated` or `message.deleted`. */
+/**
+ * Changes a message as the channel reports it, and emits `message.updated` or `message.deleted` (the seeds' rules:
+ * messaging/message-changes.ts); the sandbox's own checks around them.
+ */
 async function changeMessage(
   db: Kysely<DB>,
   clock: Clock,
   accountId: string,
   messageId: string,
   baseUrl: string,
-  change: (message: MessageRow, at: string) => Parameters<typeof updateMessage>[3],
-  eventType: 'message.updated' | 'message.deleted',
-  types: ReadonlySet<string> = DIRECT_TYPES,
+  change: MessageChange,
 ): Promise<MessageRow> {
   return db.transaction().execute(async (tx) => {
     const message = await findMessage(tx, accountId, messageId, { forUpdate: true });
     if (!message) throw messageNotFound();
     const connection = await findConnection(tx, accountId, message.connection_id);
     if (connection) requireSandboxServed(connection);
-    if (!types.has(message.type))
-      throw invalidSandboxAction('not_direct_message', 'Reactions, edits and unsends apply to direct messages.');
-    if (message.is_removed) throw invalidSandboxAction('message_removed', 'The message was removed.');
+    const target = targetRefusal(message, change);
+    if (target) throw invalidSandboxAction(target.reason, target.message);
     if (connection) requireConnected(connection);
-    const at = clock.now().toISOString();
-    const changed = await updateMessage(tx, accountId, messageId, change(message, at));
-    await recordEvents(tx, accountId, at, [
-      { type: eventType, resource: { type: 'message', id: changed.id }, data: messageView(changed, baseUrl) },
-    ]);
-    return changed;
+    const refusal = changeRefusal(message, change);
+    if (refusal) throw invalidSandboxAction(refusal.reason, refusal.message);
+    return applyMessageChange(tx, message, change, clock.now().toISOString(), baseUrl);
   });
 }
-
-const requireInstagram = (message: MessageRow) => {
-  if (message.channel !== 'instagram')
-    throw invalidSandboxAction('not_instagram', 'Only instagram has reactions and edits.');
-};
-const requireInbound = (message: MessageRow) => {
-  if (message.direction !== 'inbound')
-    throw invalidSandboxAction('not_inbound', 'A contact edits or unsends only its own messages.');
-};
 
 /** The contact reacts (instagram: one reaction per person per message, a new one replaces it). */
 export function contactReacts(
@@ -240,21 +229,7 @@ export function contactReacts(
   emoji: string | null,
   baseUrl: string,
 ): Promise<MessageRow> {
-  return changeMessage(
-    db,
-    clock,
-    accountId,
-    messageId,
-    baseUrl,
-    (message, at) => {
-      requireInstagram(message);
-      const others = message.reactions.filter((r) => r.by !== 'contact');
-      const created_at = apiTimestamp(new Date(at));
-      const reactions = emoji === null ? others : [...others, { emoji, by: 'contact', created_at }];
-      return { reactions: JSON.stringify(reactions) };
-    },
-    'message.updated',
-  );
+  return changeMessage(db, clock, accountId, messageId, baseUrl, { kind: 'reaction', emoji });
 }
 
 /** The contact edits its message (instagram). */
@@ -266,23 +241,8 @@ export function contactEdits(
   text: string,
   baseUrl: string,
 ): Promise<MessageRow> {
-  return changeMessage(
-    db,
-    clock,
-    accountId,
-    messageId,
-    baseUrl,
-    (message) => {
-      requireInstagram(message);
-      requireInbound(message);
-      return { text, is_edited: true };
-    },
-    'message.updated',
-  );
+  return changeMessage(db, clock, accountId, messageId, baseUrl, { kind: 'edit', text });
 }
-
-/** What can be deleted: a contact's direct message (by the contact) and a comment (by its author or the account). */
-const DELETABLE_TYPES: ReadonlySet<string> = new Set([...DIRECT_TYPES, 'comment', 'live_comment']);
 
 /**
  * The contact unsends its direct message, or a comment is deleted (by the contact or by the account, as Part C's
@@ -295,20 +255,7 @@ export function contactDeletes(
   messageId: string,
   baseUrl: string,
 ): Promise<MessageRow> {
-  return changeMessage(
-    db,
-    clock,
-    accountId,
-    messageId,
-    baseUrl,
-    (message) => {
-      requireInstagram(message);
-      requireInbound(message);
-      return { is_removed: true };
-    },
-    'message.deleted',
-    DELETABLE_TYPES,
-  );
+  return changeMessage(db, clock, accountId, messageId, baseUrl, { kind: 'delete' });
 }
 
 /** whatsapp reports a sent message undelivered. */
@@ -394,22 +341,8 @@ export async function accountWritesInApp(
     if (textLength(text) > limit)
       throw invalidSandboxAction('text_too_long', `${connection.channel} carries at most ${limit} characters.`);
     const at = clock.now().toISOString();
-    const message = await recordOutbound(
-      tx,
-      conversation,
-      {
-        sender: { type: 'unattributed', name: null, api_key_id: null },
-        text,
-        attachments: [],
-        template: null,
-        providerMessageId: `sandbox-${randomUUID()}`,
-      },
-      at,
-      baseUrl,
-    );
-    // The account's own instagram direct message may start automations (the `message_sent` event).
-    if (connection.channel === 'instagram')
-      await enqueue(tx, clock, { kind: INBOUND_MESSAGE_JOB, accountId, payload: { message_id: message.id } });
+    const account = { text, attachments: [], providerMessageId: `sandbox-${randomUUID()}` };
+    const { message } = await recordAccountMessage(tx, clock, conversation, account, at, baseUrl);
     return message;
   });
 }

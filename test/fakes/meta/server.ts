@@ -8,6 +8,7 @@ import { handleControl } from './control.js';
 import { download, graphPath, handleGraph } from './graph.js';
 import { graphError } from './graph-errors.js';
 import { readBody, sendAnswer, TOO_LARGE } from './http.js';
+import { INSTAGRAM_CDN_PATH } from './instagram-cdn.js';
 import * as instagramWebhooks from './instagram-webhooks.js';
 import type { StoredMedia } from './media.js';
 import {
@@ -85,6 +86,11 @@ export interface FakeMeta {
   scriptInstagram(id: string, answer: ScriptedAnswer, options?: ScriptOptions): void;
   /** What `message_attachments` stored, by its attachment id. */
   instagramAttachment(id: string): InstagramAttachment | undefined;
+  /**
+   * Bytes behind a new lookaside URL (`https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=…`) for a webhook's
+   * attachment; the fake serves them at that path and query (the server's INSTAGRAM_CDN_BASE_URL: `url`).
+   */
+  registerInstagramCdn(bytes: Buffer, mimeType: string, assetId?: string): string;
   /** Where Instagram webhooks go (the server's `/channels/instagram/webhook`). */
   setInstagramWebhookUrl(url: string): void;
   /** Writes an Instagram payload as Meta does, signs it under the app secret and POSTs it to that URL. */
@@ -173,6 +179,7 @@ function handleOf(state: FakeState, close: () => Promise<void>): FakeMeta {
     addInstagramAccount: (account) => void state.instagramAccounts.push(account),
     scriptInstagram: (id, answer, opts) => state.scripts.forInstagram(id, answer, opts),
     instagramAttachment: (id) => state.instagramAttachments.get(id),
+    registerInstagramCdn: (bytes, mimeType, assetId) => state.instagramCdn.add({ bytes, mimeType }, assetId),
     setInstagramWebhookUrl: (url) => void (state.instagramWebhookUrl = url),
     sendInstagramWebhook: (payload, opts) => state.sendInstagramWebhook(payload, opts),
   };
@@ -189,6 +196,7 @@ async function handle(state: FakeState, req: IncomingMessage, res: ServerRespons
   if (url.pathname.startsWith('/_fake/')) return handleControl(state, method, url, raw, res);
   await state.record(req, url, raw);
   if (url.pathname === '/whatsapp_business/attachments/') return download(state, req, url, res);
+  if (url.pathname === INSTAGRAM_CDN_PATH) return state.instagramCdn.serve(url, res);
   const path = graphPath(url.pathname);
   if (!path) return sendAnswer(res, graphError({ code: 2500, message: `Unknown path components: ${url.pathname}` }));
   return handleGraph(state, { req, res, url, raw, ...path, edge: path.edge });

@@ -8,6 +8,7 @@ import { postBytes } from './http.js';
 import { MediaStore, parseUpload } from './media.js';
 import { Scripts } from './scripts.js';
 import { commentsIn, type InstagramWebhookPayload } from './instagram-webhooks.js';
+import { InstagramCdn } from './instagram-cdn.js';
 import type {
   FakeInstagramAccount,
   FakeMetaOptions,
@@ -92,6 +93,8 @@ export class FakeState {
   readonly instagramAccounts: FakeInstagramAccount[];
   readonly instagramSent: InstagramSentMessage[] = [];
   readonly instagramAttachments = new Map<string, InstagramAttachment>();
+  /** The bytes behind the attachment URLs Instagram webhooks carry (instagram-cdn.ts). */
+  readonly instagramCdn = new InstagramCdn();
   /** Comments a private reply answered (Meta takes one per comment). */
   readonly repliedComments = new Set<string>();
   /** A comment's author's IGSID, from the comment webhooks the fake sent (a private reply's `recipient_id`). */
