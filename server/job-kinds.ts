@@ -7,6 +7,7 @@
 // `JobLease` (store/jobs.ts, beside the table it holds a claim of) without importing the worker (server/jobs/),
 // which imports them.
 import type { SchemaSendMessageRequest } from '../generated/api.js';
+import type { InstagramAccountMessage } from './channels/instagram/inbound.js';
 
 /** A stretch of an automation run (its start, a wait's end, a continuation). */
 export const ADVANCE_RUN_JOB = 'workflow.advance';
@@ -32,6 +33,11 @@ export const LATER_SEND_JOB = 'workflow.send';
 export const PUBLIC_REPLY_JOB = 'workflow.public_reply';
 /** A signed webhook payload of a real channel, committed as it came before the 200; the job decodes and applies it. */
 export const CHANNEL_WEBHOOK_JOB = 'channels.webhook';
+/**
+ * An Instagram echo whose mid is not stored yet, looked at again a little later: Meta may echo our own send before
+ * the send has stored the mid Meta answered with. Still unknown then, the account wrote it in Instagram's app.
+ */
+export const INSTAGRAM_ECHO_JOB = 'channels.instagram_echo';
 /** A WhatsApp Cloud number's templates read again (Meta answered a send 132001: it no longer knows one). */
 export const TEMPLATE_SYNC_JOB = 'channels.template_sync';
 /** The periodic retention job (deliveries older than 7 days); one is pending at a time, it re-enqueues itself. */
@@ -151,6 +157,12 @@ export interface ChannelWebhookPayload {
   base_url: string;
 }
 
+export interface InstagramEchoPayload {
+  connection_id: string;
+  echo: InstagramAccountMessage;
+  base_url: string;
+}
+
 export interface DeliverPayload {
   delivery_id: string;
 }
@@ -168,6 +180,7 @@ export interface JobPayloads {
   [LATER_SEND_JOB]: LaterSendPayload;
   [PUBLIC_REPLY_JOB]: PublicReplyPayload;
   [TEMPLATE_SYNC_JOB]: { connection_id: string };
+  [INSTAGRAM_ECHO_JOB]: InstagramEchoPayload;
 }
 
 export type JobKind = keyof JobPayloads;

@@ -23,6 +23,7 @@ import {
   INVOKE_JOB,
   LATER_SEND_JOB,
   PUBLIC_REPLY_JOB,
+  INSTAGRAM_ECHO_JOB,
   PRUNE_JOB,
   STOP_RUNS_JOB,
   type JobKind,
@@ -111,6 +112,7 @@ export const JOB_RETRY_SCHEDULES: Readonly<Record<JobKind, RetrySchedule>> = {
   // A payload Meta was told it was received: a fault while applying it (database, media fetch) tries again.
   [CHANNEL_WEBHOOK_JOB]: databaseFaultRetryAt,
   [TEMPLATE_SYNC_JOB]: defaultJobRetryAt,
+  [INSTAGRAM_ECHO_JOB]: databaseFaultRetryAt,
 };
 
 /**

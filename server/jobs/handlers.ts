@@ -13,6 +13,7 @@ import {
   INVOKE_JOB,
   LATER_SEND_JOB,
   PUBLIC_REPLY_JOB,
+  INSTAGRAM_ECHO_JOB,
   PRUNE_JOB,
   STOP_RUNS_JOB,
   CHANNEL_WEBHOOK_JOB,
@@ -22,6 +23,7 @@ import { resyncTemplates } from '../domain/channels/numbers.js';
 import type { Keyring } from '../domain/channels/credentials.js';
 import type { WhatsAppCloudAccountApi } from '../channels/whatsapp-cloud/account.js';
 import { applyChannelWebhook } from '../domain/channels/webhook-apply.js';
+import { applyInstagramEcho } from '../domain/channels/instagram-apply.js';
 import type { MediaStorage } from '../media/storage.js';
 import type { TargetPolicy } from '../webhooks/targets.js';
 import { JobRegistry } from './registry.js';
@@ -213,6 +215,20 @@ function registerChannelJobs(registry: JobRegistry, deps: JobDeps): void {
         const applied = await applyChannelWebhook(applying, job.payload);
         ctx.logger.debug({ ...applied, received_at: job.payload.received_at }, 'a channel webhook was applied');
         // No transaction of its own to complete it: the worker deletes the job once `run` returns (one statement).
+      },
+    })
+    .register(INSTAGRAM_ECHO_JOB, {
+      // An echo looked at again: at most one media fetch (15 s), as a webhook's.
+      leaseMs: CHANNEL_WEBHOOK_LEASE_MS,
+      // Idempotent as a webhook's facts (the mid is checked under the contact's lock): a run again redoes nothing.
+      async run(job, ctx) {
+        const { provider, storage } = deps;
+        const applying = { db: ctx.db, clock: ctx.clock, logger: ctx.logger, provider, storage, jobs: registry };
+        const outcome = await applyInstagramEcho(applying, job.payload);
+        ctx.logger.debug(
+          { outcome, connection_id: job.payload.connection_id },
+          'an instagram echo was looked at again',
+        );
       },
     })
     .register(TEMPLATE_SYNC_JOB, {

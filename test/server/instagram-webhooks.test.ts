@@ -17,6 +17,7 @@ import { engines, type TestApp, type TestCaller } from './harness.js';
 import { json as ok } from './http-helpers.js';
 import { startInstagramApp, type InstagramApp } from './instagram-app.js';
 import { cdnAddress } from '../../server/channels/instagram/provider.js';
+import { ECHO_RECHECK_MS } from '../../server/domain/channels/instagram-apply.js';
 
 const TOKEN = 'admin-token-for-instagram-webhooks-0123456789';
 const APP_SECRET = 'meta-app-secret-for-instagram-tests';
@@ -129,9 +130,9 @@ describe.each(engines)('Instagram webhooks on %s', (engine) => {
     accountId: string,
     connectionId: string,
     igsid: string,
-    content: { text: string | null; attachments?: unknown[] },
+    content: { text: string | null; attachments?: unknown[]; mid?: string },
   ) {
-    const mid = newMid();
+    const mid = content.mid ?? newMid();
     const row = await t.database.db.transaction().execute(async (tx) => {
       const conversation = await findConversationOfInstagramContact(tx, accountId, connectionId, igsid);
       if (!conversation) throw new Error('no conversation for the contact');
@@ -453,8 +454,13 @@ describe.each(engines)('Instagram webhooks on %s', (engine) => {
       const inApp = w().echo(account, { timestamp: ts(), from, text: 'Respondi pelo celular', mid: newMid() });
       expect((await meta.sendInstagramWebhook(inApp)).status).toBe(200);
       expect((await meta.sendInstagramWebhook(inApp)).status).toBe(200);
-      // The webhook jobs run (claimed together); the stored message's own job waits after them: the account's
-      // message goes to the automations (`message_sent`) as the sandbox's does.
+      // The webhook jobs run (claimed together): an echo of a mid not held is looked at again 30 s later (our own
+      // send may not have stored its mid yet), so nothing is stored now.
+      await worker.runOnce();
+      expect((await messages(me)).filter((m) => m.text === 'Respondi pelo celular')).toEqual([]);
+      t.clock.advance(ECHO_RECHECK_MS);
+      // Still unknown then: the account wrote it. The stored message's own job waits after the echo jobs: the
+      // account's message goes to the automations (`message_sent`) as the sandbox's does.
       await worker.runOnce();
       const stored = await t.database.db
         .selectFrom('messages')
@@ -487,6 +493,27 @@ describe.each(engines)('Instagram webhooks on %s', (engine) => {
       );
       expect(await contacts(me)).toHaveLength(1);
       expect(await messages(me)).toHaveLength(3);
+      expect(await events(me.accountId, 'message.sent')).toHaveLength(sentBefore.length + 1);
+    });
+    it('the echo of our own send arriving before the send stored its mid changes nothing', async () => {
+      const { me, account, connection } = await attached();
+      const from = newIgsid();
+      await deliver(w().text(account, { timestamp: ts(), from, text: 'Oi' }));
+      const sentBefore = await events(me.accountId, 'message.sent');
+      // Meta echoes the send while our call still waits for its answer: the mid is not stored yet.
+      const mid = newMid();
+      expect(
+        (await meta.sendInstagramWebhook(w().echo(account, { timestamp: ts(), from, text: 'Temos!', mid }))).status,
+      ).toBe(200);
+      while ((await worker.runOnce()) > 0);
+      expect(await messages(me)).toHaveLength(1);
+      // Then the send's answer is recorded, with that mid, before the echo is looked at again.
+      await accountSent(me.accountId, connection.id, from, { text: 'Temos!', mid });
+      await drain();
+      const list = await messages(me);
+      expect(list.filter((m) => m.text === 'Temos!')).toHaveLength(1);
+      expect(list.filter((m) => m.sender.type === 'unattributed')).toEqual([]);
+      // Only the send's own message.sent.
       expect(await events(me.accountId, 'message.sent')).toHaveLength(sentBefore.length + 1);
     });
   });

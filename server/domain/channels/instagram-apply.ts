@@ -8,8 +8,10 @@
 // - a contact's message, a tap, a comment, a live comment → `recordInbound` (events, the window, triggers), once
 //   per connection and mid or comment id: a re-delivery, or an ad's comment delivered per placement, is one
 //   message; its attachments fetched from the CDN address Meta gave and stored, or stored missing (never dropped);
-// - an echo: a mid we hold (our own send, or one stored before) changes nothing; another is the account writing
-//   in Instagram's app, stored as the account's (`unattributed`, messaging/message-changes.ts);
+// - an echo: a mid we hold (our own send, or one stored before) changes nothing; another is looked at again
+//   ECHO_RECHECK_MS later (INSTAGRAM_ECHO_JOB: Meta may echo our send before the send stored the mid it answered
+//   with), and if still unknown it is the account writing in Instagram's app, stored as the account's
+//   (`unattributed`, messaging/message-changes.ts);
 // - a reaction, an edit, an unsend → the seeds' change (messaging/message-changes.ts) of the message the mid names;
 //   one that changes nothing (a re-delivery) emits nothing;
 // - a standby item → the contact's conversation is owned elsewhere (`owned_elsewhere_since`); any later item of
@@ -27,7 +29,9 @@ import {
   type InstagramDecision,
   type InstagramInbound,
 } from '../../channels/instagram/inbound.js';
-import type { ChannelWebhookPayload } from '../../job-kinds.js';
+import { INSTAGRAM_ECHO_JOB, type ChannelWebhookPayload, type InstagramEchoPayload } from '../../job-kinds.js';
+import { findConnectionById } from '../../store/console.js';
+import { enqueue } from '../../store/jobs.js';
 import { findConnectionOfInstagramAccount } from '../../store/channel-providers.js';
 import { isUniqueViolationOf, type ConnectionRow } from '../../store/console.js';
 import { lockContactByInstagramId } from '../../store/contacts.js';
@@ -51,6 +55,11 @@ import { receivedAttachment, type WebhookApplyDeps } from './received-media.js';
 
 /** Migration 0022's index: an inbound message once per connection and channel id. */
 const INBOUND_UNIQUE_INDEX = 'messages_inbound_provider_id';
+/**
+ * How long after an unknown echo it is looked at again: longer than a send can wait on Meta's answer (the Graph
+ * client's 15 s), so our own send has stored its mid by then unless its answer was lost.
+ */
+export const ECHO_RECHECK_MS = 30_000;
 /** The account's messages of the thread a tap's button is looked for in (newest first). */
 const TAP_LOOKBACK = 20;
 
@@ -66,6 +75,8 @@ export interface InstagramApplied {
   deleted: number;
   /** Facts already applied (a mid or comment id stored, an echo of ours, a change already there). */
   duplicates: number;
+  /** Echoes of a mid not stored yet, looked at again ECHO_RECHECK_MS later. */
+  echoesLater: number;
   /** Facts that change nothing the API shows (a read, an edit count of 0, a change to a message we do not hold). */
   ignored: number;
   /** Threads another app took (standby), and threads back with us. */
@@ -89,6 +100,7 @@ export async function applyInstagramWebhook(
     updated: 0,
     deleted: 0,
     duplicates: 0,
+    echoesLater: 0,
     ignored: 0,
     threadsTaken: 0,
     threadsReturned: 0,
@@ -169,7 +181,7 @@ async function applyDecision(
     case 'record':
       return recordContactMessage(deps, connection, decision.inbound, baseUrl);
     case 'account_message':
-      return recordAppMessage(deps, connection, decision.message, baseUrl);
+      return recordAppMessage(deps, connection, decision.message, baseUrl, 'first');
     case 'update':
       return changeMessage(
         deps,
@@ -296,10 +308,22 @@ async function recordAppMessage(
   connection: ConnectionRow,
   echo: InstagramAccountMessage,
   baseUrl: string,
+  look: 'first' | 'again',
 ): Promise<Outcome> {
   const { db, clock } = deps;
   const { account_id: accountId } = connection;
   if (await findMessageByProviderId(db, connection.id, 'outbound', echo.providerMessageId)) return 'duplicates';
+  if (look === 'first') {
+    await db.transaction().execute((tx) =>
+      enqueue(tx, clock, {
+        kind: INSTAGRAM_ECHO_JOB,
+        accountId,
+        payload: { connection_id: connection.id, echo, base_url: baseUrl },
+        runAt: new Date(clock.now().getTime() + ECHO_RECHECK_MS),
+      }),
+    );
+    return 'echoesLater';
+  }
   if (echo.is_unsupported) {
     deps.logger.info({ connection_id: connection.id }, 'the account sent what Meta cannot show: nothing stored');
     return 'ignored';
@@ -367,4 +391,16 @@ function alreadyChanged(message: MessageRow, change: MessageChange): boolean {
     case 'delete':
       return message.is_removed;
   }
+}
+
+/** INSTAGRAM_ECHO_JOB: an echo whose mid was unknown, looked at again; still unknown, the account's own message. */
+export async function applyInstagramEcho(
+  deps: WebhookApplyDeps,
+  payload: InstagramEchoPayload,
+): Promise<'stored' | 'ours' | 'ignored'> {
+  const connection = await findConnectionById(deps.db, payload.connection_id);
+  // Detached or deleted meanwhile: the account's messages are no longer ours to record.
+  if (!connection || connection.provider !== 'instagram_graph') return 'ignored';
+  const outcome = await recordAppMessage(deps, connection, payload.echo, payload.base_url, 'again');
+  return outcome === 'accountMessages' ? 'stored' : outcome === 'duplicates' ? 'ours' : 'ignored';
 }
