@@ -7,7 +7,6 @@
 // `JobLease` (store/jobs.ts, beside the table it holds a claim of) without importing the worker (server/jobs/),
 // which imports them.
 import type { SchemaSendMessageRequest } from '../generated/api.js';
-import type { InstagramAccountMessage } from './channels/instagram/inbound.js';
 
 /** A stretch of an automation run (its start, a wait's end, a continuation). */
 export const ADVANCE_RUN_JOB = 'workflow.advance';
@@ -159,7 +158,9 @@ export interface ChannelWebhookPayload {
 
 export interface InstagramEchoPayload {
   connection_id: string;
-  echo: InstagramAccountMessage;
+  /** The webhook's body as it came (decoded again: the echo is its item whose mid is `mid`). */
+  body: string;
+  mid: string;
   base_url: string;
 }
 

@@ -126,7 +126,7 @@ export async function applyInstagramWebhook(
         thread.contactId,
       );
     const decision = decisionOf(fact, await contextOf(deps.db, connection, fact));
-    applied[await applyDecision(deps, connection, decision, payload.base_url)] += 1;
+    applied[await applyDecision(deps, connection, decision, payload)] += 1;
   }
   return applied;
 }
@@ -175,13 +175,14 @@ async function applyDecision(
   deps: WebhookApplyDeps,
   connection: ConnectionRow,
   decision: InstagramDecision,
-  baseUrl: string,
+  payload: ChannelWebhookPayload,
 ): Promise<Outcome> {
+  const { base_url: baseUrl, body } = payload;
   switch (decision.action) {
     case 'record':
       return recordContactMessage(deps, connection, decision.inbound, baseUrl);
     case 'account_message':
-      return recordAppMessage(deps, connection, decision.message, baseUrl, 'first');
+      return recordAppMessage(deps, connection, decision.message, { baseUrl, look: 'first', body });
     case 'update':
       return changeMessage(
         deps,
@@ -307,18 +308,20 @@ async function recordAppMessage(
   deps: WebhookApplyDeps,
   connection: ConnectionRow,
   echo: InstagramAccountMessage,
-  baseUrl: string,
-  look: 'first' | 'again',
+  /** The first look, with the webhook's body to look again in; or the second. */
+  look: { baseUrl: string; look: 'first'; body: string } | { baseUrl: string; look: 'again' },
 ): Promise<Outcome> {
+  const { baseUrl } = look;
   const { db, clock } = deps;
   const { account_id: accountId } = connection;
   if (await findMessageByProviderId(db, connection.id, 'outbound', echo.providerMessageId)) return 'duplicates';
-  if (look === 'first') {
+  if (look.look === 'first') {
+    const payload = { connection_id: connection.id, body: look.body, mid: echo.providerMessageId, base_url: baseUrl };
     await db.transaction().execute((tx) =>
       enqueue(tx, clock, {
         kind: INSTAGRAM_ECHO_JOB,
         accountId,
-        payload: { connection_id: connection.id, echo, base_url: baseUrl },
+        payload,
         runAt: new Date(clock.now().getTime() + ECHO_RECHECK_MS),
       }),
     );
@@ -401,6 +404,13 @@ export async function applyInstagramEcho(
   const connection = await findConnectionById(deps.db, payload.connection_id);
   // Detached or deleted meanwhile: the account's messages are no longer ours to record.
   if (!connection || connection.provider !== 'instagram_graph') return 'ignored';
-  const outcome = await recordAppMessage(deps, connection, payload.echo, payload.base_url, 'again');
+  const echo = decodeInstagramWebhook(JSON.parse(payload.body))
+    .facts.map((fact) => decisionOf(fact, { found: null, iceBreaker: false }))
+    .find(
+      (decision): decision is Extract<InstagramDecision, { action: 'account_message' }> =>
+        decision.action === 'account_message' && decision.message.providerMessageId === payload.mid,
+    );
+  if (!echo) return 'ignored';
+  const outcome = await recordAppMessage(deps, connection, echo.message, { baseUrl: payload.base_url, look: 'again' });
   return outcome === 'accountMessages' ? 'stored' : outcome === 'duplicates' ? 'ours' : 'ignored';
 }
