@@ -238,6 +238,11 @@ describe.each(engines)('Instagram webhooks on %s', (engine) => {
       });
       expect(await events(me.accountId, 'message.received')).toHaveLength(1);
       expect(await contacts(me)).toMatchObject([{ instagram: { id: from, username: `ig_${from}` } }]);
+      // A comment of the same person brings the username: the contact's username, and its name, which was only
+      // the stand-in, follow it.
+      const author = { id: newIgId(), username: 'ana.souza', igsid: from };
+      await deliver(w().comment(account, { time: seconds(), from: author, text: 'Lindo!' }));
+      expect(await contacts(me)).toMatchObject([{ name: 'ana.souza', instagram: { id: from, username: 'ana.souza' } }]);
     });
 
     it('attachments: fetched from the CDN and stored, or stored missing when the URL fails or is gone', async () => {

@@ -157,8 +157,15 @@ async function touchContact(tx: Kysely<DB>, contact: ContactRow, from: InboundFr
   });
   // The channel sends the current username with each message (SandboxInstagramSender: "It updates the
   // contact's instagram.username").
-  if (contact.channel === 'instagram' && from.username && from.username !== contact.instagram_username)
-    fresh = await updateContact(tx, contact.account_id, contact.id, { instagram_username: from.username });
+  // A name that was only the username stand-in (no profile name yet: Instagram's thread items name no username,
+  // so a real channel's new contact is `ig_<IGSID>` until a comment brings it) follows the username.
+  if (contact.channel === 'instagram' && from.username && from.username !== contact.instagram_username) {
+    const namedByUsername = from.name === null && fresh?.name === contact.instagram_username;
+    fresh = await updateContact(tx, contact.account_id, contact.id, {
+      instagram_username: from.username,
+      ...(namedByUsername ? { name: from.username } : {}),
+    });
+  }
   return held(fresh, `contact ${contact.id}`);
 }
 
