@@ -175,6 +175,7 @@ describe.each(engines)('the Instagram example on %s', (engine) => {
     expect(x.privateReply.message).toMatchObject({
       type: 'comment_dm_reply',
       direction: 'outbound',
+      reply_to_message_id: x.comment.message.id,
       text: 'Oi! Aqui está o seu cupom: FRETE10 (frete grátis até domingo).',
       sender: { type: 'workflow', workflow_id: x.automation.workflow.id },
       contact_id: x.inbound.message.contact_id,
