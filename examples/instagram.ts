@@ -287,7 +287,7 @@ export async function instagram(
   const inbound = await arrival('message.received', (d) => d.text === text && d.direction === 'inbound');
   const contactId = inbound.message.contact_id;
   log(
-    `3. ${igsid} wrote (${inboundMid.slice(0, 12)}…, webhook ${inboundStatus}): message.received ${inbound.message.id}`,
+    `3. ${igsid} wrote (…${inboundMid.slice(-12)}, webhook ${inboundStatus}): message.received ${inbound.message.id}`,
   );
 
   // 4. Answer with reply buttons through the public API (a send needs an Idempotency-Key: keep it to retry). On
@@ -307,7 +307,7 @@ export async function instagram(
     'send reply buttons',
   );
   const buttons = await recordedSend('the button template', 'button', (r) => r.id === igsid);
-  log(`4. sent buttons ${buttonsMessage.id}: the Graph API got a button template, mid ${buttons.mid.slice(0, 12)}…`);
+  log(`4. sent buttons ${buttonsMessage.id}: the Graph API got a button template, mid …${buttons.mid.slice(-12)}`);
 
   // 5. The contact taps "À tarde": Meta's postback carries the button's payload (its id); it reads as a contact
   //    message answering the buttons, with the button and its source (`api`: our send's).
@@ -374,7 +374,7 @@ export async function instagram(
     'message.sent',
     (d) => d.type === 'comment_dm_reply' && d.contact_id === contactId,
   );
-  log(`   private reply ${privateReply.message.id} (recipient.comment_id, mid ${privateSend.mid.slice(0, 12)}…)`);
+  log(`   private reply ${privateReply.message.id} (recipient.comment_id, mid …${privateSend.mid.slice(-12)})`);
 
   const publicRequest = await poll('the public reply at the fake', async () => {
     const { requests } = await fake(`requests?path=${encodeURIComponent(`/${commentId}/replies`)}`);
