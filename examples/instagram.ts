@@ -26,6 +26,7 @@ import { baseUrl, check, deleteWorkflowsDescribed, publishValidated } from './ch
 import { runWithReceiver } from './cli.js';
 import type { AdminClient } from './sandbox-exchange.js';
 import type { ReceivedRequest, ReceiverControls } from './webhook-receiver.js';
+import { envelopeOf, fakeControl, isRecord, webhookStatusOf } from './fake-meta-control.js';
 
 type Message = components['schemas']['Message'];
 type Contact = components['schemas']['Contact'];
@@ -98,51 +99,9 @@ export interface InstagramRun {
   contact: Contact;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 /** An instagram-scoped id no earlier run used (most likely): a new contact, a new conversation. */
 const newIgsid = () => `1914${String(randomInt(0, 1_000_000_000_000)).padStart(12, '0')}`;
-
-/** An accepted event's envelope (`data` is the resource, here a Message). */
-function envelopeOf(request: ReceivedRequest): { type: string; data: Record<string, unknown> } | undefined {
-  const parsed: unknown = JSON.parse(request.body);
-  if (!isRecord(parsed) || typeof parsed.type !== 'string' || !isRecord(parsed.data)) return undefined;
-  return { type: parsed.type, data: parsed.data };
-}
-
-/** The fake's control endpoints (test/fakes/meta/control.ts): JSON in, JSON out. */
-function fakeControl(fakeUrl: string) {
-  const url = fakeUrl.replace(/(?<!\/)\/+$/, '');
-  return async (path: string, body?: Record<string, unknown>): Promise<Record<string, unknown>> => {
-    let response: Response;
-    try {
-      response = await fetch(`${url}/_fake/${path}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch {
-      throw new Error(`cannot reach the fake Graph API at ${url}: is npm run fake:meta running? (FAKE_META_URL)`);
-    }
-    const parsed: unknown = await response.json().catch(() => undefined);
-    if (!response.ok || !isRecord(parsed))
-      throw new Error(`the fake answered ${response.status} to /_fake/${path}: ${JSON.stringify(parsed)}`);
-    return parsed;
-  };
-}
-
-/** What the server answered a webhook the fake signed and posted; a refusal says which setting is off. */
-function webhookStatusOf(answer: Record<string, unknown>, webhookUrl: string): number {
-  const result = answer.webhook;
-  const status = isRecord(result) && typeof result.status === 'number' ? result.status : 0;
-  if (status === 404)
-    throw new Error(`${webhookUrl} answered 404: start the server with META_APP_SECRET (the fake's app secret)`);
-  if (status === 401)
-    throw new Error(`${webhookUrl} refused the signature (401): the server's META_APP_SECRET is not the fake's`);
-  if (status !== 200) throw new Error(`${webhookUrl} answered ${status || JSON.stringify(answer)}`);
-  return status;
-}
 
 /** The first entry of the payload the fake sent (`entry[0]`). */
 function entryOf(answer: Record<string, unknown>): Record<string, unknown> {
