@@ -57,6 +57,8 @@ const SERVER_SETTINGS = [
   'META_APP_SECRET',
   'META_VERIFY_TOKEN',
   'GRAPH_API_BASE_URL',
+  'INSTAGRAM_GRAPH_BASE_URL',
+  'INSTAGRAM_CDN_BASE_URL',
   'GRAPH_API_VERSION',
   'CHANNEL_CREDENTIALS_KEY',
   'CHANNEL_CREDENTIALS_OLD_KEYS',
@@ -175,6 +177,9 @@ export async function startServer(engine: Engine, options: StartOptions): Promis
       ...(base as Record<string, string>),
       RUNS_PER_CONTACT_PER_HOUR: '10000',
       GRAPH_API_BASE_URL: graph.url,
+      // Both of Meta's hosts on the fake: no call may leave the machine (a name that never resolves costs seconds).
+      INSTAGRAM_GRAPH_BASE_URL: graph.url,
+      INSTAGRAM_CDN_BASE_URL: graph.url,
       ...options.env,
       HOST: '127.0.0.1',
       PORT: '0',
