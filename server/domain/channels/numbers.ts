@@ -15,7 +15,6 @@ import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import {
   connectionTemplates,
-  deleteConnectionProvider,
   deleteTemplates,
   findConnectionProvider,
   findProviderByPhoneNumberId,
@@ -29,6 +28,7 @@ import { isUniqueViolation, type ConnectionRow } from '../../store/console.js';
 import type { DB } from '../../store/schema.js';
 import { ADMIN_API, audit, type Actor } from '../accounts/actor.js';
 import { changeConnection, connectionById, connectionView } from '../console/connections.js';
+import { detachToSandbox } from './detach.js';
 import { openToken, sealToken, tokenLast4, type Keyring } from './credentials.js';
 import { metaTemplateSchema, syncedTemplate } from './templates.js';
 import { randomUUID } from 'node:crypto';
@@ -264,27 +264,5 @@ export async function detachNumber(
   const { db, clock } = deps;
   const connection = await connectionById(db, connectionId);
   if (!numberRowOf(await findConnectionProvider(db, connectionId))) throw notCloud();
-  const now = clock.now().toISOString();
-  await db.transaction().execute(async (tx) => {
-    await deleteConnectionProvider(tx, connectionId);
-    await setConnectionProvider(tx, connectionId, 'sandbox', now);
-    await audit(
-      tx,
-      actor,
-      {
-        accountId: connection.account_id,
-        action: 'connection.updated',
-        targetType: 'connection',
-        targetId: connectionId,
-        details: { provider: 'sandbox' },
-      },
-      now,
-    );
-  });
-  if (connection.status === 'disconnected' && connection.disconnect_reason === 'disconnected_by_user')
-    return connectionById(db, connectionId);
-  return changeConnection(db, clock, connectionId, {
-    status: 'disconnected',
-    disconnect_reason: 'disconnected_by_user',
-  });
+  return detachToSandbox(db, clock, connection, actor);
 }
