@@ -164,6 +164,27 @@ describe.each(engines)('an automation on an attached instagram account on %s', (
     ]);
   });
 
+  it('the public reply claimed again after a crash never calls Meta twice: its step fails outcome_unknown', async () => {
+    const { comments, run } = await automation(['comment']);
+    const commentId = newCommentId();
+    await comments(commentId);
+    // Up to the public reply's job, then as if a claim of it had ended in a crash (its next claim is its second).
+    const replyJob = () =>
+      t.database.db.selectFrom('jobs').select('id').where('kind', '=', 'workflow.public_reply').executeTakeFirst();
+    for (let i = 0; i < 50 && !(await replyJob()); i += 1) await worker.runOnce(1);
+    const job = await replyJob();
+    if (!job) throw new Error('no public reply job');
+    await t.database.db.updateTable('jobs').set({ attempts: 1 }).where('id', '=', job.id).execute();
+    await drain();
+    expect(meta.requestsTo(`/${commentId}/replies`, 'POST')).toHaveLength(0);
+    const ended = await run();
+    expect(ended.steps.map((s) => [s.type, s.status, s.error?.code ?? null])).toEqual([
+      ['root', 'completed', null],
+      ['message', 'completed', null],
+      ['public_reply', 'failed', 'outcome_unknown'],
+    ]);
+  });
+
   it("Meta refusing the public reply fails that step alone; the run's message went out", async () => {
     const { comments, run } = await automation(['comment']);
     const commentId = newCommentId();
