@@ -32,6 +32,7 @@ import {
 import type { DB } from '../store/schema.js';
 import { defaultJobRetryAt, type Random } from '../retries.js';
 import { renewLeases } from '../store/job-workers.js';
+import { countedAsJob } from '../metrics.js';
 import { WorkerLiveness } from './liveness.js';
 import { LeaseLostError, type JobRegistry } from './registry.js';
 
@@ -330,7 +331,7 @@ export class JobWorker {
   private async execute(job: ClaimedJob): Promise<void> {
     this.holding.set(job.id, job);
     try {
-      await this.executeHeld(job);
+      await countedAsJob(job.kind, () => this.executeHeld(job));
     } finally {
       this.holding.delete(job.id);
     }

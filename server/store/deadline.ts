@@ -15,6 +15,7 @@ import type {
   QueryResult,
   TransactionSettings,
 } from 'kysely';
+import { countRoundTrip } from '../metrics.js';
 import { assertBeforeDeadline, requestContext } from '../request-context.js';
 
 /** A statement that only reads: outside a transaction, anything else may have committed a change. */
@@ -28,11 +29,13 @@ class DeadlineConnection implements DatabaseConnection {
   executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     assertBeforeDeadline();
     if (!this.inTransaction && !READS_ONLY.test(compiled.sql)) markCommitted();
+    countRoundTrip();
     return this.inner.executeQuery<R>(compiled);
   }
 
   streamQuery<R>(compiled: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
     assertBeforeDeadline();
+    countRoundTrip();
     return this.inner.streamQuery<R>(compiled, chunkSize);
   }
 }
@@ -60,6 +63,7 @@ class DeadlineDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     assertBeforeDeadline();
+    countRoundTrip();
     await this.driver.beginTransaction(inner(connection), settings);
     if (connection instanceof DeadlineConnection) connection.inTransaction = true;
   }
@@ -67,6 +71,7 @@ class DeadlineDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     // Past the deadline the commit is refused: Kysely rolls back, and the request's answer (503) stays true.
     assertBeforeDeadline();
+    countRoundTrip();
     await this.driver.commitTransaction(inner(connection));
     if (connection instanceof DeadlineConnection) connection.inTransaction = false;
     markCommitted();
@@ -74,12 +79,14 @@ class DeadlineDriver implements Driver {
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     if (connection instanceof DeadlineConnection) connection.inTransaction = false;
+    countRoundTrip();
     await this.driver.rollbackTransaction(inner(connection));
   }
 
   async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
     assertBeforeDeadline();
     if (!this.driver.savepoint) throw new Error('this database driver has no savepoints');
+    countRoundTrip();
     await this.driver.savepoint(inner(connection), name, compile);
   }
 
@@ -89,6 +96,7 @@ class DeadlineDriver implements Driver {
     compile: QueryCompiler['compileQuery'],
   ): Promise<void> {
     if (!this.driver.rollbackToSavepoint) throw new Error('this database driver has no savepoints');
+    countRoundTrip();
     await this.driver.rollbackToSavepoint(inner(connection), name, compile);
   }
 
@@ -99,6 +107,7 @@ class DeadlineDriver implements Driver {
   ): Promise<void> {
     assertBeforeDeadline();
     if (!this.driver.releaseSavepoint) throw new Error('this database driver has no savepoints');
+    countRoundTrip();
     await this.driver.releaseSavepoint(inner(connection), name, compile);
   }
 

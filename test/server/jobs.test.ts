@@ -13,6 +13,8 @@ import {
   type ClaimedJob,
   type JobHandler,
 } from '../../server/jobs/index.js';
+import { serviceRegistry } from '../../server/metrics.js';
+import { requestContext } from '../../server/request-context.js';
 import { openDatabase, type Database } from '../../server/store/database.js';
 import { claimJobs, completeJob, enqueueJob, failJob, findJob } from '../../server/store/jobs.js';
 import type { DB } from '../../server/store/schema.js';
@@ -92,6 +94,38 @@ describe.each(engines)('durable jobs on %s', (engine) => {
     for (const [kind, handler] of Object.entries(handlers)) registry.register(kind, handler);
     return new JobWorker({ db, clock, registry, pollIntervalMs: 5, ...options });
   }
+
+  it("counts a job's round trips to the database as its kind's, and the job once it ends (db_round_trips_total, jobs_run_total)", async () => {
+    const kind = `count.${engine}`;
+    const value = async (name: string, labels: string) => {
+      const text = await serviceRegistry.metrics();
+      return Number(new RegExp(`^${name}\\{${labels}\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    };
+    const trips = () => value('db_round_trips_total', `work="job:${kind}"`);
+    const runs = () => value('jobs_run_total', `kind="${kind}"`);
+    const [tripsBefore, runsBefore] = [await trips(), await runs()];
+    await add(kind);
+    const w = worker({
+      [kind]: {
+        run: async (_job, ctx) => {
+          // begin, two statements, the completion inside, commit: 5 round trips, plus the worker's own completion.
+          await ctx.db.transaction().execute(async (trx) => {
+            await sql`select 1`.execute(trx);
+            await sql`select 2`.execute(trx);
+            await ctx.complete(trx);
+          });
+        },
+      },
+    });
+    expect(await w.runOnce()).toBe(1);
+    expect(await runs()).toBe(runsBefore + 1);
+    expect(await trips()).toBe(tripsBefore + 6);
+    // A request's statements are not a job's.
+    const requestBefore = await value('db_round_trips_total', 'work="request"');
+    await requestContext.run({ requestId: 'r' }, () => sql`select 1`.execute(db));
+    expect(await value('db_round_trips_total', 'work="request"')).toBe(requestBefore + 1);
+    expect(await trips()).toBe(tripsBefore + 6);
+  });
 
   it('enqueues in the caller’s transaction: a rolled-back write leaves no job', async () => {
     await expect(
