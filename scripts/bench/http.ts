@@ -101,6 +101,11 @@ async function serveBare(): Promise<void> {
   app.disable('x-powered-by');
   app.set('etag', false);
   for (const [path, body] of Object.entries(bodies)) app.get(path, (_req, res) => void res.json(body));
+  // The process's CPU time, in the server's /metrics form, for the bench's CPU per request.
+  app.get('/metrics', (_req, res) => {
+    const { user, system } = process.cpuUsage();
+    res.type('text/plain').send(`process_cpu_seconds_total ${(user + system) / 1e6}\n`);
+  });
   const listening = app.listen(0, '127.0.0.1', () => {
     const { port } = listening.address() as AddressInfo;
     process.send!({ url: `http://127.0.0.1:${port}`, apiKey: 'none' } satisfies Ready);
@@ -207,6 +212,8 @@ interface Measure {
   errors: number;
   /** Database round trips per request served (the server's `db_round_trips_total{work="request"}`). */
   roundTrips?: number;
+  /** The target's CPU time (user + system) per request served, µs: less sensitive to the machine's load. */
+  cpuMicros?: number;
 }
 
 async function load(url: string, apiKey: string, seconds: number, connections: number): Promise<autocannon.Result> {
@@ -224,11 +231,14 @@ async function warmUp(base: string, apiKey: string, seconds: number, connections
   await load(`${base}/v1/me`, apiKey, seconds, connections);
 }
 
-/** The server's count of round trips sent for API requests so far (GET /metrics, no key). */
-async function requestRoundTrips(base: string): Promise<number> {
+/** The target's counters so far (GET /metrics, no key): round trips sent for API requests, CPU seconds. */
+async function counters(base: string): Promise<{ roundTrips: number; cpuSeconds: number }> {
   const text = await fetch(`${base}/metrics`).then((r) => r.text());
-  const line = /^db_round_trips_total\{work="request"\} (\d+(?:\.\d+)?)/m.exec(text);
-  return line ? Number(line[1]) : 0;
+  const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+  return {
+    roundTrips: value(/^db_round_trips_total\{work="request"\} (\S+)/m),
+    cpuSeconds: value(/^process_cpu_seconds_total (\S+)/m),
+  };
 }
 
 async function measure(
@@ -236,12 +246,13 @@ async function measure(
   base: string,
   apiKey: string,
   route: Route,
-  options: { warmup: number; duration: number; connections: number; countRoundTrips: boolean },
+  options: { warmup: number; duration: number; connections: number; counted: boolean },
 ): Promise<Measure> {
   await load(base + route.path, apiKey, options.warmup, options.connections);
-  const before = options.countRoundTrips ? await requestRoundTrips(base) : 0;
+  const before = options.counted ? await counters(base) : undefined;
   const r = await load(base + route.path, apiKey, options.duration, options.connections);
-  const after = options.countRoundTrips ? await requestRoundTrips(base) : 0;
+  const after = options.counted ? await counters(base) : undefined;
+  const served = Math.max(1, r.requests.total);
   const statuses = Object.entries(r.statusCodeStats ?? {})
     .map(([code, s]) => `${code}×${s.count ?? 0}`)
     .join(' ');
@@ -254,7 +265,12 @@ async function measure(
     p99: r.latency.p99,
     statuses,
     errors: r.errors,
-    ...(options.countRoundTrips ? { roundTrips: (after - before) / Math.max(1, r.requests.total) } : {}),
+    ...(before && after
+      ? {
+          roundTrips: (after.roundTrips - before.roundTrips) / served,
+          cpuMicros: ((after.cpuSeconds - before.cpuSeconds) * 1e6) / served,
+        }
+      : {}),
   };
 }
 
@@ -320,7 +336,7 @@ async function bench(): Promise<void> {
           results.push(
             await measure(`${target} · ${label}`, ready.url, ready.apiKey, route, {
               ...options,
-              countRoundTrips: true,
+              counted: true,
             }),
           );
         if (target.startsWith('(b)')) {
@@ -338,7 +354,7 @@ async function bench(): Promise<void> {
             results.push(
               await measure(`${BARE} · ${label}`, bare.ready.url, 'none', route, {
                 ...options,
-                countRoundTrips: false,
+                counted: true,
               }),
             );
           await stopChild(bare.child);
@@ -359,7 +375,7 @@ async function bench(): Promise<void> {
         results.push(
           await measure('(c) mock (npm run mock)', `http://127.0.0.1:${mockPort}`, 'test', route, {
             ...options,
-            countRoundTrips: false,
+            counted: false,
           }),
         );
       await stopChild(mock);
@@ -386,7 +402,7 @@ async function bench(): Promise<void> {
         results.push(
           await measure('(d) Prism alone', `http://127.0.0.1:${prismPort}`, 'test', route, {
             ...options,
-            countRoundTrips: false,
+            counted: false,
           }),
         );
       await stopChild(prism);
@@ -402,7 +418,7 @@ async function bench(): Promise<void> {
     );
     console.log(
       table([
-        ['target', 'route', 'req/s', 'p50 ms', 'p99 ms', 'answers', 'errors', 'round trips/req'],
+        ['target', 'route', 'req/s', 'p50 ms', 'p99 ms', 'answers', 'errors', 'CPU µs/req', 'round trips/req'],
         ...results.map((r) => [
           r.target,
           r.route,
@@ -411,7 +427,8 @@ async function bench(): Promise<void> {
           String(Number(r.p99.toFixed(2))),
           r.statuses,
           String(r.errors),
-          r.roundTrips === undefined ? '' : fixed(r.roundTrips),
+          r.cpuMicros === undefined ? '' : fixed(r.cpuMicros, 0),
+          r.roundTrips === undefined || r.target.startsWith(BARE) ? '' : fixed(r.roundTrips),
         ]),
       ]),
     );
@@ -439,13 +456,29 @@ async function bench(): Promise<void> {
           fixed(server.rps / bare.rps),
           `≥ ${goal}`,
           server.rps / bare.rps >= goal ? 'met' : 'NOT met',
+          `${fixed(server.cpuMicros ?? 0, 0)} / ${fixed(bare.cpuMicros ?? 0, 0)}`,
+          fixed((bare.cpuMicros ?? 0) / (server.cpuMicros ?? 1)),
           fixed(server.roundTrips ?? 0),
         ];
       });
     });
     console.log('\nIssue 37: the server with production settings (b) ÷ bare Express (f) on the same route.\n');
     console.log(
-      table([['engine', 'route', '(b) req/s', '(f) req/s', '(b)/(f)', 'goal', '', 'round trips/req'], ...bareRows]),
+      table([
+        [
+          'engine',
+          'route',
+          '(b) req/s',
+          '(f) req/s',
+          '(b)/(f)',
+          'goal',
+          '',
+          'CPU µs/req (b) / (f)',
+          '(f)/(b) CPU',
+          'round trips/req',
+        ],
+        ...bareRows,
+      ]),
     );
 
     if (!quick) {
