@@ -6,11 +6,15 @@
 // DATABASE_URL or the local server, in a scratch database the run creates and drops), then
 //   (c) the mock as `npm run mock` serves it (mock/server.ts in front of Prism),
 //   (d) Prism alone (`prism mock generated/openapi.yaml`), the raw baseline,
-// and the goal of issue 12: (b) at least twice Prism's requests per second on both routes and engines, with a
+//   (f) bare Express (its own child process, measured right after (b)) answering the bodies (b) sent, from memory,
+// and the goals of issue 37: (b) ÷ (f) at least 0.6 on GET /v1/me and 0.35 on GET /v1/contacts?limit=50 (an
+// account of 60 contacts), with each target's CPU µs and the server's database round trips per request; and the
+// goal of issue 12: (b) at least twice Prism's requests per second on both routes and engines, with a
 // p99 under 15 ms. Each target runs in its own process; the load comes from autocannon in this one: 10
 // connections; per target a first answer, then 8 s of load to warm it up (the validator compiles the spec at
 // the first request, V8 and PGlite's WebAssembly reach full speed after several seconds of load); then per case
-// 1 s of warm-up and 5 s measured. Change with --connections, --target-warmup, --warmup, --duration.
+// 1 s of warm-up and 5 s measured. Change with --connections, --target-warmup, --warmup, --duration; --quick runs
+// only (b) and (f).
 //
 // The server cases run the real pipeline (edge guard, request id, logging to /dev/null, auth with the key
 // cache, scope, the account rate limit counted as in production, validation, handler), except that the account
