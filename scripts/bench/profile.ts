@@ -3,9 +3,10 @@
 // V8's sampling profiler, loads one route with autocannon (10 connections, 10 s after 5 s of warm-up), stops it
 // and prints the busy time by where it was spent: each dependency, the project's own files, V8's garbage
 // collector and the engine's internals. Embedded PGlite by default; with DATABASE_URL, PostgreSQL.
-//   --route /v1/me (default) | /v1/contacts   --duration 10   --connections 10
+//   --route /v1/me (default) | '/v1/contacts?limit=50' (the bench account holds 60 contacts)   --duration 10
+//   --connections 10   --save FILE (the .cpuprofile too, for Chrome's DevTools or /tmp/prof-*.mjs)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -87,6 +88,8 @@ async function main(): Promise<void> {
     const stopped = reply<Profile>('profile');
     child.send({ profile: 'stop' });
     const profile = await stopped;
+    const save = argValue('save');
+    if (save) writeFileSync(save, JSON.stringify(profile));
     const byId = new Map(profile.nodes.map((n) => [n.id, n]));
     const places = new Map<string, number>();
     const functions = new Map<string, number>();

@@ -75,21 +75,28 @@ export function createApp(ctx: AppContext, routes: AppRoutes): express.Express {
     clock: ctx.clock,
     webConcurrency: ctx.config.webConcurrency,
   });
-  app.use(healthRoutes(ctx.database));
+  // The routes beside the public API, none under /v1/: a public call skips them with one test of its path
+  // rather than walking each of their routers (Express matches every route of a router it enters).
+  const besideApi = express.Router();
+  const publicCall = (req: Request) => req.path.startsWith('/v1/');
+  besideApi.use(healthRoutes(ctx.database));
+  app.use((req, res, next) => (publicCall(req) ? next() : besideApi(req, res, next)));
   app.get('/metrics', observability.metrics);
   app.use(observability.middleware);
 
+  const besideApiLogged = express.Router();
   // Pre-signed media upload and download links: the storage, not the API (no key, rate limit or validator),
   // and before the JSON parser, which would swallow an upload of type application/json.
-  app.use(mediaTransferRouter(ctx));
+  besideApiLogged.use(mediaTransferRouter(ctx));
   // The tracking addresses of automations' link buttons: opened by contacts' browsers (no key, no JSON).
-  app.use(trackedLinkRouter(ctx));
+  besideApiLogged.use(trackedLinkRouter(ctx));
   // The console page (a client of the admin and public APIs, no route of its own) while the sandbox is on.
-  if (ctx.config.sandboxEnabled) app.use(consoleRouter(ctx.logger), receiverRouter(ctx));
+  if (ctx.config.sandboxEnabled) besideApiLogged.use(consoleRouter(ctx.logger), receiverRouter(ctx));
   // Meta's webhooks (no key, signed by the app secret; their raw bytes, before the JSON parser).
-  app.use(channelWebhookRouter(ctx));
+  besideApiLogged.use(channelWebhookRouter(ctx));
   // The public description (GET /openapi.json, no key) and, in development, the reference pages (/docs).
-  app.use(descriptionRouter(ctx));
+  besideApiLogged.use(descriptionRouter(ctx));
+  app.use((req, res, next) => (publicCall(req) ? next() : besideApiLogged(req, res, next)));
 
   app.use(
     express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'], verify: refuseDeepJson }),

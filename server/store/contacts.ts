@@ -22,6 +22,24 @@ export interface HeldValue {
   value: FieldValue;
 }
 
+/** A contact with its active tags (in the order it got them) and its values (by field name): one row each. */
+export type ContactWithHoldings = ContactRow & { held_tags: { id: string; name: string }[]; held_values: HeldValue[] };
+
+// The holdings of the outer query's contact, as JSON arrays in its row: a page is one statement, not three.
+// The same rows and orders as tagsOfContacts and valuesOfContacts.
+const heldTagsOfRow = sql<ContactWithHoldings['held_tags']>`coalesce((
+  select json_agg(json_build_object('id', t.id, 'name', t.name) order by ct.tagged_at, t.id)
+  from contact_tags ct join tags t on t.id = ct.tag_id
+  where ct.account_id = contacts.account_id and ct.contact_id = contacts.id and t.deleted_at is null
+), '[]'::json)`;
+const heldValuesOfRow = sql<HeldValue[]>`coalesce((
+  select json_agg(
+    json_build_object('field_id', f.id, 'name', f.name, 'type', f.type, 'value', v.value) order by f.name collate "C"
+  )
+  from contact_field_values v join custom_fields f on f.id = v.field_id
+  where v.account_id = contacts.account_id and v.contact_id = contacts.id
+), '[]'::json)`;
+
 // ------------------------------------------------------------------------------------------------ contacts
 
 /** Inserts the contact and answers it as stored (timestamps with microseconds, as every read gives them). */
@@ -236,8 +254,13 @@ export async function selectContactsPage(
   accountId: string,
   filters: ContactFilters,
   page: PageRequest,
-): Promise<Page<ContactRow>> {
-  let q = db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null);
+): Promise<Page<ContactWithHoldings>> {
+  let q = db
+    .selectFrom('contacts')
+    .selectAll()
+    .select([heldTagsOfRow.as('held_tags'), heldValuesOfRow.as('held_values')])
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null);
   if (filters.updatedSince !== undefined)
     q = q.where('updated_at', '>=', sql<string>`cast(${filters.updatedSince} as timestamptz)`);
   if (filters.phoneKey !== undefined) q = q.where('phone_key', '=', filters.phoneKey);

@@ -30,7 +30,11 @@ export interface ContactView {
 
 export const tagSummary = (tag: HeldTag | TagSummary): TagSummary => ({ id: tag.id, name: tag.name });
 
-export function contactView(row: ContactRow, tags: readonly HeldTag[], values: readonly HeldValue[]): ContactView {
+export function contactView(
+  row: ContactRow,
+  tags: readonly (HeldTag | TagSummary)[],
+  values: readonly HeldValue[],
+): ContactView {
   return {
     id: row.id,
     channel: { type: row.channel, connection_id: row.connection_id },
