@@ -208,28 +208,6 @@ export async function closeRunStep(db: Kysely<DB>, runId: string, seq: number, c
 }
 
 /**
- * The contact's runs that wait (for an answer, a tap, a sleep's end, another run), oldest first, locked: what a
- * message of the contact may move on.
- */
-export async function selectWaitingRuns(
-  db: Kysely<DB>,
-  accountId: string,
-  contactId: string,
-): Promise<WorkflowRunRow[]> {
-  return db
-    .selectFrom('workflow_runs')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('contact_id', '=', contactId)
-    .where('waiting_for', 'is not', null)
-    .where('ended_at', 'is', null)
-    .orderBy('created_at')
-    .orderBy('id')
-    .forUpdate()
-    .execute();
-}
-
-/**
  * The contact's stopped run whose buttons or cards block sent `messageId`, locked, with that step; undefined
  * when there is none or its automation was deleted.
  */
