@@ -12,13 +12,18 @@
 // Then the restart case: --sleepers N (1000) runs sleep --sleep-seconds S (60); the server is killed (SIGKILL) while
 // they sleep and started again once their waits are over; it prints how long until every run completed (goal
 // of issue 14: within 10 s).
-// Flags: --contacts N (500), --writers N (8: how many write at once), --sleepers N (1000), --sleep-seconds S (60),
+// The burst also prints the round trips to the database per run: db_round_trips_total of every job kind, summed
+// over the processes that run jobs, before and after the burst, divided by the runs; and per job of each kind.
+// Flags: --contacts N (500), --writers N (8: how many write at once), --sleepers N (1000; 0: no restart case),
+// --sleep-seconds S (60),
 // --engine pglite|postgres|both (both).
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { components } from '../../generated/api.js';
 import { sql } from 'kysely';
+import { serviceRegistry } from '../../server/metrics.js';
 import {
   answerRequests,
   argInt,
@@ -41,7 +46,7 @@ const self = fileURLToPath(import.meta.url);
 const options = {
   contacts: argInt('contacts', 500),
   writers: argInt('writers', 8),
-  sleepers: argInt('sleepers', 1000),
+  sleepers: argInt('sleepers', 1000, 0),
   sleepSeconds: argInt('sleep-seconds', 60),
   engine: engineOption(),
 };
@@ -69,6 +74,7 @@ interface Status {
  */
 function answerStatus(server: Awaited<ReturnType<typeof openBenchServer>>): void {
   answerRequests(async (body) => {
+    if ((body as { metrics?: boolean }).metrics) return serviceRegistry.metrics();
     const { accountId, workflowId, latencies } = body as { accountId: string; workflowId: string; latencies?: boolean };
     const { db } = server;
     const runs = await db
@@ -147,9 +153,10 @@ async function resume(): Promise<void> {
   process.send!({ ready: true });
 }
 
-/** A second worker process on the same PostgreSQL database. */
+/** A second worker process on the same PostgreSQL database (answers the metrics question only). */
 async function work(): Promise<void> {
   const server = await openBenchServer();
+  answerRequests(async () => serviceRegistry.metrics());
   const start = await server.prepareWorkers('http://127.0.0.1');
   start();
   process.send!({ ready: true });
@@ -161,6 +168,46 @@ async function writeKeyword(ready: Ready, count: number, writers = 8): Promise<v
     { url: ready.url, connectionId: ready.connectionId, adminToken: ADMIN_TOKEN },
     { count, writers, firstPhone: 10_000_000, text: 'Quero a promo' },
   );
+}
+
+/** The job kinds' round trips and runs in one process's metrics text (db_round_trips_total, jobs_run_total). */
+interface JobCounts {
+  trips: Record<string, number>;
+  runs: Record<string, number>;
+}
+
+function jobCountsOf(text: string): JobCounts {
+  const counts: JobCounts = { trips: {}, runs: {} };
+  for (const [, kind, n] of text.matchAll(/^db_round_trips_total\{work="job:([^"]+)"\} (\d+)$/gm))
+    counts.trips[kind!] = Number(n);
+  for (const [, kind, n] of text.matchAll(/^jobs_run_total\{kind="([^"]+)"\} (\d+)$/gm)) counts.runs[kind!] = Number(n);
+  return counts;
+}
+
+/** The job counts of every process that runs jobs, summed. */
+async function jobCounts(children: readonly ChildProcess[]): Promise<JobCounts> {
+  const sum: JobCounts = { trips: {}, runs: {} };
+  for (const child of children) {
+    const counts = jobCountsOf(await request<string>(child, { metrics: true }));
+    for (const [kind, n] of Object.entries(counts.trips)) sum.trips[kind] = (sum.trips[kind] ?? 0) + n;
+    for (const [kind, n] of Object.entries(counts.runs)) sum.runs[kind] = (sum.runs[kind] ?? 0) + n;
+  }
+  return sum;
+}
+
+/** Round trips per run (every job kind's, over the runs) and per job of each kind, between two counts. */
+function roundTripsReport(before: JobCounts, after: JobCounts, runs: number): { perRun: string; lines: string[] } {
+  const kinds = [...new Set([...Object.keys(after.trips), ...Object.keys(after.runs)])].sort();
+  let total = 0;
+  const lines: string[] = [];
+  for (const kind of kinds) {
+    const trips = (after.trips[kind] ?? 0) - (before.trips[kind] ?? 0);
+    const jobs = (after.runs[kind] ?? 0) - (before.runs[kind] ?? 0);
+    if (trips === 0 && jobs === 0) continue;
+    total += trips;
+    lines.push(`  ${kind}: ${jobs} jobs, ${trips} round trips, ${jobs ? (trips / jobs).toFixed(1) : '-'} per job`);
+  }
+  return { perRun: (total / runs).toFixed(1), lines };
 }
 
 const pause = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
@@ -209,10 +256,16 @@ async function measure(
   ready: Ready,
   processes: Parameters<Parameters<typeof withBenchServer>[4]>[1],
 ) {
-  if (engine === 'postgres') await processes.start<{ ready: true }>('work').ready;
+  const jobProcesses: ChildProcess[] = [processes.server];
+  if (engine === 'postgres') {
+    const worker = processes.start<{ ready: true }>('work');
+    await worker.ready;
+    jobProcesses.push(worker.child);
+  }
   const status = (latencies = false) =>
     request<Status>(processes.server, { accountId: ready.accountId, workflowId: ready.workflowId, latencies });
   const before = await status();
+  const countsBefore = await jobCounts(jobProcesses);
   const t0 = performance.now();
   await writeKeyword(ready, options.contacts, options.writers);
   const written = performance.now();
@@ -224,16 +277,20 @@ async function measure(
     await new Promise((ok) => setTimeout(ok, 100));
   }
   const seconds = (performance.now() - t0) / 1000;
+  const trips = roundTripsReport(countsBefore, await jobCounts(jobProcesses), options.contacts);
   const latencies = [...(await status(true)).latencies].sort((a, b) => a - b);
   const label = ENGINE_LABEL[engine];
   console.log(
     `${label}: ${options.contacts} writes in ${((written - t0) / 1000).toFixed(1)} s; every run waiting on its question after ${seconds.toFixed(1)} s`,
   );
+  console.log(`${label}: ${trips.perRun} round trips per run (the jobs' of every kind ÷ runs), by job kind:`);
+  for (const line of trips.lines) console.log(line);
   return [
     label,
     engine === 'postgres' ? '2 (API + 1 worker process)' : '1 (the API process)',
     (options.contacts / seconds).toFixed(0),
     (last.steps / seconds).toFixed(0),
+    trips.perRun,
     ms(quantile(latencies, 0.5)),
     ms(quantile(latencies, 0.99)),
     `${before.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)}`,
@@ -242,7 +299,16 @@ async function measure(
 
 async function bench(): Promise<void> {
   const rows = [
-    ['engine', 'processes with workers', 'runs/s', 'steps/s', 'trigger→send p50 ms', 'p99 ms', 'API RSS MiB'],
+    [
+      'engine',
+      'processes with workers',
+      'runs/s',
+      'steps/s',
+      'round trips/run',
+      'trigger→send p50 ms',
+      'p99 ms',
+      'API RSS MiB',
+    ],
   ];
   const { engines, postgresBase, notes } = await enginesToRun(options.engine);
   for (const note of notes) console.log(note);
@@ -261,6 +327,7 @@ async function bench(): Promise<void> {
   );
   console.log(table(rows));
 
+  if (options.sleepers === 0) return;
   const resumed = [['engine', 'sleeping runs', 'all completed after the restart', 'goal ≤ 10 s']];
   for (const engine of engines)
     resumed.push(

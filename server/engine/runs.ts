@@ -26,7 +26,7 @@ import {
   type Wake,
 } from '../job-kinds.js';
 import type { WorkflowSendResult } from '../domain/messaging/workflow-send.js';
-import { enqueue, type JobLease } from '../store/jobs.js';
+import { enqueue, laterJobRow, type JobLease, type NewJob } from '../store/jobs.js';
 import {
   closeRunStep,
   findStoppedRunOfMessage,
@@ -119,6 +119,18 @@ export async function startRunNow(tx: Transaction<DB>, deps: EngineDeps, input: 
   return run;
 }
 
+/** The `workflow.advance` job that moves the run on after `wake`, at `at`. */
+const advanceJob = (
+  run: Pick<WorkflowRunRow, 'id' | 'account_id'>,
+  wake: Wake,
+  at: Date,
+): NewJob<typeof ADVANCE_RUN_JOB> => ({
+  kind: ADVANCE_RUN_JOB,
+  accountId: run.account_id,
+  payload: { run_id: run.id, wake } satisfies AdvancePayload,
+  runAt: at,
+});
+
 async function scheduleAdvance(
   tx: Transaction<DB>,
   deps: Pick<EngineDeps, 'clock'>,
@@ -126,12 +138,7 @@ async function scheduleAdvance(
   wake: Wake,
   at: Date,
 ): Promise<void> {
-  await enqueue(tx, deps.clock, {
-    kind: ADVANCE_RUN_JOB,
-    accountId: run.account_id,
-    payload: { run_id: run.id, wake } satisfies AdvancePayload,
-    runAt: at,
-  });
+  await enqueue(tx, deps.clock, advanceJob(run, wake, at));
 }
 
 /** The `workflow.advance` job: one stretch of the run, committed with the job's completion. */
@@ -498,6 +505,7 @@ async function openStretch(
     stepCount: run.step_count,
     pendingTap,
     memo,
+    steps: [],
   };
 }
 
@@ -510,7 +518,7 @@ async function followSend(stretch: Stretch, sent: SentLater): Promise<Onward> {
 /** Part B rule 4: a block runs at most MAX_BLOCK_RUNS times in one run; the next time stops the run. */
 async function stopLooping(stretch: Stretch, step: Step): Promise<void> {
   const error = { code: 'loop_limit', message: `The block ${step.nodeId} ran ${MAX_BLOCK_RUNS} times in this run.` };
-  await recordStep(stretch, step, { status: 'failed', output: null, messageId: null, error, endedAt: step.at });
+  recordStep(stretch, step, { status: 'failed', output: null, messageId: null, error, endedAt: step.at });
   await endRun(stretch, step.nodeId, 'stopped');
 }
 
@@ -536,7 +544,7 @@ const blockContext = (stretch: Stretch, step: Step): RunContext => ({
 async function follow(stretch: Stretch, step: Step, result: BlockResult): Promise<Onward> {
   const messageId = 'messageId' in result ? (result.messageId ?? null) : null;
   if ('next' in result) {
-    await recordStep(stretch, step, {
+    recordStep(stretch, step, {
       status: 'completed',
       output: result.next,
       messageId,
@@ -554,7 +562,7 @@ async function follow(stretch: Stretch, step: Step, result: BlockResult): Promis
     return 'over';
   }
   const output = result.output ?? null;
-  await recordStep(stretch, step, { status: 'completed', output, messageId, error: null, endedAt: step.at });
+  recordStep(stretch, step, { status: 'completed', output, messageId, error: null, endedAt: step.at });
   await endRun(stretch, step.nodeId, result.end);
   return 'over';
 }
@@ -569,7 +577,7 @@ async function waitFor(stretch: Stretch, step: Step, result: Waits, messageId: s
   const { tx, deps } = stretch;
   const contactWait = result.wait === 'answer' || result.wait === 'tap';
   const status = contactWait ? 'waiting' : 'running';
-  await recordStep(stretch, step, { status, output: null, messageId, error: null, endedAt: null });
+  recordStep(stretch, step, { status, output: null, messageId, error: null, endedAt: null });
   const until = result.until.toISOString();
   // The block's own step, not the run's last: a first send of a comment-started run records its public reply after it.
   const waitStep = step.seq;
@@ -578,18 +586,27 @@ async function waitFor(stretch: Stretch, step: Step, result: Waits, messageId: s
     await scheduleAdvance(tx, deps, stretch.run, { kind: 'expire', step: waitStep }, result.until);
     return { to: nextOf(step.block, result.thenOutput) };
   }
-  stretch.run = await saveRun(stretch, {
-    status,
-    node_id: step.nodeId,
-    waiting_for: result.wait,
-    wait_until: until,
-    wait_message_id: messageId,
-    wait_step: waitStep,
-  });
-  if (result.wait === 'timer')
-    await scheduleAdvance(tx, deps, stretch.run, { kind: 'timer', step: waitStep }, result.until);
-  if (contactWait || result.wait === 'child')
-    await scheduleAdvance(tx, deps, stretch.run, { kind: 'expire', step: waitStep }, result.until);
+  // The wait's end: a sleep's timer, or the bound of a wait for the contact or a child.
+  const ends: Wake[] = [];
+  if (result.wait === 'timer') ends.push({ kind: 'timer', step: waitStep });
+  if (contactWait || result.wait === 'child') ends.push({ kind: 'expire', step: waitStep });
+  // Due later (the usual case), its job is written with the run and the steps, in one statement.
+  const now = deps.clock.now();
+  const later = result.until.getTime() > now.getTime();
+  const laterJobs = later ? ends.map((wake) => laterJobRow(advanceJob(stretch.run, wake, result.until), now)) : [];
+  stretch.run = await saveRun(
+    stretch,
+    {
+      status,
+      node_id: step.nodeId,
+      waiting_for: result.wait,
+      wait_until: until,
+      wait_message_id: messageId,
+      wait_step: waitStep,
+    },
+    laterJobs,
+  );
+  if (!later) for (const wake of ends) await scheduleAdvance(tx, deps, stretch.run, wake, result.until);
   // A `call` wait's bound is written by the block with its call (invoke: engine/blocks/invoke/executor.ts).
   return 'over';
 }
@@ -599,7 +616,7 @@ type Fails = Extract<BlockResult, { failed: StepError }>;
 /** The block failed: the branch follows its failure output when it has one, else the run ends. */
 async function failStep(stretch: Stretch, step: Step, result: Fails, messageId: string | null): Promise<Onward> {
   const output = result.output ?? null;
-  await recordStep(stretch, step, { status: 'failed', output, messageId, error: result.failed, endedAt: step.at });
+  recordStep(stretch, step, { status: 'failed', output, messageId, error: result.failed, endedAt: step.at });
   if (result.output !== undefined) return { to: nextOf(step.block, result.output) };
   await endRun(stretch, step.nodeId, result.end ?? 'stopped');
   return 'over';

@@ -15,8 +15,8 @@ import { findContact, type ContactRow } from '../store/contacts.js';
 import type { JobLease } from '../store/jobs.js';
 import { findMessage, type MessageRow } from '../store/messaging.js';
 import type { DB, RunTriggerContext } from '../store/schema.js';
-import { findStoppedRunOfMessage, selectWaitingRuns, updateRun } from '../store/workflow-runs.js';
-import { selectLiveTriggers, type LiveTrigger } from '../store/workflows.js';
+import { findStoppedRunOfMessage, updateRun, type WorkflowRunRow } from '../store/workflow-runs.js';
+import { selectLiveTriggers, selectWaitingRunsAndLiveTriggers, type LiveTrigger } from '../store/workflows.js';
 import { tapOutput } from './blocks/index.js';
 import { CONTACT_WAIT_MS, type EngineDeps } from './context.js';
 import { takeHandoff } from './handoff.js';
@@ -93,7 +93,9 @@ export async function runInboundJob(
 }
 
 async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: MessageRow, contact: ContactRow) {
-  const waiting = await selectWaitingRuns(tx, message.account_id, contact.id);
+  // The contact's waiting runs and the live triggers, read together: most messages need one or the other.
+  const found = await selectWaitingRunsAndLiveTriggers(tx, message.account_id, contact.id, contact.channel);
+  const { waiting } = found;
   if (message.type === 'message')
     // The contact answered: its comment runs may send again.
     for (const [i, run] of waiting.entries())
@@ -109,7 +111,7 @@ async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: Message
     const run = waiting.find((r) => r.waiting_for === 'answer');
     if (run) return advanceRun(tx, deps, run, { kind: 'answer', text: message.text ?? '', messageId: message.id });
   }
-  await startTriggered(tx, deps, message, contact, EVENT_OF[message.type]);
+  await startTriggered(tx, deps, message, contact, EVENT_OF[message.type], found.live);
 }
 
 async function onTap(
@@ -119,7 +121,7 @@ async function onTap(
   contact: ContactRow,
   tappedMessageId: string,
   buttonId: string | null,
-  waiting: Awaited<ReturnType<typeof selectWaitingRuns>>,
+  waiting: WorkflowRunRow[],
 ): Promise<void> {
   const run = waiting.find(
     (r) => (r.waiting_for === 'tap' && r.wait_message_id === tappedMessageId) || r.tap_message_id === tappedMessageId,
@@ -146,12 +148,14 @@ async function startTriggered(
   message: MessageRow,
   contact: ContactRow,
   event: string | undefined,
+  /** The live triggers, when the caller read them already. */
+  known?: LiveTrigger[],
 ): Promise<void> {
   if (!event) return;
   const accountId = message.account_id;
   const now = deps.clock.now();
   const { post } = message;
-  for (const live of await selectLiveTriggers(tx, accountId, contact.channel)) {
+  for (const live of known ?? (await selectLiveTriggers(tx, accountId, contact.channel))) {
     const sameConnection =
       live.connection_id === null ? contact.channel === 'instagram' : live.connection_id === contact.connection_id;
     if (!sameConnection || !triggerMatches(live.trigger, contact.channel, message, event)) continue;

@@ -361,9 +361,11 @@ export class JobWorker {
       // A parked job may already be woken and claimed again, by this very worker and with the same attempt
       // count (a park gives the claim back uncounted): completing it here could delete that new run's job.
       if (parked) return;
-      // Also after an in-transaction completion: if that transaction rolled back, the job is still here.
-      if (!(await completeJob(this.db, job)) && !completedInside)
-        this.logger.warn(log, 'job finished after its lease was taken over');
+      // Completed in the handler's transaction and the handler returned: that transaction committed (a failed
+      // commit throws out of the handler), so the job is gone and a second delete would be a wasted round trip.
+      // A handler that swallowed the failure of that transaction leaves the job to its lease: it runs again.
+      if (completedInside) return;
+      if (!(await completeJob(this.db, job))) this.logger.warn(log, 'job finished after its lease was taken over');
     } catch (error) {
       const now = this.clock.now();
       let retryAt: Date | null = null;

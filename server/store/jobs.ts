@@ -65,7 +65,9 @@ export interface JobLease {
   /**
    * Deletes the job inside the handler's own transaction, so its effect and its completion commit together
    * (exactly once for database effects). Throws `LeaseLostError` when the lease was taken over: the
-   * transaction then rolls back and the other worker's run is the one that counts.
+   * transaction then rolls back and the other worker's run is the one that counts. A handler that returns
+   * after it has its transaction committed (the worker deletes nothing more); one that swallows that
+   * transaction's failure leaves the job to its lease, and it runs again.
    */
   complete(trx: Transaction<DB>): Promise<void>;
   /**

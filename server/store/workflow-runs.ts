@@ -1,8 +1,8 @@
 // SQL of automation runs and their steps, as the run routes read them (the engine writes them).
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { CursorCodec } from './cursor.js';
 import { paginate, type Page, type PageRequest } from './pagination.js';
-import type { DB, WorkflowRunStepsTable, WorkflowRunsTable } from './schema.js';
+import type { DB, JobsTable, WorkflowRunStepsTable, WorkflowRunsTable } from './schema.js';
 
 export type WorkflowRunRow = Selectable<WorkflowRunsTable>;
 export type WorkflowRunStepRow = Selectable<WorkflowRunStepsTable>;
@@ -92,7 +92,9 @@ export async function selectRecentRunSteps(
 // ---- The engine's SQL ----------------------------------------------------------------------------------
 
 export type NewRunRow = Omit<WorkflowRunRow, 'step_count'>;
-type RunChanges = Partial<Omit<WorkflowRunRow, 'id' | 'account_id' | 'visits' | 'variables' | 'trigger_context'>> & {
+export type RunChanges = Partial<
+  Omit<WorkflowRunRow, 'id' | 'account_id' | 'visits' | 'variables' | 'trigger_context'>
+> & {
   visits?: Record<string, number>;
   variables?: Record<string, string | null>;
   trigger_context?: WorkflowRunRow['trigger_context'];
@@ -138,11 +140,42 @@ export async function updateRun(db: Kysely<DB>, runId: string, changes: RunChang
 
 export type NewRunStep = Omit<WorkflowRunStepRow, 'error' | 'call'> & { error: WorkflowRunStepRow['error'] };
 
+const stepRow = (step: NewRunStep) => ({ ...step, error: step.error ? JSON.stringify(step.error) : null });
+
 export async function insertRunStep(db: Kysely<DB>, step: NewRunStep): Promise<void> {
-  await db
-    .insertInto('workflow_run_steps')
-    .values({ ...step, error: step.error ? JSON.stringify(step.error) : null })
-    .execute();
+  await db.insertInto('workflow_run_steps').values(stepRow(step)).execute();
+}
+
+/**
+ * Saves a stretch's end in one statement: the run's changes, the steps the stretch took and the jobs it adds
+ * (rows of jobs due later, which need no notification: store/jobs.ts `laterJobRow`). Returns the run.
+ */
+export async function saveRunWithSteps(
+  db: Kysely<DB>,
+  runId: string,
+  changes: RunChanges,
+  steps: readonly NewRunStep[],
+  laterJobs: readonly Insertable<JobsTable>[] = [],
+): Promise<WorkflowRunRow> {
+  if (steps.length === 0) {
+    if (laterJobs.length > 0) await db.insertInto('jobs').values(laterJobs).execute();
+    return updateRun(db, runId, changes);
+  }
+  const withSteps = db.with('new_steps', (qb) => qb.insertInto('workflow_run_steps').values(steps.map(stepRow)));
+  if (laterJobs.length === 0)
+    return withSteps
+      .updateTable('workflow_runs')
+      .set(runJson(changes))
+      .where('id', '=', runId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  return withSteps
+    .with('new_jobs', (qb) => qb.insertInto('jobs').values(laterJobs))
+    .updateTable('workflow_runs')
+    .set(runJson(changes))
+    .where('id', '=', runId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Ends the run's open step (a wait that ended): its status, output and end time. */
@@ -171,28 +204,6 @@ export async function closeRunStep(db: Kysely<DB>, runId: string, seq: number, c
     .set(stepCloseColumns(changes))
     .where('run_id', '=', runId)
     .where('seq', '=', seq)
-    .execute();
-}
-
-/**
- * The contact's runs that wait (for an answer, a tap, a sleep's end, another run), oldest first, locked: what a
- * message of the contact may move on.
- */
-export async function selectWaitingRuns(
-  db: Kysely<DB>,
-  accountId: string,
-  contactId: string,
-): Promise<WorkflowRunRow[]> {
-  return db
-    .selectFrom('workflow_runs')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('contact_id', '=', contactId)
-    .where('waiting_for', 'is not', null)
-    .where('ended_at', 'is', null)
-    .orderBy('created_at')
-    .orderBy('id')
-    .forUpdate()
     .execute();
 }
 

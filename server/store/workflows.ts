@@ -5,6 +5,7 @@ import type { GraphNodes } from '../../generated/block-catalog.js';
 import type { CursorCodec } from './cursor.js';
 import { paginate, type Page, type PageRequest } from './pagination.js';
 import type { DB, WorkflowReferencesTable, WorkflowVersionsTable, WorkflowsTable } from './schema.js';
+import type { WorkflowRunRow } from './workflow-runs.js';
 
 export type WorkflowRow = Selectable<WorkflowsTable>;
 export type WorkflowVersionRow = Selectable<WorkflowVersionsTable>;
@@ -348,7 +349,8 @@ export interface LiveTrigger {
   workflow_id: string;
   connection_id: string | null;
   trigger: WorkflowVersionRow['trigger'];
-  version: WorkflowVersionRow;
+  /** The live version (a run follows it by id: engine/walk/versions.ts reads it once per process). */
+  version: Pick<WorkflowVersionRow, 'id'>;
 }
 
 /** The account's published automations on `channel`, with their live version (what triggers compare). */
@@ -362,7 +364,7 @@ export async function selectLiveTriggers(
     .innerJoin('workflow_versions as v', (join) =>
       join.onRef('v.account_id', '=', 'w.account_id').onRef('v.id', '=', 'w.published_version_id'),
     )
-    .selectAll('v')
+    .select(['v.workflow_id', 'v.connection_id', 'v.trigger', 'v.id'])
     .where('w.account_id', '=', accountId)
     .where('w.deleted_at', 'is', null)
     .where('w.status', '=', 'published')
@@ -374,6 +376,61 @@ export async function selectLiveTriggers(
     workflow_id: v.workflow_id,
     connection_id: v.connection_id,
     trigger: v.trigger,
-    version: v,
+    version: { id: v.id },
   }));
+}
+
+/** A row of `selectWaitingRunsAndLiveTriggers`: the live triggers, and one waiting run or none (all null). */
+type WaitingRunAndLiveTriggers = {
+  live: {
+    workflow_id: string;
+    connection_id: string | null;
+    trigger: WorkflowVersionRow['trigger'];
+    version_id: string;
+  }[];
+} & (WorkflowRunRow | { [K in keyof WorkflowRunRow]: null });
+
+/**
+ * What a contact's inbound message looks up, in one statement: the contact's runs waiting (locked, oldest
+ * first) and the account's live triggers on `channel` (`selectLiveTriggers`).
+ */
+export async function selectWaitingRunsAndLiveTriggers(
+  db: Kysely<DB>,
+  accountId: string,
+  contactId: string,
+  channel: WorkflowVersionRow['channel_type'],
+): Promise<{ waiting: WorkflowRunRow[]; live: LiveTrigger[] }> {
+  const { rows } = await sql<WaitingRunAndLiveTriggers>`
+    select t.live, r.*
+    from (
+      select coalesce(
+        json_agg(
+          json_build_object('workflow_id', v.workflow_id, 'connection_id', v.connection_id, 'trigger', v.trigger, 'version_id', v.id)
+          order by w.created_at, w.id
+        ),
+        '[]'::json
+      ) as live
+      from workflows w
+      join workflow_versions v on v.account_id = w.account_id and v.id = w.published_version_id
+      where w.account_id = ${accountId} and w.deleted_at is null and w.status = 'published' and v.channel_type = ${channel}
+    ) t
+    left join lateral (
+      select * from workflow_runs
+      where account_id = ${accountId} and contact_id = ${contactId} and waiting_for is not null and ended_at is null
+      order by created_at, id
+      for update
+    ) r on true
+    order by r.created_at, r.id`.execute(db);
+  const waiting: WorkflowRunRow[] = [];
+  for (const row of rows) {
+    const { live: _live, ...run } = row;
+    if (run.id !== null) waiting.push(run);
+  }
+  const live = (rows[0]?.live ?? []).map((v) => ({
+    workflow_id: v.workflow_id,
+    connection_id: v.connection_id,
+    trigger: v.trigger,
+    version: { id: v.version_id },
+  }));
+  return { waiting, live };
 }

@@ -6,7 +6,7 @@ import { sendFromWorkflow, type WorkflowSendResult } from '../../domain/messagin
 import { findRepliesList } from '../../store/replies-lists.js';
 import { PUBLIC_REPLY_JOB, type PublicReplyPayload } from '../../job-kinds.js';
 import { enqueue, enqueueClaimed, type NewJob } from '../../store/jobs.js';
-import { insertRunStep, type NewRunStep } from '../../store/workflow-runs.js';
+import type { NewRunStep } from '../../store/workflow-runs.js';
 import { substitute } from '../evaluate/variables.js';
 import type { Stretch } from './stretch.js';
 
@@ -89,7 +89,7 @@ async function publicReply(stretch: Stretch, commentId: string): Promise<void> {
     else await enqueue(tx, deps.clock, job);
     return;
   }
-  await insertRunStep(tx, publicReplyStep(run, stretch.stepCount, at, result));
+  stretch.steps.push(publicReplyStep(run, stretch.stepCount, at, result));
 }
 
 /** The run's `public_reply` step for the channel's answer (or the rules' refusal). */

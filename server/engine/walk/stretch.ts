@@ -6,7 +6,15 @@ import type { Transaction } from 'kysely';
 import type { Block } from '../../../generated/block-catalog.js';
 import type { WorkflowSendMemo } from '../../domain/messaging/workflow-send.js';
 import type { DB, RunTriggerContext } from '../../store/schema.js';
-import { insertRunStep, updateRun, type WorkflowRunRow, type WorkflowRunStepRow } from '../../store/workflow-runs.js';
+import type { Insertable } from 'kysely';
+import type { JobsTable } from '../../store/schema.js';
+import {
+  saveRunWithSteps,
+  type NewRunStep,
+  type RunChanges,
+  type WorkflowRunRow,
+  type WorkflowRunStepRow,
+} from '../../store/workflow-runs.js';
 import type { RunnableVersionRow } from '../../store/workflows.js';
 import type { EngineDeps, RunContext, StepError } from '../context.js';
 
@@ -34,6 +42,8 @@ export interface Stretch {
   pendingTap: PendingTap | null;
   /** What the stretch's sends read once. */
   memo: WorkflowSendMemo;
+  /** The steps taken since the run was last saved: written with it (`saveRun`), in one statement. */
+  steps: NewRunStep[];
 }
 
 /** A block's turn in the stretch: its step, numbered as it starts. */
@@ -68,8 +78,9 @@ export interface StepOutcome {
   endedAt: string | null;
 }
 
-export async function recordStep(stretch: Stretch, step: Step, outcome: StepOutcome): Promise<void> {
-  await insertRunStep(stretch.tx, {
+/** Records the block's step with the stretch: it is written with the run when the stretch saves it. */
+export function recordStep(stretch: Stretch, step: Step, outcome: StepOutcome): void {
+  stretch.steps.push({
     id: randomUUID(),
     account_id: stretch.run.account_id,
     run_id: stretch.run.id,
@@ -85,23 +96,39 @@ export async function recordStep(stretch: Stretch, step: Step, outcome: StepOutc
   });
 }
 
-/** Saves the stretch with the run: its wait, if any, is the one `changes` names; the buttons still open, `pendingTap`. */
-export const saveRun = (stretch: Stretch, changes: Parameters<typeof updateRun>[2]) =>
-  updateRun(stretch.tx, stretch.run.id, {
-    visits: stretch.visits,
-    trigger_context: stretch.trigger,
-    step_count: stretch.stepCount,
-    updated_at: stretch.deps.clock.now().toISOString(),
-    waiting_for: null,
-    wait_until: null,
-    wait_message_id: null,
-    wait_step: null,
-    tap_step: stretch.pendingTap?.step ?? null,
-    tap_node_id: stretch.pendingTap?.nodeId ?? null,
-    tap_message_id: stretch.pendingTap?.messageId ?? null,
-    tap_until: stretch.pendingTap?.until ?? null,
-    ...changes,
-  });
+/**
+ * Saves the stretch with the run, and the steps it took since the last save, in one statement: its wait, if
+ * any, is the one `changes` names; the buttons still open, `pendingTap`; `laterJobs`, jobs due later it adds
+ * with them (store/jobs.ts `laterJobRow`).
+ */
+export async function saveRun(
+  stretch: Stretch,
+  changes: RunChanges,
+  laterJobs: readonly Insertable<JobsTable>[] = [],
+): Promise<WorkflowRunRow> {
+  const steps = stretch.steps.splice(0);
+  return saveRunWithSteps(
+    stretch.tx,
+    stretch.run.id,
+    {
+      visits: stretch.visits,
+      trigger_context: stretch.trigger,
+      step_count: stretch.stepCount,
+      updated_at: stretch.deps.clock.now().toISOString(),
+      waiting_for: null,
+      wait_until: null,
+      wait_message_id: null,
+      wait_step: null,
+      tap_step: stretch.pendingTap?.step ?? null,
+      tap_node_id: stretch.pendingTap?.nodeId ?? null,
+      tap_message_id: stretch.pendingTap?.messageId ?? null,
+      tap_until: stretch.pendingTap?.until ?? null,
+      ...changes,
+    },
+    steps,
+    laterJobs,
+  );
+}
 
 export const NO_TAP = { tap_step: null, tap_node_id: null, tap_message_id: null, tap_until: null };
 export const tapWait = (tap: PendingTap) => ({
