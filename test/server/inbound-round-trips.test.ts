@@ -13,14 +13,18 @@ import { findConnection } from '../../server/store/console.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
 import { json } from './http-helpers.js';
 import { insertEndpoint } from './webhook-receiver.js';
+import { webhooks, type FakeNumber } from '../fakes/meta/index.js';
+import { startFakeMetaApp, type FakeMetaApp } from './fake-meta-app.js';
+import type { SchemaAdminWhatsAppCloudNumber } from '../../generated/admin-api.js';
 
 const TOKEN = 'inbound-round-trips-admin-token-0123456789';
 const N = 20;
 
-const requestTrips = async () => {
+const metric = async (name: string, labels: string) => {
   const text = await serviceRegistry.metrics();
-  return Number(/^db_round_trips_total\{work="request"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+  return Number(new RegExp(`^${name}\\{${labels}\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
 };
+const requestTrips = () => metric('db_round_trips_total', 'work="request"');
 
 /** The round trips `work` costs, counted as a request's. */
 async function tripsOf(work: () => Promise<unknown>): Promise<number> {
@@ -95,5 +99,73 @@ describe.each(engines)('round trips of an inbound message on %s', (engine) => {
       .execute();
     expect(rows.filter((r) => r.event_type === 'message.received')).toHaveLength(2 * N + 1);
     expect(rows.filter((r) => r.event_type === 'contact.created')).toHaveLength(1);
+  });
+});
+
+describe.each(engines)("round trips of a Meta webhook's inbound message on %s", (engine) => {
+  const APP_SECRET = 'meta-app-secret-for-round-trips';
+  let fake: FakeMetaApp | undefined;
+  afterAll(async () => {
+    await fake?.t.close();
+    await fake?.meta.close();
+  });
+
+  it('applies a text payload of a known contact in a few round trips (job:channels.webhook)', async () => {
+    fake = await startFakeMetaApp(engine, { adminToken: TOKEN, appSecret: APP_SECRET });
+    const { t, meta, worker, admin } = fake;
+    const me = await t.account();
+    const local = `9${randomInt(1000_0000, 9999_9999)}`;
+    const number: FakeNumber = {
+      phoneNumberId: `10${randomInt(1e12, 9e12)}`,
+      wabaId: `10${randomInt(1e12, 9e12)}`,
+      accessToken: `EAAG${randomInt(1e9, 9e9)}roundtrips${randomInt(1e9, 9e9)}`,
+      displayPhoneNumber: `+55 11 ${local.slice(0, 5)}-${local.slice(5)}`,
+      verifiedName: 'Loja',
+      templates: [],
+    };
+    meta.addNumber(number);
+    const connection = await json<SchemaConnection>(
+      await admin('POST', `/accounts/${me.accountId}/connections`, {
+        channel: 'whatsapp',
+        name: 'Vendas',
+        phone: `+5511${local}`,
+      }),
+      201,
+    );
+    await json<SchemaAdminWhatsAppCloudNumber>(
+      await admin('PUT', `/connections/${connection.id}/whatsapp-cloud`, {
+        phone_number_id: number.phoneNumberId,
+        waba_id: number.wabaId,
+        access_token: number.accessToken,
+      }),
+    );
+    await insertEndpoint(t.database.db, {
+      accountId: me.accountId,
+      url: 'https://example.com/hook',
+      types: ['message.received'],
+      now: t.clock.now(),
+    });
+    const from = `55119${randomInt(10_000_000, 99_999_999)}`;
+    const write = async (i: number) => {
+      const sent = await meta.sendWebhook(
+        webhooks.text(number, { from, name: 'Ana', text: `oi ${i}`, id: webhooks.newWamid() }),
+      );
+      expect(sent.status).toBe(200);
+      while ((await worker.runOnce()) > 0);
+    };
+    await write(0); // someone new
+    const trips = () => metric('db_round_trips_total', 'work="job:channels.webhook"');
+    const runs = () => metric('jobs_run_total', 'kind="channels.webhook"');
+    const [tripsBefore, runsBefore] = [await trips(), await runs()];
+    for (let i = 1; i <= N; i += 1) await write(i);
+    const perJob = ((await trips()) - tripsBefore) / ((await runs()) - runsBefore);
+    console.log(`[${engine}] round trips per channels.webhook job (a known contact's text): ${perJob}`);
+    const received = await t.database.db
+      .selectFrom('messages')
+      .select('id')
+      .where('account_id', '=', me.accountId)
+      .where('direction', '=', 'inbound')
+      .execute();
+    expect(received).toHaveLength(N + 1);
   });
 });
