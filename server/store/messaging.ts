@@ -325,6 +325,25 @@ export async function insertMessageInConversation(
       'conversation.created_at as conversation_created_at',
     ])
     .executeTakeFirstOrThrow();
+  return conversationAndMessage(row);
+}
+
+/** The conversation's columns (prefixed `conversation_`) and the message's of one row, as their two rows. */
+function conversationAndMessage<
+  Row extends MessageRow & {
+    conversation_row_id: string;
+    conversation_account_id: string;
+    conversation_contact_id: string;
+    conversation_connection_id: string;
+    conversation_channel: ConversationRow['channel'];
+    conversation_in_inbox: boolean;
+    conversation_last_message_at: string | null;
+    conversation_last_inbound_at: string | null;
+    conversation_marked_unread: boolean;
+    conversation_owned_elsewhere_since: string | null;
+    conversation_created_at: string;
+  },
+>(row: Row): { conversation: ConversationRow; message: MessageRow } {
   const {
     conversation_row_id,
     conversation_account_id,
@@ -337,7 +356,7 @@ export async function insertMessageInConversation(
     conversation_marked_unread,
     conversation_owned_elsewhere_since,
     conversation_created_at,
-    ...messageRow
+    ...message
   } = row;
   return {
     conversation: {
@@ -353,7 +372,7 @@ export async function insertMessageInConversation(
       owned_elsewhere_since: conversation_owned_elsewhere_since,
       created_at: conversation_created_at,
     },
-    message: messageRow,
+    message,
   };
 }
 

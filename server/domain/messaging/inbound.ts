@@ -16,9 +16,14 @@ import { ApiError } from '../../errors.js';
 import type { ConnectionRow } from '../../store/console.js';
 import { touchContactOfChannel, type ChannelContactKey, type ContactRow } from '../../store/contacts.js';
 import type { JobWithEvents } from '../../store/events.js';
-import { insertMessageInConversation, type ConversationRow, type MessageRow } from '../../store/messaging.js';
+import {
+  insertMessageInConversation,
+  type ConversationRow,
+  type MessageRow,
+  type NewMessageRow,
+} from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
-import { insertChannelContact } from '../contacts/contacts.js';
+import { insertChannelContact, type ChannelIdentity } from '../contacts/contacts.js';
 import { parsePhone } from '../contacts/phone.js';
 import { recordEventsWithJob, type OutboxEvent } from '../events/outbox.js';
 import { INBOUND_MESSAGE_JOB } from '../../job-kinds.js';
@@ -126,10 +131,10 @@ async function contactOfSender(
   const touch = { name: from.name, username: (sender.channel === 'instagram' && from.username) || null };
   const known = await touchContactOfChannel(tx, accountId, key, touch, now);
   if (known) return { contact: known, created: false };
-  const identity =
+  const identity: ChannelIdentity =
     sender.channel === 'instagram'
-      ? { channel: 'instagram' as const, instagramId: sender.instagramId, username: sender.username }
-      : { channel: 'whatsapp' as const, phone: sender.phone.e164, phoneKey: sender.phone.key };
+      ? { channel: 'instagram', instagramId: sender.instagramId, username: sender.username }
+      : { channel: 'whatsapp', phone: sender.phone.e164, phoneKey: sender.phone.key };
   const standIn = sender.channel === 'instagram' ? sender.username : sender.phone.e164;
   await insertChannelContact(tx, accountId, connection.id, identity, from.name ?? standIn, now);
   // Touched as a known one's would be (the name and username as sent), so both paths store the same.
@@ -165,6 +170,53 @@ function inboundJob(clock: Clock, accountId: string, messageId: string, jobs: Jo
   return { job, row, claimed: claim !== undefined };
 }
 
+/** The contact's conversation as a message that finds none opens it (empty, out of the inbox). */
+const newConversationRow = (contact: ContactRow, now: string) => ({
+  id: randomUUID(),
+  account_id: contact.account_id,
+  contact_id: contact.id,
+  connection_id: contact.connection_id,
+  channel: contact.channel,
+  in_inbox: false,
+  last_message_at: null,
+  last_inbound_at: null,
+  marked_unread: false,
+  created_at: now,
+});
+
+/** The contact's message as stored, at the channel's time `at` (its conversation is set by the insert). */
+const newMessageRow = (
+  contact: ContactRow,
+  input: InboundInput,
+  at: string,
+): Omit<NewMessageRow, 'conversation_id'> => ({
+  id: randomUUID(),
+  account_id: contact.account_id,
+  contact_id: contact.id,
+  connection_id: contact.connection_id,
+  channel: contact.channel,
+  type: input.type,
+  direction: 'inbound',
+  sender_type: 'contact',
+  sender_user_id: null,
+  sender_name: input.from.name ?? contact.name,
+  sender_workflow_id: null,
+  sender_api_key_id: null,
+  text: input.text,
+  attachments: JSON.stringify(input.attachments),
+  template: null,
+  reply_to_message_id: input.reply_to_message_id,
+  button: input.button ? JSON.stringify(input.button) : null,
+  post: input.post ? JSON.stringify(input.post) : null,
+  status: 'received',
+  failure: null,
+  is_unsupported: input.is_unsupported,
+  reactions: JSON.stringify([]),
+  read_at: null,
+  provider_message_id: input.provider_message_id ?? `sandbox-${randomUUID()}`,
+  created_at: at,
+});
+
 /**
  * Records the message in one transaction of few statements: the contact locked and touched in one, the
  * conversation ensured and moved with the message inserted in one, the event with its deliveries and the
@@ -188,45 +240,8 @@ export async function recordInbound(
     // Every contact has its conversation; one made before that rule gets it now.
     const { conversation, message } = await insertMessageInConversation(
       tx,
-      {
-        id: randomUUID(),
-        account_id: accountId,
-        contact_id: contact.id,
-        connection_id: contact.connection_id,
-        channel: contact.channel,
-        in_inbox: false,
-        last_message_at: null,
-        last_inbound_at: null,
-        marked_unread: false,
-        created_at: now,
-      },
-      {
-        id: randomUUID(),
-        account_id: accountId,
-        contact_id: contact.id,
-        connection_id: contact.connection_id,
-        channel: contact.channel,
-        type: input.type,
-        direction: 'inbound',
-        sender_type: 'contact',
-        sender_user_id: null,
-        sender_name: input.from.name ?? contact.name,
-        sender_workflow_id: null,
-        sender_api_key_id: null,
-        text: input.text,
-        attachments: JSON.stringify(input.attachments),
-        template: null,
-        reply_to_message_id: input.reply_to_message_id,
-        button: input.button ? JSON.stringify(input.button) : null,
-        post: input.post ? JSON.stringify(input.post) : null,
-        status: 'received',
-        failure: null,
-        is_unsupported: input.is_unsupported,
-        reactions: JSON.stringify([]),
-        read_at: null,
-        provider_message_id: input.provider_message_id ?? `sandbox-${randomUUID()}`,
-        created_at: at,
-      },
+      newConversationRow(contact, now),
+      newMessageRow(contact, input, at),
       DIRECT_TYPES.has(input.type),
     );
 
