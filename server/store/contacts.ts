@@ -168,6 +168,46 @@ export async function lockContactByInstagramId(
     .executeTakeFirst();
 }
 
+/** How a channel names a contact: a whatsapp phone key on the account, or an instagram id on the connection. */
+export type ChannelContactKey =
+  { channel: 'whatsapp'; phoneKey: string } | { channel: 'instagram'; connectionId: string; instagramId: string };
+
+/**
+ * The contact a channel's message comes from, deleted or not, locked, touched and answered as it is now, in one
+ * statement (an inbound message): the message is activity (`updated_at`, `last_interaction_at` = `now`), a
+ * deleted contact comes back, the profile name `name` overwrites the name, and on instagram `username` (the
+ * current one, null: not sent) overwrites the username, and the name too where the name was only the old
+ * username's stand-in (no profile name sent). Undefined when the channel has no such contact.
+ */
+export async function touchContactOfChannel(
+  db: Kysely<DB>,
+  accountId: string,
+  key: ChannelContactKey,
+  from: { name: string | null; username: string | null },
+  now: string,
+): Promise<ContactRow | undefined> {
+  const { name, username } = from;
+  let q = db
+    .updateTable('contacts')
+    .set({
+      // The right-hand sides read the row as it was.
+      name: sql<string>`case
+        when ${name}::text is not null then ${name}::text
+        when ${username}::text is not null and name = instagram_username then ${username}::text
+        else name end`,
+      instagram_username: sql<string | null>`coalesce(${username}::text, instagram_username)`,
+      updated_at: now,
+      last_interaction_at: now,
+      deleted_at: null,
+    })
+    .where('account_id', '=', accountId);
+  q =
+    key.channel === 'whatsapp'
+      ? q.where('phone_key', '=', key.phoneKey)
+      : q.where('connection_id', '=', key.connectionId).where('instagram_id', '=', key.instagramId);
+  return q.returningAll().executeTakeFirst();
+}
+
 /** The active contacts of a person (this one included), in id order. */
 const personContacts = (db: Kysely<DB>, accountId: string, personId: string) =>
   db

@@ -266,6 +266,116 @@ export async function ensureConversation(
   return conversation;
 }
 
+/**
+ * A contact's message stored with its conversation's change, in one statement (an inbound message): the
+ * contact's one conversation ensured (`conversation`, used when it has none yet) and locked, its
+ * `last_message_at` (and for a direct message `in_inbox` and `last_inbound_at`) moved to the message's time
+ * unless it is later already, and the message inserted in it (its `conversation_id` is the conversation's).
+ * The conversation is written first: the caller holds the contact, so the lock order stays contact, conversation.
+ */
+export async function insertMessageInConversation(
+  db: Kysely<DB>,
+  conversation: Insertable<ConversationsTable>,
+  message: Omit<NewMessageRow, 'conversation_id'>,
+  direct: boolean,
+): Promise<{ conversation: ConversationRow; message: MessageRow }> {
+  const at = message.created_at;
+  const row = await db
+    .with('conversation', (qb) =>
+      qb
+        .insertInto('conversations')
+        .values({
+          ...conversation,
+          last_message_at: at,
+          ...(direct ? { in_inbox: true, last_inbound_at: at } : {}),
+        })
+        .onConflict((oc) =>
+          oc.column('contact_id').doUpdateSet({
+            // greatest() passes over nulls: a conversation's first message sets them.
+            last_message_at: sql<string>`greatest(conversations.last_message_at, excluded.last_message_at)`,
+            ...(direct
+              ? {
+                  in_inbox: true,
+                  last_inbound_at: sql<string>`greatest(conversations.last_inbound_at, excluded.last_inbound_at)`,
+                }
+              : {}),
+          }),
+        )
+        .returningAll(),
+    )
+    .with('message', (qb) =>
+      qb
+        .insertInto('messages')
+        .values({ ...message, conversation_id: sql<string>`(select id from conversation)` })
+        .returningAll(),
+    )
+    .selectFrom(['message', 'conversation'])
+    .selectAll('message')
+    .select([
+      'conversation.id as conversation_row_id',
+      'conversation.account_id as conversation_account_id',
+      'conversation.contact_id as conversation_contact_id',
+      'conversation.connection_id as conversation_connection_id',
+      'conversation.channel as conversation_channel',
+      'conversation.in_inbox as conversation_in_inbox',
+      'conversation.last_message_at as conversation_last_message_at',
+      'conversation.last_inbound_at as conversation_last_inbound_at',
+      'conversation.marked_unread as conversation_marked_unread',
+      'conversation.owned_elsewhere_since as conversation_owned_elsewhere_since',
+      'conversation.created_at as conversation_created_at',
+    ])
+    .executeTakeFirstOrThrow();
+  return conversationAndMessage(row);
+}
+
+/** The conversation's columns (prefixed `conversation_`) and the message's of one row, as their two rows. */
+function conversationAndMessage<
+  Row extends MessageRow & {
+    conversation_row_id: string;
+    conversation_account_id: string;
+    conversation_contact_id: string;
+    conversation_connection_id: string;
+    conversation_channel: ConversationRow['channel'];
+    conversation_in_inbox: boolean;
+    conversation_last_message_at: string | null;
+    conversation_last_inbound_at: string | null;
+    conversation_marked_unread: boolean;
+    conversation_owned_elsewhere_since: string | null;
+    conversation_created_at: string;
+  },
+>(row: Row): { conversation: ConversationRow; message: MessageRow } {
+  const {
+    conversation_row_id,
+    conversation_account_id,
+    conversation_contact_id,
+    conversation_connection_id,
+    conversation_channel,
+    conversation_in_inbox,
+    conversation_last_message_at,
+    conversation_last_inbound_at,
+    conversation_marked_unread,
+    conversation_owned_elsewhere_since,
+    conversation_created_at,
+    ...message
+  } = row;
+  return {
+    conversation: {
+      id: conversation_row_id,
+      account_id: conversation_account_id,
+      contact_id: conversation_contact_id,
+      connection_id: conversation_connection_id,
+      channel: conversation_channel,
+      in_inbox: conversation_in_inbox,
+      last_message_at: conversation_last_message_at,
+      last_inbound_at: conversation_last_inbound_at,
+      marked_unread: conversation_marked_unread,
+      owned_elsewhere_since: conversation_owned_elsewhere_since,
+      created_at: conversation_created_at,
+    },
+    message,
+  };
+}
+
 /** A conversation by its id alone (the admin API addresses resources so), whatever its account. */
 export async function findConversationById(
   db: Kysely<DB>,

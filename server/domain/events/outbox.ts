@@ -7,15 +7,10 @@
 // event, not even after the account returns (Part C).
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { insertEvents, type NewEvent } from '../../store/events.js';
+import { insertEventsWithDeliveries, type JobWithEvents, type NewEvent } from '../../store/events.js';
+import type { JobRow } from '../../store/jobs.js';
 import type { DB } from '../../store/schema.js';
 import { DELIVER_JOB } from '../../job-kinds.js';
-import {
-  accountEventState,
-  insertDeliveriesWithJobs,
-  subscribedEndpoints,
-  type NewDelivery,
-} from '../../store/webhook-deliveries.js';
 
 export const CONTACT_EVENT_TYPES = [
   'contact.created',
@@ -34,8 +29,8 @@ export interface OutboxEvent {
 }
 
 /**
- * Writes the events, in order, with the moment `at` of the change, and their deliveries. Nothing when the
- * account is suspended or has the API off.
+ * Writes the events, in order, with the moment `at` of the change, and their deliveries, in one statement.
+ * Nothing when the account is suspended or has the API off.
  */
 export async function recordEvents(
   db: Kysely<DB>,
@@ -44,31 +39,36 @@ export async function recordEvents(
   events: readonly OutboxEvent[],
 ): Promise<void> {
   if (events.length === 0) return;
-  const account = await accountEventState(db, accountId);
-  if (!account || account.suspended || !account.api_enabled) return;
-  const rows: NewEvent[] = events.map((e) => ({
-    id: randomUUID(),
+  await insertEventsWithDeliveries(db, { accountId, at, events: eventRows(events), deliverJobKind: DELIVER_JOB });
+}
+
+/**
+ * `recordEvents` with the job of the change (an inbound message's) in the same statement, which is written
+ * whatever becomes of the events: the job as stored.
+ */
+export async function recordEventsWithJob(
+  db: Kysely<DB>,
+  accountId: string,
+  at: string,
+  events: readonly OutboxEvent[],
+  job: JobWithEvents,
+): Promise<JobRow> {
+  const row = await insertEventsWithDeliveries(db, {
     accountId,
+    at,
+    events: eventRows(events),
+    deliverJobKind: DELIVER_JOB,
+    job,
+  });
+  if (!row) throw new Error(`the ${job.kind} job written with the events was not returned`);
+  return row;
+}
+
+const eventRows = (events: readonly OutboxEvent[]) =>
+  events.map((e) => ({
+    id: randomUUID(),
     type: e.type,
     resourceType: e.resource.type,
     resourceId: e.resource.id,
     data: e.data,
-    at,
   }));
-  await insertEvents(db, rows);
-  const endpoints = await subscribedEndpoints(db, accountId, [...new Set(rows.map((e) => e.type))]);
-  if (endpoints.length === 0) return;
-  const deliveries: NewDelivery[] = [];
-  for (const event of rows)
-    for (const endpoint of endpoints)
-      if (endpoint.event_types.includes(event.type))
-        deliveries.push({
-          id: randomUUID(),
-          accountId,
-          webhookId: endpoint.id,
-          eventId: event.id,
-          eventType: event.type,
-          eventCreatedAt: at,
-        });
-  await insertDeliveriesWithJobs(db, deliveries, DELIVER_JOB, at);
-}

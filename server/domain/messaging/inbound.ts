@@ -10,31 +10,25 @@
 //   is activity (moves `updated_at`).
 // - One event: `message.received`, `comment.received` or `live_comment.received`.
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { ConnectionRow } from '../../store/console.js';
+import { touchContactOfChannel, type ChannelContactKey, type ContactRow } from '../../store/contacts.js';
+import type { JobWithEvents } from '../../store/events.js';
 import {
-  lockContactByInstagramId,
-  lockContactByPhoneKey,
-  updateContact,
-  type ContactRow,
-} from '../../store/contacts.js';
-import {
-  findConversationOfContact,
-  insertMessage,
-  updateConversation,
+  insertMessageInConversation,
   type ConversationRow,
   type MessageRow,
+  type NewMessageRow,
 } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
-import { insertChannelContact } from '../contacts/contacts.js';
+import { insertChannelContact, type ChannelIdentity } from '../contacts/contacts.js';
 import { parsePhone } from '../contacts/phone.js';
-import { recordEvents, type OutboxEvent } from '../events/outbox.js';
+import { recordEventsWithJob, type OutboxEvent } from '../events/outbox.js';
 import { INBOUND_MESSAGE_JOB } from '../../job-kinds.js';
-import { enqueue, enqueueClaimed, type ClaimedJob, type JobsAtCommit, type NewJob } from '../../store/jobs.js';
+import { claimedJobOf, type ClaimedJob, type JobsAtCommit, type NewJob } from '../../store/jobs.js';
 import { held } from '../held.js';
-import { openConversation } from './conversations.js';
 import { DIRECT_TYPES, messageView } from './views.js';
 
 export const INBOUND_TYPES = ['message', 'comment', 'live_comment', 'story_message', 'story_mention'] as const;
@@ -113,7 +107,16 @@ export function checkSender(connection: Pick<ConnectionRow, 'channel'>, from: In
   senderIdentity(connection, from, 'request');
 }
 
-/** The contact the channel names, created (or brought back) when new. Inside the caller's transaction. */
+/** How the channel names the sender's contact (the key of its row). */
+const contactKey = (connection: ConnectionRow, sender: SenderIdentity): ChannelContactKey =>
+  sender.channel === 'instagram'
+    ? { channel: 'instagram', connectionId: connection.id, instagramId: sender.instagramId }
+    : { channel: 'whatsapp', phoneKey: sender.phone.key };
+
+/**
+ * The sender's contact after a message, locked: its activity, name and username as the channel sends them now
+ * (a deleted contact that writes comes back), created first when new. Inside the caller's transaction.
+ */
 async function contactOfSender(
   tx: Kysely<DB>,
   accountId: string,
@@ -122,76 +125,103 @@ async function contactOfSender(
   now: string,
 ): Promise<{ contact: ContactRow; created: boolean }> {
   const sender = senderIdentity(connection, from, 'channel');
-  let existing: ContactRow | undefined;
-  if (sender.channel === 'instagram') {
-    existing = await lockContactByInstagramId(tx, accountId, connection.id, sender.instagramId);
-    if (!existing) {
-      const identity = { channel: 'instagram' as const, instagramId: sender.instagramId, username: sender.username };
-      return {
-        contact: await insertChannelContact(tx, accountId, connection.id, identity, from.name ?? sender.username, now),
-        created: true,
-      };
-    }
-  } else {
-    const phone = sender.phone;
-    existing = await lockContactByPhoneKey(tx, accountId, phone.key);
-    if (!existing) {
-      const identity = { channel: 'whatsapp' as const, phone: phone.e164, phoneKey: phone.key };
-      return {
-        contact: await insertChannelContact(tx, accountId, connection.id, identity, from.name ?? phone.e164, now),
-        created: true,
-      };
-    }
-  }
-  return { contact: existing, created: false };
-}
-
-/** The sender's contact after a message: its activity, name and username as the channel sends them now. */
-async function touchContact(tx: Kysely<DB>, contact: ContactRow, from: InboundFrom, now: string): Promise<ContactRow> {
-  // A message is activity; the profile name overwrites the name; a deleted contact that writes comes back.
-  let fresh = await updateContact(tx, contact.account_id, contact.id, {
-    ...(from.name !== null ? { name: from.name } : {}),
-    updated_at: now,
-    last_interaction_at: now,
-    deleted_at: null,
-  });
-  // The channel sends the current username with each message (SandboxInstagramSender: "It updates the
-  // contact's instagram.username").
-  // A name that was only the username stand-in (no profile name yet: Instagram's thread items name no username,
-  // so a real channel's new contact is `ig_<IGSID>` until a comment brings it) follows the username.
-  if (contact.channel === 'instagram' && from.username && from.username !== contact.instagram_username) {
-    const namedByUsername = from.name === null && fresh?.name === contact.instagram_username;
-    fresh = await updateContact(tx, contact.account_id, contact.id, {
-      instagram_username: from.username,
-      ...(namedByUsername ? { name: from.username } : {}),
-    });
-  }
-  return held(fresh, `contact ${contact.id}`);
+  const key = contactKey(connection, sender);
+  // The channel sends the current username with each message (SandboxInstagramSender: "It updates the contact's
+  // instagram.username"); a real channel's thread item names none (`username_if_new` is for a new contact only).
+  const touch = { name: from.name, username: (sender.channel === 'instagram' && from.username) || null };
+  const known = await touchContactOfChannel(tx, accountId, key, touch, now);
+  if (known) return { contact: known, created: false };
+  const identity: ChannelIdentity =
+    sender.channel === 'instagram'
+      ? { channel: 'instagram', instagramId: sender.instagramId, username: sender.username }
+      : { channel: 'whatsapp', phone: sender.phone.e164, phoneKey: sender.phone.key };
+  const standIn = sender.channel === 'instagram' ? sender.username : sender.phone.e164;
+  await insertChannelContact(tx, accountId, connection.id, identity, from.name ?? standIn, now);
+  // Touched as a known one's would be (the name and username as sent), so both paths store the same.
+  const created = held(
+    await touchContactOfChannel(tx, accountId, key, touch, now),
+    `the new contact of ${key.channel}`,
+  );
+  return { contact: created, created: true };
 }
 
 /**
- * The message's `messaging.inbound` job, in its transaction. With `jobs` (a real channel's webhook job) it is
- * claimed for this process's worker and returned, to be handed over once the transaction commits; else added for
- * the loops (and [] returned).
+ * The message's `messaging.inbound` job, written with its events. With `jobs` (a real channel's webhook job) it
+ * is claimed for this process's worker, to be handed over once the transaction commits; else added for the loops.
  */
-async function enqueueInboundJob(
-  tx: Transaction<DB>,
-  clock: Clock,
-  accountId: string,
-  messageId: string,
-  jobs: JobsAtCommit | undefined,
-): Promise<ClaimedJob[]> {
+function inboundJob(clock: Clock, accountId: string, messageId: string, jobs: JobsAtCommit | undefined) {
   const job: NewJob<typeof INBOUND_MESSAGE_JOB> = {
     kind: INBOUND_MESSAGE_JOB,
     accountId,
     payload: { message_id: messageId },
   };
+  const now = clock.now();
   const claim = jobs?.claimAtInsert(INBOUND_MESSAGE_JOB);
-  if (claim) return [await enqueueClaimed(tx, clock, job, claim)];
-  await enqueue(tx, clock, job);
-  return [];
+  const row: JobWithEvents = {
+    kind: job.kind,
+    accountId,
+    payload: JSON.stringify(job.payload),
+    runAt: now.toISOString(),
+    createdAt: now.toISOString(),
+    claim: claim
+      ? { lockedBy: claim.workerId, lockedUntil: new Date(now.getTime() + claim.leaseMs).toISOString() }
+      : null,
+  };
+  return { job, row, claimed: claim !== undefined };
 }
 
+/** The contact's conversation as a message that finds none opens it (empty, out of the inbox). */
+const newConversationRow = (contact: ContactRow, now: string) => ({
+  id: randomUUID(),
+  account_id: contact.account_id,
+  contact_id: contact.id,
+  connection_id: contact.connection_id,
+  channel: contact.channel,
+  in_inbox: false,
+  last_message_at: null,
+  last_inbound_at: null,
+  marked_unread: false,
+  created_at: now,
+});
+
+/** The contact's message as stored, at the channel's time `at` (its conversation is set by the insert). */
+const newMessageRow = (
+  contact: ContactRow,
+  input: InboundInput,
+  at: string,
+): Omit<NewMessageRow, 'conversation_id'> => ({
+  id: randomUUID(),
+  account_id: contact.account_id,
+  contact_id: contact.id,
+  connection_id: contact.connection_id,
+  channel: contact.channel,
+  type: input.type,
+  direction: 'inbound',
+  sender_type: 'contact',
+  sender_user_id: null,
+  sender_name: input.from.name ?? contact.name,
+  sender_workflow_id: null,
+  sender_api_key_id: null,
+  text: input.text,
+  attachments: JSON.stringify(input.attachments),
+  template: null,
+  reply_to_message_id: input.reply_to_message_id,
+  button: input.button ? JSON.stringify(input.button) : null,
+  post: input.post ? JSON.stringify(input.post) : null,
+  status: 'received',
+  failure: null,
+  is_unsupported: input.is_unsupported,
+  reactions: JSON.stringify([]),
+  read_at: null,
+  provider_message_id: input.provider_message_id ?? `sandbox-${randomUUID()}`,
+  created_at: at,
+});
+
+/**
+ * Records the message in one transaction of few statements: the contact locked and touched in one, the
+ * conversation ensured and moved with the message inserted in one, the event with its deliveries and the
+ * message's job in one (a new contact adds its insert, its conversation and `contact.created`).
+ */
 export async function recordInbound(
   db: Kysely<DB>,
   clock: Clock,
@@ -206,61 +236,25 @@ export async function recordInbound(
     const now = clock.now().toISOString();
     const at = input.created_at ?? now;
     const { contact, created } = await contactOfSender(tx, accountId, connection, input.from, now);
-    const freshContact = await touchContact(tx, contact, input.from, now);
 
-    const direct = DIRECT_TYPES.has(input.type);
     // Every contact has its conversation; one made before that rule gets it now.
-    await openConversation(tx, contact, now);
-    const conversation = held(
-      await findConversationOfContact(tx, accountId, contact.id, { forUpdate: true }),
-      `the conversation of contact ${contact.id}`,
+    const { conversation, message } = await insertMessageInConversation(
+      tx,
+      newConversationRow(contact, now),
+      newMessageRow(contact, input, at),
+      DIRECT_TYPES.has(input.type),
     );
 
-    const message = await insertMessage(tx, {
-      id: randomUUID(),
-      account_id: accountId,
-      conversation_id: conversation.id,
-      contact_id: contact.id,
-      connection_id: contact.connection_id,
-      channel: contact.channel,
-      type: input.type,
-      direction: 'inbound',
-      sender_type: 'contact',
-      sender_user_id: null,
-      sender_name: input.from.name ?? freshContact.name,
-      sender_workflow_id: null,
-      sender_api_key_id: null,
-      text: input.text,
-      attachments: JSON.stringify(input.attachments),
-      template: null,
-      reply_to_message_id: input.reply_to_message_id,
-      button: input.button ? JSON.stringify(input.button) : null,
-      post: input.post ? JSON.stringify(input.post) : null,
-      status: 'received',
-      failure: null,
-      is_unsupported: input.is_unsupported,
-      reactions: JSON.stringify([]),
-      read_at: null,
-      provider_message_id: input.provider_message_id ?? `sandbox-${randomUUID()}`,
-      created_at: at,
-    });
-
-    const later = (a: string | null, b: string) => (a !== null && Date.parse(a) >= Date.parse(b) ? a : b);
-    const fresh = await updateConversation(tx, accountId, conversation.id, {
-      last_message_at: later(conversation.last_message_at, message.created_at),
-      ...(direct ? { in_inbox: true, last_inbound_at: later(conversation.last_inbound_at, message.created_at) } : {}),
-    });
-    await recordEvents(tx, accountId, now, [
-      {
-        type: eventTypeOfInbound(input.type),
-        resource: { type: 'message', id: message.id },
-        data: messageView(message, baseUrl),
-      },
-    ]);
-    // The automation engine consumes it (answers, taps, triggers); messaging never imports the engine.
-    soon.push(...(await enqueueInboundJob(tx, clock, accountId, message.id, jobs)));
-    const freshConversation = held(fresh, `conversation ${conversation.id}`);
-    return { contact: freshContact, conversation: freshConversation, message, contactCreated: created };
+    // The automation engine consumes the job (answers, taps, triggers); messaging never imports the engine.
+    const { job, row, claimed } = inboundJob(clock, accountId, message.id, jobs);
+    const event: OutboxEvent = {
+      type: eventTypeOfInbound(input.type),
+      resource: { type: 'message', id: message.id },
+      data: messageView(message, baseUrl),
+    };
+    const stored = await recordEventsWithJob(tx, accountId, now, [event], row);
+    if (claimed) soon.push(claimedJobOf(stored, job));
+    return { contact, conversation, message, contactCreated: created };
   });
   jobs?.runSoon(soon);
   return result;
