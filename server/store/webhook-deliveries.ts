@@ -116,48 +116,6 @@ export async function findDelivery(
   return q.executeTakeFirst();
 }
 
-/**
- * The endpoint, deleted or not. `forUpdate` serialises the attempts of one endpoint (slot counting) with a
- * `FOR NO KEY UPDATE` lock, which does not hold up the fan-out (its foreign-key check takes `KEY SHARE`).
- */
-export async function findDeliveryEndpoint(
-  db: Kysely<DB>,
-  accountId: string,
-  webhookId: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<DeliveryEndpointRow | undefined> {
-  let q = db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', webhookId);
-  if (options.forUpdate) q = q.forNoKeyUpdate();
-  return q.executeTakeFirst();
-}
-
-export async function findEvent(db: Kysely<DB>, eventId: string): Promise<DeliveryEventRow | undefined> {
-  return db.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirst();
-}
-
-/**
- * Attempts of the endpoint holding a slot at `now` (their lease runs past it), and when the first of those
- * leases runs out (null when none is taken). Call under the endpoint lock.
- */
-export async function inFlightSlots(
-  db: Kysely<DB>,
-  webhookId: string,
-  now: string,
-): Promise<{ taken: number; firstFreeAt: string | null }> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('in_flight_until').as('first')])
-    .where('webhook_id', '=', webhookId)
-    .where('in_flight_until', 'is not', null)
-    .where('in_flight_until', '>', now)
-    .executeTakeFirstOrThrow();
-  return { taken: Number(row.n), firstFreeAt: row.first };
-}
-
 /** Ends every in-flight slot lease (their attempts' process is gone); returns how many. */
 export async function clearInFlightSlots(db: Kysely<DB>): Promise<number> {
   const result = await db
@@ -335,17 +293,6 @@ export async function takeSlot(
     paced,
     event: id === null ? null : { ...event, id },
   };
-}
-
-/** Attempt starts of the endpoint counted in the one-minute window starting at `windowStart`. */
-export async function countPacedAttempts(db: Kysely<DB>, webhookId: string, windowStart: string): Promise<number> {
-  const row = await db
-    .insertInto('rate_counters')
-    .values({ bucket: paceBucket(webhookId), window_start: windowStart, count: 1 })
-    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ count: sql`rate_counters.count + 1` }))
-    .returning('count')
-    .executeTakeFirstOrThrow();
-  return row.count;
 }
 
 export async function updateDelivery(
