@@ -79,6 +79,12 @@ const self = fileURLToPath(import.meta.url);
 // ---------------------------------------------------------------------------------------------------------
 // Flags
 // ---------------------------------------------------------------------------------------------------------
+/** --case slow|fast|both: which of the two drains to run. */
+function caseOption(value: string): 'slow' | 'fast' | 'both' {
+  if (value === 'slow' || value === 'fast' || value === 'both') return value;
+  throw new Error('--case: slow, fast or both');
+}
+
 const options = {
   events: argInt('events', 1000),
   endpoints: argInt('endpoints', 10),
@@ -93,7 +99,7 @@ const options = {
   /** Issue 37's second case: many fast receivers (the server is the limit). */
   fastEndpoints: argInt('fast-endpoints', 50),
   fastDelay: argInt('fast-receiver-delay', 5),
-  cases: (argValue('case') ?? 'both') as 'slow' | 'fast' | 'both',
+  cases: caseOption(argValue('case') ?? 'both'),
 };
 
 /** One drain of the bench: its receivers (spread over accounts of at most 10 endpoints) and the delay's writes. */
