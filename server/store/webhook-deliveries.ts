@@ -6,7 +6,7 @@
 // takes a slot (`in_flight_until`, a lease) counted under a row lock on the endpoint, so at most N attempts of
 // one endpoint run at once across every worker process.
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { enqueueJobs } from './jobs.js';
+import { enqueueJobs, JOBS_READY_CHANNEL } from './jobs.js';
 import type {
   AccountNotificationsTable,
   DB,
@@ -116,48 +116,6 @@ export async function findDelivery(
   return q.executeTakeFirst();
 }
 
-/**
- * The endpoint, deleted or not. `forUpdate` serialises the attempts of one endpoint (slot counting) with a
- * `FOR NO KEY UPDATE` lock, which does not hold up the fan-out (its foreign-key check takes `KEY SHARE`).
- */
-export async function findDeliveryEndpoint(
-  db: Kysely<DB>,
-  accountId: string,
-  webhookId: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<DeliveryEndpointRow | undefined> {
-  let q = db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', webhookId);
-  if (options.forUpdate) q = q.forNoKeyUpdate();
-  return q.executeTakeFirst();
-}
-
-export async function findEvent(db: Kysely<DB>, eventId: string): Promise<DeliveryEventRow | undefined> {
-  return db.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirst();
-}
-
-/**
- * Attempts of the endpoint holding a slot at `now` (their lease runs past it), and when the first of those
- * leases runs out (null when none is taken). Call under the endpoint lock.
- */
-export async function inFlightSlots(
-  db: Kysely<DB>,
-  webhookId: string,
-  now: string,
-): Promise<{ taken: number; firstFreeAt: string | null }> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('in_flight_until').as('first')])
-    .where('webhook_id', '=', webhookId)
-    .where('in_flight_until', 'is not', null)
-    .where('in_flight_until', '>', now)
-    .executeTakeFirstOrThrow();
-  return { taken: Number(row.n), firstFreeAt: row.first };
-}
-
 /** Ends every in-flight slot lease (their attempts' process is gone); returns how many. */
 export async function clearInFlightSlots(db: Kysely<DB>): Promise<number> {
   const result = await db
@@ -182,15 +140,159 @@ export async function clearInFlightSlot(db: Kysely<DB>, deliveryId: string): Pro
 
 const paceBucket = (webhookId: string) => `webhook:${webhookId}:attempts`;
 
-/** Attempt starts of the endpoint counted in the one-minute window starting at `windowStart`. */
-export async function countPacedAttempts(db: Kysely<DB>, webhookId: string, windowStart: string): Promise<number> {
+/** A delivery with its endpoint (deleted or not) and its account's state, as an attempt reads them under lock. */
+export interface LockedDelivery {
+  delivery: DeliveryRow;
+  endpoint: DeliveryEndpointRow;
+  account: { suspended: boolean; api_enabled: boolean };
+}
+
+/**
+ * The delivery, its endpoint and its account in one statement, the endpoint then the delivery locked (`FOR NO KEY
+ * UPDATE`, in that order: the lock that serialises the endpoint's slot counting, then the row the attempt writes).
+ * After a wait for either lock the statement returns their newest versions. Undefined when the delivery is gone.
+ */
+export async function lockDeliveryWithEndpoint(
+  db: Kysely<DB>,
+  deliveryId: string,
+): Promise<LockedDelivery | undefined> {
   const row = await db
-    .insertInto('rate_counters')
-    .values({ bucket: paceBucket(webhookId), window_start: windowStart, count: 1 })
-    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ count: sql`rate_counters.count + 1` }))
-    .returning('count')
-    .executeTakeFirstOrThrow();
-  return row.count;
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', (join) =>
+      join.onRef('e.account_id', '=', 'd.account_id').onRef('e.id', '=', 'd.webhook_id'),
+    )
+    .innerJoin('accounts as a', 'a.id', 'd.account_id')
+    .selectAll('d')
+    .select([
+      'e.url as e_url',
+      'e.description as e_description',
+      'e.event_types as e_event_types',
+      'e.status as e_status',
+      'e.disabled_reason as e_disabled_reason',
+      'e.disabled_at as e_disabled_at',
+      'e.failing_since as e_failing_since',
+      'e.secret as e_secret',
+      'e.previous_secret as e_previous_secret',
+      'e.previous_secret_expires_at as e_previous_secret_expires_at',
+      'e.created_at as e_created_at',
+      'e.updated_at as e_updated_at',
+      'e.deleted_at as e_deleted_at',
+      'a.suspended as a_suspended',
+      'a.api_enabled as a_api_enabled',
+    ])
+    .where('d.id', '=', deliveryId)
+    .forNoKeyUpdate(['e', 'd'])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const {
+    e_url,
+    e_description,
+    e_event_types,
+    e_status,
+    e_disabled_reason,
+    e_disabled_at,
+    e_failing_since,
+    e_secret,
+    e_previous_secret,
+    e_previous_secret_expires_at,
+    e_created_at,
+    e_updated_at,
+    e_deleted_at,
+    a_suspended,
+    a_api_enabled,
+    ...delivery
+  } = row;
+  return {
+    delivery,
+    endpoint: {
+      id: delivery.webhook_id,
+      account_id: delivery.account_id,
+      url: e_url,
+      description: e_description,
+      event_types: e_event_types,
+      status: e_status,
+      disabled_reason: e_disabled_reason,
+      disabled_at: e_disabled_at,
+      failing_since: e_failing_since,
+      secret: e_secret,
+      previous_secret: e_previous_secret,
+      previous_secret_expires_at: e_previous_secret_expires_at,
+      created_at: e_created_at,
+      updated_at: e_updated_at,
+      deleted_at: e_deleted_at,
+    },
+    account: { suspended: a_suspended, api_enabled: a_api_enabled },
+  };
+}
+
+/** What `takeSlot` found and did. */
+export interface SlotTaking {
+  /** The endpoint's slots taken before this one (leases running past `now`), and when the first of them ends. */
+  taken: number;
+  firstFreeAt: string | null;
+  /** The attempt starts counted in the pacing window, this one included (null: no pacing, or no slot). */
+  paced: number | null;
+  /** The slot is this attempt's now (`in_flight_until` set), and its event (read only then). */
+  event: DeliveryEventRow | null;
+}
+
+/**
+ * One statement for the start of an attempt, under the endpoint lock (`lockDeliveryWithEndpoint`): counts the
+ * endpoint's slots; if one is free, counts the start in the pacing window (when `pace` is given); if the pace
+ * allows it, takes the slot (`in_flight_until` = `leaseUntil`, notified) and reads the event.
+ */
+export async function takeSlot(
+  db: Kysely<DB>,
+  input: {
+    deliveryId: string;
+    webhookId: string;
+    eventId: string;
+    now: string;
+    leaseUntil: string;
+    maxInFlight: number;
+    pace: { perMinute: number; windowStart: string } | null;
+  },
+): Promise<SlotTaking> {
+  const pace = input.pace;
+  const { rows } = await sql<
+    Omit<DeliveryEventRow, 'id'> & {
+      id: string | null;
+      taken: number | string;
+      first_free_at: string | null;
+      paced: number | null;
+    }
+  >`
+    with slots as (
+      select count(*) as taken, min(in_flight_until) as first_free_at
+      from webhook_deliveries
+      where webhook_id = ${input.webhookId} and in_flight_until is not null and in_flight_until > ${input.now}
+    ),
+    paced as (
+      insert into rate_counters (bucket, window_start, count)
+      select ${paceBucket(input.webhookId)}, ${pace?.windowStart ?? input.now}, 1
+      from slots where ${pace !== null} and slots.taken < ${input.maxInFlight}
+      on conflict (bucket, window_start) do update set count = rate_counters.count + 1
+      returning count
+    ),
+    took as (
+      update webhook_deliveries set in_flight_until = ${input.leaseUntil}
+      where id = ${input.deliveryId}
+        and (select taken from slots) < ${input.maxInFlight}
+        and coalesce((select count from paced), 0) <= ${pace?.perMinute ?? 0}
+      returning ${notifyDeliveryChanged()}
+    )
+    select slots.taken, slots.first_free_at, (select count from paced) as paced, ev.*
+    from slots left join events ev on ev.id = ${input.eventId} and exists (select 1 from took)
+  `.execute(db);
+  const row = rows[0];
+  if (!row) throw new Error('the slot statement returned no row');
+  const { taken, first_free_at, paced, id, ...event } = row;
+  return {
+    taken: Number(taken),
+    firstFreeAt: first_free_at,
+    paced,
+    event: id === null ? null : { ...event, id },
+  };
 }
 
 export async function updateDelivery(
@@ -211,6 +313,44 @@ export async function updateDelivery(
   >,
 ): Promise<void> {
   await db
+    .updateTable('webhook_deliveries')
+    .set(changes)
+    .where('id', '=', deliveryId)
+    .returning(notifyDeliveryChanged())
+    .execute();
+}
+
+/** What recording an attempt changes on its delivery. */
+export type AttemptChanges = Parameters<typeof updateDelivery>[2];
+
+/**
+ * Records an attempt's outcome on its delivery and wakes the oldest job waiting for `waitKey` (the slot it freed,
+ * as `wakeJobs` of ./jobs.ts does): one statement. Call under the endpoint lock, like the parking it answers.
+ */
+export async function recordAttempt(
+  db: Kysely<DB>,
+  deliveryId: string,
+  changes: AttemptChanges,
+  waitKey: string,
+): Promise<void> {
+  await db
+    .with('woken', (qb) =>
+      qb
+        .updateTable('jobs')
+        .set({ waiting_for: null, wait_until: null })
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('jobs')
+            .select('id')
+            .where('waiting_for', '=', waitKey)
+            .orderBy('run_at')
+            .orderBy('id')
+            .limit(1)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .returning(sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified')),
+    )
     .updateTable('webhook_deliveries')
     .set(changes)
     .where('id', '=', deliveryId)

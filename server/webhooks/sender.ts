@@ -4,14 +4,15 @@
 //
 // - The URL rules are checked again now (`unsafe_target`, `dns_failed`), and the connection goes to the
 //   addresses just checked: the request's `lookup` hands them to the socket, so the name is never resolved a
-//   second time (no DNS rebinding). TLS still checks SNI and the certificate against the host name.
+//   second time (no DNS rebinding). TLS still checks SNI and the certificate against the host name. The
+//   connection is kept alive for the next attempt to the same origin and the same checked addresses only.
 // - One deadline (10 s by default) covers resolution, connection, TLS, the answer's headers and its body:
 //   past it the attempt is a `timeout`.
 // - Redirects are never followed: any status outside 2xx is `http_status` with the status. Node's parser takes
 //   any three digits; one outside 100-599 is no HTTP status (RFC 9110), so it is `http_status` with none.
 // - The answer's body is read and dropped, at most RESPONSE_BODY_CAP bytes.
 import { performance } from 'node:perf_hooks';
-import { exchange, type AttemptError } from './outbound.js';
+import { exchange, sharedPools, type AttemptError } from './outbound.js';
 import { resolveTargets, type TargetPolicy } from './targets.js';
 
 export { classifyRequestError, type AttemptError } from './outbound.js';
@@ -72,6 +73,8 @@ export async function postEvent(input: AttemptInput): Promise<AttemptResult> {
     ca: input.policy.ca,
     remainingMs: remaining,
     bodyCap: RESPONSE_BODY_CAP,
+    // Keep-alive per endpoint origin and checked addresses (outbound.ts): no new connection per attempt.
+    pools: sharedPools,
   });
   const durationMs = elapsed();
   if (answer.error) return { delivered: false, responseStatus: answer.status, error: answer.error, durationMs };

@@ -392,6 +392,39 @@ describe('postEvent', () => {
     expect(plain.seen[0]!.headers.host).toBe(`receiver.invalid:${plain.port}`);
   });
 
+  it('keeps the connection for the next attempt to the same checked address; another address never reuses it', async () => {
+    // Listens on every loopback address, so the name can move from 127.0.0.1 to 127.0.0.2.
+    const arrivedAt: string[] = [];
+    let connections = 0;
+    const server = http.createServer((req, res) => {
+      arrivedAt.push(req.socket.localAddress ?? '');
+      req.resume();
+      req.on('end', () => res.writeHead(200).end('ok'));
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((ok) => server.listen(0, '0.0.0.0', ok));
+    const port = (server.address() as AddressInfo).port;
+    let address = '127.0.0.1';
+    const policy: TargetPolicy = { devTargets: true, resolve: async () => [{ address, family: 4 }] };
+    const send = () =>
+      postEvent({ url: `http://moving.invalid:${port}/ok`, body: BODY, headers: headersFor(), policy });
+    try {
+      expect(await send()).toMatchObject({ delivered: true });
+      expect(await send()).toMatchObject({ delivered: true });
+      expect(connections).toBe(1);
+      address = '127.0.0.2'; // the name now resolves elsewhere: a new connection, to the new address
+      expect(await send()).toMatchObject({ delivered: true });
+      expect(connections).toBe(2);
+      address = '127.0.0.1'; // and back: the first socket was retired, never handed out again
+      expect(await send()).toMatchObject({ delivered: true });
+      expect(connections).toBe(3);
+      expect(arrivedAt).toEqual(['127.0.0.1', '127.0.0.1', '127.0.0.2', '127.0.0.1']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+  });
+
   it('a public-looking name pointing at 127.0.0.1 without the development setting: unsafe_target, no connection', async () => {
     const rebound: Resolve = async () => [{ address: '127.0.0.1', family: 4 }];
     const policy: TargetPolicy = { devTargets: false, resolve: rebound, ca: CERT };

@@ -28,20 +28,18 @@ import type { Clock } from '../../clock.js';
 import { webhookRetryDelayMs, type Random } from '../../retries.js';
 import { countDeliveryOutcome, type DeliveryOutcome } from '../../metrics.js';
 import { DELIVER_JOB, PRUNE_JOB } from '../../job-kinds.js';
-import { enqueue, wakeJobs } from '../../store/jobs.js';
+import { enqueue } from '../../store/jobs.js';
 import type { DB } from '../../store/schema.js';
 import {
-  accountEventState,
-  inFlightSlots,
-  countPacedAttempts,
   deleteOtherIdleJobs,
-  findDelivery,
-  findDeliveryEndpoint,
-  findEvent,
+  lockDeliveryWithEndpoint,
   hasJobOfKind,
   insertAccountNotification,
   lockPeriodicJob,
   pruneDeliveries,
+  recordAttempt,
+  takeSlot,
+  type AttemptChanges,
   pruneEvents,
   prunePacingCounters,
   updateDelivery,
@@ -189,15 +187,13 @@ async function begin(
     await ctx.complete(trx);
     return null;
   };
-  const seen = await findDelivery(trx, deliveryId);
+  // The delivery, its endpoint and its account in one statement; the endpoint's lock serialises its attempts'
+  // slot counting across workers.
+  const locked = await lockDeliveryWithEndpoint(trx, deliveryId);
   // Gone (its endpoint was deleted), no longer pending (succeeded, failed, dropped), or not yet due (the job of
   // a later attempt exists): nothing to do.
-  if (!seen || seen.status !== 'pending' || later(seen.next_attempt_at, now)) return done();
-
-  // The endpoint's lock serialises its attempts' slot counting across workers; the delivery is read again under it.
-  const endpoint = await findDeliveryEndpoint(trx, seen.account_id, seen.webhook_id, { forUpdate: true });
-  const delivery = await findDelivery(trx, deliveryId, { forUpdate: true });
-  if (!delivery || delivery.status !== 'pending' || later(delivery.next_attempt_at, now)) return done();
+  if (!locked || locked.delivery.status !== 'pending' || later(locked.delivery.next_attempt_at, now)) return done();
+  const { delivery, endpoint, account } = locked;
 
   const fail = async (lastError: 'endpoint_disabled' | 'account_disabled') => {
     await updateDelivery(trx, delivery.id, {
@@ -209,9 +205,8 @@ async function begin(
     await done();
     return 'dropped' as const;
   };
-  if (!endpoint || endpoint.deleted_at !== null || endpoint.status !== 'enabled') return fail('endpoint_disabled');
-  const account = await accountEventState(trx, delivery.account_id);
-  if (!account || account.suspended || !account.api_enabled) return fail('account_disabled');
+  if (endpoint.deleted_at !== null || endpoint.status !== 'enabled') return fail('endpoint_disabled');
+  if (account.suspended || !account.api_enabled) return fail('account_disabled');
 
   const comeBackAt = async (at: Date | string) => {
     await scheduleAttempt(trx, delivery, at, now);
@@ -220,30 +215,36 @@ async function begin(
   // Another run of this delivery holds a slot (a repeated job): look again when its lease ends.
   const leaseEnd = delivery.in_flight_until;
   if (leaseEnd !== null && later(leaseEnd, now)) return comeBackAt(leaseEnd);
-  const slots = await inFlightSlots(trx, endpoint.id, iso(now));
+  const windowStart = Math.floor(now.getTime() / PACE_WINDOW_MS) * PACE_WINDOW_MS;
+  // Counts the slots, then (one free) the pacing window, then (the pace allows it) takes the slot: one statement.
+  const slot = await takeSlot(trx, {
+    deliveryId: delivery.id,
+    webhookId: endpoint.id,
+    eventId: delivery.event_id,
+    now: iso(now),
+    leaseUntil: iso(new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS)),
+    maxInFlight: deps.maxInFlight,
+    pace:
+      deps.pacePerMinute > 0
+        ? { perMinute: deps.pacePerMinute, windowStart: new Date(windowStart).toISOString() }
+        : null,
+  });
   // maxInFlight is at least 1, so when the slots are full some lease is running and firstFreeAt is its end.
-  if (slots.taken >= deps.maxInFlight && slots.firstFreeAt !== null) {
+  if (slot.taken >= deps.maxInFlight && slot.firstFreeAt !== null) {
     // Woken by the first attempt of this endpoint to finish (under this same endpoint lock, so no wake-up is
     // lost), or when the earliest slot lease runs out if its worker died.
-    await ctx.park(trx, { key: slotKey(endpoint.id), until: slots.firstFreeAt });
+    await ctx.park(trx, { key: slotKey(endpoint.id), until: slot.firstFreeAt });
     return null;
   }
-  if (deps.pacePerMinute > 0) {
-    const windowStart = Math.floor(now.getTime() / PACE_WINDOW_MS) * PACE_WINDOW_MS;
-    const n = await countPacedAttempts(trx, endpoint.id, new Date(windowStart).toISOString());
-    // Past the window's allowance: a turn in a later window (each window takes the next `pacePerMinute`).
-    if (n > deps.pacePerMinute)
-      return comeBackAt(new Date(windowStart + Math.floor((n - 1) / deps.pacePerMinute) * PACE_WINDOW_MS));
-  }
+  // Past the window's allowance: a turn in a later window (each window takes the next `pacePerMinute`).
+  if (slot.paced !== null && slot.paced > deps.pacePerMinute)
+    return comeBackAt(new Date(windowStart + Math.floor((slot.paced - 1) / deps.pacePerMinute) * PACE_WINDOW_MS));
 
-  const event = await findEvent(trx, delivery.event_id);
+  const event = slot.event;
   if (!event) return fail('endpoint_disabled'); // cannot happen (foreign key); never retried forever
   const body = await envelopeBody(trx, event, deps.baseUrl);
   const attempt = delivery.attempts + 1;
   const signature = signatureHeader(body, signingSecrets(endpoint, now), Math.floor(now.getTime() / 1000));
-  await updateDelivery(trx, delivery.id, {
-    in_flight_until: iso(new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS)),
-  });
   return {
     delivery,
     url: endpoint.url,
@@ -270,14 +271,14 @@ async function finish(
   // First: if this run's lease was taken over, everything below rolls back and the other run counts.
   await ctx.complete(trx);
   const now = ctx.clock.now();
-  const endpoint = await findDeliveryEndpoint(trx, a.delivery.account_id, a.delivery.webhook_id, { forUpdate: true });
-  const delivery = await findDelivery(trx, a.delivery.id, { forUpdate: true });
-  if (!delivery) return { outcome: null, disabled: null }; // deleted with its endpoint meanwhile
+  const locked = await lockDeliveryWithEndpoint(trx, a.delivery.id);
+  if (!locked) return { outcome: null, disabled: null }; // deleted with its endpoint meanwhile
+  const { delivery, endpoint } = locked;
 
-  const next = await recordOutcome(trx, delivery, a, result, now, ctx.random);
+  const { changes, next } = attemptOutcome(delivery, a, result, now, ctx.random);
+  // The outcome recorded and, the slot being free, the oldest job waiting for one woken: one statement.
+  await recordAttempt(trx, delivery.id, changes, slotKey(delivery.webhook_id));
   if (next) await scheduleAttempt(trx, delivery, next, now);
-  // The slot is free: the oldest job waiting for one may run.
-  await wakeJobs(trx, slotKey(delivery.webhook_id), 1);
   const outcome = result.delivered ? 'succeeded' : next ? 'retrying' : 'failed';
   return { outcome, disabled: await followEndpoint(trx, endpoint, delivery, a, result, now) };
 }
@@ -306,15 +307,14 @@ async function followEndpoint(
   return disableFailingEndpoint(trx, endpoint, endpoint.failing_since, result, now);
 }
 
-/** The attempt's outcome on the delivery (counted, answered, retried or failed); the next attempt's time, if any. */
-async function recordOutcome(
-  trx: Transaction<DB>,
+/** The attempt's outcome on the delivery (counted, answered, retried or failed) and the next attempt's time, if any. */
+function attemptOutcome(
   delivery: DeliveryRow,
   a: Attempt,
   result: AttemptResult,
   now: Date,
   random: Random,
-): Promise<Date | null> {
+): { changes: AttemptChanges; next: Date | null } {
   const attempts = delivery.attempts + 1;
   const common = {
     attempts,
@@ -323,30 +323,29 @@ async function recordOutcome(
     in_flight_until: null,
   };
   if (result.delivered) {
-    await updateDelivery(trx, delivery.id, {
+    const changes: AttemptChanges = {
       ...common,
       status: 'succeeded',
       last_error: null,
       next_attempt_at: null,
       delivered_at: iso(now),
-    });
-    return null;
+    };
+    return { changes, next: null };
   }
   if (delivery.status === 'pending') {
     // Drawn in the window of Part C's table (server/retries.ts): never later than it states.
     const delay = webhookRetryDelayMs(attempts, random);
     const next = delay === null ? null : new Date(a.attemptAt.getTime() + delay);
-    await updateDelivery(trx, delivery.id, {
+    const changes: AttemptChanges = {
       ...common,
       status: next ? 'pending' : 'failed',
       last_error: result.error,
       next_attempt_at: next ? iso(next) : null,
-    });
-    return next;
+    };
+    return { changes, next };
   }
   // Failed meanwhile (its endpoint was disabled during the attempt): that reason stays.
-  await updateDelivery(trx, delivery.id, common);
-  return null;
+  return { changes: common, next: null };
 }
 
 /** Failing for 3 days: disabled, its pending deliveries (this one included) dropped, the owner told. */
