@@ -30,23 +30,6 @@ export async function accountEventState(
   return db.selectFrom('accounts').select(['suspended', 'api_enabled']).where('id', '=', accountId).executeTakeFirst();
 }
 
-/** The account's enabled, non-deleted endpoints subscribed to at least one of `types` (id and types). */
-export async function subscribedEndpoints(
-  db: Kysely<DB>,
-  accountId: string,
-  types: readonly string[],
-): Promise<{ id: string; event_types: string[] }[]> {
-  if (types.length === 0) return [];
-  return db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'event_types'])
-    .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null)
-    .where('status', '=', 'enabled')
-    .where(sql<boolean>`event_types && ${sql.val([...types])}::text[]`)
-    .execute();
-}
-
 export interface NewDelivery {
   id: string;
   accountId: string;
