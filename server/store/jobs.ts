@@ -10,7 +10,7 @@
 // A job that cannot run yet because a resource it needs is taken waits for it (`parkJob`): it leaves the
 // claim's index and costs no query until the transaction that frees the resource wakes it (`wakeJobs`), or its
 // deadline passes (`wakeOverdueJobs`, a worker's periodic sweep: the holder died without freeing it).
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type Selectable, type Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { AccountOf, JobKind, PayloadOf } from '../job-kinds.js';
 import type { DB, JobsTable } from './schema.js';
@@ -363,6 +363,14 @@ export async function parkJob(
  * are skipped. Returns how many woke.
  */
 export async function wakeJobs(db: Kysely<DB>, key: string, limit: number | null): Promise<number> {
+  return (await wakeJobsStatement(db, key, limit).execute()).length;
+}
+
+/**
+ * The statement of `wakeJobs`, to run alone or inside another (a CTE: the webhook delivery's record of its attempt
+ * wakes the job waiting for the slot it freed in the same statement).
+ */
+export function wakeJobsStatement(db: QueryCreator<DB>, key: string, limit: number | null) {
   let waiters = db
     .selectFrom('jobs')
     .select('id')
@@ -372,13 +380,11 @@ export async function wakeJobs(db: Kysely<DB>, key: string, limit: number | null
     .forUpdate()
     .skipLocked();
   if (limit !== null) waiters = waiters.limit(limit);
-  const rows = await db
+  return db
     .updateTable('jobs')
     .set({ waiting_for: null, wait_until: null })
     .where('id', 'in', waiters)
-    .returning(sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified'))
-    .execute();
-  return rows.length;
+    .returning(sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified'));
 }
 
 /** Wakes every job whose wait passed its deadline at `now` (nobody woke it); returns how many. */

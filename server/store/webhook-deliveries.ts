@@ -6,7 +6,7 @@
 // takes a slot (`in_flight_until`, a lease) counted under a row lock on the endpoint, so at most N attempts of
 // one endpoint run at once across every worker process.
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { enqueueJobs, JOBS_READY_CHANNEL } from './jobs.js';
+import { enqueueJobs, wakeJobsStatement } from './jobs.js';
 import type {
   AccountNotificationsTable,
   DB,
@@ -308,7 +308,7 @@ export type AttemptChanges = Parameters<typeof updateDelivery>[2];
 
 /**
  * Records an attempt's outcome on its delivery and wakes the oldest job waiting for `waitKey` (the slot it freed,
- * as `wakeJobs` of ./jobs.ts does): one statement. Call under the endpoint lock, like the parking it answers.
+ * `wakeJobsStatement` of ./jobs.ts): one statement. Call under the endpoint lock, like the parking it answers.
  */
 export async function recordAttempt(
   db: Kysely<DB>,
@@ -317,23 +317,7 @@ export async function recordAttempt(
   waitKey: string,
 ): Promise<void> {
   await db
-    .with('woken', (qb) =>
-      qb
-        .updateTable('jobs')
-        .set({ waiting_for: null, wait_until: null })
-        .where('id', 'in', (eb) =>
-          eb
-            .selectFrom('jobs')
-            .select('id')
-            .where('waiting_for', '=', waitKey)
-            .orderBy('run_at')
-            .orderBy('id')
-            .limit(1)
-            .forUpdate()
-            .skipLocked(),
-        )
-        .returning(sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified')),
-    )
+    .with('woken', (qb) => wakeJobsStatement(qb, waitKey, 1))
     .updateTable('webhook_deliveries')
     .set(changes)
     .where('id', '=', deliveryId)
