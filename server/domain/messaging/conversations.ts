@@ -33,19 +33,25 @@ export function openConversation(
   contact: Pick<ContactRow, 'id' | 'account_id' | 'connection_id' | 'channel'>,
   now: string,
 ) {
-  return ensureConversation(tx, {
-    id: randomUUID(),
-    account_id: contact.account_id,
-    contact_id: contact.id,
-    connection_id: contact.connection_id,
-    channel: contact.channel,
-    in_inbox: false,
-    last_message_at: null,
-    last_inbound_at: null,
-    marked_unread: false,
-    created_at: now,
-  });
+  return ensureConversation(tx, newConversationRow(contact, now));
 }
+
+/** The row of a contact's conversation when it is opened: empty, out of the inbox. */
+export const newConversationRow = (
+  contact: Pick<ContactRow, 'id' | 'account_id' | 'connection_id' | 'channel'>,
+  now: string,
+) => ({
+  id: randomUUID(),
+  account_id: contact.account_id,
+  contact_id: contact.id,
+  connection_id: contact.connection_id,
+  channel: contact.channel,
+  in_inbox: false,
+  last_message_at: null,
+  last_inbound_at: null,
+  marked_unread: false,
+  created_at: now,
+});
 
 export const conversationNotFound = () => notFound('No such conversation.');
 export const messageNotFound = () => notFound('No such message.');

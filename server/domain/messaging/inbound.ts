@@ -30,6 +30,7 @@ import { INBOUND_MESSAGE_JOB } from '../../job-kinds.js';
 import { claimedJobOf, type ClaimedJob, type JobsAtCommit, type NewJob } from '../../store/jobs.js';
 import { held } from '../held.js';
 import { DIRECT_TYPES, messageView } from './views.js';
+import { newConversationRow } from './conversations.js';
 
 export const INBOUND_TYPES = ['message', 'comment', 'live_comment', 'story_message', 'story_mention'] as const;
 export type InboundType = (typeof INBOUND_TYPES)[number];
@@ -169,20 +170,6 @@ function inboundJob(clock: Clock, accountId: string, messageId: string, jobs: Jo
   };
   return { job, row, claimed: claim !== undefined };
 }
-
-/** The contact's conversation as a message that finds none opens it (empty, out of the inbox). */
-const newConversationRow = (contact: ContactRow, now: string) => ({
-  id: randomUUID(),
-  account_id: contact.account_id,
-  contact_id: contact.id,
-  connection_id: contact.connection_id,
-  channel: contact.channel,
-  in_inbox: false,
-  last_message_at: null,
-  last_inbound_at: null,
-  marked_unread: false,
-  created_at: now,
-});
 
 /** The contact's message as stored, at the channel's time `at` (its conversation is set by the insert). */
 const newMessageRow = (
