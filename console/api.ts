@@ -26,9 +26,21 @@ export function problemOf(error: unknown, response?: Response): Problem {
       typeof context === 'object' && context !== null && 'code' in context && typeof context.code === 'string'
         ? context.code
         : undefined;
-    return { code, message: error.message, status };
+    return { code, message: `${error.message}${detailsOf(context)}`, status };
   }
   return { code: undefined, message: error instanceof Error ? error.message : String(error), status };
+}
+
+/** A validation refusal's `context.details`, said after its message: which field, and what is wrong with it. */
+function detailsOf(context: unknown): string {
+  if (typeof context !== 'object' || context === null || !('details' in context) || !Array.isArray(context.details))
+    return '';
+  const said = context.details.flatMap((d: unknown) => {
+    if (typeof d !== 'object' || d === null || !('message' in d) || typeof d.message !== 'string') return [];
+    const where = 'path' in d && typeof d.path === 'string' ? d.path : 'location' in d ? String(d.location) : '';
+    return [where ? `${where}: ${d.message}` : d.message];
+  });
+  return said.length > 0 ? ` (${said.join('; ')})` : '';
 }
 
 /** Thrown by `ok` for a refused call; the forms show its problem. */

@@ -3,7 +3,10 @@
 //
 // - Positions: the graph's own (`position`, the editor's or the one the service computed on save) when every
 //   block carries one and no two share it; otherwise, or when asked (`auto`), dagre lays the graph out (left to
-//   right, like the editor) and routes the edges around the boxes.
+//   right like the editor, or top to bottom) and routes the edges around the boxes. "Best" takes whichever of
+//   these fits the pane's box at the largest scale (a chain reads top to bottom in a narrow box).
+// - The view: the part of the drawing the box shows (an SVG viewBox). Fitted by default; when fitting would make
+//   the text too small to read, the view keeps a readable scale and centres the run's current block instead.
 // - Edges: one per output (`data.next[i]` naming a block), labelled with what the output means where the block
 //   says (a button's title, true/false, success/failure).
 // - A run's path: the blocks its steps ran (first step number of each), the outputs it followed, and the block
@@ -42,8 +45,8 @@ export interface Drawing {
   edges: Edge[];
   width: number;
   height: number;
-  /** `positions` when the graph's own positions placed the boxes, `dagre` when dagre did. */
-  layout: 'positions' | 'dagre';
+  /** `positions` when the graph's own positions placed the boxes, `dagre` (left to right) or `dagre-tb` when dagre did. */
+  layout: 'positions' | 'dagre' | 'dagre-tb';
 }
 
 export const BOX_WIDTH = 184;
@@ -118,9 +121,83 @@ export function hasOwnPositions(nodes: Record<string, GraphBlock>): boolean {
   return Object.keys(nodes).length > 0;
 }
 
-export function layoutGraph(nodes: Record<string, GraphBlock>, options: { auto?: boolean } = {}): Drawing {
+/** Which way dagre ranks the blocks: left to right (the editor's way) or top to bottom. */
+export type Direction = 'LR' | 'TB';
+
+export function layoutGraph(
+  nodes: Record<string, GraphBlock>,
+  options: { auto?: boolean; direction?: Direction } = {},
+): Drawing {
   const specs = edgesOf(nodes);
-  return !options.auto && hasOwnPositions(nodes) ? byPositions(nodes, specs) : byDagre(nodes, specs);
+  return !options.auto && hasOwnPositions(nodes)
+    ? byPositions(nodes, specs)
+    : byDagre(nodes, specs, options.direction ?? 'LR');
+}
+
+/** How the pane places the boxes: the best fit for its box, the graph's positions, or dagre one way. */
+export type LayoutChoice = 'best' | 'positions' | Direction;
+
+export interface ViewSize {
+  width: number;
+  height: number;
+}
+
+/** The drawing for a choice; `best` is the candidate that fits `view` at the largest scale (positions on a tie). */
+export function drawingFor(nodes: Record<string, GraphBlock>, choice: LayoutChoice, view: ViewSize): Drawing {
+  if (choice === 'positions') return layoutGraph(nodes);
+  if (choice !== 'best') return layoutGraph(nodes, { auto: true, direction: choice });
+  const candidates = [
+    ...(hasOwnPositions(nodes) ? [layoutGraph(nodes)] : []),
+    layoutGraph(nodes, { auto: true, direction: 'LR' }),
+    layoutGraph(nodes, { auto: true, direction: 'TB' }),
+  ];
+  let best = candidates[0] ?? layoutGraph(nodes);
+  for (const c of candidates) if (fitScale(c, view) > fitScale(best, view) + 0.01) best = c;
+  return best;
+}
+
+/** Below this scale the boxes' text is too small to read: the view keeps it and shows the current block. */
+export const MIN_READABLE_SCALE = 0.7;
+/** The fitted view does not enlarge a small graph beyond this. */
+export const MAX_FIT_SCALE = 1.25;
+
+/** The scale at which the whole drawing fits the view. */
+export const fitScale = (drawing: Pick<Drawing, 'width' | 'height'>, view: ViewSize): number =>
+  Math.min(view.width / drawing.width, view.height / drawing.height);
+
+export interface ViewBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  scale: number;
+}
+
+/**
+ * What the view shows: at `zoom` (or fitted: the whole drawing, or at a readable scale around `focus`, the
+ * current block, when the whole would be too small), centred on `centre` when given, kept over the drawing.
+ */
+export function viewBoxFor(
+  drawing: Pick<Drawing, 'width' | 'height'>,
+  view: ViewSize,
+  zoom: number | 'fit',
+  centre?: { x: number; y: number },
+): ViewBox {
+  const fit = fitScale(drawing, view);
+  const scale = zoom === 'fit' ? Math.min(MAX_FIT_SCALE, Math.max(fit, MIN_READABLE_SCALE)) : zoom;
+  const width = view.width / scale;
+  const height = view.height / scale;
+  const c = centre ?? { x: drawing.width / 2, y: drawing.height / 2 };
+  // Over the drawing: a view larger than the drawing centres it; a smaller one stays inside its edges.
+  const place = (middle: number, size: number, total: number) =>
+    size >= total ? (total - size) / 2 : Math.min(Math.max(middle - size / 2, 0), total - size);
+  return { x: place(c.x, width, drawing.width), y: place(c.y, height, drawing.height), width, height, scale };
+}
+
+/** The centre of a block's box, where the view goes to show it. */
+export function boxCentre(drawing: Drawing, id: string | undefined): { x: number; y: number } | undefined {
+  const b = id === undefined ? undefined : drawing.boxes.find((box) => box.id === id);
+  return b && centre(b);
 }
 
 function box(id: string, block: GraphBlock, x: number, y: number): Box {
@@ -177,9 +254,16 @@ function connect(from: Box, to: Box): { x: number; y: number }[] {
   return [exit(from, centre(to)), exit(to, centre(from))];
 }
 
-function byDagre(nodes: Record<string, GraphBlock>, specs: EdgeSpec[]): Drawing {
+function byDagre(nodes: Record<string, GraphBlock>, specs: EdgeSpec[], direction: Direction): Drawing {
   const g = new dagre.graphlib.Graph<GraphLabel, NodeLabel, EdgeLabel>({ multigraph: true });
-  g.setGraph({ rankdir: 'LR', nodesep: 24, ranksep: 56, edgesep: 12, marginx: MARGIN, marginy: MARGIN });
+  g.setGraph({
+    rankdir: direction,
+    nodesep: 24,
+    ranksep: direction === 'TB' ? 40 : 56,
+    edgesep: 12,
+    marginx: MARGIN,
+    marginy: MARGIN,
+  });
   g.setDefaultEdgeLabel(() => ({}));
   for (const id of Object.keys(nodes)) g.setNode(id, { width: BOX_WIDTH, height: BOX_HEIGHT });
   for (const spec of specs) g.setEdge(spec.from, spec.to, { minlen: 1 }, String(spec.output));
@@ -198,7 +282,7 @@ function byDagre(nodes: Record<string, GraphBlock>, specs: EdgeSpec[]): Drawing 
     edges,
     width: size.width ?? Math.max(...boxes.map((b) => b.x + b.width)) + MARGIN,
     height: size.height ?? Math.max(...boxes.map((b) => b.y + b.height)) + MARGIN,
-    layout: 'dagre',
+    layout: direction === 'TB' ? 'dagre-tb' : 'dagre',
   };
 }
 

@@ -21,12 +21,14 @@ export interface LiveOptions {
   accountId: string;
   onEvent: (event: LiveEvent) => void;
   onStatus: (status: LiveStatus) => void;
+  /** Start after this sequence (the events since then come first), instead of with the next event. */
+  after?: string;
 }
 
 /** Opens the stream; the function it returns closes it. */
 export function followEvents(options: LiveOptions): () => void {
   const abort = new AbortController();
-  let after: string | undefined;
+  let after = options.after;
   const run = async () => {
     while (!abort.signal.aborted) {
       try {

@@ -1,8 +1,9 @@
 // `npm run screenshots`: the README's pictures of the console (docs/console-*.png), taken from a real run and
 // never edited by hand. It starts `npm start`'s command on a fresh data directory (embedded database, sandbox
-// on, a port of its own), opens the console's link in Debian's Chromium at 1280×860 with every request leaving
+// on, a port of its own), opens the console's link in Debian's Chromium at 1400×900 with every request leaving
 // the server refused, plays the demo flow of the browser test (test/server/console-flow.ts) and, at its
-// moments, saves the pane it shows, cropped to the pane.
+// moments, saves the pane it shows, cropped to the pane; with the run asleep, also the whole screen
+// (docs/console-page.png: chat, run and clock in one view).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,14 +25,18 @@ const PANES: Record<Moment, { pane: string; file: string }> = {
   clock: { pane: 'Time and failures', file: 'console-clock.png' },
 };
 
+const VIEWPORT = { width: 1400, height: 900 };
+
 async function capture(moment: Moment, page: Page): Promise<void> {
   const { pane, file } = PANES[moment];
   const path = join(repoRoot, 'docs', file);
-  // The drawing is wider than the pane: scroll it to the end of the run's path (the sleep, then the reminder).
-  if (moment === 'runs')
-    await region(page, pane)
-      .getByRole('img', { name: /^Block aviso, / })
-      .scrollIntoViewIfNeeded();
+  if (moment === 'clock') {
+    // The whole screen, the page at its top: what a client team sees while the run sleeps.
+    await page.evaluate('window.scrollTo(0, 0)');
+    const whole = join(repoRoot, 'docs', 'console-page.png');
+    await page.screenshot({ path: whole, animations: 'disabled' });
+    console.log(`docs/console-page.png: ${Math.round(statSync(whole).size / 1024)} KiB`);
+  }
   await region(page, pane).screenshot({ path, animations: 'disabled' });
   console.log(`docs/${file}: ${Math.round(statSync(path).size / 1024)} KiB`);
 }
@@ -50,7 +55,7 @@ async function main(): Promise<void> {
     const accountId = check(await api.GET('/v1/me'), 'read the demo account').account.id;
     const outside: string[] = [];
     const errors: string[] = [];
-    const page = await openConsoleTab(browser, { baseUrl, adminToken, accountId, outside, errors });
+    const page = await openConsoleTab(browser, { baseUrl, adminToken, accountId, outside, errors }, VIEWPORT);
     const seen = await playDemoFlow(page, { phone: '+5511987654321', name: NAME, city: 'Recife', capture });
     if (outside.length > 0) throw new Error(`the page tried to reach the network: ${outside.join(', ')}`);
     if (errors.length > 0 || seen.alerts.length > 0) throw new Error(`the page failed: ${[...errors, ...seen.alerts]}`);

@@ -9,8 +9,7 @@ import { toProblem } from '../ui.js';
 /** How many of the account's events the page keeps (newest first). */
 const EVENTS_KEPT = 200;
 
-/** `onOpen`: another account is open (what the page kept of the last one goes). */
-export function useAccount(props: { token: string; initialAccount: string; onOpen: () => void }) {
+export function useAccount(props: { token: string; initialAccount: string }) {
   const admin = useMemo(() => adminClient(props.token), [props.token]);
   const [session, setSession] = useState<Session | undefined>();
   const [problem, setProblem] = useState<Problem | undefined>();
@@ -24,7 +23,6 @@ export function useAccount(props: { token: string; initialAccount: string; onOpe
       const account = ok(await admin.GET('/admin/v1/accounts/{accountId}', { params: { path: { accountId } } }));
       const api = publicClient(await sessionKey(admin, account.id));
       sessionStorage.setItem('console-account', account.id);
-      props.onOpen();
       setEvents([]);
       setSession({
         admin,
@@ -48,16 +46,42 @@ export function useAccount(props: { token: string; initialAccount: string; onOpe
   const accountId = session?.account.id;
   useEffect(() => {
     if (!accountId) return;
+    const kept = keptEvents(accountId);
     return followEvents({
       token: props.token,
       accountId,
+      after: kept.from,
       onStatus: setStatus,
       onEvent: (event) => {
-        if (event.sequence) setEvents((list) => [event, ...list].slice(0, EVENTS_KEPT)); // events, not delivery changes
+        if (event.sequence) {
+          setEvents((list) => [event, ...list].slice(0, EVENTS_KEPT)); // events, not delivery changes
+          // An event the tab saw before a reload is listed again, not handed to the panes: they read anew.
+          if (kept.seen(event.sequence)) return;
+        }
         for (const listener of listeners.current) listener(event);
       },
     });
   }, [accountId]);
 
   return { session, problem, status, events, open };
+}
+
+/**
+ * The events this tab saw of an account, kept across a reload (the tab's session storage): the stream starts again
+ * after the sequence before the first of them, so the Events pane shows them again. `seen` records a sequence and
+ * says whether the tab had seen it before the reload.
+ */
+function keptEvents(accountId: string): { from: string | undefined; seen: (sequence: string) => boolean } {
+  const key = `console-events:${accountId}`;
+  const [from, last] = (sessionStorage.getItem(key) ?? '').split(':');
+  let first = from || undefined;
+  const before = last ? BigInt(last) : undefined;
+  return {
+    from: first,
+    seen: (sequence) => {
+      first ??= (BigInt(sequence) - 1n).toString();
+      sessionStorage.setItem(key, `${first}:${sequence}`);
+      return before !== undefined && BigInt(sequence) <= before;
+    },
+  };
 }

@@ -1,7 +1,7 @@
 // What the runs pane shows, for the contact played: the runs (use-run-list.ts), the steps and versions of those
 // shown or not ended (use-run-details.ts), the run selected and the ones expanded, kept live by the account's
 // events (use-run-events.ts). The first reads wait for the chat's (its page is the one the user waits for).
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Problem, Schemas } from '../api.js';
 import type { Player, Session } from '../session.js';
 import { toProblem } from '../ui.js';
@@ -28,6 +28,24 @@ function withOrWithout(set: Set<string>, id: string, present: boolean): Set<stri
   if (present) next.add(id);
   else next.delete(id);
   return next;
+}
+
+/**
+ * For each message a run's buttons or cards step sent (of the runs read in detail): whether a tap on it still
+ * answers that run (the step still waits and the run has not ended). A message no step names is not in the map
+ * (unknown: its run is not read yet).
+ */
+export function answeringButtons(runs: Summary[], details: Record<string, Run | undefined>): Record<string, boolean> {
+  const answering: Record<string, boolean> = {};
+  for (const summary of runs) {
+    const run = details[summary.id];
+    if (!run) continue;
+    const ended = ENDED.has(summary.status) || ENDED.has(run.status);
+    for (const step of run.steps)
+      if (step.message_id && (step.type === 'buttons' || step.type === 'cards'))
+        answering[step.message_id] = !ended && step.status === 'waiting';
+  }
+  return answering;
 }
 
 export function useRuns(session: Session, player: Player | undefined, chatRead: boolean) {
@@ -89,7 +107,9 @@ export function useRuns(session: Session, player: Player | undefined, chatRead: 
   };
   const { workflows, runs, started, hasMore, refresh, more } = list;
   const { details: read, versions } = details;
+  const answering = useMemo(() => answeringButtons(runs, read), [runs, read]);
   return {
+    answering,
     problem,
     workflows,
     runs,

@@ -2,7 +2,7 @@
 // too (button-taps); what the account sends arrives live from the event stream and is drawn as the contact
 // would see it: text, the text above its buttons, cards as a carousel, media, templates. The conversation is
 // read newest page first with the API's cursors (hooks/use-conversation.ts).
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../api.js';
 import { useConversation, type ConversationProps } from '../hooks/use-conversation.js';
 import { PROVIDER_LABELS, type Player } from '../session.js';
@@ -10,9 +10,17 @@ import { ProblemNote } from '../ui.js';
 
 type Message = Schemas['Message'];
 
-export function ChatPane(props: ConversationProps) {
+export function ChatPane(
+  props: ConversationProps & {
+    /** Buttons messages by id: whether a tap still answers a waiting run (absent: not known yet). */
+    answering: Record<string, boolean>;
+  },
+) {
   const { player } = props;
   const conversation = useConversation(props);
+  // Taps on buttons that answered no waiting run: the bubble says so.
+  const [unanswered, setUnanswered] = useState<Set<string>>(new Set());
+  useEffect(() => setUnanswered(new Set()), [player?.contactId]);
   const list = useRef<HTMLOListElement>(null);
   const { messages, older } = conversation;
   // On a real channel the contact is a person with a phone: the page shows the conversation and plays no part.
@@ -50,7 +58,20 @@ export function ChatPane(props: ConversationProps) {
             </li>
           )}
           {messages.map((m) => (
-            <Bubble key={m.id} message={m} onTap={played ? (id) => void conversation.tap(m, id) : undefined} />
+            <Bubble
+              key={m.id}
+              message={m}
+              live={props.answering[m.id]}
+              tappedNothing={unanswered.has(m.id)}
+              onTap={
+                played
+                  ? (id) => {
+                      if (props.answering[m.id] === false) setUnanswered((old) => new Set(old).add(m.id));
+                      void conversation.tap(m, id);
+                    }
+                  : undefined
+              }
+            />
           ))}
         </ol>
         {played ? (
@@ -93,15 +114,28 @@ function Composer(props: { player: Player; conversation: ReturnType<typeof useCo
   );
 }
 
-/** `onTap` undefined: the buttons are the contact's to tap on their own phone (a real channel). */
-function Bubble(props: { message: Message; onTap: ((buttonId: string) => void) | undefined }) {
+/**
+ * `onTap` undefined: the buttons are the contact's to tap on their own phone (a real channel). `live` false: the
+ * run that sent the buttons no longer waits for them (answered, or ended), so they are greyed and a tap says it
+ * answered nothing.
+ */
+function Bubble(props: {
+  message: Message;
+  onTap: ((buttonId: string) => void) | undefined;
+  live: boolean | undefined;
+  tappedNothing: boolean;
+}) {
   const m = props.message;
+  const stale = props.live === false;
   const mine = m.direction === 'inbound'; // the phone is the contact's: what they wrote is theirs
   const cards = m.attachments.flatMap((a) => (a.type === 'cards' ? [a] : []));
   const media = m.attachments.flatMap((a) => (a.type !== 'cards' ? [a] : []));
   const time = new Date(m.created_at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
   return (
-    <li class={`bubble ${mine ? 'mine' : 'theirs'}${m.status === 'failed' ? ' failed' : ''}`} data-message-id={m.id}>
+    <li
+      class={`bubble ${mine ? 'mine' : 'theirs'}${m.status === 'failed' ? ' failed' : ''}${stale ? ' stale' : ''}`}
+      data-message-id={m.id}
+    >
       {m.is_removed ? (
         <p class="removed">This message was deleted</p>
       ) : (
@@ -116,8 +150,14 @@ function Bubble(props: { message: Message; onTap: ((buttonId: string) => void) |
           ))}
           {m.text !== null && <p class="text">{m.text}</p>}
           {cards.map((a, i) => (
-            <Cards key={i} cards={a.cards} onTap={props.onTap} />
+            <Cards key={i} cards={a.cards} onTap={props.onTap} stale={stale} />
           ))}
+          {stale && !props.tappedNothing && <p class="stale-note">No run waits for these buttons now.</p>}
+          {props.tappedNothing && (
+            <p class="stale-note" role="status" aria-label="Tap answered nothing">
+              Tapped: it answered nothing, no run was waiting for these buttons.
+            </p>
+          )}
         </>
       )}
       <span class="meta">
@@ -143,7 +183,11 @@ function Media(props: { attachment: Schemas['MediaAttachment'] }) {
 }
 
 /** One card with no image is a text with buttons; more (or with images) are a carousel. */
-function Cards(props: { cards: Schemas['MessageCard'][]; onTap: ((buttonId: string) => void) | undefined }) {
+function Cards(props: {
+  cards: Schemas['MessageCard'][];
+  onTap: ((buttonId: string) => void) | undefined;
+  stale: boolean;
+}) {
   const onTap = props.onTap;
   const single = props.cards.length === 1 && !props.cards[0]?.image;
   return (
@@ -163,7 +207,8 @@ function Cards(props: { cards: Schemas['MessageCard'][]; onTap: ((buttonId: stri
                 <button
                   key={j}
                   type="button"
-                  class="card-button"
+                  class={`card-button${props.stale ? ' stale' : ''}`}
+                  aria-description={props.stale ? 'answers no waiting run' : undefined}
                   disabled={!b.id || !onTap}
                   onClick={() => b.id && onTap?.(b.id)}
                 >

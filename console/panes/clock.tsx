@@ -88,13 +88,19 @@ export function ClockPane(props: { session: Session; player: Player | undefined 
 function AdvanceForm(props: { busy: boolean; onAdvance: (seconds: number) => void }) {
   const [amount, setAmount] = useState('2');
   const [unit, setUnit] = useState<keyof typeof UNITS>('hours');
+  const [invalid, setInvalid] = useState<string | undefined>();
   return (
     <form
       class="row"
       aria-label="Advance the clock"
       onSubmit={(e) => {
         e.preventDefault();
-        props.onAdvance(Math.round(Number(amount) * UNITS[unit]));
+        const seconds = Math.round(Number(amount) * UNITS[unit]);
+        // The API moves the clock by 1 second at least: said here, beside the field, rather than as its 400.
+        if (!(seconds >= 1))
+          return setInvalid(`Amount: move the clock by at least 1 second (${amount} ${unit} is less).`);
+        setInvalid(undefined);
+        props.onAdvance(seconds);
       }}
     >
       <Field id="advance-amount" label="Amount">
@@ -103,6 +109,8 @@ function AdvanceForm(props: { busy: boolean; onAdvance: (seconds: number) => voi
           type="number"
           min="0"
           step="any"
+          aria-invalid={invalid ? true : undefined}
+          aria-describedby={invalid ? 'advance-invalid' : undefined}
           value={amount}
           onInput={(e) => setAmount(e.currentTarget.value)}
           required
@@ -114,6 +122,11 @@ function AdvanceForm(props: { busy: boolean; onAdvance: (seconds: number) => voi
       <button type="submit" disabled={props.busy}>
         Advance
       </button>
+      {invalid && (
+        <p class="problem" role="alert" id="advance-invalid">
+          {invalid}
+        </p>
+      )}
     </form>
   );
 }

@@ -1,12 +1,26 @@
 // "Runs": the chosen contact's automation runs (status, the block each waits at and until when, its steps), the
 // selected run's automation drawn as a graph with its path and current block marked, and a form that starts a
 // run for the contact. What it reads, and how the account's events keep it live, is hooks/use-runs.ts.
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ok, type Schemas } from '../api.js';
-import { duration, edgeKey, layoutGraph, runPath, type Box, type Drawing, type Edge, type RunPath } from '../graph.js';
+import {
+  boxCentre,
+  drawingFor,
+  duration,
+  edgeKey,
+  fitScale,
+  runPath,
+  viewBoxFor,
+  type Box,
+  type Drawing,
+  type Edge,
+  type LayoutChoice,
+  type RunPath,
+  type ViewSize,
+} from '../graph.js';
 import { ENDED, useRuns } from '../hooks/use-runs.js';
 import type { Player, Session } from '../session.js';
-import { Field, ProblemNote, useAction } from '../ui.js';
+import { ChoiceSelect, Field, ProblemNote, useAction } from '../ui.js';
 
 type Workflow = Schemas['WorkflowSummary'];
 type Summary = Schemas['WorkflowRunSummary'];
@@ -46,8 +60,17 @@ export function RunsPane(props: {
   player: Player | undefined;
   /** The chat has shown the contact's newest page: the pane's first reads wait for it (the page comes first). */
   chatRead: boolean;
+  /** Told which buttons messages still answer a waiting run (the chat greys the others). */
+  onAnswering: (answering: Record<string, boolean>) => void;
+  /** Counts the automations made from the page: a change reads the connection's automations again. */
+  automations: number;
 }) {
   const runs = useRuns(props.session, props.player, props.chatRead);
+  const { onAnswering } = props;
+  useEffect(() => onAnswering(runs.answering), [runs.answering]);
+  useEffect(() => {
+    if (props.automations > 0 && props.chatRead) void runs.refresh();
+  }, [props.automations]);
   const contactId = props.player?.contactId;
   const titleOf = (workflowId: string) => runs.workflows.find((w) => w.id === workflowId)?.title ?? workflowId;
 
@@ -65,10 +88,14 @@ export function RunsPane(props: {
   return (
     <section class="pane runs" aria-labelledby="runs-title">
       <h2 id="runs-title">Runs of {props.player.name}</h2>
-      <StartRun session={props.session} contactId={contactId} workflows={runs.workflows} onStarted={runs.onStarted} />
-      <button type="button" class="secondary" onClick={() => void runs.refresh()}>
-        Reload runs
-      </button>
+      <StartRun
+        session={props.session}
+        contactId={contactId}
+        workflows={runs.workflows}
+        onStarted={runs.onStarted}
+        onReload={() => void runs.refresh()}
+        runsKey={runs.runs.map((r) => `${r.id}:${r.status}`).join()}
+      />
       <ProblemNote problem={runs.problem} />
       <div class="runs-body">
         <div class="runs-list-column">
@@ -203,45 +230,176 @@ function boxState(box: Box, path: RunPath): string {
   return parts.join(', ');
 }
 
+const LAYOUTS: Record<LayoutChoice, string> = {
+  best: 'Best fit for this box',
+  positions: 'The automation’s positions',
+  LR: 'Left to right (dagre)',
+  TB: 'Top to bottom (dagre)',
+};
+const ZOOM_STEP = 1.25;
+/** How far an arrow key pans, in screen pixels. */
+const PAN_STEP = 60;
+const PAN_KEYS: Record<string, [number, number]> = {
+  ArrowLeft: [-PAN_STEP, 0],
+  ArrowRight: [PAN_STEP, 0],
+  ArrowUp: [0, -PAN_STEP],
+  ArrowDown: [0, PAN_STEP],
+};
+
+/** The blocks of the run's path, in the order it first ran them. */
+const pathOrder = (path: RunPath) => [...path.visited.entries()].sort((a, b) => a[1] - b[1]).map(([id]) => id);
+
+/** Where the view goes unless panned: the current block, else the last block the run ran, else `root`. */
+function focusOf(drawing: Drawing, path: RunPath) {
+  const lastId = [...path.visited.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  return boxCentre(drawing, path.current?.id ?? lastId) ?? boxCentre(drawing, 'root');
+}
+
+/** The size of the element, followed as the window or the layout changes it. */
+function useSize(fallback: ViewSize) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [size, setSize] = useState<ViewSize>(fallback);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const measure = () => {
+      const { width, height } = el.getBoundingClientRect();
+      if (width > 0 && height > 0) setSize({ width, height });
+    };
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  return { ref, size };
+}
+
 function RunGraph(props: { run: Run; version: Version | undefined; title: string }) {
-  const [auto, setAuto] = useState(false);
+  const [choice, setChoice] = useState<LayoutChoice>('best');
+  // The zoom the user chose ('fit' until then), and where they panned to (undefined: the current block).
+  const [zoom, setZoom] = useState<number | 'fit'>('fit');
+  const [pan, setPan] = useState<{ x: number; y: number } | undefined>();
+  const { ref, size } = useSize({ width: 600, height: 320 });
   const nodes = props.version?.graph.nodes;
-  const drawing = useMemo(() => (nodes ? layoutGraph(nodes, { auto }) : undefined), [nodes, auto]);
+  const drawing = useMemo(() => (nodes ? drawingFor(nodes, choice, size) : undefined), [nodes, choice, size]);
   const path = useMemo(() => runPath(props.run), [props.run]);
-  if (!props.version || !drawing) return <p class="note">Reading the automation's graph…</p>;
-  const order = [...path.visited.entries()].sort((a, b) => a[1] - b[1]).map(([id]) => id);
+  const currentId = path.current?.id;
+  // The run moved (or another run is shown): the view goes back to where it is.
+  useEffect(() => setPan(undefined), [currentId, props.run.id, choice]);
+  const drag = useRef<{ x: number; y: number; from: { x: number; y: number } } | undefined>();
+
+  const focus = drawing ? focusOf(drawing, path) : undefined;
+  const view = drawing ? viewBoxFor(drawing, size, zoom, pan ?? focus) : undefined;
+  if (!props.version || !drawing || !view) return <p class="note">Reading the automation's graph…</p>;
+  const centreNow = { x: view.x + view.width / 2, y: view.y + view.height / 2 };
+  const panBy = (dx: number, dy: number) =>
+    setPan({ x: centreNow.x + dx / view.scale, y: centreNow.y + dy / view.scale });
+  const zoomTo = (scale: number) => {
+    setPan(centreNow);
+    setZoom(Math.min(3, Math.max(0.2, scale)));
+  };
   return (
     <figure class="run-graph" aria-labelledby="run-graph-caption">
       <figcaption id="run-graph-caption">
         Graph of “{props.title}” (version {props.version.number}), run <code>{props.run.id.slice(0, 8)}</code>{' '}
         <span class={`run-status status-${props.run.status}`}>{props.run.status}</span>
       </figcaption>
-      <label class="check">
-        <input type="checkbox" checked={auto} onChange={(e) => setAuto(e.currentTarget.checked)} /> Automatic layout
-        (dagre)
-      </label>
       <p class="note" id="run-path-text">
-        Path: {order.join(' → ') || 'no step yet'}
-        {path.current ? ` · now at ${path.current.id} (${path.current.status})` : ''}. Boxes on the path are bold with ✓
-        and their step; the current block says ▶ here; arrows taken are solid and thick.
+        Path: {pathOrder(path).join(' → ') || 'no step yet'}
+        {path.current ? ` · now at ${path.current.id} (${path.current.status})` : ''}.
+        <span class="visually-hidden">
+          {' '}
+          Boxes on the path are bold with ✓ and their step; the current block says ▶ here; arrows taken are solid and
+          thick.
+        </span>
       </p>
-      <div class="graph-scroll" tabIndex={0} role="region" aria-label="Graph drawing (scrolls)">
-        <GraphDrawing drawing={drawing} path={path} />
+      <GraphTools
+        scale={view.scale}
+        whole={fitScale(drawing, size) >= view.scale}
+        hasCurrent={currentId !== undefined}
+        choice={choice}
+        onChoice={setChoice}
+        onZoom={(factor) => zoomTo(view.scale * factor)}
+        onFit={() => {
+          setZoom('fit');
+          setPan(undefined);
+        }}
+        onShowCurrent={() => setPan(undefined)}
+      />
+      <div
+        class="graph-view"
+        ref={ref}
+        tabIndex={0}
+        role="region"
+        aria-label="Graph drawing (drag or arrow keys to pan)"
+        onKeyDown={(e) => {
+          const step = PAN_KEYS[e.key];
+          if (!step) return;
+          e.preventDefault();
+          panBy(step[0], step[1]);
+        }}
+        onPointerDown={(e) => {
+          drag.current = { x: e.clientX, y: e.clientY, from: centreNow };
+          e.currentTarget.setPointerCapture(e.pointerId);
+        }}
+        onPointerMove={(e) => {
+          const d = drag.current;
+          if (d) setPan({ x: d.from.x - (e.clientX - d.x) / view.scale, y: d.from.y - (e.clientY - d.y) / view.scale });
+        }}
+        onPointerUp={() => (drag.current = undefined)}
+        onPointerCancel={() => (drag.current = undefined)}
+      >
+        <GraphDrawing drawing={drawing} path={path} view={`${view.x} ${view.y} ${view.width} ${view.height}`} />
       </div>
     </figure>
   );
 }
 
-function GraphDrawing(props: { drawing: Drawing; path: RunPath }) {
+/** The graph's view controls: zoom, fit, back to the current block, the layout, and the scale shown. */
+function GraphTools(props: {
+  scale: number;
+  whole: boolean;
+  hasCurrent: boolean;
+  choice: LayoutChoice;
+  onChoice: (choice: LayoutChoice) => void;
+  onZoom: (factor: number) => void;
+  onFit: () => void;
+  onShowCurrent: () => void;
+}) {
+  return (
+    <div class="graph-tools" role="toolbar" aria-label="Graph view">
+      <button type="button" class="secondary" aria-label="Zoom in" onClick={() => props.onZoom(ZOOM_STEP)}>
+        +
+      </button>
+      <button type="button" class="secondary" aria-label="Zoom out" onClick={() => props.onZoom(1 / ZOOM_STEP)}>
+        −
+      </button>
+      <button type="button" class="secondary" onClick={props.onFit}>
+        Fit
+      </button>
+      <button type="button" class="secondary" onClick={props.onShowCurrent}>
+        {props.hasCurrent ? 'Show the current block' : 'Show the last block'}
+      </button>
+      <Field id="graph-layout" label="Layout">
+        <ChoiceSelect id="graph-layout" value={props.choice} choices={LAYOUTS} onChoose={props.onChoice} />
+      </Field>
+      <span class="note graph-scale" aria-live="polite">
+        {Math.round(props.scale * 100)}%{props.whole ? ', whole graph' : ', drag or use the arrow keys to pan'}
+      </span>
+    </div>
+  );
+}
+
+function GraphDrawing(props: { drawing: Drawing; path: RunPath; view: string }) {
   const { drawing, path } = props;
   return (
     <svg
       role="group"
-      aria-label={`Automation graph, ${drawing.layout === 'dagre' ? 'laid out by dagre' : 'at the graph positions'}`}
+      aria-label={`Automation graph, ${drawing.layout === 'positions' ? 'at the graph positions' : `laid out by dagre ${drawing.layout === 'dagre' ? 'left to right' : 'top to bottom'}`}`}
       aria-describedby="run-path-text"
-      viewBox={`0 0 ${drawing.width} ${drawing.height}`}
-      width={drawing.width}
-      height={drawing.height}
+      viewBox={props.view}
+      width="100%"
+      height="100%"
       data-layout={drawing.layout}
     >
       <defs>
@@ -323,9 +481,13 @@ function StartRun(props: {
   contactId: string;
   workflows: Workflow[];
   onStarted: (run: Started) => void;
+  onReload: () => void;
+  /** The runs and their statuses: a refusal (run_in_progress) is cleared once they change (the run ended). */
+  runsKey: string;
 }) {
   const [workflowId, setWorkflowId] = useState('');
-  const { problem, busy, run: act } = useAction();
+  const { problem, setProblem, busy, run: act } = useAction();
+  useEffect(() => setProblem(undefined), [props.runsKey]);
   const [note, setNote] = useState<string | undefined>();
   const chosen = workflowId || (props.workflows.find((w) => w.status === 'published')?.id ?? '');
 
@@ -357,9 +519,14 @@ function StartRun(props: {
           ))}
         </select>
       </Field>
-      <button type="submit" disabled={busy || !chosen}>
-        Start run
-      </button>
+      <div class="start-buttons">
+        <button type="submit" disabled={busy || !chosen}>
+          Start run
+        </button>
+        <button type="button" class="secondary" onClick={props.onReload}>
+          Reload runs
+        </button>
+      </div>
       {note && (
         <p class="note" role="status">
           {note}

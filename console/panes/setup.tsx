@@ -21,7 +21,13 @@ export function senderOf(contact: Contact): Sender | undefined {
 
 const describe = (c: Contact) => `${c.name} (${c.whatsapp?.phone ?? `@${c.instagram?.username ?? '?'}`})`;
 
-export function SetupPane(props: { session: Session; player: Player | undefined; onPlayer: (p: Player) => void }) {
+export function SetupPane(props: {
+  session: Session;
+  player: Player | undefined;
+  onPlayer: (p: Player) => void;
+  /** An automation was made or published here (the Runs pane reads its list again: no event says so). */
+  onAutomation: () => void;
+}) {
   const [problem, setProblem] = useState<Problem | undefined>();
   const { connections, connectionId, connection, setConnectionId } = useConnections(props.session, setProblem);
   const contacts = useContacts(props.session, connectionId, setProblem);
@@ -32,51 +38,70 @@ export function SetupPane(props: { session: Session; player: Player | undefined;
     if (player && fresh && fresh.provider !== player.connection.provider) onPlayer({ ...player, connection: fresh });
   }, [connections]);
 
+  // Open until a contact is chosen, then a bar that says who is played (a click opens it again).
+  const playing = player?.contactId;
+  const [open, setOpen] = useState(!playing);
+  useEffect(() => setOpen(!playing), [playing]);
+
   return (
     <section class="pane setup" aria-labelledby="setup-title">
-      <h2 id="setup-title">Where to play</h2>
-      <Field id="connection" label="Connection">
-        <select id="connection" value={connectionId} onChange={(e) => setConnectionId(e.currentTarget.value)}>
-          <option value="">Choose a connection</option>
-          {connections.map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name} · {c.channel}
-              {/* The sandbox's connections keep their short label; a real channel says so. */}
-              {c.provider === 'sandbox' ? '' : ` · ${PROVIDER_LABELS[c.provider]}`}
-              {c.status === 'connected' ? '' : ` (${c.status})`}
-            </option>
-          ))}
-        </select>
-      </Field>
-      {connection && <ProviderNote connection={connection} />}
-      <ProblemNote problem={problem} />
-      {connection && (
-        <>
-          <ContactChooser
-            connection={connection}
-            contacts={contacts.contacts}
-            player={props.player}
-            onPlayer={props.onPlayer}
-            session={props.session}
-          />
-          <MoreContacts count={contacts.contacts.length} cursor={contacts.cursor} onMore={contacts.load} />
-          <FindContact
-            connection={connection}
-            session={props.session}
-            onFound={contacts.add}
-            onPlayer={props.onPlayer}
-          />
-          <NewContact
-            connection={connection}
-            session={props.session}
-            onPlayer={props.onPlayer}
-            reload={() => contacts.load()}
-          />
-          <DemoAutomation connection={connection} session={props.session} />
-        </>
-      )}
+      <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
+        <summary>
+          <h2 id="setup-title">Where to play</h2>
+          {player && (
+            <span class="note playing-note">
+              Playing {player.name} on {player.connection.name}
+            </span>
+          )}
+        </summary>
+        <Field id="connection" label="Connection">
+          <select id="connection" value={connectionId} onChange={(e) => setConnectionId(e.currentTarget.value)}>
+            <option value="">Choose a connection</option>
+            {connections.map((c) => (
+              <option key={c.id} value={c.id}>
+                {connectionLabel(c)}
+              </option>
+            ))}
+          </select>
+        </Field>
+        {connection && <ProviderNote connection={connection} />}
+        <ProblemNote problem={problem} />
+        {connection && (
+          <>
+            <ContactChooser
+              connection={connection}
+              contacts={contacts.contacts}
+              player={props.player}
+              onPlayer={props.onPlayer}
+              session={props.session}
+            />
+            <MoreContacts count={contacts.contacts.length} cursor={contacts.cursor} onMore={contacts.load} />
+            <FindContact
+              connection={connection}
+              session={props.session}
+              onFound={contacts.add}
+              onPlayer={props.onPlayer}
+            />
+            <NewContact
+              connection={connection}
+              session={props.session}
+              onPlayer={props.onPlayer}
+              reload={() => contacts.load()}
+            />
+          </>
+        )}
+      </details>
+      {connection && <DemoAutomation connection={connection} session={props.session} onMade={props.onAutomation} />}
     </section>
   );
+}
+
+/** A connection in the list: its name, the channel unless the name says it, a real channel's provider, its state. */
+export function connectionLabel(c: Connection): string {
+  const channel = c.name.toLowerCase().includes(c.channel) ? '' : ` · ${c.channel}`;
+  // The sandbox's connections keep their short label; a real channel says so.
+  const provider = c.provider === 'sandbox' ? '' : ` · ${PROVIDER_LABELS[c.provider]}`;
+  return `${c.name}${channel}${provider}${c.status === 'connected' ? '' : ` (${c.status})`}`;
 }
 
 /** Who carries the chosen connection's messages, and what that means for playing its contacts here. */
@@ -307,18 +332,22 @@ function NewContact(props: {
   );
 }
 
-function DemoAutomation(props: { session: Session; connection: Connection }) {
+function DemoAutomation(props: { session: Session; connection: Connection; onMade: () => void }) {
   const { problem, busy, run } = useAction();
   const [done, setDone] = useState<string | undefined>();
   const create = () =>
     run(async () => {
       const { admin, api, account } = props.session;
       const workflow = await ensureDemoAutomation(api, admin, account.id, props.connection);
-      setDone(`“${workflow.title}” is live: write “${DEMO_KEYWORD}” to start it.`);
+      // The receiver gets the events from its start on: said here, since the demo is the first thing made.
+      setDone(
+        `“${workflow.title}” is live: write “${DEMO_KEYWORD}” to start it; start the receiver first to see its events.`,
+      );
+      props.onMade();
     });
   return (
-    <div class="group">
-      <button type="button" onClick={() => void create()} disabled={busy}>
+    <div class="demo">
+      <button type="button" class="secondary" onClick={() => void create()} disabled={busy}>
         Create the demo automation
       </button>
       {busy && <p class="note">Creating the demo automation…</p>}

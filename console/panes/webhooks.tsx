@@ -145,6 +145,9 @@ function Deliveries(props: { session: Session; endpoint: Endpoint }) {
   );
 }
 
+/** What the resend does to this delivery ("Resend" would read as the chat's Send to a search by name). */
+const again = (d: Delivery) => (d.status === 'failed' ? 'Retry' : 'Deliver again');
+
 function DeliveryItem({ delivery: d, onResend }: { delivery: Delivery; onResend: () => void }) {
   return (
     <li class={`delivery delivery-${d.status}`}>
@@ -159,8 +162,9 @@ function DeliveryItem({ delivery: d, onResend }: { delivery: Delivery; onResend:
         {d.status === 'pending' ? `next attempt ${when(d.next_attempt_at)}` : `last ${when(d.last_attempt_at)}`}
       </span>
       {d.status !== 'pending' && (
-        <button type="button" class="small" onClick={onResend} aria-label={`Retry ${d.event.type}`}>
-          Retry
+        // The API's resend: a failed delivery is tried again, a succeeded one delivered again (same event id).
+        <button type="button" class="small" onClick={onResend} aria-label={`${again(d)} ${d.event.type}`}>
+          {again(d)}
         </button>
       )}
     </li>

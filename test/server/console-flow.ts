@@ -6,7 +6,7 @@
 // arrive verified at the receiver. No vitest here: each step waits with Playwright and throws when it times out.
 import type { Locator, Page } from 'playwright-core';
 
-export const WHATSAPP = 'Loja (whatsapp) · whatsapp';
+export const WHATSAPP = 'Loja (whatsapp)';
 /** The demo automation (console/demo.ts). */
 export const DEMO_KEYWORD = 'frete';
 export const DEMO_TITLE = 'Demo: frete grátis';
@@ -61,6 +61,12 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => 
 }
 
 export const region = (page: Page, name: string | RegExp): Locator => page.getByRole('region', { name });
+
+/** Opens "Where to play" again when it folded into a bar (it does once a contact is chosen). */
+export async function openWhereToPlay(page: Page): Promise<void> {
+  const details = page.locator('.setup details');
+  if (!(await details.evaluate((d) => d.hasAttribute('open')))) await details.locator('summary').click();
+}
 
 export async function playDemoFlow(page: Page, options: FlowOptions): Promise<FlowSeen> {
   const { phone, name, city } = options;

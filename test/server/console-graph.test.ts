@@ -6,8 +6,13 @@ import {
   blockLabel,
   BOX_HEIGHT,
   BOX_WIDTH,
+  boxCentre,
+  drawingFor,
+  fitScale,
   hasOwnPositions,
   layoutGraph,
+  MIN_READABLE_SCALE,
+  viewBoxFor,
   runPath,
   type GraphBlock,
 } from '../../console/graph.js';
@@ -82,6 +87,50 @@ describe('console graph drawing', () => {
       expect(x('root')).toBeLessThan(x('ask'));
       expect(x('ask')).toBeLessThan(x('yes'));
     }
+  });
+
+  it('lays a chain out top to bottom when asked, and takes the layout that fits the box best by default', () => {
+    const chain: Record<string, GraphBlock> = {
+      root: { type: 'root', data: { next: ['b1'] }, position: { x: 0, y: 0 } },
+    };
+    for (let i = 1; i <= 8; i += 1)
+      chain[`b${i}`] = {
+        type: 'message',
+        data: { text: `m${i}`, next: [i < 8 ? `b${i + 1}` : null] },
+        position: { x: i * 320, y: 0 },
+      };
+    const tb = layoutGraph(chain, { auto: true, direction: 'TB' });
+    expect(tb.layout).toBe('dagre-tb');
+    const y = (id: string) => tb.boxes.find((b) => b.id === id)?.y ?? NaN;
+    expect(y('root')).toBeLessThan(y('b1'));
+    expect(tb.height).toBeGreaterThan(tb.width);
+    // A narrow, tall box (a phone): top to bottom; a wide, short one: left to right (dagre's is the tighter here).
+    expect(drawingFor(chain, 'best', { width: 360, height: 500 }).layout).toBe('dagre-tb');
+    expect(drawingFor(chain, 'best', { width: 3000, height: 300 }).layout).toBe('dagre');
+    expect(drawingFor(chain, 'positions', { width: 360, height: 500 }).layout).toBe('positions');
+  });
+
+  it('fits the view to the drawing, or keeps a readable scale centred on the current block', () => {
+    const small = { width: 400, height: 200 };
+    // Fits: the whole drawing, centred (the view larger than the drawing).
+    const whole = viewBoxFor(small, { width: 800, height: 400 }, 'fit');
+    expect(whole.scale).toBe(1.25);
+    expect(whole.x).toBeLessThanOrEqual(0);
+    expect(whole.x + whole.width).toBeGreaterThanOrEqual(400);
+    // Too wide to fit readably: the readable scale, around the block, kept over the drawing.
+    const wide = { width: 3000, height: 100 };
+    const view = { width: 600, height: 300 };
+    expect(fitScale(wide, view)).toBeLessThan(MIN_READABLE_SCALE);
+    const around = viewBoxFor(wide, view, 'fit', { x: 2000, y: 50 });
+    expect(around.scale).toBe(MIN_READABLE_SCALE);
+    expect(around.x).toBeLessThan(2000);
+    expect(around.x + around.width).toBeGreaterThan(2000);
+    const atEnd = viewBoxFor(wide, view, 2, { x: 2990, y: 50 });
+    expect(atEnd.x + atEnd.width).toBeCloseTo(3000);
+    const drawing = layoutGraph(graph(true));
+    const c = boxCentre(drawing, 'no');
+    const box = drawing.boxes.find((b) => b.id === 'no');
+    expect(c).toEqual({ x: (box?.x ?? 0) + BOX_WIDTH / 2, y: (box?.y ?? 0) + BOX_HEIGHT / 2 });
   });
 
   it('draws one edge per output naming a block, labelled with what the output means', () => {

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { SchemaSandboxInboundResult } from '../../generated/admin-api.js';
 import type { Request } from 'playwright-core';
 import { consoleBrowser, hasChromium, POLL, skippedWithoutChromium } from './console-browser.js';
+import { openWhereToPlay } from './console-flow.js';
 import { call, engines } from './harness.js';
 import { json } from './http-helpers.js';
 
@@ -29,7 +30,7 @@ const SHOWN_WITHIN_MS = 5_000;
 const SHOWN_AGAIN_WITHIN_MS = 2_000;
 /** The chat pane's page (console/panes/chat.tsx). */
 const CHAT_PAGE = 20;
-const WHATSAPP = 'Loja (whatsapp) · whatsapp';
+const WHATSAPP = 'Loja (whatsapp)';
 skippedWithoutChromium('console long conversation test');
 
 describe.skipIf(!hasChromium).each(engines)('the console with a long conversation on %s', (engine) => {
@@ -107,6 +108,7 @@ describe.skipIf(!hasChromium).each(engines)('the console with a long conversatio
      * in the order the browser saw them, each as `asked <path>` and `answered <path>`.
      */
     const choose = async (number: string, text: string) => {
+      await openWhereToPlay(page);
       await page.getByRole('textbox', { name: 'Find by number' }).fill(number);
       const reads: string[] = [];
       const pathOf = (request: Request) => new URL(request.url()).pathname + new URL(request.url()).search;

@@ -18,7 +18,7 @@ import { call, engines } from './harness.js';
 const DEMO_KEYWORD = 'frete';
 const DEMO_TITLE = 'Demo: frete grátis';
 const ADMIN_TOKEN = 'console-runs-admin-token-0123456789abcdef';
-const WHATSAPP = 'Loja (whatsapp) · whatsapp';
+const WHATSAPP = 'Loja (whatsapp)';
 skippedWithoutChromium('console runs test');
 
 const newPhone = () => `+55119${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
@@ -72,7 +72,9 @@ describe.skipIf(!hasChromium).each(engines)('the console Runs pane on %s', (engi
     // The graph: every block drawn, the path so far and the block it waits at, said in words.
     const graph = runs.getByRole('group', { name: /Automation graph/ });
     await graph.waitFor();
-    expect(await graph.getAttribute('data-layout')).toBe('positions');
+    // The best fit for the pane's box by default; the automation's own positions on demand.
+    await runs.getByLabel('Layout').selectOption({ label: 'The automation’s positions' });
+    await expect.poll(() => graph.getAttribute('data-layout'), POLL).toBe('positions');
     const block = (id: string) => graph.getByRole('img', { name: new RegExp(`^Block ${id}, `) });
     expect(await graph.getByRole('img').count()).toBe(9);
     expect(await block('root').getAttribute('aria-label')).toContain("on the run's path, step 1");
@@ -120,7 +122,7 @@ describe.skipIf(!hasChromium).each(engines)('the console Runs pane on %s', (engi
     expect(await steps.getByRole('listitem').count()).toBe(8);
 
     // Drawn by dagre on demand: the same boxes, edges routed by the layout.
-    await runs.getByRole('checkbox', { name: 'Automatic layout (dagre)' }).check();
+    await runs.getByLabel('Layout').selectOption({ label: 'Left to right (dagre)' });
     await expect.poll(() => graph.getAttribute('data-layout'), POLL).toBe('dagre');
     expect(await graph.getByRole('img').count()).toBe(9);
     expect(await block('marcar').getAttribute('aria-label')).toContain("on the run's path");
@@ -238,13 +240,15 @@ describe.skipIf(!hasChromium).each(engines)('the console Runs pane on %s', (engi
     await narrow.getByRole('textbox', { name: 'Find by number' }).fill(phone);
     await narrow.getByRole('button', { name: 'Find contact' }).click();
     await narrow.getByText('as Paula Runs · whatsapp').waitFor();
+    // One pane at a time on a narrow screen: the Runs tab.
+    await narrow.getByRole('tab', { name: 'Runs' }).click();
     const runs = narrow.getByRole('region', { name: 'Runs of Paula Runs' });
     const items = runs.getByRole('list', { name: 'Runs' }).getByRole('button', { name: /^Tag only: completed/ });
     await expect.poll(() => items.count(), POLL).toBe(10);
     await runs.getByRole('button', { name: 'More runs' }).click();
     await expect.poll(() => items.count(), POLL).toBe(11);
     expect(await runs.getByRole('button', { name: 'More runs' }).count()).toBe(0);
-    // The newest run's graph, its path said in words; the page does not overflow sideways (the drawing scrolls).
+    // The newest run's graph, its path said in words; the page does not overflow sideways (the drawing pans).
     const graph = runs.getByRole('group', { name: /Automation graph/ });
     expect(await graph.getByRole('img', { name: /^Block tag, tags/ }).getAttribute('aria-label')).toContain(
       "on the run's path, step 2",
