@@ -55,6 +55,8 @@ export default defineConfig({
     // The mock test starts Prism and the generated-files test regenerates everything: allow time.
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // What a test waits for with expect.poll comes within 1 s on an idle machine, and later on CI's 2 shared cores.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // Two test files at a time: Vitest's default (cores − 1) is one on the 2-core CI machine, and most files spend
     // their time waiting on PostgreSQL, child processes and sockets rather than on the CPU.

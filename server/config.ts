@@ -51,6 +51,9 @@ const schema = z
       .optional(),
     // Connections of each process to PostgreSQL (the job workers hold at most half of them).
     DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    // PostgreSQL plans each statement once per connection (named, prepared statements). Turn it off behind a
+    // pooler that hands one session's statements to another (PgBouncer in transaction mode before 1.21).
+    DB_NAMED_STATEMENTS: bool.default(true),
     // PostgreSQL's statement_timeout on every pooled connection (0: none).
     DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     // PostgreSQL's idle_in_transaction_session_timeout on every pooled connection (0: none).
@@ -74,13 +77,20 @@ const schema = z
     EDGE_IP_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
     // Requests per second this process serves at most, all callers together (429 above it).
     GLOBAL_RPS_CEILING: z.coerce.number().int().min(1).default(1000),
+    // Meta's webhook posts (/channels/…) per second this process takes at most, counted apart from the API's
+    // calls (429 above it; Meta retries): three numbers at Meta's upgraded 1,000 messages a second.
+    CHANNEL_WEBHOOK_RPS_CEILING: z.coerce.number().int().min(1).default(3000),
     // Server processes on one PostgreSQL (node:cluster): set it to the machine's cores. PGlite: 1 (one process
     // owns the data directory).
     WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
     // Whether this process runs the job workers (webhook deliveries, automation runs, timers).
     WORKERS: bool.default(true),
-    // Jobs one worker runs at once (a webhook attempt waits up to 10 s on its receiver).
+    // Jobs one worker runs at once: the automations' jobs and the other background work (webhook attempts have
+    // slots of their own, WEBHOOK_DELIVERY_CONCURRENCY).
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
+    // Webhook attempts one process runs at once, in slots of their own (an attempt waits on its receiver, not on
+    // the database, so the automations' jobs keep WORKER_CONCURRENCY whatever the receivers do).
+    WEBHOOK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(64),
     // How often an idle worker looks for due jobs it was not told of.
     WORKER_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
     // Days a job that gave up (no attempt left; its error is logged) is kept for inspection before the hourly
@@ -148,6 +158,7 @@ const schema = z
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
     dbPoolSize: env.DB_POOL_SIZE,
+    dbNamedStatements: env.DB_NAMED_STATEMENTS,
     dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
     dbIdleInTransactionTimeoutMs: env.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
     requestDeadlineMs: env.REQUEST_DEADLINE_MS,
@@ -159,9 +170,11 @@ const schema = z
     trustProxy: env.TRUST_PROXY,
     edgeIpLimitPerMinute: env.EDGE_IP_LIMIT_PER_MINUTE,
     globalRpsCeiling: env.GLOBAL_RPS_CEILING,
+    channelWebhookRpsCeiling: env.CHANNEL_WEBHOOK_RPS_CEILING,
     webConcurrency: env.WEB_CONCURRENCY,
     workers: env.WORKERS,
     workerConcurrency: env.WORKER_CONCURRENCY,
+    webhookDeliveryConcurrency: env.WEBHOOK_DELIVERY_CONCURRENCY,
     workerPollMs: env.WORKER_POLL_MS,
     failedJobRetentionDays: env.FAILED_JOB_RETENTION_DAYS,
     logLevel: env.LOG_LEVEL,

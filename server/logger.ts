@@ -29,7 +29,13 @@ export function createLogger(
   destination?: DestinationStream,
   options: { pretty?: boolean } = {},
 ): Logger {
-  const out = options.pretty ? prettyStream(destination ?? process.stdout) : destination;
+  // JSON lines to stdout are written off the event loop (sonic-boom's asynchronous mode: lines written while a
+  // write is under way go out together in the next one): a synchronous write per request line cost ~25 µs of
+  // the event loop at every request. pino flushes what is left when the process exits; a kill -9 loses the
+  // lines of the last write under way, a few milliseconds of them.
+  const out = options.pretty
+    ? prettyStream(destination ?? process.stdout)
+    : (destination ?? pino.destination({ dest: 1, sync: false }));
   return pino(
     {
       level,
@@ -51,6 +57,15 @@ export function createLogger(
     },
     out,
   );
+}
+
+/**
+ * The same logger (level, destination, bindings) without the redaction list, for a line whose fields are chosen
+ * one by one and hold no header, body or URL: the request line (http/observability.ts). The redaction's walk of
+ * the list's wildcard paths cost 19 µs of the line's 24 µs at every request. Any other entry keeps the list.
+ */
+export function unredacted(logger: Logger): Logger {
+  return logger.child({}, { redact: [] });
 }
 
 /** LOG_FORMAT=auto: readable when a person watches (stdout a terminal) outside production, JSON lines otherwise. */

@@ -221,6 +221,7 @@ export async function openBenchServer(): Promise<BenchServer> {
     ...process.env,
     EDGE_IP_LIMIT_PER_MINUTE: '1000000000',
     GLOBAL_RPS_CEILING: '1000000000',
+    CHANNEL_WEBHOOK_RPS_CEILING: '1000000000',
   });
   const database = config.databaseUrl
     ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize })
@@ -278,9 +279,12 @@ export async function openBenchServer(): Promise<BenchServer> {
       // As main.ts: a job this process commits for itself (an invoke block's call) runs at once.
       jobs.runJobsAtCommit();
       await ensurePruneJob(database.db, systemClock);
+      const { keepStatistics } = await import('../../server/start/statistics.js');
       return () => {
         jobs.start();
-        open.workers = jobs;
+        // As startWorkers: the planner's statistics of the tables the burst grows.
+        const statistics = keepStatistics({ database, logger: createLogger(config.logLevel) });
+        open.workers = { stop: () => Promise.all([jobs.stop(), statistics.stop()]).then(() => undefined) };
       };
     },
   };
@@ -402,7 +406,10 @@ function startServer<R>(
   env: NodeJS.ProcessEnv,
   mode = 'serve',
 ): { child: ChildProcess; ready: Promise<R> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, `--${mode}`], {
+  // BENCH_CPU_PROF=DIR: each server process writes a V8 CPU profile into DIR when it stops (for bench:profile's
+  // reader or Chrome's DevTools).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script, `--${mode}`], {
     cwd: root,
     env,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

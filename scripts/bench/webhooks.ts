@@ -161,6 +161,8 @@ interface Status {
 /** What a worker process's JobWorker runs with (its answer to `prepare-workers`). */
 interface WorkerSettings {
   concurrency: number;
+  /** Webhook attempts at once per process, in slots of their own (WEBHOOK_DELIVERY_CONCURRENCY). */
+  deliveryConcurrency: number;
   pollIntervalMs: number;
 }
 
@@ -218,6 +220,36 @@ async function processStats(): Promise<ProcessStats> {
 // Child modes: the API server (`--serve`) and a worker process (`--work`, PostgreSQL only).
 // ---------------------------------------------------------------------------------------------------------
 /**
+ * The workers of this process as main.ts starts them (server/start/workers.ts: the automations' worker and the
+ * webhook attempts' own), prepared; resolves with the function that starts them, so only the start is timed.
+ */
+async function prepareWorkers(
+  server: Awaited<ReturnType<typeof openBenchServer>>,
+  baseUrl: string,
+  settings: WorkerSettings,
+): Promise<() => void> {
+  const { ensurePruneJob } = await import('../../server/domain/webhooks/delivery.js');
+  const { createJobRegistry } = await import('../../server/jobs/handlers.js');
+  const { createServices } = await import('../../server/services.js');
+  const { createJobWorkers } = await import('../../server/start/workers.js');
+  const { createLogger } = await import('../../server/logger.js');
+  const { config, database } = server;
+  const workers = createJobWorkers({
+    config,
+    database,
+    clock: server.clock,
+    logger: createLogger(config.logLevel),
+    registry: createJobRegistry({ config, baseUrl, ...createServices(config) }),
+    concurrency: settings.concurrency,
+    deliveryConcurrency: settings.deliveryConcurrency,
+  });
+  await ensurePruneJob(database.db, server.clock);
+  return () => {
+    for (const worker of workers) worker.start();
+  };
+}
+
+/**
  * The requests of the parent: the delivery status, and the workers of this process, prepared (as main.ts, the
  * concurrency of --worker-concurrency if given; the answer is the settings used) then started (the start alone
  * is timed).
@@ -230,9 +262,10 @@ function answerCommands(server: Awaited<ReturnType<typeof openBenchServer>>): vo
       const override = process.env.BENCH_WORKER_CONCURRENCY;
       const settings: WorkerSettings = {
         concurrency: override ? Number(override) : server.config.workerConcurrency,
+        deliveryConcurrency: server.config.webhookDeliveryConcurrency,
         pollIntervalMs: server.config.workerPollMs,
       };
-      start = await server.prepareWorkers(command.baseUrl, override ? { concurrency: settings.concurrency } : {});
+      start = await prepareWorkers(server, command.baseUrl, settings);
       return settings;
     }
     if (command.op === 'start-workers') {
@@ -675,14 +708,18 @@ function runEngine(engine: EngineName, postgresBase: string, c: Case): Promise<R
       const workerSettings = settings[0]!;
       if (
         settings.some(
-          (s) => s.concurrency !== workerSettings.concurrency || s.pollIntervalMs !== workerSettings.pollIntervalMs,
+          (s) =>
+            s.concurrency !== workerSettings.concurrency ||
+            s.deliveryConcurrency !== workerSettings.deliveryConcurrency ||
+            s.pollIntervalMs !== workerSettings.pollIntervalMs,
         )
       )
         throw new Error(`the worker processes run with different settings: ${JSON.stringify(settings)}`);
       process.stderr.write(
         `  drain: ${workerChildren.length} worker process${workerChildren.length > 1 ? 'es' : ''}` +
           `${separateWorkers ? ' (the API process has WORKERS=false)' : ' (the API process)'}, ` +
-          `${workerSettings.concurrency} jobs at once each, poll ${workerSettings.pollIntervalMs} ms\n`,
+          `${workerSettings.concurrency} jobs and ${workerSettings.deliveryConcurrency} webhook attempts at once each, ` +
+          `poll ${workerSettings.pollIntervalMs} ms\n`,
       );
       const drainBar = progressBar('deliveries', total);
       const watch = setInterval(() => drainBar.update(Math.min(receivers.distinct, total)), 250);
@@ -832,7 +869,8 @@ function summary(results: Result[], notes: string[]): void {
   // Every engine's workers read the same environment: one line of settings, or one per engine if they differ.
   const describe = (w: WorkerSettings) =>
     `poll interval ${fmt(w.pollIntervalMs)} ms (WORKER_POLL_MS), ${w.concurrency} jobs at once per process ` +
-    `(${options.workerConcurrency ? '--worker-concurrency' : 'WORKER_CONCURRENCY'})`;
+    `(${options.workerConcurrency ? '--worker-concurrency' : 'WORKER_CONCURRENCY'}) and ` +
+    `${w.deliveryConcurrency} webhook attempts (WEBHOOK_DELIVERY_CONCURRENCY)`;
   const described = results.map((r) => describe(r.workers));
   const workers = described.every((d) => d === described[0])
     ? described[0]

@@ -12,10 +12,9 @@
 //   2. the reply: --reply-rate (50) new contacts a second for --seconds write to the second number; per message,
 //      the time from its webhook POST to the automation's reply at the fake (matched by recipient), goal p50 ≤
 //      100 ms on PostgreSQL;
-//   3. nothing lost: --crash-payloads (2000) payloads as fast as the server acknowledges them (at most 900/s, under
-//      the default GLOBAL_RPS_CEILING), the server killed (SIGKILL) right after the last 200 while its workers apply
-//      them, and started again on the same data; once the backlog is gone, each acknowledged wamid must be exactly
-//      one inbound message.
+//   3. nothing lost: --crash-payloads (2000) payloads as fast as the server acknowledges them (at most 900/s), the
+//      server killed (SIGKILL) right after the last 200 while its workers apply them, and started again on the same
+//      data; once the backlog is gone, each acknowledged wamid must be exactly one inbound message.
 // PostgreSQL's jobs and messages are queried while the server runs. PGlite's directory belongs to the server
 // process: there the backlog is read from /metrics (jobs due or running, of every kind) and the messages are
 // counted once the server has stopped.

@@ -15,7 +15,7 @@ import type { Block } from '../../generated/block-catalog.js';
 import { recordEvents } from '../domain/events/outbox.js';
 import { MAX_RUN_STEPS } from '../domain/workflows/runs.js';
 import { runView } from '../domain/workflows/views.js';
-import { findAccount } from '../store/accounts.js';
+import { findAccount, type AccountRow } from '../store/accounts.js';
 import { findAccountAndContact, type ContactRow } from '../store/contacts.js';
 import {
   ADVANCE_RUN_JOB,
@@ -25,6 +25,7 @@ import {
   type STOP_RUNS_JOB,
   type Wake,
 } from '../job-kinds.js';
+import { advanceJobMovesRun, wakeFindsWait } from '../run-wakes.js';
 import type { WorkflowSendResult } from '../domain/messaging/workflow-send.js';
 import { enqueue, laterJobRow, type JobLease, type NewJob } from '../store/jobs.js';
 import {
@@ -115,7 +116,7 @@ export async function startRun(
  */
 export async function startRunNow(tx: Transaction<DB>, deps: EngineDeps, input: StartRun) {
   const run = await startRun(tx, deps, input, { schedule: false });
-  await advanceRun(tx, deps, run, { kind: 'start' }, { contact: input.contact });
+  await advanceRun(tx, deps, run, { kind: 'start' }, { contact: input.contact, account: input.account });
   return run;
 }
 
@@ -150,8 +151,9 @@ export async function runAdvanceJob(
   const payload = job.payload;
   await committing(ctx.db, deps, async (tx, deps) => {
     const run = await lockRun(tx, payload.run_id);
-    // A link's open also resumes a run that ended `stopped` (like a tap, engine/triggers.ts).
-    if (run && (!run.ended_at || payload.wake.kind === 'link')) await advanceRun(tx, deps, run, payload.wake);
+    // A stale wake (its wait ended another way) reads nothing more; a link's open also resumes a run that ended
+    // `stopped` (like a tap, engine/triggers.ts).
+    if (run && advanceJobMovesRun(payload.wake, run)) await advanceRun(tx, deps, run, payload.wake);
     await ctx.complete(tx);
   });
 }
@@ -169,14 +171,20 @@ export async function advanceRun(
    * What the caller has at hand in this transaction already: the run's contact, and (a `call` wake) the call
    * as it just ended, and whether its step was closed with it (the call's job, in one statement).
    */
-  known: { contact?: ContactRow; call?: InvokeCallRow; callStepClosed?: boolean; sent?: SentLater } = {},
+  known: {
+    contact?: ContactRow;
+    account?: AccountRow;
+    call?: InvokeCallRow;
+    callStepClosed?: boolean;
+    sent?: SentLater;
+  } = {},
 ): Promise<void> {
   const version = await versionOf(tx, run);
   if (!version) return finish(tx, deps, run, 'failed', { code: 'version_not_found', message: 'The version is gone.' });
   const woken = await wakeUp(wakingOf(tx, deps, run, version), wake, known);
   if (!woken) return;
   const moving = { ...woken.run, waiting_for: null, wait_until: null, wait_message_id: null, wait_step: null };
-  await walk(tx, deps, moving, version, woken, known.contact);
+  await walk(tx, deps, moving, version, woken, known.contact && { contact: known.contact, account: known.account });
 }
 
 /** A block's send made after the stretch that ran it (engine/later-send-job.ts): its outcome, and its job's payload. */
@@ -243,14 +251,16 @@ async function wakeUp(
   wake: Wake,
   known: { call?: InvokeCallRow; callStepClosed?: boolean; sent?: SentLater },
 ): Promise<Resumed | undefined> {
+  if (!wakeFindsWait(wake, waking.run)) return undefined; // stale: its wait ended another way
   switch (wake.kind) {
     case 'start':
       // A run begins at `root`, or at the block it was started from (multichannel).
-      return waking.run.status === 'queued' ? goOn(waking, waking.run.node_id ?? 'root') : undefined;
+      return goOn(waking, waking.run.node_id ?? 'root');
     case 'continue':
-      return waking.run.waiting_for ? undefined : goOn(waking, waking.run.node_id);
+      return goOn(waking, waking.run.node_id);
     case 'timer':
-      return waking.run.waiting_for === 'timer' && waking.waitStep === wake.step ? endWait(waking) : undefined;
+    case 'child':
+      return endWait(waking);
     case 'expire':
       return expire(waking, wake.step);
     case 'answer':
@@ -259,21 +269,15 @@ async function wakeUp(
       return tap(waking, wake.output, wake.messageId);
     case 'resume':
       return resume(waking, wake.step, wake.nodeId, wake.output);
-    case 'child':
-      return waking.run.waiting_for === 'child' ? endWait(waking) : undefined;
     case 'link':
       return linkOpened(waking, wake);
     case 'handoff':
       return handedOff(waking, wake);
     case 'call':
-      return waking.run.waiting_for === 'call' && waking.waitStep === wake.step
-        ? callEnded(waking, wake.output, known)
-        : undefined;
+      return callEnded(waking, wake.output, known);
     case 'send':
       // The send's job, with the outcome at hand; or the wait's bound, which finds the run still waiting.
-      return waking.run.waiting_for === 'send' && waking.waitStep === wake.step
-        ? { ...goOn(waking, null), sent: known.sent ?? sendBoundPassed(wake.step, waking.now) }
-        : undefined;
+      return { ...goOn(waking, null), sent: known.sent ?? sendBoundPassed(wake.step, waking.now) };
   }
 }
 
@@ -416,16 +420,22 @@ async function handedOff(waking: Waking, wake: Extract<Wake, { kind: 'handoff' }
   return closed && { ...closed, from: null };
 }
 
+/** The run's contact, and its account, when the caller read them in this transaction already. */
+interface KnownHolders {
+  contact: ContactRow;
+  account?: AccountRow;
+}
+
 /** Reads what the blocks of a stretch see: the account, the contact, the run's variables (none: one is gone). */
 async function runContext(
   tx: Transaction<DB>,
   deps: EngineDeps,
   run: WorkflowRunRow,
   version: RunnableVersionRow,
-  known?: ContactRow,
+  known?: KnownHolders,
 ): Promise<RunContext | undefined> {
   const found = known
-    ? { account: await findAccount(tx, run.account_id), contact: known }
+    ? { account: known.account ?? (await findAccount(tx, run.account_id)), contact: known.contact }
     : await findAccountAndContact(tx, run.account_id, run.contact_id);
   const { account, contact } = found ?? {};
   if (!account || !contact) return undefined;
@@ -460,9 +470,9 @@ async function walk(
   run: WorkflowRunRow,
   version: RunnableVersionRow,
   resumed: Pick<Resumed, 'from' | 'pendingTap' | 'sent'>,
-  contact?: ContactRow,
+  known?: KnownHolders,
 ): Promise<void> {
-  const stretch = await openStretch(tx, deps, run, version, resumed.pendingTap, contact);
+  const stretch = await openStretch(tx, deps, run, version, resumed.pendingTap, known);
   if (!stretch) return finish(tx, deps, run, 'failed', { code: 'contact_not_found', message: 'The contact is gone.' });
   let nodeId = resumed.from;
   if (resumed.sent) {
@@ -488,9 +498,9 @@ async function openStretch(
   run: WorkflowRunRow,
   version: RunnableVersionRow,
   pendingTap: PendingTap | null,
-  contact?: ContactRow,
+  known?: KnownHolders,
 ): Promise<Stretch | undefined> {
-  const context = await runContext(tx, deps, run, version, contact);
+  const context = await runContext(tx, deps, run, version, known);
   if (!context) return undefined;
   const trigger = { ...run.trigger_context };
   const memo = { contact: context.contact };

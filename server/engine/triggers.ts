@@ -11,18 +11,24 @@
 // Any direct message of the contact also ends the "one private reply per comment" limit of its comment runs.
 import type { Transaction } from 'kysely';
 import type { INBOUND_MESSAGE_JOB, JobOf } from '../job-kinds.js';
-import { findContact, type ContactRow } from '../store/contacts.js';
+import type { AccountRow } from '../store/accounts.js';
+import { findAccountAndContact, type ContactRow } from '../store/contacts.js';
 import type { JobLease } from '../store/jobs.js';
 import { findMessage, type MessageRow } from '../store/messaging.js';
 import type { DB, RunTriggerContext } from '../store/schema.js';
 import { findStoppedRunOfMessage, updateRun, type WorkflowRunRow } from '../store/workflow-runs.js';
-import { selectLiveTriggers, selectWaitingRunsAndLiveTriggers, type LiveTrigger } from '../store/workflows.js';
+import {
+  selectLiveTriggers,
+  selectWaitingRunsAndLiveTriggers,
+  type ContactRunsState,
+  type LiveTrigger,
+} from '../store/workflows.js';
 import { tapOutput } from './blocks/index.js';
 import { CONTACT_WAIT_MS, type EngineDeps } from './context.js';
 import { takeHandoff } from './handoff.js';
 import { committing } from './commit.js';
 import { advanceRun, startRunNow } from './runs.js';
-import { refusalToStart } from './start-rules.js';
+import { refusalToStart, startWindow } from './start-rules.js';
 import { versionOf } from './walk/versions.js';
 
 /** The trigger event of an inbound message type. */
@@ -84,17 +90,20 @@ export async function runInboundJob(
   const { message_id } = job.payload;
   await committing(ctx.db, deps, async (tx, deps) => {
     const message = job.accountId ? await findMessage(tx, job.accountId, message_id) : undefined;
-    const contact = message ? await findContact(tx, message.account_id, message.contact_id) : undefined;
-    if (message && contact && message.direction === 'inbound') await onInbound(tx, deps, message, contact);
-    if (message && contact && message.direction === 'outbound' && message.sender_type === 'unattributed')
-      await startTriggered(tx, deps, message, contact, 'message_sent');
+    // The account with the contact: a run started here reads neither again.
+    const found = message ? await findAccountAndContact(tx, message.account_id, message.contact_id) : undefined;
+    if (message && found && message.direction === 'inbound') await onInbound(tx, deps, message, found);
+    if (message && found && message.direction === 'outbound' && message.sender_type === 'unattributed')
+      await startTriggered(tx, deps, message, found, 'message_sent');
     await ctx.complete(tx);
   });
 }
 
-async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: MessageRow, contact: ContactRow) {
+async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: MessageRow, holders: Holders) {
+  const { contact } = holders;
   // The contact's waiting runs and the live triggers, read together: most messages need one or the other.
-  const found = await selectWaitingRunsAndLiveTriggers(tx, message.account_id, contact.id, contact.channel);
+  const since = startWindow(deps.clock.now());
+  const found = await selectWaitingRunsAndLiveTriggers(tx, message.account_id, contact.id, contact.channel, since);
   const { waiting } = found;
   if (message.type === 'message')
     // The contact answered: its comment runs may send again.
@@ -111,7 +120,7 @@ async function onInbound(tx: Transaction<DB>, deps: EngineDeps, message: Message
     const run = waiting.find((r) => r.waiting_for === 'answer');
     if (run) return advanceRun(tx, deps, run, { kind: 'answer', text: message.text ?? '', messageId: message.id });
   }
-  await startTriggered(tx, deps, message, contact, EVENT_OF[message.type], found.live);
+  await startTriggered(tx, deps, message, holders, EVENT_OF[message.type], found);
 }
 
 async function onTap(
@@ -141,31 +150,42 @@ async function onTap(
     await advanceRun(tx, deps, stopped.run, { kind: 'resume', step: stopped.seq, nodeId: stopped.nodeId, output });
 }
 
+/** The message's contact and its account, read together. */
+interface Holders {
+  contact: ContactRow;
+  account: AccountRow;
+}
+
 /** Starts a run of each published automation whose trigger matches the message as `event`. */
 async function startTriggered(
   tx: Transaction<DB>,
   deps: EngineDeps,
   message: MessageRow,
-  contact: ContactRow,
+  holders: Holders,
   event: string | undefined,
-  /** The live triggers, when the caller read them already. */
-  known?: LiveTrigger[],
+  /** The live triggers and the contact's runs, when the caller read them already. */
+  known?: { live: LiveTrigger[]; runs: ContactRunsState },
 ): Promise<void> {
   if (!event) return;
+  const { contact, account } = holders;
   const accountId = message.account_id;
   const now = deps.clock.now();
   const { post } = message;
-  for (const live of known ?? (await selectLiveTriggers(tx, accountId, contact.channel))) {
+  // The runs as read hold until a run starts (its stretch may start others): then the rules read them again.
+  let runs = known?.runs;
+  for (const live of known?.live ?? (await selectLiveTriggers(tx, accountId, contact.channel))) {
     const sameConnection =
       live.connection_id === null ? contact.channel === 'instagram' : live.connection_id === contact.connection_id;
     if (!sameConnection || !triggerMatches(live.trigger, contact.channel, message, event)) continue;
-    if (await refusalToStart(tx, deps, { workflowId: live.workflow_id, contact, now })) continue;
+    if (await refusalToStart(tx, deps, { workflowId: live.workflow_id, contact, now, runs })) continue;
+    runs = undefined;
     const interaction = event === 'message_sent' ? 'dm_sent' : (INTERACTION_OF[message.type] ?? null);
     await startRunNow(tx, deps, {
       accountId,
       workflowId: live.workflow_id,
       version: live.version,
       contact,
+      account,
       connectionId: contact.connection_id,
       source: 'trigger',
       trigger: {

@@ -1,5 +1,6 @@
 // What the engine's parts share without importing one another (so no file of the engine imports back the run's
 // state machine): what starts a run.
+import type { AccountRow } from '../store/accounts.js';
 import type { ContactRow } from '../store/contacts.js';
 import type { RunTriggerContext } from '../store/schema.js';
 import type { WorkflowRunRow } from '../store/workflow-runs.js';
@@ -12,6 +13,8 @@ export interface StartRun {
   /** The version the run follows, whatever is published later. */
   version: Pick<WorkflowVersionRow, 'id'>;
   contact: ContactRow;
+  /** The contact's account, when the caller read it in this transaction already (else the run reads it). */
+  account?: AccountRow;
   connectionId: string;
   source: WorkflowRunRow['source'];
   trigger: RunTriggerContext;

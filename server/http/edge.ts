@@ -3,7 +3,9 @@
 //   A client is an IPv4 address, or an IPv6 /64: one subscriber is handed a whole /64 and picks any address in
 //   it, so counting IPv6 per address would give anyone with a /64 no limit (issue 33). An IPv4-mapped IPv6
 //   address (::ffff:a.b.c.d, as a dual-stack socket reports an IPv4 caller) counts as its IPv4 address;
-// - more than GLOBAL_RPS_CEILING calls in a second over the whole API → 429 with no body and no Retry-After.
+// - more than GLOBAL_RPS_CEILING calls in a second over the whole API → 429 with no body and no Retry-After;
+// - more than CHANNEL_WEBHOOK_RPS_CEILING of Meta's webhook posts (/channels/…) in a second → 429 too, counted apart:
+//   a number at Meta's 1,000 messages a second does not take the partners' API budget, nor they its.
 // Both run before authentication, so a flood of bad keys is stopped too.
 //
 // They count in this process's memory, not in the database: they exist to shield the servers and the
@@ -16,7 +18,7 @@ import type { AppContext } from './context.js';
 
 /** Probes of the operators are never refused: an instance under load must still report its health. */
 const exempt = /^\/(healthz|readyz|metrics)(\/|$)/;
-/** Meta posts a number's webhooks from a few addresses, up to hundreds a second: the ceiling alone counts them. */
+/** Meta posts a number's webhooks from a few addresses, up to 1,000 a second: a ceiling of their own counts them. */
 const noClientLimit = /^\/channels\//;
 
 /**
@@ -36,8 +38,8 @@ export function edgeClientKey(address: string): string {
 export function edgeGuard(ctx: AppContext): RequestHandler {
   const perClient = new Map<string, number>();
   let minute = -1;
-  let second = -1;
-  let inSecond = 0;
+  const api = new SecondCount();
+  const channelWebhooks = new SecondCount();
 
   // The key of each address seen this minute: parsing an address each request cost more than counting it.
   const keyOf = new Map<string, string>();
@@ -67,16 +69,29 @@ export function edgeGuard(ctx: AppContext): RequestHandler {
       return;
     }
 
-    const thisSecond = Math.floor(now / 1000);
-    if (thisSecond !== second) {
-      second = thisSecond;
-      inSecond = 0;
-    }
-    inSecond += 1;
-    if (inSecond > ctx.config.globalRpsCeiling) {
+    const over = noClientLimit.test(req.path)
+      ? channelWebhooks.add(now) > ctx.config.channelWebhookRpsCeiling
+      : api.add(now) > ctx.config.globalRpsCeiling;
+    if (over) {
       res.status(429).end();
       return;
     }
     next();
   };
+}
+
+/** Calls in the current one-second window (fixed windows). */
+class SecondCount {
+  private second = -1;
+  private count = 0;
+
+  /** Counts one call at `now` (ms); returns the calls of its second so far. */
+  add(now: number): number {
+    const second = Math.floor(now / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.count = 0;
+    }
+    return ++this.count;
+  }
 }

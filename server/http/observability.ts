@@ -18,6 +18,7 @@ import { processMetrics, serviceRegistry } from '../metrics.js';
 import { countJobsByState } from '../store/jobs.js';
 import { runInBackground } from '../store/priority.js';
 import type { DB } from '../store/schema.js';
+import { unredacted } from '../logger.js';
 import { clusterMetricsOf, inCluster } from './cluster-metrics.js';
 
 /** Route label of a request no operation matched (404): one series, whatever the path. */
@@ -64,7 +65,8 @@ function jobGauges(ctx: ObservabilityContext): Registry {
 }
 
 export function createObservability(ctx: ObservabilityContext): Observability {
-  const logger = ctx.logger;
+  // The request line's fields are chosen one by one (no header, body or URL): it skips the redaction list.
+  const logger = unredacted(ctx.logger);
   const registry = new Registry();
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({

@@ -4,11 +4,11 @@ import type { AdminOperationId } from '../../generated/operations.js';
 import { isAdvanceable } from '../clock.js';
 import { connectionById } from '../domain/console/connections.js';
 import { accountOfContact, getContact } from '../domain/contacts/contacts.js';
-import { contactViewOf } from '../domain/contacts/view.js';
+import { contactView, contactViewOf } from '../domain/contacts/view.js';
 import { accountOfMessage, conversationById, conversationViewOf } from '../domain/messaging/conversations.js';
 import type { InboundInput, InboundResult } from '../domain/messaging/inbound.js';
 import { storeReceivedMedia } from '../domain/messaging/media.js';
-import { messageView } from '../domain/messaging/views.js';
+import { conversationView, messageView } from '../domain/messaging/views.js';
 import {
   accountWritesInApp,
   blockContact,
@@ -51,9 +51,14 @@ async function inboundView(
   result: InboundResult,
 ) {
   const { app } = input;
-  const conversation = await conversationViewOf(app.database.db, app.clock, accountId, result.conversation);
+  // As the message left them at its commit: the conversation holds this unread message, and a contact the
+  // message made holds no tags or values yet, so neither is read again.
+  const conversation = conversationView(result.conversation, result.contact, true, app.clock.now());
+  const contact = result.contactCreated
+    ? contactView(result.contact, [], [])
+    : await contactViewOf(app.database.db, accountId, result.contact);
   return {
-    contact: await contactViewOf(app.database.db, accountId, result.contact),
+    contact,
     conversation,
     message: messageView(result.message, publicBaseUrl(app, input.req)),
     contact_created: result.contactCreated,

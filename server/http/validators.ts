@@ -23,3 +23,21 @@ export function validatorOnce(key: string, build: () => ValidatorMiddlewares): V
   built.set(key, middlewares);
   return middlewares;
 }
+
+/**
+ * The operations of `spec` that declare no parameter (path, query, header or cookie) and no request body: a
+ * request for one of them that has no query string and no body gives the request validator nothing to check.
+ */
+export function operationsWithoutInput(spec: Record<string, unknown>): Set<string> {
+  const found = new Set<string>();
+  const isNode = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+  const declares = (holder: Record<string, unknown>) =>
+    Array.isArray(holder.parameters) && holder.parameters.length > 0;
+  for (const item of Object.values(isNode(spec.paths) ? spec.paths : {})) {
+    if (!isNode(item) || declares(item)) continue;
+    for (const operation of Object.values(item))
+      if (isNode(operation) && typeof operation.operationId === 'string')
+        if (!declares(operation) && operation.requestBody === undefined) found.add(operation.operationId);
+  }
+  return found;
+}

@@ -16,6 +16,27 @@ export interface JobContext extends JobLease {
   clock: Clock;
   logger: Logger;
   random: Random;
+  /**
+   * The handler ended its claim itself, in a committed statement of several claims (store/jobs.ts
+   * `completeJobs`, `parkJobs`: a batch of one kind): the worker then does nothing more with it, as after
+   * `complete` or `park`. Call only after that statement's transaction committed.
+   */
+  ended(how: 'completed' | 'parked'): void;
+  /**
+   * The worker running the job, for a handler that hands it more work in its own statement (a webhook attempt that
+   * ends hands its endpoint's slot to the next delivery waiting for it). Absent when no worker runs the job.
+   */
+  worker?: WorkerHandle;
+}
+
+/** A worker as a handler sees it: claims taken for it in a handler's statement, run once that statement committed. */
+export interface WorkerHandle {
+  /** The `locked_by` of a claim taken for this worker. */
+  id: string;
+  /** The lease a claim of `kind` takes. */
+  leaseMs(kind: string): number;
+  /** Runs claims taken for this worker, after the transaction that took them committed; does not wait for them. */
+  run(jobs: readonly ClaimedJob[]): void;
 }
 
 /** The handler of kind `K`: it reads that kind's payload (server/job-kinds.ts). */

@@ -34,7 +34,7 @@ import { defaultJobRetryAt, type Random } from '../retries.js';
 import { renewLeases } from '../store/job-workers.js';
 import { countedAsJob } from '../metrics.js';
 import { WorkerLiveness } from './liveness.js';
-import { LeaseLostError, type JobRegistry } from './registry.js';
+import { LeaseLostError, type JobRegistry, type WorkerHandle } from './registry.js';
 
 /** How often a worker with a backlog refreshes the jobs table's statistics. */
 const STATISTICS_EVERY_MS = 60_000;
@@ -56,6 +56,11 @@ export interface WorkerOptions {
   silentAfterMs?: number;
   /** Jobs run at once by this worker. Default 4. */
   concurrency?: number;
+  /**
+   * The kinds of the registry this worker claims (default: every kind). Two workers of one process may split
+   * the kinds, so jobs that wait on I/O (webhook deliveries) have slots of their own beside the others.
+   */
+  kinds?: readonly string[];
   /**
    * Where the retry schedules draw their waits (server/retries.ts) and handlers any other jitter. Default
    * Math.random; tests fix it (1: each window's top, the stated schedule).
@@ -87,10 +92,13 @@ export class JobWorker {
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly concurrency: number;
+  private readonly kinds: readonly string[];
   private readonly random: Random;
   private readonly wakeOn: WorkerOptions['wakeOn'];
   private readonly heartbeatMs: number;
   private readonly liveness: WorkerLiveness;
+  /** What a handler is given of this worker (JobContext.worker). */
+  private readonly handle: WorkerHandle;
   private readonly running = new Set<Promise<void>>();
   /** The claims this worker is running, by job id: their leases are renewed at each heartbeat. */
   private readonly holding = new Map<string, ClaimedJob>();
@@ -103,6 +111,14 @@ export class JobWorker {
   private analyzedAt = 0;
   /** When the waits past their deadline were last woken (performance.now()). */
   private sweptAt = -Infinity;
+  /**
+   * The jobs of this worker that parked lately (the resource they need was taken: a webhook endpoint's 5 slots) and
+   * since when: counted as busy slots until PARKS_LAPSE (a poll interval, at most 1 s) has passed, so the worker
+   * does not claim at once more jobs that would park too. Without it a backlog to full endpoints was claimed and
+   * parked in a spin (every delivery ran twice). A slot freed by a job that ends goes on to the jobs waiting for
+   * it (a hand-over, which runs here without a claim), not to a new claim.
+   */
+  private parks = { count: 0, since: 0, lapseMs: 0, lapsedAt: -Infinity };
 
   constructor(options: WorkerOptions) {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -113,12 +129,18 @@ export class JobWorker {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.concurrency = options.concurrency ?? 4;
+    this.kinds = options.kinds ?? this.registry.kinds();
     this.random = options.random ?? Math.random;
     this.wakeOn = options.wakeOn;
     this.heartbeatMs = options.heartbeatMs ?? 2000;
     const identity = { id: this.id, host: hostname(), pid: process.pid };
     this.liveness = new WorkerLiveness(this.db, identity, this.registry, this.logger, options.silentAfterMs ?? 20_000);
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new Error('concurrency must be ≥ 1');
+    this.handle = {
+      id: this.id,
+      leaseMs: (kind) => this.leaseOf(kind),
+      run: (jobs) => void this.runClaimed(jobs),
+    };
   }
 
   /** Starts polling in the background. */
@@ -146,12 +168,16 @@ export class JobWorker {
       );
   }
 
-  /** Claims what is due now (up to `limit`) and runs it; resolves when those jobs have finished. */
+  /**
+   * Claims what is due now (up to `limit`) and runs it; resolves when those jobs have finished, and the jobs handed
+   * to this worker meanwhile (JobContext.worker: a webhook attempt's freed slot) too.
+   */
   async runOnce(limit = this.concurrency): Promise<number> {
     return runInBackground(async () => {
       this.sweptAt = -Infinity;
       const jobs = await this.claim(limit);
       await Promise.all(jobs.map((job) => this.execute(job)));
+      while (this.running.size > 0) await Promise.all([...this.running]);
       return jobs.length;
     });
   }
@@ -237,9 +263,9 @@ export class JobWorker {
   private async work(): Promise<void> {
     while (!this.stopping) {
       // Below 0 when jobs handed over at commit (runClaimed) run beside a full batch: wait for a slot, not a poll.
-      const free = this.concurrency - this.running.size;
+      const free = this.concurrency - this.running.size - this.recentParks();
       if (free <= 0) {
-        await this.until(Promise.race([...this.running]));
+        await this.until(Promise.race([...this.running, this.parksLapse()]));
         continue;
       }
       let jobs: ClaimedJob[] = [];
@@ -259,6 +285,39 @@ export class JobWorker {
       if (jobs.length === free) this.refreshStatistics();
       else if (!this.woken) await this.idle();
     }
+  }
+
+  /** The jobs that parked lately, still counted as busy slots (see `parks`). */
+  private recentParks(): number {
+    const parks = this.parks;
+    if (parks.count > 0 && performance.now() - parks.since >= parks.lapseMs) {
+      parks.count = 0;
+      parks.lapsedAt = performance.now();
+    }
+    return parks.count;
+  }
+
+  /**
+   * A job parked: counted from now if none was. Parks again right after a lapse (the jobs claimed then parked too:
+   * more waiters than slots, as with several processes) double the lapse, up to 1 s; a quiet lapse starts again
+   * from a poll interval (at most 1 s).
+   */
+  private parked(): void {
+    const parks = this.parks;
+    if (parks.count === 0) {
+      const now = performance.now();
+      const base = Math.min(this.pollIntervalMs, 1000);
+      parks.lapseMs = now - parks.lapsedAt < parks.lapseMs ? Math.min(2 * parks.lapseMs, 1000) : base;
+      parks.since = now;
+    }
+    parks.count++;
+  }
+
+  /** Resolves when the parks counted now stop counting (never, when none is). */
+  private parksLapse(): Promise<void> {
+    if (this.parks.count === 0) return new Promise(() => {});
+    const left = this.parks.since + this.parks.lapseMs - performance.now();
+    return new Promise((ok) => setTimeout(ok, Math.max(0, left)).unref());
   }
 
   /**
@@ -301,7 +360,7 @@ export class JobWorker {
     }
     return claimJobs(this.db, {
       workerId: this.id,
-      kinds: this.registry.kinds(),
+      kinds: this.kinds,
       limit,
       now: this.clock.now(),
       leaseMs: this.leaseMs,
@@ -331,7 +390,8 @@ export class JobWorker {
   private async execute(job: ClaimedJob): Promise<void> {
     this.holding.set(job.id, job);
     try {
-      await countedAsJob(job.kind, () => this.executeHeld(job));
+      // Background work of its own, begun now: on PGlite the jobs begun first get the session first.
+      await runInBackground(() => countedAsJob(job.kind, () => this.executeHeld(job)));
     } finally {
       this.holding.delete(job.id);
     }
@@ -357,10 +417,15 @@ export class JobWorker {
           if (!(await parkJob(trx, job, wait))) throw new LeaseLostError(job.id);
           parked = true;
         },
+        ended: (how) => {
+          if (how === 'parked') parked = true;
+          else completedInside = true;
+        },
+        worker: this.handle,
       });
       // A parked job may already be woken and claimed again, by this very worker and with the same attempt
       // count (a park gives the claim back uncounted): completing it here could delete that new run's job.
-      if (parked) return;
+      if (parked) return this.parked();
       // Completed in the handler's transaction and the handler returned: that transaction committed (a failed
       // commit throws out of the handler), so the job is gone and a second delete would be a wasted round trip.
       // A handler that swallowed the failure of that transaction leaves the job to its lease: it runs again.

@@ -15,6 +15,7 @@ export async function openServiceDatabase(config: Config, logger: Logger): Promi
       logger,
       statementTimeoutMs: config.dbStatementTimeoutMs,
       idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
+      namedStatements: config.dbNamedStatements,
     });
   ensureDataDir(config.dataDir);
   return openDatabase({ engine: 'pglite', dataDir: resolve(config.dataDir, 'pglite') });

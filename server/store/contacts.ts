@@ -1,9 +1,9 @@
 // SQL of contacts, the tags they hold, their custom-field values and their history. Every query takes the
 // account first and filters by it. Public reads see active contacts only (deleted_at null) and active tags only.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { AccountRow } from './accounts.js';
 import type { CursorCodec } from './cursor.js';
-import { paginate, type Page, type PageRequest } from './pagination.js';
+import { keysetQuery, paginate, type Page, type PageRequest } from './pagination.js';
 import type { ContactHistoryTable, ContactsTable, CustomFieldsTable, DB, FieldValue } from './schema.js';
 
 export type ContactRow = Selectable<ContactsTable>;
@@ -22,23 +22,28 @@ export interface HeldValue {
   value: FieldValue;
 }
 
-/** A contact with its active tags (in the order it got them) and its values (by field name): one row each. */
-export type ContactWithHoldings = ContactRow & { held_tags: { id: string; name: string }[]; held_values: HeldValue[] };
+/** The columns the API's view of a contact shows (and the list's sort keys): what a page reads of each row. */
+const VIEWED_COLUMNS = [
+  'id',
+  'channel',
+  'connection_id',
+  'instagram_id',
+  'instagram_username',
+  'phone',
+  'name',
+  'person_id',
+  'last_interaction_at',
+  'created_at',
+  'updated_at',
+] as const;
 
-// The holdings of the outer query's contact, as JSON arrays in its row: a page is one statement, not three.
-// The same rows and orders as tagsOfContacts and valuesOfContacts.
-const heldTagsOfRow = sql<ContactWithHoldings['held_tags']>`coalesce((
-  select json_agg(json_build_object('id', t.id, 'name', t.name) order by ct.tagged_at, t.id)
-  from contact_tags ct join tags t on t.id = ct.tag_id
-  where ct.account_id = contacts.account_id and ct.contact_id = contacts.id and t.deleted_at is null
-), '[]'::json)`;
-const heldValuesOfRow = sql<HeldValue[]>`coalesce((
-  select json_agg(
-    json_build_object('field_id', f.id, 'name', f.name, 'type', f.type, 'value', v.value) order by f.name collate "C"
-  )
-  from contact_field_values v join custom_fields f on f.id = v.field_id
-  where v.account_id = contacts.account_id and v.contact_id = contacts.id
-), '[]'::json)`;
+export type ViewedContactRow = Pick<ContactRow, (typeof VIEWED_COLUMNS)[number]>;
+
+/** A contact with its active tags (in the order it got them) and its values (by field name): one row each. */
+export type ContactWithHoldings = ViewedContactRow & {
+  held_tags: { id: string; name: string }[];
+  held_values: HeldValue[];
+};
 
 // ------------------------------------------------------------------------------------------------ contacts
 
@@ -297,8 +302,9 @@ export async function selectContactsPage(
 ): Promise<Page<ContactWithHoldings>> {
   let q = db
     .selectFrom('contacts')
-    .selectAll()
-    .select([heldTagsOfRow.as('held_tags'), heldValuesOfRow.as('held_values')])
+    // Only what the view shows: every column more is a field to decode in each of the page's rows (the deletion,
+    // the phone key, the automation flags), and two more timestamps to parse.
+    .select(VIEWED_COLUMNS)
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null);
   if (filters.updatedSince !== undefined)
@@ -309,7 +315,7 @@ export async function selectContactsPage(
     q = q.where('instagram_username', 'in', [...new Set([given, given.toLowerCase()])]);
   }
   if (filters.instagramId !== undefined) q = q.where('instagram_id', '=', filters.instagramId);
-  return paginate(
+  const keyset = keysetQuery(
     q,
     {
       codec,
@@ -329,6 +335,82 @@ export async function selectContactsPage(
     },
     page,
   );
+  return keyset.pageOf(await withHoldings(db, accountId, keyset.query));
+}
+
+/**
+ * A row of the page statement: a contact of the page (kind 0, in the page's order), an active tag a contact of
+ * the page holds (kind 1, in the order it got them) or a value one holds (kind 2, by field name in byte order):
+ * the same rows and orders as tagsOfContacts and valuesOfContacts. `holder` is the contact; `item_id` and
+ * `item_name` the contact's, the tag's or the field's id and name.
+ */
+type PageStatementRow =
+  | ({ kind: 0; holder: string; item_id: string; item_name: string; sort_at: string } & Omit<
+      ViewedContactRow,
+      'id' | 'name' | 'updated_at'
+    >)
+  | { kind: 1; holder: string; item_id: string; item_name: string }
+  | { kind: 2; holder: string; item_id: string; item_name: string; field_type: HeldValue['type']; value: FieldValue };
+
+/**
+ * The contacts `page` selects with their tags and values, in one statement. The holdings of the whole page are
+ * read by one index scan each (`contact_id = any(…)`), not by a subquery per contact: a subquery's start-up
+ * (its sort, its aggregate, on PGlite a file size read per heap scan) cost more than its rows, and the JSON it
+ * built was parsed again here. Rows come flat and are grouped here, in the statement's order.
+ */
+async function withHoldings(
+  db: Kysely<DB>,
+  accountId: string,
+  page: SelectQueryBuilder<DB, 'contacts', ViewedContactRow>,
+): Promise<ContactWithHoldings[]> {
+  const { rows } = await sql<PageStatementRow>`
+    with page as materialized (${page})
+    select 0 as kind, p.id as holder, p.updated_at as sort_at, null::text as sort_label, p.id as item_id,
+      p.name as item_name, p.channel, p.connection_id, p.instagram_id, p.instagram_username, p.phone, p.person_id,
+      p.last_interaction_at, p.created_at, null::text as field_type, null::jsonb as value
+    from page p
+    union all
+    select 1, ct.contact_id, ct.tagged_at, null, t.id, t.name, null, null, null, null, null, null, null, null, null,
+      null
+    from contact_tags ct join tags t on t.id = ct.tag_id
+    where ct.account_id = ${accountId} and ct.contact_id = any(array(select id from page)) and t.deleted_at is null
+    union all
+    select 2, v.contact_id, null, f.name collate "C", f.id, f.name, null, null, null, null, null, null, null, null,
+      f.type, v.value
+    from contact_field_values v join custom_fields f on f.id = v.field_id
+    where v.account_id = ${accountId} and v.contact_id = any(array(select id from page))
+    order by kind, sort_at, sort_label, item_id`.execute(db);
+  const contacts: ContactWithHoldings[] = [];
+  const byId = new Map<string, ContactWithHoldings>();
+  for (const row of rows) {
+    if (row.kind === 0) {
+      const contact: ContactWithHoldings = {
+        id: row.item_id,
+        channel: row.channel,
+        connection_id: row.connection_id,
+        instagram_id: row.instagram_id,
+        instagram_username: row.instagram_username,
+        phone: row.phone,
+        name: row.item_name,
+        person_id: row.person_id,
+        last_interaction_at: row.last_interaction_at,
+        created_at: row.created_at,
+        updated_at: row.sort_at,
+        held_tags: [],
+        held_values: [],
+      };
+      contacts.push(contact);
+      byId.set(contact.id, contact);
+    } else if (row.kind === 1) byId.get(row.holder)?.held_tags.push({ id: row.item_id, name: row.item_name });
+    else
+      byId.get(row.holder)?.held_values.push({
+        field_id: row.item_id,
+        name: row.item_name,
+        type: row.field_type,
+        value: row.value,
+      });
+  }
+  return contacts;
 }
 
 /** GET /v1/tags/{tagId}/contacts: active holders of the tag in the order they got it (`tagged_at`, then id). */

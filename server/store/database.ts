@@ -13,6 +13,7 @@ import { codeOf } from '../guards.js';
 import { DeadlineDialect } from './deadline.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { BackgroundShare } from './priority.js';
+import { NamingClient } from './named-statements.js';
 import type { DB } from './schema.js';
 import { INT8_OID, TIMESTAMPTZ_OID, parseTimestamptz } from './timestamps.js';
 
@@ -45,6 +46,8 @@ export type DatabaseOptions =
       logger?: Logger;
       statementTimeoutMs?: number;
       idleInTransactionTimeoutMs?: number;
+      /** Statements run as named (prepared) statements, planned once per connection (./named-statements.ts). Default true. */
+      namedStatements?: boolean;
     }
   /** `dataDir` undefined: in memory. `template`: a `dumpDataDir()` tarball to start from (tests). */
   | { engine: 'pglite'; dataDir?: string; template?: Blob };
@@ -73,7 +76,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     pool.on('error', (error) => options.logger?.warn({ err: error }, 'an idle database connection failed'));
     const canceller = new BackendCanceller(options.url, options.logger);
     const db = new Kysely<DB>({
-      dialect: new DeadlineDialect(new PostgresDialect({ pool: sharedPool(pool, canceller, options.logger) })),
+      dialect: new DeadlineDialect(
+        new PostgresDialect({ pool: sharedPool(pool, canceller, options.logger, options.namedStatements ?? true) }),
+      ),
     });
     const listener = new PostgresListener(options.url, options.logger);
     return {
@@ -244,7 +249,12 @@ async function backendIdOf(client: pg.PoolClient): Promise<number> {
  * of its connections at once, so the API's requests always find the other half. A connection a request holds
  * is registered with it, so the request's deadline cancels the statement it runs (../request-context.ts).
  */
-function sharedPool(pool: pg.Pool, canceller: BackendCanceller, logger: Logger | undefined): PostgresPool {
+function sharedPool(
+  pool: pg.Pool,
+  canceller: BackendCanceller,
+  logger: Logger | undefined,
+  namedStatements: boolean,
+): PostgresPool {
   const share = new BackgroundShare(Math.max(1, Math.floor(pool.options.max / 2)));
   const backendIds = new WeakMap<pg.PoolClient, number>();
   return {
@@ -294,7 +304,7 @@ function sharedPool(pool: pg.Pool, canceller: BackendCanceller, logger: Logger |
         };
         (context.cancels ??= new Set()).add(cancel);
       }
-      return client;
+      return namedStatements ? new NamingClient(client) : client;
     },
     end: () => pool.end(),
   };

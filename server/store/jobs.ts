@@ -296,6 +296,41 @@ export async function completeJob(db: Kysely<DB>, claim: JobClaim): Promise<bool
 }
 
 /**
+ * Deletes many finished jobs in one statement (a batch of one kind's handler); returns the ids of those this
+ * claim still held (the others' leases were taken over: their runs are not this one's to count).
+ */
+export async function completeJobs(db: Kysely<DB>, claims: readonly JobClaim[]): Promise<Set<string>> {
+  if (claims.length === 0) return new Set();
+  const { rows } = await sql<{ id: string }>`
+    delete from jobs using jsonb_to_recordset(${JSON.stringify(claims.map(claimOf))}::jsonb)
+      as c(id bigint, locked_by text, attempts integer)
+    where jobs.id = c.id and jobs.locked_by = c.locked_by and jobs.attempts = c.attempts
+    returning jobs.id
+  `.execute(db);
+  return new Set(rows.map((r) => String(r.id)));
+}
+
+/** `parkJob` for many claims in one statement; returns the ids of those this claim still held. */
+export async function parkJobs(
+  db: Kysely<DB>,
+  waits: readonly { claim: JobClaim; key: string; until: string }[],
+): Promise<Set<string>> {
+  if (waits.length === 0) return new Set();
+  const input = waits.map((w) => ({ ...claimOf(w.claim), key: w.key, until: w.until }));
+  const { rows } = await sql<{ id: string }>`
+    update jobs set locked_until = null, locked_by = null, attempts = jobs.attempts - 1,
+      waiting_for = c.key, wait_until = c.until
+    from jsonb_to_recordset(${JSON.stringify(input)}::jsonb)
+      as c(id bigint, locked_by text, attempts integer, key text, until timestamptz)
+    where jobs.id = c.id and jobs.locked_by = c.locked_by and jobs.attempts = c.attempts
+    returning jobs.id
+  `.execute(db);
+  return new Set(rows.map((r) => String(r.id)));
+}
+
+const claimOf = (c: JobClaim) => ({ id: c.id, locked_by: c.lockedBy, attempts: c.attempts });
+
+/**
  * Records a failed attempt: the job runs again at `retryAt`, or, with `retryAt` null, is marked failed and
  * never claimed again. False when this claim no longer holds the job.
  */
@@ -385,6 +420,60 @@ export function wakeJobsStatement(db: QueryCreator<DB>, key: string, limit: numb
     .set({ waiting_for: null, wait_until: null })
     .where('id', 'in', waiters)
     .returning(sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified'));
+}
+
+/**
+ * `wakeJobsStatement` for several keys, each with its own number of waiters to wake (oldest place first), as a
+ * statement to run inside another (a batch of webhook attempts frees several slots of several endpoints).
+ */
+export function wakeJobsOfKeysStatement(db: QueryCreator<DB>, wakes: readonly { key: string; limit: number }[]) {
+  const keys = JSON.stringify(wakes);
+  return db
+    .updateTable('jobs')
+    .set({ waiting_for: null, wait_until: null })
+    .where(
+      'id',
+      'in',
+      sql<string>`(select w.id from jsonb_to_recordset(${keys}::jsonb) as k(key text, "limit" integer)
+        cross join lateral (select id from jobs where waiting_for = k.key order by run_at, id limit k."limit"
+          for update skip locked) w)`,
+    )
+    .returning(sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified'));
+}
+
+/**
+ * `wakeJobsOfKeysStatement`, but each waiter woken is claimed at once for `claim.workerId` (counted as a claim,
+ * leased until `claim.lockedUntil`), for the worker whose transaction freed what it waited for to run it after the
+ * commit (no notification, no claim of its own): a statement to run inside another, returning the claimed rows.
+ */
+export function handOverJobsOfKeysStatement(
+  db: QueryCreator<DB>,
+  wakes: readonly { key: string; limit: number }[],
+  claim: { workerId: string; lockedUntil: string },
+) {
+  const keys = JSON.stringify(wakes);
+  return db
+    .updateTable('jobs')
+    .set((eb) => ({
+      waiting_for: null,
+      wait_until: null,
+      locked_by: claim.workerId,
+      locked_until: claim.lockedUntil,
+      attempts: eb('jobs.attempts', '+', 1),
+    }))
+    .where(
+      'id',
+      'in',
+      sql<string>`(select w.id from jsonb_to_recordset(${keys}::jsonb) as k(key text, "limit" integer)
+        cross join lateral (select id from jobs where waiting_for = k.key order by run_at, id limit k."limit"
+          for update skip locked) w)`,
+    )
+    .returningAll();
+}
+
+/** A claimed job's row (as `handOverJobsOfKeysStatement` returns it) as its claim. */
+export function claimedJobFromRow(row: JobRow): ClaimedJob {
+  return toClaimedJob(row);
 }
 
 /** Wakes every job whose wait passed its deadline at `now` (nobody woke it); returns how many. */
@@ -512,4 +601,44 @@ function compareIds(a: string, b: string): number {
  */
 export async function analyzeJobs(db: Kysely<DB>): Promise<void> {
   await sql`analyze jobs`.execute(db);
+}
+
+/**
+ * A burst's jobs of one kind (the channel webhooks' group commit) in one statement, which commits alone (no
+ * begin or commit round trips): `claimed` added already claimed for `claim`'s worker (as `enqueueManyClaimed`,
+ * returned in their order), `others` for the loops (as `enqueueJobs`: notified at the commit when one is due).
+ * Every job or none is added.
+ */
+export async function enqueueBurst<K extends JobKind>(
+  db: Kysely<DB>,
+  now: Date,
+  claimed: { jobs: readonly NewJob<K>[]; claim: ClaimAtInsert } | undefined,
+  others: readonly NewJob<K>[],
+): Promise<ClaimedJob<K>[]> {
+  if (!claimed || claimed.jobs.length === 0) {
+    await enqueueJobs(db, others, now);
+    return [];
+  }
+  const { jobs, claim } = claimed;
+  const rows = jobs.map((job) => claimedJobRow(job, claim, now));
+  const later = others.map((job) => newJobRow(job, now));
+  const insert =
+    later.length === 0
+      ? db.insertInto('jobs').values(rows).returningAll()
+      : db
+          .with('others', (qb) => qb.insertInto('jobs').values(later.map((r) => r.row)))
+          .insertInto('jobs')
+          .values(rows)
+          .returningAll();
+  // The notification rides on the returned rows (repeated ones in one transaction are delivered once).
+  const inserted = await (
+    later.some((r) => r.due)
+      ? insert.returning(sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified'))
+      : insert
+  ).execute();
+  return jobs.map((job, i) => {
+    const row = inserted[i];
+    if (!row) throw new Error(`job ${i} of ${jobs.length} added was not returned`);
+    return claimedJobOf(row, job);
+  });
 }

@@ -130,6 +130,61 @@ export async function insertMessage(db: Kysely<DB>, row: NewMessageRow): Promise
   return db.insertInto('messages').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
+/**
+ * A message the account sends, stored with what it moves, in one statement (every send: `recordOutbound`): the
+ * contact's activity (`updated_at`, `last_interaction_at`), the message, the conversation's contact messages
+ * marked read, and the conversation in the inbox, not marked unread, its last message moved (never back:
+ * greatest() passes over a null and keeps a later time). The contact is written first (the message's
+ * `contact_id` reads its CTE, a subquery PostgreSQL runs before the insert), then the conversation (a CTE no one
+ * reads runs after the main query): the order an inbound message locks them in, so a send and the contact's
+ * message at the same moment wait for each other instead of deadlocking.
+ */
+export async function insertOutboundMessage(
+  db: Kysely<DB>,
+  message: NewMessageRow & { conversation_id: string; created_at: string },
+): Promise<MessageRow> {
+  const { account_id: accountId, conversation_id: conversationId, created_at: at } = message;
+  return db
+    .with('contact', (qb) =>
+      qb
+        .updateTable('contacts')
+        .set({ updated_at: at, last_interaction_at: at })
+        .where('account_id', '=', accountId)
+        .where('id', '=', message.contact_id)
+        .returning('id'),
+    )
+    .with('message', (qb) =>
+      qb
+        .insertInto('messages')
+        .values({ ...message, contact_id: sql<string>`coalesce((select id from contact), ${message.contact_id})` })
+        .returningAll(),
+    )
+    .with('marked', (qb) =>
+      qb
+        .updateTable('messages')
+        .set({ read_at: at })
+        .where('account_id', '=', accountId)
+        .where('conversation_id', '=', conversationId)
+        .where('direction', '=', 'inbound')
+        .where('read_at', 'is', null),
+    )
+    .with('conversation', (qb) =>
+      qb
+        .updateTable('conversations')
+        .set({
+          last_message_at: sql<string>`greatest(conversations.last_message_at, ${at}::timestamptz)`,
+          marked_unread: false,
+          // The account wrote: the conversation is in the inbox from now on (also when a template opens it).
+          in_inbox: true,
+        })
+        .where('account_id', '=', accountId)
+        .where('id', '=', conversationId),
+    )
+    .selectFrom('message')
+    .selectAll()
+    .executeTakeFirstOrThrow();
+}
+
 export async function findMessage(
   db: Kysely<DB>,
   accountId: string,
@@ -255,12 +310,28 @@ export async function ensureConversation(
   db: Kysely<DB>,
   row: Insertable<ConversationsTable>,
 ): Promise<ConversationRow> {
-  await db
-    .insertInto('conversations')
-    .values(row)
-    .onConflict((oc) => oc.column('contact_id').doNothing())
-    .execute();
-  const conversation = await findConversationOfContact(db, row.account_id, row.contact_id);
+  // Inserted, or the one there already, in one statement; a row another transaction committed after this
+  // statement's snapshot (it waited on it) is not in that snapshot: read again then.
+  const ensured = await db
+    .with('inserted', (qb) =>
+      qb
+        .insertInto('conversations')
+        .values(row)
+        .onConflict((oc) => oc.column('contact_id').doNothing())
+        .returningAll(),
+    )
+    .selectFrom('inserted')
+    .selectAll()
+    .unionAll((qb) =>
+      qb
+        .selectFrom('conversations')
+        .selectAll()
+        .where('account_id', '=', row.account_id)
+        .where('contact_id', '=', row.contact_id)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('inserted').select('id')))),
+    )
+    .executeTakeFirst();
+  const conversation = ensured ?? (await findConversationOfContact(db, row.account_id, row.contact_id));
   // Inserted now or before (the contact's one conversation): only another account's contact id could miss it.
   if (!conversation) throw new Error(`contact ${row.contact_id} has no conversation in account ${row.account_id}`);
   return conversation;

@@ -53,6 +53,20 @@ export async function paginate<DB, TB extends keyof DB, O>(
   list: ListDefinition<O>,
   page: PageRequest,
 ): Promise<Page<O>> {
+  const keyset = keysetQuery(query, list, page);
+  return keyset.pageOf(await keyset.query.execute());
+}
+
+/**
+ * What `paginate` runs, for a list that reads its page inside a larger statement: `query` limited to the page
+ * after `page.cursor` (one row more, which says whether there is a next page), and `pageOf`, which makes the
+ * page of the rows it gave, in the list's order.
+ */
+export function keysetQuery<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  list: ListDefinition<O>,
+  page: PageRequest,
+): { query: SelectQueryBuilder<DB, TB, O>; pageOf: <R extends O>(rows: readonly R[]) => Page<R> } {
   const limit = page.limit ?? DEFAULT_LIMIT;
   // The request validator enforces 1–100; this guards the SQL against a caller that skipped it.
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new RangeError(`page limit ${limit}`);
@@ -69,13 +83,16 @@ export async function paginate<DB, TB extends keyof DB, O>(
     q = q.where(sql<SqlBool>`(${columns}) ${op} (${values})`);
   }
   for (const key of list.keys) q = q.orderBy(sql.ref(key.column), list.order);
-  const rows = await q.limit(limit + 1).execute();
-
-  const data = rows.slice(0, limit);
-  const last = data[data.length - 1];
-  const next_cursor =
-    rows.length > limit && last !== undefined ? list.codec.encode(binding, positionOf(list, last)) : null;
-  return { data, next_cursor };
+  return {
+    query: q.limit(limit + 1),
+    pageOf: <R extends O>(rows: readonly R[]): Page<R> => {
+      const data = rows.slice(0, limit);
+      const last = data[data.length - 1];
+      const next_cursor =
+        rows.length > limit && last !== undefined ? list.codec.encode(binding, positionOf(list, last)) : null;
+      return { data, next_cursor };
+    },
+  };
 }
 
 /** The binding a list's cursors are signed with. */

@@ -56,7 +56,7 @@ export async function takeNextArrangement(db: Kysely<DB>, accountId: string, con
   return row?.outcome;
 }
 
-/** The account's jobs that have not given up, soonest first: what waits on the clock (the sandbox's waits). */
+/** The account's jobs that have not given up, soonest first: what may wait on the clock (the sandbox's waits). */
 export async function pendingJobsOfAccount(db: Kysely<DB>, accountId: string, limit: number) {
   return db
     .selectFrom('jobs')
@@ -66,5 +66,31 @@ export async function pendingJobsOfAccount(db: Kysely<DB>, accountId: string, li
     .orderBy('run_at')
     .orderBy('id')
     .limit(limit)
+    .execute();
+}
+
+/**
+ * Where each of these runs of the account stands (what a wake of it finds), and whether its automation was
+ * deleted (its runs are being stopped): the sandbox's waits drop a run's wakes that would do nothing.
+ */
+export async function runWaitStates(db: Kysely<DB>, accountId: string, runIds: readonly string[]) {
+  if (runIds.length === 0) return [];
+  return db
+    .selectFrom('workflow_runs as r')
+    .innerJoin('workflows as w', (join) =>
+      join.onRef('w.id', '=', 'r.workflow_id').onRef('w.account_id', '=', 'r.account_id'),
+    )
+    .select([
+      'r.id',
+      'r.status',
+      'r.ended_at',
+      'r.waiting_for',
+      'r.wait_step',
+      'r.step_count',
+      'r.tap_step',
+      'w.deleted_at as workflow_deleted_at',
+    ])
+    .where('r.account_id', '=', accountId)
+    .where('r.id', 'in', runIds)
     .execute();
 }

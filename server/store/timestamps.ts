@@ -11,6 +11,10 @@ const PG_TIMESTAMPTZ =
 
 /** PostgreSQL's text form (session time zone UTC) → the API's form. */
 export function parseTimestamptz(text: string): string {
+  // The common form, UTC with six fraction digits (`2026-11-20 14:00:00.123456+00`), by position: a page of
+  // contacts parses 150 of these, and the expression below costs five times as much.
+  if (text.length === 29 && text.charCodeAt(10) === 32 && text.charCodeAt(19) === 46 && text.endsWith('+00'))
+    return `${text.slice(0, 10)}T${text.slice(11, 26)}Z`;
   const m = PG_TIMESTAMPTZ.exec(text);
   if (!m) return text; // infinity and the like: not used by the service
   const [, date, time, fraction = '', sign, hours, minutes = '0', seconds = '0'] = m;

@@ -6,7 +6,15 @@
 // takes a slot (`in_flight_until`, a lease) counted under a row lock on the endpoint, so at most N attempts of
 // one endpoint run at once across every worker process.
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { enqueueJobs, wakeJobsStatement } from './jobs.js';
+import {
+  claimedJobFromRow,
+  enqueueJobs,
+  handOverJobsOfKeysStatement,
+  wakeJobsOfKeysStatement,
+  type ClaimedJob,
+  type JobRow,
+} from './jobs.js';
+import type { MessageRow } from './messaging.js';
 import type {
   AccountNotificationsTable,
   DB,
@@ -131,15 +139,18 @@ export interface LockedDelivery {
 }
 
 /**
- * The delivery, its endpoint and its account in one statement, the endpoint then the delivery locked (`FOR NO KEY
- * UPDATE`, in that order: the lock that serialises the endpoint's slot counting, then the row the attempt writes).
- * After a wait for either lock the statement returns their newest versions. Undefined when the delivery is gone.
+ * The deliveries, each with its endpoint and its account, in one statement, the endpoint then the delivery locked
+ * (`FOR NO KEY UPDATE`: the lock that serialises the endpoint's slot counting, then the row the attempt writes),
+ * rows locked in the order of endpoint then delivery, so two batches never take them in opposite orders. After a
+ * wait for a lock the statement returns the newest versions. A delivery that is gone is missing from the map.
  */
-export async function lockDeliveryWithEndpoint(
+export async function lockDeliveriesWithEndpoints(
   db: Kysely<DB>,
-  deliveryId: string,
-): Promise<LockedDelivery | undefined> {
-  const row = await db
+  deliveryIds: readonly string[],
+): Promise<Map<string, LockedDelivery>> {
+  const locked = new Map<string, LockedDelivery>();
+  if (deliveryIds.length === 0) return locked;
+  const rows = await db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', (join) =>
       join.onRef('e.account_id', '=', 'd.account_id').onRef('e.id', '=', 'd.webhook_id'),
@@ -163,119 +174,215 @@ export async function lockDeliveryWithEndpoint(
       'a.suspended as a_suspended',
       'a.api_enabled as a_api_enabled',
     ])
-    .where('d.id', '=', deliveryId)
+    .where('d.id', 'in', [...new Set(deliveryIds)])
+    .orderBy('d.webhook_id')
+    .orderBy('d.id')
     .forNoKeyUpdate(['e', 'd'])
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const {
-    e_url,
-    e_description,
-    e_event_types,
-    e_status,
-    e_disabled_reason,
-    e_disabled_at,
-    e_failing_since,
-    e_secret,
-    e_previous_secret,
-    e_previous_secret_expires_at,
-    e_created_at,
-    e_updated_at,
-    e_deleted_at,
-    a_suspended,
-    a_api_enabled,
-    ...delivery
-  } = row;
-  return {
-    delivery,
-    endpoint: {
-      id: delivery.webhook_id,
-      account_id: delivery.account_id,
-      url: e_url,
-      description: e_description,
-      event_types: e_event_types,
-      status: e_status,
-      disabled_reason: e_disabled_reason,
-      disabled_at: e_disabled_at,
-      failing_since: e_failing_since,
-      secret: e_secret,
-      previous_secret: e_previous_secret,
-      previous_secret_expires_at: e_previous_secret_expires_at,
-      created_at: e_created_at,
-      updated_at: e_updated_at,
-      deleted_at: e_deleted_at,
-    },
-    account: { suspended: a_suspended, api_enabled: a_api_enabled },
-  };
+    .execute();
+  for (const row of rows) {
+    const {
+      e_url,
+      e_description,
+      e_event_types,
+      e_status,
+      e_disabled_reason,
+      e_disabled_at,
+      e_failing_since,
+      e_secret,
+      e_previous_secret,
+      e_previous_secret_expires_at,
+      e_created_at,
+      e_updated_at,
+      e_deleted_at,
+      a_suspended,
+      a_api_enabled,
+      ...delivery
+    } = row;
+    locked.set(delivery.id, {
+      delivery,
+      endpoint: {
+        id: delivery.webhook_id,
+        account_id: delivery.account_id,
+        url: e_url,
+        description: e_description,
+        event_types: e_event_types,
+        status: e_status,
+        disabled_reason: e_disabled_reason,
+        disabled_at: e_disabled_at,
+        failing_since: e_failing_since,
+        secret: e_secret,
+        previous_secret: e_previous_secret,
+        previous_secret_expires_at: e_previous_secret_expires_at,
+        created_at: e_created_at,
+        updated_at: e_updated_at,
+        deleted_at: e_deleted_at,
+      },
+      account: { suspended: a_suspended, api_enabled: a_api_enabled },
+    });
+  }
+  return locked;
 }
 
-/** What `takeSlot` found and did. */
+/** What `takeSlots` found and did for one delivery. */
 export interface SlotTaking {
-  /** The endpoint's slots taken before this one (leases running past `now`), and when the first of them ends. */
+  /** The endpoint's slots taken before this batch (leases running past `now`), and when the first of them ends. */
   taken: number;
   firstFreeAt: string | null;
-  /** The attempt starts counted in the pacing window, this one included (null: no pacing, or no slot). */
+  /** The batch's starts of this endpoint that found a slot (and were counted in the pacing window). */
+  counted: number;
+  /** Whether this start found a slot (its rank among the endpoint's starts of the batch is within the free slots). */
+  slotFree: boolean;
+  /** The attempt starts counted in the pacing window up to this one (null: no pacing, or no slot). */
   paced: number | null;
   /** The slot is this attempt's now (`in_flight_until` set), and its event (read only then). */
   event: DeliveryEventRow | null;
 }
 
+/** One start of an attempt for `takeSlots`: starts of one endpoint are served in the order given. */
+export interface SlotRequest {
+  deliveryId: string;
+  webhookId: string;
+  eventId: string;
+  /**
+   * Its slot was taken for it when the last one freed (`recordAttempts`' hand-over): kept if it still gets one
+   * here (its own slot is not counted against it; give such starts first), given back otherwise.
+   */
+  reserved: boolean;
+}
+
 /**
- * One statement for the start of an attempt, under the endpoint lock (`lockDeliveryWithEndpoint`): counts the
- * endpoint's slots; if one is free, counts the start in the pacing window (when `pace` is given); if the pace
- * allows it, takes the slot (`in_flight_until` = `leaseUntil`, notified) and reads the event.
+ * One statement for the starts of a batch of attempts, under their endpoints' locks (`lockDeliveriesWithEndpoints`,
+ * so its snapshot sees every slot committed before the locks were granted): counts each endpoint's slots; the
+ * first starts of each endpoint that fit in its free slots are counted in the pacing window (when `pace` is given);
+ * those the pace allows take their slot (`in_flight_until` = `leaseUntil`, notified) and read their event.
+ * Returns what it did for each delivery.
  */
-export async function takeSlot(
+export async function takeSlots(
   db: Kysely<DB>,
   input: {
-    deliveryId: string;
-    webhookId: string;
-    eventId: string;
+    starts: readonly SlotRequest[];
     now: string;
     leaseUntil: string;
     maxInFlight: number;
     pace: { perMinute: number; windowStart: string } | null;
   },
-): Promise<SlotTaking> {
+): Promise<Map<string, SlotTaking>> {
+  const taking = new Map<string, SlotTaking>();
+  if (input.starts.length === 0) return taking;
   const pace = input.pace;
-  const { rows } = await sql<
-    Omit<DeliveryEventRow, 'id'> & {
-      id: string | null;
-      taken: number | string;
-      first_free_at: string | null;
-      paced: number | null;
-    }
-  >`
-    with slots as (
-      select count(*) as taken, min(in_flight_until) as first_free_at
-      from webhook_deliveries
-      where webhook_id = ${input.webhookId} and in_flight_until is not null and in_flight_until > ${input.now}
+  const starts = rankedStarts(input.starts);
+  const { rows } = await sql<SlotRow>`
+    with req as (
+      select * from jsonb_to_recordset(${JSON.stringify(starts)}::jsonb)
+        as r(delivery_id uuid, webhook_id uuid, event_id uuid, bucket text, rn integer, reserved boolean)
+    ),
+    slots as (
+      select w.webhook_id, w.bucket, w.wanted, count(d.id)::integer as taken, min(d.in_flight_until) as first_free_at
+      from (select webhook_id, min(bucket) as bucket, count(*)::integer as wanted from req group by webhook_id) w
+      left join webhook_deliveries d
+        on d.webhook_id = w.webhook_id and d.in_flight_until is not null and d.in_flight_until > ${input.now}
+        and d.id not in (select delivery_id from req)
+      group by w.webhook_id, w.bucket, w.wanted
+    ),
+    counted as (
+      select webhook_id, bucket, taken, first_free_at,
+        least(greatest(${input.maxInFlight}::integer - taken, 0), wanted) as counted
+      from slots
     ),
     paced as (
       insert into rate_counters (bucket, window_start, count)
-      select ${paceBucket(input.webhookId)}, ${pace?.windowStart ?? input.now}, 1
-      from slots where ${pace !== null} and slots.taken < ${input.maxInFlight}
-      on conflict (bucket, window_start) do update set count = rate_counters.count + 1
-      returning count
+      select bucket, ${pace?.windowStart ?? input.now}, counted
+      from counted where ${pace !== null} and counted > 0
+      on conflict (bucket, window_start) do update set count = rate_counters.count + excluded.count
+      returning bucket, count
+    ),
+    decided as (
+      select req.delivery_id, req.event_id, req.reserved, c.taken, c.first_free_at, c.counted,
+        req.rn <= c.counted as slot_free,
+        case when req.rn <= c.counted then p.count - c.counted + req.rn end as paced
+      from req join counted c on c.webhook_id = req.webhook_id
+      left join paced p on p.bucket = c.bucket
     ),
     took as (
-      update webhook_deliveries set in_flight_until = ${input.leaseUntil}
-      where id = ${input.deliveryId}
-        and (select taken from slots) < ${input.maxInFlight}
-        and coalesce((select count from paced), 0) <= ${pace?.perMinute ?? 0}
-      returning ${notifyDeliveryChanged()}
+      update webhook_deliveries set in_flight_until =
+        case when decided.slot_free and coalesce(decided.paced, 0) <= ${pace?.perMinute ?? 0}
+          then ${input.leaseUntil}::timestamptz end
+      from decided
+      where webhook_deliveries.id = decided.delivery_id
+        and (decided.slot_free and coalesce(decided.paced, 0) <= ${pace?.perMinute ?? 0} or decided.reserved)
+      returning webhook_deliveries.id, webhook_deliveries.in_flight_until is not null as took, ${notifyDeliveryChanged()}
     )
-    select slots.taken, slots.first_free_at, (select count from paced) as paced, ev.*
-    from slots left join events ev on ev.id = ${input.eventId} and exists (select 1 from took)
+    select decided.delivery_id, decided.taken, decided.first_free_at, decided.counted, decided.slot_free,
+      decided.paced, ev.*
+    from decided
+    left join took on took.id = decided.delivery_id
+    left join events ev on ev.id = decided.event_id and took.took
   `.execute(db);
-  const row = rows[0];
-  if (!row) throw new Error('the slot statement returned no row');
-  const { taken, first_free_at, paced, id, ...event } = row;
-  return {
-    taken: Number(taken),
-    firstFreeAt: first_free_at,
-    paced,
-    event: id === null ? null : { ...event, id },
-  };
+  for (const row of rows) {
+    const { delivery_id, taken, first_free_at, counted, slot_free, paced, id, ...event } = row;
+    taking.set(delivery_id, {
+      taken: Number(taken),
+      firstFreeAt: first_free_at,
+      counted: Number(counted),
+      slotFree: slot_free,
+      paced: paced === null ? null : Number(paced),
+      event: id === null ? null : { ...event, id },
+    });
+  }
+  return taking;
+}
+
+/** A row of `takeSlots`: what it did for one delivery, and its event when the slot was taken (else all null). */
+type SlotRow = Omit<DeliveryEventRow, 'id'> & {
+  id: string | null;
+  delivery_id: string;
+  taken: number;
+  first_free_at: string | null;
+  counted: number;
+  slot_free: boolean;
+  paced: number | null;
+};
+
+/** The starts as `takeSlots`' statement reads them: each with its rank among its endpoint's starts (from 1). */
+function rankedStarts(starts: readonly SlotRequest[]) {
+  const rank = new Map<string, number>();
+  return starts.map((s) => {
+    const rn = (rank.get(s.webhookId) ?? 0) + 1;
+    rank.set(s.webhookId, rn);
+    return {
+      delivery_id: s.deliveryId,
+      webhook_id: s.webhookId,
+      event_id: s.eventId,
+      bucket: paceBucket(s.webhookId),
+      rn,
+      reserved: s.reserved,
+    };
+  });
+}
+
+/**
+ * The messages of a batch of message events, each of its own account, in one statement: keyed
+ * `<account id>:<message id>`; a message that is gone is missing.
+ */
+export async function findEventMessages(
+  db: Kysely<DB>,
+  refs: readonly { accountId: string; messageId: string }[],
+): Promise<Map<string, MessageRow>> {
+  const found = new Map<string, MessageRow>();
+  if (refs.length === 0) return found;
+  const rows = await db
+    .selectFrom('messages')
+    .selectAll()
+    .where('account_id', 'in', [...new Set(refs.map((r) => r.accountId))])
+    .where('id', 'in', [...new Set(refs.map((r) => r.messageId))])
+    .execute();
+  // The pairs asked for only (an id of one account never reads another's message).
+  const asked = new Set(refs.map((r) => `${r.accountId}:${r.messageId}`));
+  for (const row of rows) {
+    const key = `${row.account_id}:${row.id}`;
+    if (asked.has(key)) found.set(key, row);
+  }
+  return found;
 }
 
 export async function updateDelivery(
@@ -306,23 +413,91 @@ export async function updateDelivery(
 /** What recording an attempt changes on its delivery. */
 export type AttemptChanges = Parameters<typeof updateDelivery>[2];
 
+/** An attempt's outcome as `recordAttempts` writes it: every column given (the row's own value to keep it). */
+export type AttemptRecord = Required<AttemptChanges> & { deliveryId: string };
+
 /**
- * Records an attempt's outcome on its delivery and wakes the oldest job waiting for `waitKey` (the slot it freed,
- * `wakeJobsStatement` of ./jobs.ts): one statement. Call under the endpoint lock, like the parking it answers.
+ * Hands the slots a batch of attempts freed to the deliveries waiting for them (`recordAttempts`): each waiter is
+ * claimed for `workerId` (leased until `lockedUntil`) and, when its delivery can start now (pending, due, no slot
+ * of its own), its slot is taken for it (`in_flight_until` = `slotUntil`) in the same statement, so no other start
+ * takes it between this commit and that attempt's.
  */
-export async function recordAttempt(
+export interface SlotHandOver {
+  workerId: string;
+  lockedUntil: string;
+  slotUntil: string;
+  now: string;
+}
+
+/** A waiting job claimed by `recordAttempts`' hand-over, and whether its delivery's slot was taken for it. */
+export interface HandedJob {
+  job: ClaimedJob;
+  reserved: boolean;
+}
+
+const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+
+/**
+ * Records the outcomes of a batch of attempts on their deliveries and, for each key of `wakes`, gives that many
+ * jobs waiting for it the slots the batch freed: woken for any worker (`wakeJobsOfKeysStatement` of ./jobs.ts), or
+ * with `handOver` claimed for its worker with their slots taken (returned). One statement. Call under the
+ * endpoints' locks, like the parking it answers.
+ */
+export async function recordAttempts(
   db: Kysely<DB>,
-  deliveryId: string,
-  changes: AttemptChanges,
-  waitKey: string,
-): Promise<void> {
-  await db
-    .with('woken', (qb) => wakeJobsStatement(qb, waitKey, 1))
+  records: readonly AttemptRecord[],
+  wakes: readonly { key: string; limit: number }[],
+  handOver?: SlotHandOver,
+): Promise<HandedJob[]> {
+  if (records.length === 0) return [];
+  const input = records.map(({ deliveryId, ...changes }) => ({ ...changes, delivery_id: deliveryId }));
+  const recorded = recordedStatement(db, input);
+  if (!handOver) {
+    await sql`with woken as (${wakeJobsOfKeysStatement(db, wakes)}) ${recorded}`.execute(db);
+    return [];
+  }
+  const recordedIds = JSON.stringify(records.map((r) => r.deliveryId));
+  const now = handOver.now;
+  const { rows } = await sql<JobRow & { reserved: boolean }>`
+    with handed as (${handOverJobsOfKeysStatement(db, wakes, handOver)}),
+    reserved as (
+      update webhook_deliveries d set in_flight_until = ${handOver.slotUntil}
+      where d.id in (select (h.payload->>'delivery_id')::uuid from handed h
+          where h.payload->>'delivery_id' ~* ${UUID_PATTERN})
+        and d.status = 'pending' and (d.next_attempt_at is null or d.next_attempt_at <= ${now})
+        and (d.in_flight_until is null or d.in_flight_until <= ${now})
+        and d.id not in (select jsonb_array_elements_text(${recordedIds}::jsonb)::uuid)
+      returning d.id, ${notifyDeliveryChanged()}
+    ),
+    recorded as (${recorded})
+    select h.*, exists (select 1 from reserved r where r.id::text = lower(h.payload->>'delivery_id')) as reserved
+    from handed h
+  `.execute(db);
+  return rows.map(({ reserved, ...job }) => ({ job: claimedJobFromRow(job), reserved }));
+}
+
+/** The update of `recordAttempts`: every outcome from one `jsonb_to_recordset`, each row written notified. */
+function recordedStatement(db: Kysely<DB>, input: readonly (AttemptChanges & { delivery_id: string })[]) {
+  return db
     .updateTable('webhook_deliveries')
-    .set(changes)
-    .where('id', '=', deliveryId)
-    .returning(notifyDeliveryChanged())
-    .execute();
+    .from(
+      sql<AttemptChanges & { delivery_id: string }>`jsonb_to_recordset(${JSON.stringify(input)}::jsonb)`.as(
+        sql`v(delivery_id uuid, status text, attempts integer, next_attempt_at timestamptz, last_attempt_at timestamptz,
+          last_response_status integer, last_error text, delivered_at timestamptz, in_flight_until timestamptz)`,
+      ),
+    )
+    .set((eb) => ({
+      status: eb.ref('v.status'),
+      attempts: eb.ref('v.attempts'),
+      next_attempt_at: eb.ref('v.next_attempt_at'),
+      last_attempt_at: eb.ref('v.last_attempt_at'),
+      last_response_status: eb.ref('v.last_response_status'),
+      last_error: eb.ref('v.last_error'),
+      delivered_at: eb.ref('v.delivered_at'),
+      in_flight_until: eb.ref('v.in_flight_until'),
+    }))
+    .where(sql<boolean>`webhook_deliveries.id = v.delivery_id`)
+    .returning(notifyDeliveryChanged());
 }
 
 export async function updateDeliveryEndpoint(

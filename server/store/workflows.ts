@@ -388,20 +388,32 @@ type WaitingRunAndLiveTriggers = {
     trigger: WorkflowVersionRow['trigger'];
     version_id: string;
   }[];
+  recent_runs: string;
+  workflows_in_progress: string[];
 } & (WorkflowRunRow | { [K in keyof WorkflowRunRow]: null });
+
+/** What the start rules read of a contact's runs (store/workflow-runs.ts `runStartState`), for every automation. */
+export interface ContactRunsState {
+  /** Runs of the contact created since the time given. */
+  recent: number;
+  /** The automations the contact is in the middle of a run of. */
+  inProgress: ReadonlySet<string>;
+}
 
 /**
  * What a contact's inbound message looks up, in one statement: the contact's runs waiting (locked, oldest
- * first) and the account's live triggers on `channel` (`selectLiveTriggers`).
+ * first), the account's live triggers on `channel` (`selectLiveTriggers`), and what the start rules read of the
+ * contact's runs (`since`: the hourly limit's window).
  */
 export async function selectWaitingRunsAndLiveTriggers(
   db: Kysely<DB>,
   accountId: string,
   contactId: string,
   channel: WorkflowVersionRow['channel_type'],
-): Promise<{ waiting: WorkflowRunRow[]; live: LiveTrigger[] }> {
+  since: string,
+): Promise<{ waiting: WorkflowRunRow[]; live: LiveTrigger[]; runs: ContactRunsState }> {
   const { rows } = await sql<WaitingRunAndLiveTriggers>`
-    select t.live, r.*
+    select t.live, s.recent_runs, s.workflows_in_progress, r.*
     from (
       select coalesce(
         json_agg(
@@ -414,6 +426,13 @@ export async function selectWaitingRunsAndLiveTriggers(
       join workflow_versions v on v.account_id = w.account_id and v.id = w.published_version_id
       where w.account_id = ${accountId} and w.deleted_at is null and w.status = 'published' and v.channel_type = ${channel}
     ) t
+    cross join (
+      select count(*) filter (where created_at >= cast(${since} as timestamptz)) as recent_runs,
+        coalesce(array_agg(distinct workflow_id::text) filter (where ended_at is null), '{}') as workflows_in_progress
+      from workflow_runs
+      where account_id = ${accountId} and contact_id = ${contactId}
+        and (created_at >= cast(${since} as timestamptz) or ended_at is null)
+    ) s
     left join lateral (
       select * from workflow_runs
       where account_id = ${accountId} and contact_id = ${contactId} and waiting_for is not null and ended_at is null
@@ -423,7 +442,7 @@ export async function selectWaitingRunsAndLiveTriggers(
     order by r.created_at, r.id`.execute(db);
   const waiting: WorkflowRunRow[] = [];
   for (const row of rows) {
-    const { live: _live, ...run } = row;
+    const { live: _live, recent_runs: _recent, workflows_in_progress: _inProgress, ...run } = row;
     if (run.id !== null) waiting.push(run);
   }
   const live = (rows[0]?.live ?? []).map((v) => ({
@@ -432,5 +451,9 @@ export async function selectWaitingRunsAndLiveTriggers(
     trigger: v.trigger,
     version: { id: v.version_id },
   }));
-  return { waiting, live };
+  const runs = {
+    recent: Number(rows[0]?.recent_runs ?? 0),
+    inProgress: new Set(rows[0]?.workflows_in_progress ?? []),
+  };
+  return { waiting, live, runs };
 }

@@ -763,4 +763,21 @@ describe.each(engines)('the hourly run limit of a contact on %s', (engine) => {
     expect(await runsOf(me, workflowId)).toHaveLength(3);
     await expectError(await startByApi(me, workflowId, contact.id), 429, { code: 'run_limit_reached' });
   });
+
+  it('one message matching two automations counts the run the first started: the second is refused at the limit', async () => {
+    const { me, connection, writes } = await setUp();
+    const first = await publish(me, connection.id, chain([say('hi', 'um')]), keyword('equals', 'oi'));
+    await writes('oi');
+    await drain();
+    expect(await runsOf(me, first)).toHaveLength(1);
+    const second = await publish(me, connection.id, chain([say('hi', 'dois')]), keyword('equals', 'oi'));
+    const third = await publish(me, connection.id, chain([say('hi', 'três')]), keyword('equals', 'oi'));
+    h.t.clock.advance(10 * MINUTE);
+    await writes('oi');
+    await drain();
+    // One run within the hour, a limit of two: the message starts one more (the first live trigger that may
+    // start), and the next trigger it matches sees that run.
+    const started = [...(await runsOf(me, first)), ...(await runsOf(me, second)), ...(await runsOf(me, third))];
+    expect(started).toHaveLength(2);
+  });
 });

@@ -3,6 +3,7 @@
 // at the commit (no other account's), resumes after `after` or Last-Event-ID, outlives the request deadline, and
 // refuses what the admin API refuses. /console is served while the sandbox is on, 404 when it is off.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedAfter } from '../../server/domain/events/feed.js';
 import { DELIVERY_UPDATED, endEventStreams, MAX_STREAMS_PER_ACCOUNT } from '../../server/http/event-stream.js';
 import { updateDelivery } from '../../server/store/webhook-deliveries.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
@@ -157,6 +158,38 @@ describe.each(engines)('the admin event stream and the console page on %s', (eng
     await byHeader.close();
     expect(q.map((e) => e.data.id)).toEqual(all.slice(1).map((e) => e.data.id));
     expect(h.map((e) => e.data.id)).toEqual(all.slice(1).map((e) => e.data.id));
+  });
+
+  it("reads the messages of a page's message events in one statement, each as the API reads it now", async () => {
+    const a = await accountWithNumber();
+    const texts = ['um', 'dois', 'três', 'quatro', 'cinco'];
+    const written = [];
+    for (const text of texts) written.push(await a.write('+5511987650005', text));
+    let statements = 0;
+    const counted = t.database.db.withPlugin({
+      transformQuery: ({ node }) => {
+        statements++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    const page = { after: 0n, limit: 100, known: () => false };
+    const { read, events } = await feedAfter(counted, a.accountId, page, t.baseUrl);
+    // The page's events, then the messages of its five message events: two statements, not one per event.
+    expect(statements).toBe(2);
+    expect(read).toBe(6);
+    const bodies = events.map((e) => JSON.parse(e.body) as StreamEvent['data']);
+    expect(bodies.map((b) => b.type)).toEqual(['contact.created', ...texts.map(() => 'message.received')]);
+    expect(bodies.slice(1).map((b) => [b.data.id, b.data.text])).toEqual(
+      written.map((w, i) => [w.message.id, texts[i]]),
+    );
+
+    // Events a stream has sent already are left out before any message is read for them.
+    statements = 0;
+    const sent = new Set(events.slice(0, 3).map((e) => e.sequence));
+    const rest = await feedAfter(counted, a.accountId, { ...page, known: (n) => sent.has(n) }, t.baseUrl);
+    expect(rest.events.map((e) => e.body)).toEqual(events.slice(3).map((e) => e.body));
+    expect(statements).toBe(2);
   });
 
   it('holds at most MAX_STREAMS_PER_ACCOUNT streams of an account open at once (429 too_many_streams), others apart', async () => {

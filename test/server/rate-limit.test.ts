@@ -353,6 +353,29 @@ describe.each(engines)('edge and gateway ceiling on %s', (engine) => {
       await t.close();
     }
   });
+
+  it("counts Meta's webhook posts under a ceiling of their own, apart from the API's calls", async () => {
+    const env = { GLOBAL_RPS_CEILING: '3', CHANNEL_WEBHOOK_RPS_CEILING: '4' };
+    const t = await startTestApp(engine, { handlers, env });
+    try {
+      const me = await t.account();
+      intoMinute(t, 0);
+      const meta = () => fetch(`${t.baseUrl}/channels/whatsapp/webhook?hub.mode=subscribe`);
+      // The API's budget spent: Meta's posts still come in, up to their own ceiling.
+      expect((await spend(3, () => read(me))).map((r) => r.status)).toEqual([200, 200, 200]);
+      expect((await read(me)).status).toBe(429);
+      const posts = await spend(5, meta);
+      expect(posts.slice(0, 4).map((r) => r.status)).not.toContain(429);
+      expect(posts[4]?.status).toBe(429);
+      expect(await posts[4]?.text()).toBe('');
+      // And a second later both budgets are whole again.
+      t.clock.advance(1_000);
+      expect((await read(me)).status).toBe(200);
+      expect((await meta()).status).not.toBe(429);
+    } finally {
+      await t.close();
+    }
+  });
 });
 
 describe('the edge counts a client under', () => {

@@ -9,6 +9,7 @@
 // - HEAD answers like GET, without a body.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createConnection } from '../../server/domain/console/connections.js';
 import { createCustomField } from '../../server/domain/console/custom-fields.js';
@@ -284,6 +285,56 @@ describe.each(engines)('request entry on %s', (engine) => {
       const text = JSON.stringify({ name: '['.repeat(1000), list: [[['a']]] });
       expect(nestsDeeperThan(Buffer.from(text))).toBe(false);
       expect(nestsDeeperThan(Buffer.from(JSON.stringify({ s: 'x\\"[[' }) + '['.repeat(70)))).toBe(true);
+    });
+  });
+
+  // With response validation off (production), a request with nothing for the request validator to check (an
+  // operation declaring no parameter and no body, no query string, no body) skips it (app.ts publicValidation).
+  // Every answer is the same as with the validator run: the same statuses and the same bodies.
+  describe('the validator skipped when there is nothing to check', () => {
+    let production: TestApp;
+    beforeAll(async () => {
+      production = await startTestApp(engine, { env: { RESPONSE_VALIDATION: 'false' }, sameDatabaseAs: t });
+    });
+    afterAll(async () => production?.close());
+
+    it('answers as the validated pipeline does, with or without a query or a body', async () => {
+      expect(production.config.responseValidation).toBe(false);
+      const requests: [string, string, { body?: unknown; headers?: Record<string, string> }][] = [
+        ['GET', '/v1/me', {}],
+        ['GET', '/v1/me?', {}],
+        ['GET', '/v1/me?unknown=1', {}],
+        ['GET', '/v1/me', { body: { unknown: 1 } }],
+        ['GET', '/v1/me', { body: 'not json', headers: { 'Content-Type': 'text/plain' } }],
+        ['GET', '/v1/webhooks', {}],
+        ['GET', '/v1/webhooks?limit=5', {}],
+        ['GET', '/v1/workflow-graph-schema?x=1', {}],
+        ['HEAD', '/v1/me', {}],
+      ];
+      // node:http rather than fetch, which sends no body with a GET.
+      const answer = ([method, path, init]: (typeof requests)[number], baseUrl: string) =>
+        new Promise<{ status: number; body: string }>((ok, fail) => {
+          const sent =
+            init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+          const headers: Record<string, string> = { Authorization: `Bearer ${c.apiKey}`, ...init.headers };
+          if (sent !== undefined) headers['Content-Type'] ??= 'application/json';
+          const req = request(`${baseUrl}${path}`, { method, headers }, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (body += chunk));
+            res.on('end', () => ok({ status: res.statusCode ?? 0, body }));
+          });
+          req.on('error', fail);
+          req.end(sent);
+        });
+      for (const request of requests) {
+        const validated = await answer(request, t.baseUrl);
+        const skipped = await answer(request, production.baseUrl);
+        expect(skipped, request.join(' ')).toEqual(validated);
+      }
+      // The validator did refuse what it had to.
+      expect((await answer(requests[2]!, production.baseUrl)).status).toBe(400);
+      expect((await answer(requests[6]!, production.baseUrl)).status).toBe(400);
     });
   });
 

@@ -930,6 +930,19 @@ describe.each(engines)('sending a message on %s', (engine) => {
       expect(contact).toMatchObject({ updated_at: at, last_interaction_at: at });
     });
 
+    it('never moves last_message_at back: a send older than the conversation’s last message leaves it', async () => {
+      const th = await thread('whatsapp');
+      const later = new Date(t.clock.now().getTime() + 3_600_000);
+      await t.database.db
+        .updateTable('conversations')
+        .set({ last_message_at: later.toISOString() })
+        .where('contact_id', '=', th.contactId)
+        .execute();
+      const message = await sent(th, { text: 'Oi' });
+      expect(Date.parse(message.created_at)).toBeLessThan(later.getTime());
+      expect((await getConversation(th)).last_message_at).toBe(stamp(later));
+    });
+
     it('the message and its message.sent commit together; an accepted send that cannot be recorded is outcome_unknown and keeps the key', async () => {
       const th = await thread('instagram');
       // The outbox refuses this account's message.sent: the whole send must roll back.

@@ -9,6 +9,7 @@ import { engines, openTestDatabase, type TestDatabase } from './harness.js';
 describe('parseTimestamptz (the database text → the API form)', () => {
   it.each([
     ['2026-11-20 14:00:00.123456+00', '2026-11-20T14:00:00.123456Z'],
+    ['1999-12-31 23:59:59.999999+00', '1999-12-31T23:59:59.999999Z'], // six digits in UTC: read by position
     ['2026-11-20 14:00:00.1234+00', '2026-11-20T14:00:00.123400Z'], // trailing zero microseconds
     ['2026-11-20 14:00:00.12+00', '2026-11-20T14:00:00.120000Z'],
     ['2026-11-20 14:00:00.000001+00', '2026-11-20T14:00:00.000001Z'],

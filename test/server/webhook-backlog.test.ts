@@ -9,15 +9,18 @@
 // and every delivery arrives once, at most 5 at a time, woken by the attempts that finish (not by the clock).
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type KyselyPlugin } from 'kysely';
+import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordEvents } from '../../server/domain/events/outbox.js';
 import { DELIVER_JOB } from '../../server/job-kinds.js';
 import { recoverFromDeadProcess } from '../../server/domain/webhooks/slots.js';
-import { claimJobs } from '../../server/store/jobs.js';
+import { claimJobs, enqueueJob } from '../../server/store/jobs.js';
+import { createJobWorkers } from '../../server/start/workers.js';
 import { createJobRegistry } from '../../server/jobs/handlers.js';
 import { JobRegistry } from '../../server/jobs/registry.js';
 import { JobWorker, wakeOnJobsReady } from '../../server/jobs/worker.js';
 import type { DB } from '../../server/store/schema.js';
+import { serviceRegistry } from '../../server/metrics.js';
 import { engines, startTestApp, type TestApp } from './harness.js';
 import { insertEndpoint, Receiver, sleep, waitFor } from './webhook-receiver.js';
 
@@ -74,7 +77,7 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
   }
 
   /** The worker of main.ts (32 jobs at once), on a handle that counts statements, counting attempts run. */
-  function countingWorker(pollIntervalMs: number) {
+  function countingWorker(pollIntervalMs: number, options: { concurrency?: number; wake?: boolean } = {}) {
     const statements = new StatementCounter();
     const attempts = { count: 0 };
     const real = createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services });
@@ -88,13 +91,18 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
       db: db.withPlugin(statements),
       clock: t.clock,
       registry,
-      concurrency: 32,
+      concurrency: options.concurrency ?? 32,
       pollIntervalMs,
-      wakeOn: wakeOnJobsReady(t.database),
+      ...(options.wake === false ? {} : { wakeOn: wakeOnJobsReady(t.database) }),
     });
     return { worker, statements, attempts };
   }
 
+  /** The round trips run for delivery jobs (counted at the driver, server/store/deadline.ts). */
+  const deliverTrips = async () => {
+    const text = await serviceRegistry.metrics();
+    return Number(/^db_round_trips_total\{work="job:webhook\.deliver"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+  };
   const waiting = async () =>
     Number(
       (
@@ -144,6 +152,62 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
     expect(await db.selectFrom('jobs').select('id').execute()).toEqual([]);
   });
 
+  it('drains a backlog across endpoints in batches: a few round trips per delivery, still 5 in flight per endpoint', async () => {
+    const me = await t.account();
+    const receivers = await Promise.all(Array.from({ length: 4 }, () => new Receiver().start()));
+    try {
+      const endpoints: string[] = [];
+      for (const receiver of receivers) {
+        receiver.reset(async () => {
+          await sleep(5);
+          return 200;
+        });
+        const { id } = await insertEndpoint(db, {
+          accountId: me.accountId,
+          url: receiver.url,
+          types: ['contact.created'],
+          now: t.clock.now(),
+        });
+        endpoints.push(id);
+      }
+      const events = 30;
+      await db.transaction().execute((tx) =>
+        recordEvents(
+          tx,
+          me.accountId,
+          t.clock.now().toISOString(),
+          Array.from({ length: events }, (_, i) => ({
+            type: 'contact.created',
+            resource: { type: 'contact', id: randomUUID() },
+            data: { n: i },
+          })),
+        ),
+      );
+      const tripsBefore = await deliverTrips();
+      const { worker } = countingWorker(POLL_MS);
+      worker.start();
+      try {
+        await waitFor(async () => {
+          const all = await Promise.all(endpoints.map(deliveries));
+          return all.flat().every((d) => d.status === 'succeeded');
+        }, 60 * SECOND);
+      } finally {
+        await worker.stop();
+      }
+      const perDelivery = ((await deliverTrips()) - tripsBefore) / (events * endpoints.length);
+      console.log(`${engine}: ${perDelivery.toFixed(2)} round trips per delivery (batched drain)`);
+      // One by one an attempt cost 9 (begin 4, finish 5); in batches a few statements carry many deliveries.
+      expect(perDelivery).toBeLessThanOrEqual(4);
+      for (const receiver of receivers) {
+        expect(new Set(receiver.requests.map((r) => r.headers['service-event-id'])).size).toBe(events);
+        expect(receiver.requests).toHaveLength(events);
+        expect(receiver.maxActive).toBeLessThanOrEqual(IN_FLIGHT);
+      }
+    } finally {
+      await Promise.all(receivers.map((r) => r.close()));
+    }
+  });
+
   it('drains on wake-ups alone: the worker never polls and the clock stands still', async () => {
     const me = await t.account();
     const webhookId = await endpointWithBacklog(me.accountId, 12);
@@ -158,6 +222,72 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
       await waitFor(async () => (await deliveries(webhookId)).every((d) => d.status === 'succeeded'), 20 * SECOND);
     } finally {
       await worker.stop();
+    }
+    expect(new Set(rx.requests.map((r) => r.headers['service-event-id'])).size).toBe(12);
+    expect(rx.maxActive).toBeLessThanOrEqual(IN_FLIGHT);
+  });
+
+  it('a finishing attempt hands its slot to the next waiting delivery: no wake-up, no poll, still 5 in flight', async () => {
+    const me = await t.account();
+    const backlog = 40;
+    const webhookId = await endpointWithBacklog(me.accountId, backlog);
+    rx.reset(async () => {
+      await sleep(5);
+      return 200;
+    });
+    // More jobs at once than the endpoint has slots, no notification and a poll of a minute: after the first
+    // claim (5 send, 35 park) only the hand-overs move the backlog (a wake-up alone would wait for the poll).
+    const { worker, attempts } = countingWorker(60 * SECOND, { concurrency: 64, wake: false });
+    worker.start();
+    try {
+      await waitFor(async () => (await deliveries(webhookId)).every((d) => d.status === 'succeeded'), 20 * SECOND);
+    } finally {
+      await worker.stop();
+    }
+    const ids = rx.requests.map((r) => r.headers['service-event-id']);
+    expect(new Set(ids).size).toBe(backlog);
+    expect(ids).toHaveLength(backlog);
+    expect(rx.maxActive).toBeLessThanOrEqual(IN_FLIGHT);
+    // A job parks at most once: the slot it is handed is its own, no other start takes it meanwhile.
+    expect(attempts.count).toBeLessThanOrEqual(2 * backlog);
+    expect(
+      await db.selectFrom('webhook_deliveries').select('id').where('in_flight_until', 'is not', null).execute(),
+    ).toEqual([]);
+  });
+
+  it("webhook attempts have slots of their own: with the automations' worker full, deliveries still flow", async () => {
+    const me = await t.account();
+    const webhookId = await endpointWithBacklog(me.accountId, 12);
+    rx.reset(() => 200);
+    let release: () => void = () => {};
+    const held = new Promise<void>((ok) => (release = ok));
+    const started = { count: 0 };
+    const registry = createJobRegistry({ config: t.config, baseUrl: t.baseUrl, ...t.services }).register('test.hold', {
+      run: async () => {
+        started.count++;
+        await held;
+      },
+    });
+    await db.transaction().execute(async (trx) => {
+      for (const n of [1, 2])
+        await enqueueJob(trx, { kind: 'test.hold', accountId: null, payload: { n } }, t.clock.now());
+    });
+    const workers = createJobWorkers({
+      config: { workerConcurrency: 1, webhookDeliveryConcurrency: 8, workerPollMs: POLL_MS },
+      database: t.database,
+      clock: t.clock,
+      logger: pino({ level: 'silent' }),
+      registry,
+    });
+    for (const worker of workers) worker.start();
+    try {
+      await waitFor(() => started.count === 1);
+      await waitFor(async () => (await deliveries(webhookId)).every((d) => d.status === 'succeeded'), 20 * SECOND);
+      // The automations' one slot was held all along: its second job never started.
+      expect(started.count).toBe(1);
+    } finally {
+      release();
+      await Promise.all(workers.map((w) => w.stop()));
     }
     expect(new Set(rx.requests.map((r) => r.headers['service-event-id'])).size).toBe(12);
     expect(rx.maxActive).toBeLessThanOrEqual(IN_FLIGHT);

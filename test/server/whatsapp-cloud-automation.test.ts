@@ -267,12 +267,14 @@ describe.each(engines)('an automation on a WhatsApp Cloud number on %s', (engine
         await expect.poll(() => replies().length, { timeout: 20_000, interval: 20 }).toBe(texts.length);
         expect(replies().sort()).toEqual(texts.map((_, i) => [`55119876500${10 + i}`, 'text']));
         await expect
-          .poll(() =>
-            t.database.db
-              .selectFrom('jobs')
-              .select('kind')
-              .where('kind', 'in', ['channels.webhook', 'messaging.inbound', 'workflow.send'])
-              .execute(),
+          .poll(
+            () =>
+              t.database.db
+                .selectFrom('jobs')
+                .select('kind')
+                .where('kind', 'in', ['channels.webhook', 'messaging.inbound', 'workflow.send'])
+                .execute(),
+            { timeout: 20_000, interval: 50 },
           )
           .toEqual([]);
       } finally {

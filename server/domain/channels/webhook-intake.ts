@@ -4,23 +4,32 @@
 // webhook that keeps failing or answering slowly, never waits on the decoding.
 //
 // Group commit: the payloads that arrive while earlier ones are being committed wait for those commits and then
-// go in together, one transaction (one statement, one WAL flush) for many 200s; each request is answered only
-// once the transaction holding its own payload committed. No timer: a payload arriving alone is committed at
+// go in together, one statement that commits alone (one round trip, one WAL flush) for many 200s; each request
+// is answered only once the statement holding its own payload committed. No timer: a payload arriving alone is committed at
 // once; at most MAX_IN_FLIGHT transactions of at most MAX_BATCH payloads are open at a time. A batch the
 // database refuses is committed again payload by payload, so one payload never fails the others.
 //
 // With a worker in this process (`JobsAtCommit`), as many jobs as it has free slots are added already claimed
 // for it and run at once after the commit (no notification, no claim); the rest wait for the loops.
+//
+// A burst (BURST_RATE payloads a second or more) asks this process's background work to yield more while it
+// lasts (store/priority.ts `yieldForBurst`): Meta needs each 200 at once, the applying can wait a few seconds.
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { CHANNEL_WEBHOOK_JOB, type ChannelWebhookPayload } from '../../job-kinds.js';
-import { enqueueJobs, enqueueManyClaimed, type ClaimedJob, type JobsAtCommit, type NewJob } from '../../store/jobs.js';
+import { enqueueBurst, type ClaimedJob, type JobsAtCommit, type NewJob } from '../../store/jobs.js';
+import { yieldForBurst } from '../../store/priority.js';
 import type { DB } from '../../store/schema.js';
 
-/** Payloads in one transaction at most (Meta's are a few kilobytes each). */
+/** Payloads in one statement at most (Meta's are a few kilobytes each). */
 const MAX_BATCH = 100;
-/** Intake transactions open at once. */
+/** Intake statements under way at once. */
 const MAX_IN_FLIGHT = 2;
+/** Payloads a second from which the intake is a burst; counted over BURST_WINDOW_MS. */
+const BURST_RATE = 300;
+const BURST_WINDOW_MS = 100;
+/** How long background work yields more after the last window at the burst's rate. */
+const BURST_HOLD_MS = 500;
 
 type WebhookJob = NewJob<typeof CHANNEL_WEBHOOK_JOB>;
 
@@ -36,6 +45,9 @@ export class ChannelWebhookIntake {
   private scheduled = false;
   /** Jobs claimed at insert for this process's worker and not yet handed to it: not counted in its room yet. */
   private reserved = 0;
+  /** The current window of arrivals (performance.now()) and the payloads in it. */
+  private windowStart = -Infinity;
+  private inWindow = 0;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -45,6 +57,7 @@ export class ChannelWebhookIntake {
 
   /** Resolves once the payload is committed as a CHANNEL_WEBHOOK_JOB. */
   accept(provider: ChannelWebhookPayload['provider'], body: string, baseUrl: string): Promise<void> {
+    this.countArrival();
     const receivedAt = this.clock.now().toISOString();
     const job: WebhookJob = {
       kind: CHANNEL_WEBHOOK_JOB,
@@ -55,6 +68,12 @@ export class ChannelWebhookIntake {
       this.waiting.push({ job, committed, failed });
       this.schedule();
     });
+  }
+
+  private countArrival(): void {
+    const now = performance.now();
+    if (now - this.windowStart >= BURST_WINDOW_MS) [this.windowStart, this.inWindow] = [now, 0];
+    if (++this.inWindow === (BURST_RATE * BURST_WINDOW_MS) / 1000) yieldForBurst(BURST_HOLD_MS);
   }
 
   /** Commits what waits once the requests read in this turn of the event loop have joined it. */
@@ -96,12 +115,9 @@ export class ChannelWebhookIntake {
     const mine = claim ? room : 0;
     this.reserved += mine;
     try {
-      return await this.db.transaction().execute(async (tx) => {
-        const claimed = claim ? await enqueueManyClaimed(tx, this.clock, jobs.slice(0, mine), claim) : [];
-        // The others notify the idle workers (of any process) at commit.
-        await enqueueJobs(tx, jobs.slice(mine), this.clock.now());
-        return claimed;
-      });
+      // The others notify the idle workers (of any process) at commit.
+      const claimed = claim ? { jobs: jobs.slice(0, mine), claim } : undefined;
+      return await enqueueBurst(this.db, this.clock.now(), claimed, jobs.slice(mine));
     } finally {
       this.reserved -= mine;
     }

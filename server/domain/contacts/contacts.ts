@@ -286,8 +286,8 @@ export async function insertChannelContact(
 ): Promise<ContactRow> {
   const row = await insertContact(tx, newContactRow(accountId, connectionId, identity, name, now));
   await openConversation(tx, row, now);
-  const view = await contactViewOf(tx, accountId, row);
-  await recordEvents(tx, accountId, now, [contactEvent('contact.created', view)]);
+  // Inserted just now: it holds no tags and no values yet, so none are read.
+  await recordEvents(tx, accountId, now, [contactEvent('contact.created', contactView(row, [], []))]);
   return row;
 }
 

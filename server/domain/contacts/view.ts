@@ -6,6 +6,7 @@ import {
   type ContactRow,
   type HeldTag,
   type HeldValue,
+  type ViewedContactRow,
 } from '../../store/contacts.js';
 import type { DB } from '../../store/schema.js';
 
@@ -31,7 +32,7 @@ export interface ContactView {
 export const tagSummary = (tag: HeldTag | TagSummary): TagSummary => ({ id: tag.id, name: tag.name });
 
 export function contactView(
-  row: ContactRow,
+  row: ViewedContactRow,
   tags: readonly (HeldTag | TagSummary)[],
   values: readonly HeldValue[],
 ): ContactView {

@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import { EVENTS_RECORDED_CHANNEL, eventsAfter, lastEventSequence } from '../../store/events.js';
 import type { DB } from '../../store/schema.js';
-import { envelopeBody } from '../webhooks/envelope.js';
+import { withEnvelopes } from '../webhooks/envelope.js';
 
 /** Notified at the commit of every transaction that records events (any account). */
 export const EVENTS_CHANNEL = EVENTS_RECORDED_CHANNEL;
@@ -31,9 +31,10 @@ export async function feedAfter(
   baseUrl: string,
 ): Promise<{ read: number; events: FedEvent[] }> {
   const rows = await eventsAfter(db, accountId, page.after.toString(), page.limit);
-  const fed: FedEvent[] = [];
-  for (const row of rows)
-    if (!page.known(BigInt(row.sequence)))
-      fed.push({ sequence: BigInt(row.sequence), type: row.type, body: await envelopeBody(db, row, baseUrl) });
-  return { read: rows.length, events: fed };
+  const unsent = rows.filter((row) => !page.known(BigInt(row.sequence)));
+  const enveloped = await withEnvelopes(db, unsent, (row) => row, baseUrl);
+  return {
+    read: rows.length,
+    events: enveloped.map(({ sequence, type, body }) => ({ sequence: BigInt(sequence), type, body })),
+  };
 }

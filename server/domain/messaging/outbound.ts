@@ -4,14 +4,7 @@
 // `message.sent` in the outbox. Inside the caller's transaction.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { updateContact } from '../../store/contacts.js';
-import {
-  insertMessage,
-  markInboundRead,
-  updateConversation,
-  type ConversationRow,
-  type MessageRow,
-} from '../../store/messaging.js';
+import { insertOutboundMessage, type ConversationRow, type MessageRow } from '../../store/messaging.js';
 import type { DB } from '../../store/schema.js';
 import { recordEvents } from '../events/outbox.js';
 import { messageView } from './views.js';
@@ -39,19 +32,13 @@ export interface OutboundMessage {
 
 export async function recordOutbound(
   tx: Kysely<DB>,
-  conversation: Pick<
-    ConversationRow,
-    'id' | 'account_id' | 'contact_id' | 'connection_id' | 'channel' | 'last_message_at'
-  >,
+  conversation: Pick<ConversationRow, 'id' | 'account_id' | 'contact_id' | 'connection_id' | 'channel'>,
   message: OutboundMessage,
   at: string,
   baseUrl: string,
 ): Promise<MessageRow> {
   const accountId = conversation.account_id;
-  // The contact's row first, then the conversation's: the order an inbound message locks them in, so a send
-  // and the contact's message at the same moment wait for each other instead of deadlocking.
-  await updateContact(tx, accountId, conversation.contact_id, { updated_at: at, last_interaction_at: at });
-  const row = await insertMessage(tx, {
+  const row = await insertOutboundMessage(tx, {
     id: message.id ?? randomUUID(),
     account_id: accountId,
     conversation_id: conversation.id,
@@ -77,14 +64,6 @@ export async function recordOutbound(
     read_at: null,
     provider_message_id: message.providerMessageId,
     created_at: at,
-  });
-  await markInboundRead(tx, accountId, conversation.id, at);
-  const last = conversation.last_message_at;
-  await updateConversation(tx, accountId, conversation.id, {
-    last_message_at: last !== null && Date.parse(last) > Date.parse(at) ? last : at,
-    marked_unread: false,
-    // The account wrote: the conversation is in the inbox from now on (also when a template opens it).
-    in_inbox: true,
   });
   await recordEvents(tx, accountId, at, [
     { type: 'message.sent', resource: { type: 'message', id: row.id }, data: messageView(row, baseUrl) },

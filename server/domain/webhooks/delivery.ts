@@ -17,6 +17,9 @@
 //    disabled (reason `failing`, its pending deliveries failed with `endpoint_disabled`, the owner told through
 //    `account_notifications` and the log).
 //
+// Steps 1 and 3 run in batches (issue 37, ./batches.ts): the jobs that start together share one begin transaction,
+// the attempts that end while a finish commits share the next one; each rule above holds per delivery.
+//
 // At least once: the job is deleted only in the finishing transaction, so a worker that dies after sending and
 // before that commit leaves the job to run again when its lease expires, and the event goes out again with the
 // same id (and the same attempt number, which was not counted).
@@ -28,23 +31,34 @@ import type { Clock } from '../../clock.js';
 import { webhookRetryDelayMs, type Random } from '../../retries.js';
 import { countDeliveryOutcome, type DeliveryOutcome } from '../../metrics.js';
 import { DELIVER_JOB, PRUNE_JOB } from '../../job-kinds.js';
-import { enqueue } from '../../store/jobs.js';
+import {
+  completeJobs,
+  enqueue,
+  enqueueJobs,
+  parkJobs,
+  type ClaimedJob,
+  type JobClaim,
+  type NewJob,
+} from '../../store/jobs.js';
 import type { DB } from '../../store/schema.js';
 import {
   deleteOtherIdleJobs,
-  lockDeliveryWithEndpoint,
+  lockDeliveriesWithEndpoints,
   hasJobOfKind,
   insertAccountNotification,
   lockPeriodicJob,
   pruneDeliveries,
-  recordAttempt,
-  takeSlot,
-  type AttemptChanges,
+  recordAttempts,
+  takeSlots,
+  type AttemptRecord,
+  type LockedDelivery,
   pruneEvents,
   prunePacingCounters,
   updateDelivery,
   updateDeliveryEndpoint,
+  type HandedJob,
   type DeliveryEndpointRow,
+  type DeliveryEventRow,
   type DeliveryRow,
 } from '../../store/webhook-deliveries.js';
 import { signatureHeader } from '../../webhooks/signing.js';
@@ -52,8 +66,9 @@ import { DEFAULT_TIMEOUT_MS, deliveryHeaders, postEvent, type AttemptResult } fr
 import type { TargetPolicy } from '../../webhooks/targets.js';
 import { isRecord } from '../../guards.js';
 import { signingSecrets } from './endpoints.js';
-import { envelopeBody } from './envelope.js';
-import { dropPendingDeliveries, slotKey } from './slots.js';
+import { withEnvelopes } from './envelope.js';
+import { dropPendingDeliveries, releaseAbandonedSlot, slotKey } from './slots.js';
+import { GroupCommit } from './batches.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -117,39 +132,103 @@ interface Attempt {
 }
 
 const iso = (d: Date) => d.toISOString();
-const later = (a: string | null, now: Date) => a !== null && Date.parse(a) > now.getTime();
+const isLater = (a: string | null, now: Date) => a !== null && Date.parse(a) > now.getTime();
 
-/** What an attempt's job also needs: the source its retry wait is drawn from (server/retries.ts). */
+/** What an attempt's job also needs: the source its retry wait is drawn from (server/retries.ts), and the worker's
+ * word that the batch ended the claim (server/jobs JobContext.ended). */
 export interface DeliveryContext extends AttemptContext {
   random: Random;
+  ended(how: 'completed' | 'parked'): void;
+  /** The worker running the job (server/jobs JobContext.worker): the slots its attempts free are handed to it. */
+  worker?: { id: string; leaseMs(kind: string): number; run(jobs: readonly ClaimedJob[]): void };
 }
 
-/** Runs one `webhook.deliver` job; its outcome is counted (server/metrics.ts) once its transaction committed. */
-export async function runDeliveryJob(
-  job: { id: string; payload: unknown },
-  ctx: DeliveryContext,
-  deps: DeliveryDeps,
-): Promise<void> {
-  const deliveryId = isRecord(job.payload) ? job.payload.delivery_id : undefined;
-  if (typeof deliveryId !== 'string') {
-    ctx.logger.error({ job: job.id }, 'webhook.deliver job without a delivery_id: dropped');
-    await ctx.db.transaction().execute((trx) => ctx.complete(trx));
-    return;
+/** A `webhook.deliver` job as its claim (the batch's statements end many claims at once). */
+export type DeliveryJob = JobClaim & { payload: unknown };
+
+/** How a job's start ended: an attempt to send, or nothing to send (done, dropped, parked), or its lease lost. */
+type Began = Attempt | 'done' | 'dropped' | 'parked' | 'lost';
+/** How a job's finish ended: its outcome (none: the delivery was deleted meanwhile), or its lease lost. */
+type Finished = { outcome: DeliveryOutcome | null; disabled: Disabled | null } | 'lost';
+
+interface Start {
+  job: DeliveryJob;
+  ctx: DeliveryContext;
+}
+interface End extends Start {
+  attempt: Attempt;
+  result: AttemptResult;
+}
+
+/** The largest batch one transaction carries (a worker runs 32 jobs at once by default). */
+const MAX_BATCH = 128;
+
+/** The begin and finish batches of the jobs run with one set of settings on one database. */
+class Drain {
+  readonly begins: GroupCommit<Start, Began>;
+  readonly finishes: GroupCommit<End, Finished>;
+
+  constructor(db: Kysely<DB>, deps: DeliveryDeps) {
+    const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.begins = new GroupCommit(
+      (starts) => db.transaction().execute((trx) => beginBatch(trx, starts, deps, timeoutMs)),
+      MAX_BATCH,
+    );
+    this.finishes = new GroupCommit(async (ends) => {
+      const { finished, handed } = await db.transaction().execute((trx) => finishBatch(trx, ends, timeoutMs));
+      // Committed: the deliveries handed the freed slots start now, on the worker that freed them.
+      const worker = ends[0]?.ctx.worker;
+      if (worker && handed.length > 0) {
+        for (const { job, reserved } of handed) if (reserved) reservedSlots.add(job);
+        worker.run(handed.map((h) => h.job));
+      }
+      return finished;
+    }, MAX_BATCH);
   }
-  const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const attempt = await ctx.db.transaction().execute((trx) => begin(trx, ctx, deps, deliveryId, timeoutMs));
-  if (attempt === 'dropped') countDeliveryOutcome('dropped');
-  if (!attempt || attempt === 'dropped') return;
+}
+
+/**
+ * The jobs handed a slot by the attempt that freed it (`finishBatch`): their slot is already theirs (taken in that
+ * statement), so their start does not count it against them, nor put them back for it.
+ */
+const reservedSlots = new WeakSet<object>();
+
+const drains = new WeakMap<DeliveryDeps, WeakMap<Kysely<DB>, Drain>>();
+
+function drainOf(db: Kysely<DB>, deps: DeliveryDeps): Drain {
+  let byDb = drains.get(deps);
+  if (!byDb) drains.set(deps, (byDb = new WeakMap()));
+  let drain = byDb.get(db);
+  if (!drain) byDb.set(db, (drain = new Drain(db, deps)));
+  return drain;
+}
+
+/**
+ * Runs one `webhook.deliver` job; its outcome is counted (server/metrics.ts) once its transaction committed. Its
+ * start and its finish each join the batch of the jobs that reach that step at the same time (./batches.ts).
+ */
+export async function runDeliveryJob(job: DeliveryJob, ctx: DeliveryContext, deps: DeliveryDeps): Promise<void> {
+  const drain = drainOf(ctx.db, deps);
+  const began = await drain.begins.submit({ job, ctx });
+  // Lost: the worker's own completion finds the job taken over and says so.
+  if (began === 'lost') return;
+  if (began === 'dropped') countDeliveryOutcome('dropped');
+  if (began === 'parked') return ctx.ended('parked');
+  if (began === 'done' || began === 'dropped') return ctx.ended('completed');
+  const attempt = began;
 
   const result = await postEvent({
     url: attempt.url,
     body: attempt.body,
     headers: attempt.headers,
     policy: deps.targets,
-    timeoutMs,
+    timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
 
-  const { disabled, outcome } = await ctx.db.transaction().execute((trx) => finish(trx, ctx, attempt, result));
+  const finished = await drain.finishes.submit({ job, ctx, attempt, result });
+  if (finished === 'lost') return;
+  ctx.ended('completed');
+  const { outcome, disabled } = finished;
   if (outcome) countDeliveryOutcome(outcome);
   ctx.logger.debug(
     {
@@ -171,141 +250,349 @@ export async function runDeliveryJob(
     );
 }
 
-/**
- * Checks, takes a slot and builds the request; null when there is nothing to send now (the job is then done),
- * `dropped` when the delivery failed without an attempt (its endpoint or account is off).
- */
-async function begin(
+const deliveryIdOf = (job: DeliveryJob): string | undefined => {
+  const id = isRecord(job.payload) ? job.payload.delivery_id : undefined;
+  return typeof id === 'string' ? id : undefined;
+};
+
+/** The job of a later attempt of `delivery` (a pace's turn, a lease's end, a retry). */
+const laterAttempt = (delivery: DeliveryRow, at: Date | string): NewJob<typeof DELIVER_JOB> => ({
+  kind: DELIVER_JOB,
+  accountId: delivery.account_id,
+  payload: { delivery_id: delivery.id },
+  runAt: at,
+});
+
+/** What a batch's starts come to, filled in as each start is looked at. */
+interface BatchPlan {
+  began: Began[];
+  /** The jobs with nothing to send: completed in one statement. */
+  toComplete: Map<number, JobClaim>;
+  /** The jobs waiting for their endpoint's slot: parked in one statement. */
+  toPark: { index: number; claim: JobClaim; key: string; until: string }[];
+  /** The later attempts: one statement. */
+  later: NewJob<typeof DELIVER_JOB>[];
+  /** The deliveries handed a slot that end here without an attempt: the slot given back (rare, one each). */
+  unreserve: string[];
+}
+
+/** A batch's moment: its transaction, its time, the lease its attempts take and the pacing window it is in. */
+interface BatchMoment {
+  trx: Transaction<DB>;
+  deps: DeliveryDeps;
+  now: Date;
+  leaseUntil: Date;
+  windowStart: number;
+}
+
+/** A delivery that cannot be sent (its endpoint or account off): failed, never retried. */
+async function failDelivery(
   trx: Transaction<DB>,
-  ctx: AttemptContext,
-  deps: DeliveryDeps,
-  deliveryId: string,
-  timeoutMs: number,
-): Promise<Attempt | 'dropped' | null> {
-  const now = ctx.clock.now();
-  const done = async () => {
-    await ctx.complete(trx);
-    return null;
-  };
-  // The delivery, its endpoint and its account in one statement; the endpoint's lock serialises its attempts'
-  // slot counting across workers.
-  const locked = await lockDeliveryWithEndpoint(trx, deliveryId);
-  // Gone (its endpoint was deleted), no longer pending (succeeded, failed, dropped), or not yet due (the job of
-  // a later attempt exists): nothing to do.
-  if (!locked || locked.delivery.status !== 'pending' || later(locked.delivery.next_attempt_at, now)) return done();
-  const { delivery, endpoint, account } = locked;
-
-  const fail = async (lastError: 'endpoint_disabled' | 'account_disabled') => {
-    await updateDelivery(trx, delivery.id, {
-      status: 'failed',
-      last_error: lastError,
-      next_attempt_at: null,
-      in_flight_until: null,
-    });
-    await done();
-    return 'dropped' as const;
-  };
-  if (endpoint.deleted_at !== null || endpoint.status !== 'enabled') return fail('endpoint_disabled');
-  if (account.suspended || !account.api_enabled) return fail('account_disabled');
-
-  const comeBackAt = async (at: Date | string) => {
-    await scheduleAttempt(trx, delivery, at, now);
-    return done();
-  };
-  // Another run of this delivery holds a slot (a repeated job): look again when its lease ends.
-  const leaseEnd = delivery.in_flight_until;
-  if (leaseEnd !== null && later(leaseEnd, now)) return comeBackAt(leaseEnd);
-  const windowStart = Math.floor(now.getTime() / PACE_WINDOW_MS) * PACE_WINDOW_MS;
-  // Counts the slots, then (one free) the pacing window, then (the pace allows it) takes the slot: one statement.
-  const slot = await takeSlot(trx, {
-    deliveryId: delivery.id,
-    webhookId: endpoint.id,
-    eventId: delivery.event_id,
-    now: iso(now),
-    leaseUntil: iso(new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS)),
-    maxInFlight: deps.maxInFlight,
-    pace:
-      deps.pacePerMinute > 0
-        ? { perMinute: deps.pacePerMinute, windowStart: new Date(windowStart).toISOString() }
-        : null,
+  delivery: DeliveryRow,
+  lastError: 'endpoint_disabled' | 'account_disabled',
+): Promise<'dropped'> {
+  await updateDelivery(trx, delivery.id, {
+    status: 'failed',
+    last_error: lastError,
+    next_attempt_at: null,
+    in_flight_until: null,
   });
-  // maxInFlight is at least 1, so when the slots are full some lease is running and firstFreeAt is its end.
-  if (slot.taken >= deps.maxInFlight && slot.firstFreeAt !== null) {
-    // Woken by the first attempt of this endpoint to finish (under this same endpoint lock, so no wake-up is
-    // lost), or when the earliest slot lease runs out if its worker died.
-    await ctx.park(trx, { key: slotKey(endpoint.id), until: slot.firstFreeAt });
-    return null;
-  }
-  // Past the window's allowance: a turn in a later window (each window takes the next `pacePerMinute`).
-  if (slot.paced !== null && slot.paced > deps.pacePerMinute)
-    return comeBackAt(new Date(windowStart + Math.floor((slot.paced - 1) / deps.pacePerMinute) * PACE_WINDOW_MS));
+  return 'dropped';
+}
 
-  const event = slot.event;
-  if (!event) return fail('endpoint_disabled'); // cannot happen (foreign key); never retried forever
-  const body = await envelopeBody(trx, event, deps.baseUrl);
-  const attempt = delivery.attempts + 1;
-  const signature = signatureHeader(body, signingSecrets(endpoint, now), Math.floor(now.getTime() / 1000));
-  return {
-    delivery,
-    url: endpoint.url,
-    body,
-    headers: deliveryHeaders({ id: event.id, type: event.type }, attempt, signature),
-    attempt,
-    attemptAt: now,
+/**
+ * The starts of a batch, in one transaction: checks each delivery, takes the slots the endpoints have free (in the
+ * batch's order, within the pace) and builds the requests; the jobs with nothing to send now are completed, parked
+ * on their endpoint's slot key, or put back for later, each kind in one statement.
+ */
+async function beginBatch(
+  trx: Transaction<DB>,
+  starts: readonly Start[],
+  deps: DeliveryDeps,
+  timeoutMs: number,
+): Promise<Began[]> {
+  const [first] = starts;
+  if (!first) return [];
+  const now = first.ctx.clock.now();
+  const moment: BatchMoment = {
+    trx,
+    deps,
+    now,
+    leaseUntil: new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS),
+    windowStart: Math.floor(now.getTime() / PACE_WINDOW_MS) * PACE_WINDOW_MS,
   };
+  const plan: BatchPlan = {
+    began: starts.map(() => 'done'),
+    toComplete: new Map(),
+    toPark: [],
+    later: [],
+    unreserve: [],
+  };
+  const candidates = await screenStarts(moment, starts, plan);
+  await openAttempts(moment, starts, candidates, plan);
+  for (const id of plan.unreserve) await releaseAbandonedSlot(trx, id);
+  const completed = await completeJobs(trx, [...plan.toComplete.values()]);
+  for (const [index, claim] of plan.toComplete) if (!completed.has(claim.id)) plan.began[index] = 'lost';
+  const parked = await parkJobs(trx, plan.toPark);
+  for (const { index, claim } of plan.toPark) if (!parked.has(claim.id)) plan.began[index] = 'lost';
+  await enqueueJobs(trx, plan.later, now);
+  return plan.began;
+}
+
+/**
+ * The starts that may send, under their endpoints' locks: the others are done (gone, no longer pending, not yet
+ * due), failed (endpoint or account off) or put back (another run of the delivery holds a slot).
+ */
+async function screenStarts(moment: BatchMoment, starts: readonly Start[], plan: BatchPlan): Promise<Candidate[]> {
+  const { trx, now, leaseUntil } = moment;
+  const ids = starts.map((s) => deliveryIdOf(s.job));
+  // The deliveries, their endpoints and accounts in one statement; the endpoints' locks serialise their attempts'
+  // slot counting across workers.
+  const locked = await lockDeliveriesWithEndpoints(
+    trx,
+    ids.filter((id) => id !== undefined),
+  );
+  const candidates: Candidate[] = [];
+  const starting = new Set<string>();
+  for (const [index, { job, ctx }] of starts.entries()) {
+    plan.toComplete.set(index, job);
+    const id = ids[index];
+    if (id === undefined) {
+      ctx.logger.error({ job: job.id }, 'webhook.deliver job without a delivery_id: dropped');
+      continue;
+    }
+    const row = locked.get(id);
+    const reserved = reservedSlots.has(job);
+    // Gone (its endpoint was deleted), no longer pending (succeeded, failed, dropped), or not yet due (the job of
+    // a later attempt exists): nothing to do (a slot handed to it goes back).
+    if (!row || row.delivery.status !== 'pending' || isLater(row.delivery.next_attempt_at, now)) {
+      if (reserved && row?.delivery.in_flight_until) plan.unreserve.push(id);
+      continue;
+    }
+    const { delivery, endpoint, account } = row;
+    if (endpoint.deleted_at !== null || endpoint.status !== 'enabled') {
+      plan.began[index] = await failDelivery(trx, delivery, 'endpoint_disabled');
+      continue;
+    }
+    if (account.suspended || !account.api_enabled) {
+      plan.began[index] = await failDelivery(trx, delivery, 'account_disabled');
+      continue;
+    }
+    // Another run of this delivery holds a slot (a repeated job, also one in this very batch): look again when
+    // its lease ends. A slot handed to this job is its own (no other start takes a delivery's slot while it runs).
+    const leaseEnd = delivery.in_flight_until;
+    if (leaseEnd !== null && isLater(leaseEnd, now) && !reserved) {
+      plan.later.push(laterAttempt(delivery, leaseEnd));
+      continue;
+    }
+    if (starting.has(id)) {
+      plan.later.push(laterAttempt(delivery, leaseUntil));
+      continue;
+    }
+    starting.add(id);
+    plan.toComplete.delete(index);
+    candidates.push({ index, locked: row, reserved });
+  }
+  // The starts handed a slot first: each endpoint's slots go to its starts in this order.
+  return [...candidates.filter((c) => c.reserved), ...candidates.filter((c) => !c.reserved)];
+}
+
+/** A start that may send: its place in the batch, its rows, whether its slot was handed to it. */
+interface Candidate {
+  index: number;
+  locked: LockedDelivery;
+  reserved: boolean;
+}
+
+/**
+ * Counts the slots, then (for the starts that fit) the pacing window, then takes the slots the pace allows, in one
+ * statement for the batch; each start that got one gets its signed request, the others park or wait their turn.
+ */
+async function openAttempts(
+  moment: BatchMoment,
+  starts: readonly Start[],
+  candidates: readonly Candidate[],
+  plan: BatchPlan,
+): Promise<void> {
+  const { trx, deps, now, leaseUntil, windowStart } = moment;
+  const slots = await takeSlots(trx, {
+    starts: candidates.map(({ locked: { delivery }, reserved }) => ({
+      deliveryId: delivery.id,
+      webhookId: delivery.webhook_id,
+      eventId: delivery.event_id,
+      reserved,
+    })),
+    now: iso(now),
+    leaseUntil: iso(leaseUntil),
+    maxInFlight: deps.maxInFlight,
+    pace: deps.pacePerMinute > 0 ? { perMinute: deps.pacePerMinute, windowStart: iso(new Date(windowStart)) } : null,
+  });
+  const opening: { index: number; row: LockedDelivery; event: DeliveryEventRow }[] = [];
+  for (const { index, locked: row } of candidates) {
+    const { delivery, endpoint } = row;
+    const start = starts[index];
+    if (!start) continue;
+    const slot = slots.get(delivery.id);
+    if (!slot) throw new Error(`the slot statement left out delivery ${delivery.id}`);
+    if (!slot.slotFree) {
+      // Woken by the first attempt of this endpoint to finish (under this same endpoint lock, so no wake-up is
+      // lost), or when the earliest slot lease runs out if its worker died (this batch's own, at the latest).
+      plan.toPark.push({
+        index,
+        claim: start.job,
+        key: slotKey(endpoint.id),
+        until: slot.firstFreeAt ?? iso(leaseUntil),
+      });
+      plan.began[index] = 'parked';
+      continue;
+    }
+    plan.toComplete.set(index, start.job);
+    // Past the window's allowance: a turn in a later window (each window takes the next `pacePerMinute`).
+    if (slot.paced !== null && slot.paced > deps.pacePerMinute) {
+      const turn = windowStart + Math.floor((slot.paced - 1) / deps.pacePerMinute) * PACE_WINDOW_MS;
+      plan.later.push(laterAttempt(delivery, new Date(turn)));
+      continue;
+    }
+    const event = slot.event;
+    if (!event) {
+      plan.began[index] = await failDelivery(trx, delivery, 'endpoint_disabled'); // cannot happen (foreign key); never retried forever
+      continue;
+    }
+    plan.toComplete.delete(index);
+    opening.push({ index, row, event });
+  }
+  await signAttempts(moment, opening, plan);
+}
+
+/** The requests of the attempts that took a slot: their bodies built together (one read of their messages). */
+async function signAttempts(
+  moment: BatchMoment,
+  opening: readonly { index: number; row: LockedDelivery; event: DeliveryEventRow }[],
+  plan: BatchPlan,
+): Promise<void> {
+  const { trx, deps, now } = moment;
+  for (const { index, row, event, body } of await withEnvelopes(trx, opening, (o) => o.event, deps.baseUrl)) {
+    const { delivery, endpoint } = row;
+    const attempt = delivery.attempts + 1;
+    const signature = signatureHeader(body, signingSecrets(endpoint, now), Math.floor(now.getTime() / 1000));
+    plan.began[index] = {
+      delivery,
+      url: endpoint.url,
+      body,
+      headers: deliveryHeaders({ id: event.id, type: event.type }, attempt, signature),
+      attempt,
+      attemptAt: now,
+    };
+  }
 }
 
 /** What finishing an attempt disabled: the endpoint failing since then, and the owner's notification. */
 type Disabled = { failing_since: string; notification_id: string };
 
 /**
- * Records the outcome, schedules the next attempt, completes the job; returns the outcome (none: the delivery
- * was deleted meanwhile) and what was disabled, if anything.
+ * The ends of a batch of attempts, in one transaction: the jobs completed first (an attempt whose lease was taken
+ * over is not recorded: the other run counts), then each outcome recorded, the next attempts scheduled, as many
+ * jobs waiting for each endpoint's slots woken as the batch freed, and the endpoints followed.
  */
-async function finish(
+async function finishBatch(
   trx: Transaction<DB>,
-  ctx: DeliveryContext,
-  a: Attempt,
-  result: AttemptResult,
-): Promise<{ outcome: DeliveryOutcome | null; disabled: Disabled | null }> {
-  // First: if this run's lease was taken over, everything below rolls back and the other run counts.
-  await ctx.complete(trx);
-  const now = ctx.clock.now();
-  const locked = await lockDeliveryWithEndpoint(trx, a.delivery.id);
-  if (!locked) return { outcome: null, disabled: null }; // deleted with its endpoint meanwhile
-  const { delivery, endpoint } = locked;
-
-  const { changes, next } = attemptOutcome(delivery, a, result, now, ctx.random);
-  // The outcome recorded and, the slot being free, the oldest job waiting for one woken: one statement.
-  await recordAttempt(trx, delivery.id, changes, slotKey(delivery.webhook_id));
-  if (next) await scheduleAttempt(trx, delivery, next, now);
-  const outcome = result.delivered ? 'succeeded' : next ? 'retrying' : 'failed';
-  return { outcome, disabled: await followEndpoint(trx, endpoint, delivery, a, result, now) };
+  ends: readonly End[],
+  timeoutMs: number,
+): Promise<{ finished: Finished[]; handed: HandedJob[] }> {
+  const [first] = ends;
+  if (!first) return { finished: [], handed: [] };
+  const held = await completeJobs(
+    trx,
+    ends.map((e) => e.job),
+  );
+  const now = first.ctx.clock.now();
+  const locked = await lockDeliveriesWithEndpoints(
+    trx,
+    ends.filter((e) => held.has(e.job.id)).map((e) => e.attempt.delivery.id),
+  );
+  const finished: Finished[] = [];
+  const records: AttemptRecord[] = [];
+  const freed = new Map<string, number>();
+  const later: NewJob<typeof DELIVER_JOB>[] = [];
+  for (const { job, ctx, attempt, result } of ends) {
+    const row = held.has(job.id) ? locked.get(attempt.delivery.id) : undefined;
+    if (!held.has(job.id) || !row) {
+      finished.push(held.has(job.id) ? { outcome: null, disabled: null } : 'lost'); // deleted with its endpoint
+      continue;
+    }
+    const { delivery } = row;
+    const { changes, next } = attemptOutcome(delivery, attempt, result, now, ctx.random);
+    records.push({
+      deliveryId: delivery.id,
+      status: delivery.status,
+      next_attempt_at: delivery.next_attempt_at,
+      last_error: delivery.last_error,
+      delivered_at: delivery.delivered_at,
+      ...changes,
+    });
+    freed.set(delivery.webhook_id, (freed.get(delivery.webhook_id) ?? 0) + 1);
+    if (next) later.push(laterAttempt(delivery, next));
+    finished.push({ outcome: result.delivered ? 'succeeded' : next ? 'retrying' : 'failed', disabled: null });
+  }
+  // The outcomes recorded and, their slots being free, as many waiting jobs handed them (claimed for this worker,
+  // their slots taken: they start at once after the commit) or, outside a worker, woken: one statement.
+  const wakes = [...freed].map(([webhookId, limit]) => ({ key: slotKey(webhookId), limit }));
+  const worker = first.ctx.worker;
+  const handOver = worker && {
+    workerId: worker.id,
+    lockedUntil: iso(new Date(now.getTime() + worker.leaseMs(DELIVER_JOB))),
+    slotUntil: iso(new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS)),
+    now: iso(now),
+  };
+  const handed = await recordAttempts(trx, records, wakes, handOver);
+  await enqueueJobs(trx, later, now);
+  // Each endpoint followed through its attempts in the order they ended, as one attempt after the other would.
+  const endpoints = new Map<string, DeliveryEndpointRow>();
+  for (const [i, { attempt, result }] of ends.entries()) {
+    const out = finished[i];
+    const row = locked.get(attempt.delivery.id);
+    if (!out || out === 'lost' || out.outcome === null || !row) continue;
+    const endpoint = endpoints.get(row.endpoint.id) ?? row.endpoint;
+    endpoints.set(endpoint.id, endpoint);
+    out.disabled = await followEndpoint(trx, endpoint, row.delivery, attempt, result, now);
+  }
+  return { finished, handed };
 }
 
-/** The endpoint after an attempt: failing since its first failure, well again on a success, disabled at 3 days. */
+/**
+ * The endpoint after an attempt: failing since its first failure, well again on a success, disabled at 3 days.
+ * `endpoint` is the batch's copy, kept as written for the next attempt of the batch.
+ */
 async function followEndpoint(
   trx: Transaction<DB>,
-  endpoint: DeliveryEndpointRow | undefined,
+  endpoint: DeliveryEndpointRow,
   delivery: DeliveryRow,
   a: Attempt,
   result: AttemptResult,
   now: Date,
 ): Promise<Disabled | null> {
-  if (!endpoint || endpoint.deleted_at !== null || endpoint.status !== 'enabled') return null;
+  if (endpoint.deleted_at !== null || endpoint.status !== 'enabled') return null;
   if (result.delivered) {
-    if (endpoint.failing_since !== null)
+    if (endpoint.failing_since !== null) {
       await updateDeliveryEndpoint(trx, endpoint.account_id, endpoint.id, { failing_since: null });
+      endpoint.failing_since = null;
+    }
     return null;
   }
   if (delivery.status !== 'pending') return null;
   if (endpoint.failing_since === null) {
-    await updateDeliveryEndpoint(trx, endpoint.account_id, endpoint.id, { failing_since: iso(a.attemptAt) });
+    endpoint.failing_since = iso(a.attemptAt);
+    await updateDeliveryEndpoint(trx, endpoint.account_id, endpoint.id, { failing_since: endpoint.failing_since });
     return null;
   }
   if (a.attemptAt.getTime() - Date.parse(endpoint.failing_since) < FAILING_DISABLE_MS) return null;
+  endpoint.status = 'disabled';
   return disableFailingEndpoint(trx, endpoint, endpoint.failing_since, result, now);
 }
+
+/** What an attempt changes on its delivery: always its count, time, answer and slot; the rest when it ends or moves. */
+type Outcome = Pick<AttemptRecord, 'attempts' | 'last_attempt_at' | 'last_response_status' | 'in_flight_until'> &
+  Partial<Pick<AttemptRecord, 'status' | 'next_attempt_at' | 'last_error' | 'delivered_at'>>;
 
 /** The attempt's outcome on the delivery (counted, answered, retried or failed) and the next attempt's time, if any. */
 function attemptOutcome(
@@ -314,7 +601,7 @@ function attemptOutcome(
   result: AttemptResult,
   now: Date,
   random: Random,
-): { changes: AttemptChanges; next: Date | null } {
+): { changes: Outcome; next: Date | null } {
   const attempts = delivery.attempts + 1;
   const common = {
     attempts,
@@ -323,7 +610,7 @@ function attemptOutcome(
     in_flight_until: null,
   };
   if (result.delivered) {
-    const changes: AttemptChanges = {
+    const changes: Outcome = {
       ...common,
       status: 'succeeded',
       last_error: null,
@@ -336,7 +623,7 @@ function attemptOutcome(
     // Drawn in the window of Part C's table (server/retries.ts): never later than it states.
     const delay = webhookRetryDelayMs(attempts, random);
     const next = delay === null ? null : new Date(a.attemptAt.getTime() + delay);
-    const changes: AttemptChanges = {
+    const changes: Outcome = {
       ...common,
       status: next ? 'pending' : 'failed',
       last_error: result.error,

@@ -5,7 +5,8 @@
 // a message deleted before its event is delivered arrives deleted (`is_removed` true, `text` null), while
 // `message.updated` keeps the message as it was at that change.
 import type { Kysely } from 'kysely';
-import { findMessage } from '../../store/messaging.js';
+import type { MessageRow } from '../../store/messaging.js';
+import { findEventMessages } from '../../store/webhook-deliveries.js';
 import type { DB } from '../../store/schema.js';
 import { messageView } from '../messaging/views.js';
 
@@ -38,17 +39,29 @@ export function eventEnvelope(event: { id: string; type: string; created_at: str
 export const readsResourceNow = (event: Pick<StoredEvent, 'type' | 'resource_type'>): boolean =>
   event.resource_type === 'message' && event.type !== 'message.updated';
 
-/** The `data` an attempt sends now. `baseUrl` is the service's public base (attachment URLs). */
-export async function currentEventData(db: Kysely<DB>, event: StoredEvent, baseUrl: string): Promise<unknown> {
-  if (readsResourceNow(event)) {
-    const message = await findMessage(db, event.account_id, event.resource_id);
+/**
+ * Each of `items` with the envelope of its event as sent (`body`: the exact bytes the signature covers), in their
+ * order: the messages the message events carry are read in one statement (none when no event reads its resource
+ * now), not one per event.
+ */
+export async function withEnvelopes<T>(
+  db: Kysely<DB>,
+  items: readonly T[],
+  eventOf: (item: T) => StoredEvent,
+  baseUrl: string,
+): Promise<(T & { body: string })[]> {
+  const reading = items.map(eventOf).filter(readsResourceNow);
+  const messages = await findEventMessages(
+    db,
+    reading.map((e) => ({ accountId: e.account_id, messageId: e.resource_id })),
+  );
+  return items.map((item) => {
+    const event = eventOf(item);
+    const message: MessageRow | undefined = readsResourceNow(event)
+      ? messages.get(`${event.account_id}:${event.resource_id}`)
+      : undefined;
     // A message row is never deleted while its account exists; the stored data is the fallback all the same.
-    if (message) return messageView(message, baseUrl);
-  }
-  return event.data;
-}
-
-/** The envelope as sent: the exact bytes the signature covers. */
-export async function envelopeBody(db: Kysely<DB>, event: StoredEvent, baseUrl: string): Promise<string> {
-  return JSON.stringify(eventEnvelope(event, await currentEventData(db, event, baseUrl)));
+    const data = message ? messageView(message, baseUrl) : event.data;
+    return { ...item, body: JSON.stringify(eventEnvelope(event, data)) };
+  });
 }
