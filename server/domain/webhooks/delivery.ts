@@ -18,7 +18,9 @@
 //    `account_notifications` and the log).
 //
 // Steps 1 and 3 run in batches (issue 37, ./batches.ts): the jobs that start together share one begin transaction,
-// the attempts that end while a finish commits share the next one; each rule above holds per delivery.
+// the attempts that end while a finish commits share the next one; each rule above holds per delivery. A finish
+// that frees slots hands them to the jobs parked for them and begins those jobs in its own transaction, so a slot's
+// next attempt is sent as soon as that transaction commits.
 //
 // At least once: the job is deleted only in the finishing transaction, so a worker that dies after sending and
 // before that commit leaves the job to run again when its lease expires, and the event goes out again with the
@@ -175,11 +177,11 @@ class Drain {
       MAX_BATCH,
     );
     this.finishes = new GroupCommit(async (ends) => {
-      const { finished, handed } = await db.transaction().execute((trx) => finishBatch(trx, ends, timeoutMs));
-      // Committed: the deliveries handed the freed slots start now, on the worker that freed them.
+      const { finished, handed } = await db.transaction().execute((trx) => finishBatch(trx, ends, deps, timeoutMs));
+      // Committed: the deliveries handed the freed slots, already begun, send now on the worker that freed them.
       const worker = ends[0]?.ctx.worker;
       if (worker && handed.length > 0) {
-        for (const { job, reserved } of handed) if (reserved) reservedSlots.add(job);
+        for (const { job, began } of handed) begunAtHandOver.set(job, began);
         worker.run(handed.map((h) => h.job));
       }
       return finished;
@@ -192,6 +194,19 @@ class Drain {
  * statement), so their start does not count it against them, nor put them back for it.
  */
 const reservedSlots = new WeakSet<object>();
+
+/**
+ * The jobs handed a slot, begun in the very transaction that freed it (`finishBatch`): their run goes straight to
+ * the send, without a begin transaction of its own (issue 37: one transaction less per slot's turn).
+ */
+const begunAtHandOver = new WeakMap<object, Began>();
+
+/** The start `job` was given at its hand-over, if any (taken: a run of the job uses it once). */
+function takeBegunAtHandOver(job: DeliveryJob): Began | undefined {
+  const began = begunAtHandOver.get(job);
+  begunAtHandOver.delete(job);
+  return began;
+}
 
 const drains = new WeakMap<DeliveryDeps, WeakMap<Kysely<DB>, Drain>>();
 
@@ -209,7 +224,7 @@ function drainOf(db: Kysely<DB>, deps: DeliveryDeps): Drain {
  */
 export async function runDeliveryJob(job: DeliveryJob, ctx: DeliveryContext, deps: DeliveryDeps): Promise<void> {
   const drain = drainOf(ctx.db, deps);
-  const began = await drain.begins.submit({ job, ctx });
+  const began = takeBegunAtHandOver(job) ?? (await drain.begins.submit({ job, ctx }));
   // Lost: the worker's own completion finds the job taken over and says so.
   if (began === 'lost') return;
   if (began === 'dropped') countDeliveryOutcome('dropped');
@@ -497,8 +512,9 @@ type Disabled = { failing_since: string; notification_id: string };
 async function finishBatch(
   trx: Transaction<DB>,
   ends: readonly End[],
+  deps: DeliveryDeps,
   timeoutMs: number,
-): Promise<{ finished: Finished[]; handed: HandedJob[] }> {
+): Promise<{ finished: Finished[]; handed: (HandedJob & { began: Began })[] }> {
   const [first] = ends;
   if (!first) return { finished: [], handed: [] };
   const held = await completeJobs(
@@ -556,7 +572,30 @@ async function finishBatch(
     endpoints.set(endpoint.id, endpoint);
     out.disabled = await followEndpoint(trx, endpoint, row.delivery, attempt, result, now);
   }
-  return { finished, handed };
+  return { finished, handed: await beginHanded(trx, handed, first.ctx, deps, timeoutMs) };
+}
+
+/**
+ * The jobs handed the freed slots, begun in the transaction that handed them (still under their endpoints' locks):
+ * each rule of a start holds as in `beginBatch`, which does it; the slot taken at the hand-over is not counted
+ * again.
+ */
+async function beginHanded(
+  trx: Transaction<DB>,
+  handed: readonly HandedJob[],
+  ctx: DeliveryContext,
+  deps: DeliveryDeps,
+  timeoutMs: number,
+): Promise<(HandedJob & { began: Began })[]> {
+  if (handed.length === 0) return [];
+  for (const { job, reserved } of handed) if (reserved) reservedSlots.add(job);
+  const began = await beginBatch(
+    trx,
+    handed.map(({ job }) => ({ job, ctx })),
+    deps,
+    timeoutMs,
+  );
+  return handed.map((h, i) => ({ ...h, began: began[i] ?? 'lost' }));
 }
 
 /**
