@@ -41,6 +41,8 @@ export interface Operation {
   path: string;
   /** Under /admin/v1: the admin token, no per-account rate limit. */
   admin: boolean;
+  /** Declared `security: []` (GET /openapi.json): answered to anyone, so a missing or wrong key is no mistake. */
+  open: boolean;
   rateKind: RateKind | undefined;
   params: Param[];
   body: RequestBody | undefined;
@@ -88,6 +90,7 @@ export class Spec {
           method: ref.method.toUpperCase(),
           path: ref.key,
           admin: ref.key.startsWith('/admin/'),
+          open: Array.isArray(op.security) && op.security.length === 0,
           rateKind: rateKind === 'read' || rateKind === 'write' || rateKind === 'send' ? rateKind : undefined,
           params,
           body,
