@@ -422,22 +422,22 @@ export function wakeJobsStatement(db: QueryCreator<DB>, key: string, limit: numb
     .returning(sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified'));
 }
 
+/** The ids of the oldest jobs waiting for each key (as many as its `limit`), locked, skipping those locked elsewhere. */
+function oldestWaitersOfKeys(wakes: readonly { key: string; limit: number }[]) {
+  return sql<string>`(select w.id from jsonb_to_recordset(${JSON.stringify(wakes)}::jsonb) as k(key text, "limit" integer)
+    cross join lateral (select id from jobs where waiting_for = k.key order by run_at, id limit k."limit"
+      for update skip locked) w)`;
+}
+
 /**
  * `wakeJobsStatement` for several keys, each with its own number of waiters to wake (oldest place first), as a
  * statement to run inside another (a batch of webhook attempts frees several slots of several endpoints).
  */
 export function wakeJobsOfKeysStatement(db: QueryCreator<DB>, wakes: readonly { key: string; limit: number }[]) {
-  const keys = JSON.stringify(wakes);
   return db
     .updateTable('jobs')
     .set({ waiting_for: null, wait_until: null })
-    .where(
-      'id',
-      'in',
-      sql<string>`(select w.id from jsonb_to_recordset(${keys}::jsonb) as k(key text, "limit" integer)
-        cross join lateral (select id from jobs where waiting_for = k.key order by run_at, id limit k."limit"
-          for update skip locked) w)`,
-    )
+    .where('id', 'in', oldestWaitersOfKeys(wakes))
     .returning(sql<string>`pg_notify(${JOBS_READY_CHANNEL}, '')`.as('notified'));
 }
 
@@ -451,7 +451,6 @@ export function handOverJobsOfKeysStatement(
   wakes: readonly { key: string; limit: number }[],
   claim: { workerId: string; lockedUntil: string },
 ) {
-  const keys = JSON.stringify(wakes);
   return db
     .updateTable('jobs')
     .set((eb) => ({
@@ -461,13 +460,7 @@ export function handOverJobsOfKeysStatement(
       locked_until: claim.lockedUntil,
       attempts: eb('jobs.attempts', '+', 1),
     }))
-    .where(
-      'id',
-      'in',
-      sql<string>`(select w.id from jsonb_to_recordset(${keys}::jsonb) as k(key text, "limit" integer)
-        cross join lateral (select id from jobs where waiting_for = k.key order by run_at, id limit k."limit"
-          for update skip locked) w)`,
-    )
+    .where('id', 'in', oldestWaitersOfKeys(wakes))
     .returningAll();
 }
 
