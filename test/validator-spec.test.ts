@@ -32,6 +32,22 @@ describe('the server validator', () => {
     expect(format({ type: 'message', data: 'Hi' })).toBe(false);
   });
 
+  it('holds no example or code sample (nothing the validation reads), and every schema of the description', () => {
+    const text = JSON.stringify(served);
+    expect(text).not.toContain('#/components/examples/');
+    expect(text).not.toContain('x-codeSamples');
+    expect(isObject(served.components) && served.components.examples).toBeUndefined();
+    const published = bundledSpec();
+    expect(JSON.stringify(published)).toContain('#/components/examples/');
+    const schemasOf = (doc: JsonObject) => (isObject(doc.components) ? doc.components.schemas : undefined);
+    const servedSchemas = schemasOf(served);
+    const publishedSchemas = schemasOf(published);
+    if (!isObject(servedSchemas) || !isObject(publishedSchemas)) throw new Error('no components.schemas');
+    expect(Object.keys(servedSchemas)).toEqual(Object.keys(publishedSchemas));
+    for (const name of Object.keys(publishedSchemas))
+      if (name !== 'WorkflowNodeInput') expect(servedSchemas[name], name).toEqual(publishedSchemas[name]);
+  });
+
   it('leaves a missing If-Match of PATCH /v1/workflows/{workflowId} to the service (428), which the description requires', () => {
     expect(ifMatchOfPatch(bundledSpec()).required).toBe(true);
     expect(ifMatchOfPatch(served).required).toBe(false);
