@@ -35,7 +35,7 @@ import { mediaTransferRouter } from './media-links.js';
 import { trackedLinkRouter } from './tracked-links.js';
 import { operationList, operationMatcher } from './operation-match.js';
 import { memoiseRoutePatterns } from './route-patterns.js';
-import { specDocument, validatorSpec } from './spec.js';
+import { specDocument, leanValidatorSpec } from './spec.js';
 import { operationsWithoutInput, validatorOnce } from './validators.js';
 import { descriptionRouter } from './description.js';
 import { refuseNulCharacters } from './nul.js';
@@ -271,7 +271,7 @@ function publicValidator(ctx: AppContext) {
   const { requestValidation } = ctx.config;
   return validatorOnce(`public requests:${requestValidation}`, () =>
     OpenApiValidator.middleware({
-      apiSpec: validatorSpec(),
+      apiSpec: leanValidatorSpec(),
       validateRequests: requestValidation
         ? { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false }
         : false,

@@ -79,8 +79,17 @@ export function validatorSpec(description: Description = 'public'): ApiSpec {
   // Wherever a description has the union (a description without graphs, such as a console-only one, has not).
   const schemas = isNode(doc.components) && isNode(doc.components.schemas) ? doc.components.schemas : undefined;
   if (schemas && isNode(schemas.WorkflowNodeInput)) schemas.WorkflowNodeInput = structuredClone(sentBlockFormat);
-  withoutExamples(doc);
   if (!isApiSpec(doc)) throw new Error(`${pathOf(description)} is not an OpenAPI document`);
+  return doc;
+}
+
+/**
+ * `validatorSpec` as the server's validators compile it (express-openapi-validator, ./response-check.ts): without
+ * what only a reader uses. The mock keeps `validatorSpec` whole: Prism answers with the examples.
+ */
+export function leanValidatorSpec(description: Description = 'public'): ApiSpec {
+  const doc = validatorSpec(description);
+  withoutExamples(doc);
   return doc;
 }
 

@@ -14,6 +14,7 @@ import { deriveFieldKey, nextFreeKey } from '../../server/domain/console/custom-
 import { parseTemplateBody } from '../../server/domain/console/templates.js';
 import { adminTokenCheck } from '../../server/http/admin.js';
 import { call, engines, startTestApp, type TestApp } from './harness.js';
+import { withMigratedDatabase } from './npm-start.js';
 import { expectError as expectErrorEnvelope } from './http-helpers.js';
 import { repoRoot } from '../helpers.js';
 import type { SchemaCustomField } from '../../generated/api.js';
@@ -630,7 +631,8 @@ describe('console CLI', () => {
   const cli = join(repoRoot, 'server/console/cli.ts');
   let dir: string;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ep-console-'));
+    // A copy of the run's migrated embedded database: the CLI opens it without PGlite's initdb and the migrations.
+    dir = withMigratedDatabase(mkdtempSync(join(tmpdir(), 'ep-console-')));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const env = () => {

@@ -29,6 +29,7 @@ import { createLogger } from '../../server/logger.js';
 import { createServices } from '../../server/services.js';
 import { repoRoot } from '../helpers.js';
 import { appRoutes, call, engines, openTestDatabase, startTestApp, type TestApp } from './harness.js';
+import { withMigratedDatabase } from './npm-start.js';
 import { expectError, json } from './http-helpers.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
@@ -298,7 +299,8 @@ describe('console CLI: variables, secrets and spreadsheet accounts', () => {
   const cli = join(repoRoot, 'server/console/cli.ts');
   let dir: string;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ep-console-vars-'));
+    // A copy of the run's migrated embedded database: the CLI opens it without PGlite's initdb and the migrations.
+    dir = withMigratedDatabase(mkdtempSync(join(tmpdir(), 'ep-console-vars-')));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const runCli = async (...args: string[]) => {

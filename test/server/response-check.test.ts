@@ -112,6 +112,8 @@ describe('the response check', () => {
     expect(responseProblem('public', { method: 'get', path: '/v1/nothing' }, 200, {})).toBe(
       'GET /v1/nothing describes no response 200',
     );
+    // A 5xx is the server's own failure answer (a test's 501 not_implemented among them): not checked.
+    expect(responseProblem('public', listTagsOperation, 501, { anything: true })).toBeUndefined();
     // What is checked is the body as JSON: a property left undefined is not sent.
     expect(responseProblem('public', listTagsOperation, 200, { data: [], next_cursor: null, gone: undefined })).toBe(
       undefined,
