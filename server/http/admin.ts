@@ -50,7 +50,7 @@ import { saveDraftFromEditor } from '../domain/workflows/workflows.js';
 import { ApiError, GatewayError } from '../errors.js';
 import { ADMIN_STREAMS, adminHandlerOf, type AdminHandlers, type AdminStreamId, type AppContext } from './context.js';
 import { streamAccountEvents } from './event-stream.js';
-import { specDocument, leanValidatorSpec } from './spec.js';
+import { specDocument, requestValidatorSpec } from './spec.js';
 import { canonicalParams, entryRules } from './entry-rules.js';
 import { operationList, operationMatcher } from './operation-match.js';
 import { refuseNulCharacters } from './nul.js';
@@ -331,11 +331,13 @@ function adminEntryRules(): RequestHandler {
 function adminValidator() {
   return validatorOnce('admin requests', () =>
     OpenApiValidator.middleware({
-      apiSpec: leanValidatorSpec('admin'),
+      apiSpec: requestValidatorSpec('admin'),
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
       // The responses are checked by ./response-check.ts.
       validateResponses: false,
       validateSecurity: false,
+      // The description is checked where it is made (lint:spec, the generated files' test), not at every start.
+      validateApiSpec: false,
       validateFormats: true,
       formats: strictFormats,
       ignoreUndocumented: false,

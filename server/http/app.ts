@@ -35,7 +35,7 @@ import { mediaTransferRouter } from './media-links.js';
 import { trackedLinkRouter } from './tracked-links.js';
 import { operationList, operationMatcher } from './operation-match.js';
 import { memoiseRoutePatterns } from './route-patterns.js';
-import { specDocument, leanValidatorSpec } from './spec.js';
+import { specDocument, requestValidatorSpec } from './spec.js';
 import { operationsWithoutInput, validatorOnce } from './validators.js';
 import { descriptionRouter } from './description.js';
 import { refuseNulCharacters } from './nul.js';
@@ -271,13 +271,15 @@ function publicValidator(ctx: AppContext) {
   const { requestValidation } = ctx.config;
   return validatorOnce(`public requests:${requestValidation}`, () =>
     OpenApiValidator.middleware({
-      apiSpec: leanValidatorSpec(),
+      apiSpec: requestValidatorSpec(),
       validateRequests: requestValidation
         ? { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false }
         : false,
       // The responses are checked by ./response-check.ts.
       validateResponses: false,
       validateSecurity: false,
+      // The description is checked where it is made (lint:spec, the generated files' test), not at every start.
+      validateApiSpec: false,
       validateFormats: true,
       formats: strictFormats,
       ignoreUndocumented: false,
