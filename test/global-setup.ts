@@ -7,7 +7,7 @@
 // - PostgreSQL (DATABASE_URL set): a migrated database used as a template; each test database is
 //   `create database … template …`, a file copy. Its migrations still run at open: they find nothing to do.
 // The harness (test/server/harness.ts) reads both through `inject`, and falls back to migrating itself without.
-// Vitest calls this once per project (shared and isolated, vitest.config.ts) and for the root: one set is made.
+// Vitest calls this once per project (shared and isolated, vitest.config.ts): one set is made (`shared`).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,9 +37,18 @@ interface Templates {
   drop: () => Promise<void>;
 }
 
-/** Made once per run: vitest calls the set-up once per project (and once for the root), in one process. */
-let templates: Promise<Templates> | undefined;
-let users = 0;
+/**
+ * Made once per run: vitest calls the set-up once per project, in one process but each time on a new instance of
+ * this module (module-level state was not shared: the templates were made twice, one after the other, 6.5 s of
+ * every run's start). So the run's one set lives on `globalThis`.
+ */
+interface Shared {
+  templates?: Promise<Templates>;
+  users: number;
+}
+const SHARED = Symbol.for('engagement-platform.test-templates');
+const holder = globalThis as typeof globalThis & { [SHARED]?: Shared };
+const shared: Shared = (holder[SHARED] ??= { users: 0 });
 
 async function makeTemplates(): Promise<Templates> {
   const dir = mkdtempSync(join(tmpdir(), 'ep-test-templates-'));
@@ -57,15 +66,15 @@ async function makeTemplates(): Promise<Templates> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  users += 1;
-  templates ??= makeTemplates();
-  const made = await templates;
+  shared.users += 1;
+  shared.templates ??= makeTemplates();
+  const made = await shared.templates;
   project.provide('pgliteTemplate', made.file);
   project.provide('pgliteDataDir', made.dataDir);
   project.provide('postgresTemplate', made.postgresTemplate);
   return async () => {
-    users -= 1;
-    if (users === 0) await made.drop();
+    shared.users -= 1;
+    if (shared.users === 0) await made.drop();
   };
 }
 
