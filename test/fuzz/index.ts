@@ -24,6 +24,8 @@ export interface FuzzOptions {
   requests?: number;
   /** Random mutations per operation (overrides `requests`). */
   mutationsPerOperation?: number;
+  /** The ids class's spellings per id (default all nine; `spellingsOf` in cases.ts). */
+  spellingsPerId?: number;
   classes?: FuzzClass[];
   /** Only the operations whose key (`GET /v1/contacts/{contactId}`) matches. */
   only?: RegExp;
@@ -118,7 +120,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     const mutations =
       options.mutationsPerOperation ??
       Math.max(1, Math.floor(((options.requests ?? 6000) - fixedRequests) / Math.max(ops.length, 1)) - 1);
-    cases = planCases(spec, { classes, mutationsPerOperation: mutations, filter });
+    cases = planCases(spec, {
+      classes,
+      mutationsPerOperation: mutations,
+      filter,
+      ...(options.spellingsPerId !== undefined ? { spellingsPerId: options.spellingsPerId } : {}),
+    });
     const estimate = cases.reduce((n, c) => n + c.estimate, 0);
     log(`[${options.engine}] ${cases.length} cases over ${ops.length} operations, about ${estimate} requests`);
 
