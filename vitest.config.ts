@@ -11,31 +11,32 @@ const MOCKING = [
 ];
 
 /**
- * The longest files (measured 2026-12-06 in a whole run with DATABASE_URL, both engines: 13 – 112 s each, most of it
- * real processes and waits), in that order. A clean clone has no timings cached, so Vitest would start them wherever
- * they fall: the last one started ran alone for up to a minute at the end while the other worker had nothing left.
+ * The longest files (measured 2026-12-07 in a whole run with DATABASE_URL, both engines: 15 – 104 s each, most of it
+ * real processes, browsers and waits), in that order. A clean clone has no timings cached, so Vitest would start
+ * them wherever they fall: the last one started ran alone for up to a minute at the end while the other worker had
+ * nothing left.
  */
 const LONGEST_FIRST = [
   'test/server/fuzz.test.ts',
   'test/server/process.test.ts',
-  'test/server/engine-blocks.test.ts',
   'test/server/startup.test.ts',
-  'test/server/rate-limit.test.ts',
-  'test/server/deadline.test.ts',
-  'test/server/engine-invoke.test.ts',
-  'test/server/tenant-load.test.ts',
-  'test/server/webhook-delivery.test.ts',
+  'test/server/console-view.test.ts',
+  'test/server/engine-blocks.test.ts',
   'test/server/console-runs.test.ts',
-  'test/generated.test.ts',
-  'test/server/workflows.test.ts',
-  'test/server/send.test.ts',
-  'test/server/conversations.test.ts',
+  'test/server/console-webhooks.test.ts',
   'test/server/code-samples.test.ts',
-  'test/server/idempotency.test.ts',
+  'test/server/rate-limit.test.ts',
+  'test/generated.test.ts',
+  'test/server/tenant-load.test.ts',
+  'test/server/console-variables.test.ts',
+  'test/server/console-page.test.ts',
+  'test/server/deadline.test.ts',
   'test/server/readme.test.ts',
-  'test/server/contacts.test.ts',
   'test/server/admin.test.ts',
-  'test/server/console-receiver.test.ts',
+  'test/server/console-flow.test.ts',
+  'test/spec-lint.test.ts',
+  'test/server/sandbox.test.ts',
+  'test/server/idempotency.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {
