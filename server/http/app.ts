@@ -240,7 +240,8 @@ function applyEntryRules(): RequestHandler {
  * The OpenAPI validator, skipped for a request it has nothing to check: an operation that declares no parameter
  * and no body (GET /v1/me), called with no query string and no body. The validator would still look the
  * operation up (a walk of the spec's paths) and run its schemas on empty input: a tenth of such a call's CPU.
- * With response validation on (development, tests) it always runs: the response check needs its lookup.
+ * With response validation on (development, tests) it always runs, as it did when express-openapi-validator checked
+ * the responses too, and the response check (./response-check.ts) is put on the response once the request passed.
  */
 function publicValidation(ctx: AppContext): Step {
   const validate = inOrder(publicValidator(ctx));
