@@ -42,14 +42,14 @@ function statusKey(responses: Node, status: number): string | undefined {
   return [exact, range, range.toLowerCase(), 'default'].find((key) => key in responses);
 }
 
-/** The checks of one description. */
-class ResponseChecks {
+/** The checks of one description (an OpenAPI document as `leanValidatorSpec` gives it). */
+export class ResponseChecks {
   private readonly ajv: Ajv2020;
   private readonly document: Node;
   private readonly compiled = new Map<string, ValidateFunction | null>();
 
-  constructor(description: Description) {
-    this.document = leanValidatorSpec(description);
+  constructor(document: Node) {
+    this.document = document;
     this.ajv = new Ajv2020({
       strict: false,
       strictNumbers: true,
@@ -143,7 +143,7 @@ const checks = new Map<Description, ResponseChecks>();
 
 const checksOf = (description: Description) => {
   let found = checks.get(description);
-  if (!found) checks.set(description, (found = new ResponseChecks(description)));
+  if (!found) checks.set(description, (found = new ResponseChecks(leanValidatorSpec(description))));
   return found;
 };
 

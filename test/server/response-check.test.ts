@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../server/errors.js';
 import { adminHandlers } from '../../server/http/admin.js';
 import type { Handlers } from '../../server/http/context.js';
-import { responseProblem } from '../../server/http/response-check.js';
+import { ResponseChecks, responseProblem } from '../../server/http/response-check.js';
 import { startTestApp, type TestApp, type TestCaller } from './harness.js';
 
 const ADMIN_TOKEN = 'response-check-admin-token-0123456789abcdef';
@@ -118,5 +118,50 @@ describe('the response check', () => {
     expect(responseProblem('public', listTagsOperation, 200, { data: [], next_cursor: null, gone: undefined })).toBe(
       undefined,
     );
+  });
+});
+
+describe('the response check on a description of its own', () => {
+  // No response of the API's descriptions holds a write-only property today: this one does, as a secret would.
+  const description = {
+    openapi: '3.1.0',
+    info: { title: 'a test', version: '1' },
+    paths: {
+      '/things/{id}': {
+        get: {
+          responses: {
+            '200': {
+              description: 'A thing.',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
+            },
+            '204': { description: 'Nothing.' },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Thing: {
+          type: 'object',
+          required: ['id'],
+          properties: { id: { type: 'string', format: 'uuid' }, secret: { type: 'string', writeOnly: true } },
+        },
+      },
+    },
+  };
+  const checks = new ResponseChecks(description);
+  const get = { method: 'get', path: '/things/{id}' };
+  const id = '0b6f3a52-8d3c-4c1e-9a43-3c1f7f1f0c11';
+
+  it('never lets a write-only property come back, and follows $ref into the components', () => {
+    expect(checks.problem(get, 200, { id })).toBeUndefined();
+    expect(checks.problem(get, 200, { id, secret: 'whsec_x' })).toMatch(/GET \/things\/\{id\} 200: response\/secret/);
+    expect(checks.problem(get, 200, { id: 'not-a-uuid' })).toMatch(/must match format "uuid"/);
+  });
+
+  it('refuses a body where the status describes none, and a status not described', () => {
+    expect(checks.problem(get, 204, undefined)).toBeUndefined();
+    expect(checks.problem(get, 204, { id })).toBe('GET /things/{id} 204 is described without a body');
+    expect(checks.problem(get, 404, {})).toBe('GET /things/{id} describes no response 404');
   });
 });
