@@ -34,6 +34,12 @@ const JSON_TYPE = 'application/json';
 
 /** A JSON pointer's segment, as a URI fragment holds it. */
 const segment = (name: string) => encodeURIComponent(name.replace(/~/g, '~0').replace(/\//g, '~1'));
+/** The names a local $ref (`#/components/responses/X`) walks through, unescaped. */
+const refNames = (ref: string) =>
+  ref
+    .slice(2)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
 
 /** The status key of `responses` that answers `status`: itself, its class (`4XX`), or `default`. */
 function statusKey(responses: Node, status: number): string | undefined {
@@ -108,11 +114,7 @@ export class ResponseChecks {
     let pointer = `#/paths/${segment(operation.path)}/${operation.method.toLowerCase()}/responses/${segment(key)}`;
     let response = responses[key];
     while (isNode(response) && typeof response.$ref === 'string' && response.$ref.startsWith('#/')) {
-      pointer = `#${response.$ref
-        .slice(1)
-        .split('/')
-        .map((part) => segment(part.replace(/~1/g, '/').replace(/~0/g, '~')))
-        .join('/')}`;
+      pointer = `#/${refNames(response.$ref).map(segment).join('/')}`;
       response = this.at(response.$ref);
     }
     return isNode(response) ? [pointer, response] : undefined;
@@ -121,10 +123,7 @@ export class ResponseChecks {
   /** The node a local $ref (`#/components/responses/X`) names. */
   private at(ref: string): unknown {
     let node: unknown = this.document;
-    for (const part of ref.slice(2).split('/')) {
-      const name = part.replace(/~1/g, '/').replace(/~0/g, '~');
-      node = isNode(node) ? node[name] : undefined;
-    }
+    for (const name of refNames(ref)) node = isNode(node) ? node[name] : undefined;
     return node;
   }
 

@@ -102,6 +102,16 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
     return { worker, statements, attempts };
   }
 
+  /** Runs `worker` until every delivery of the endpoint succeeded (at most 20 s), then stops it. */
+  async function drainWith(worker: JobWorker, webhookId: string): Promise<void> {
+    worker.start();
+    try {
+      await allSucceeded(webhookId);
+    } finally {
+      await worker.stop();
+    }
+  }
+
   /** The round trips run for delivery jobs (counted at the driver, server/store/deadline.ts). */
   const deliverTrips = async () => {
     const text = await serviceRegistry.metrics();
@@ -119,6 +129,8 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
     );
   const deliveries = (webhookId: string) =>
     db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).execute();
+  const allSucceeded = (webhookId: string, withinMs = 20 * SECOND) =>
+    waitFor(async () => (await deliveries(webhookId)).every((d) => d.status === 'succeeded'), withinMs);
 
   it('jobs waiting for a slot cost no attempt and no query until one frees, then every delivery arrives once', async () => {
     const me = await t.account();
@@ -142,7 +154,7 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
       // The receiver answers from now on: each finishing attempt wakes the next waiter.
       rx.respond = () => 200;
       rx.answerHeld();
-      await waitFor(async () => (await deliveries(webhookId)).every((d) => d.status === 'succeeded'), 30 * SECOND);
+      await allSucceeded(webhookId, 30 * SECOND);
     } finally {
       clearInterval(ticking);
       await worker.stop();
@@ -221,12 +233,7 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
     });
     // A poll of a minute is never reached: each job runs because an attempt that finished woke it.
     const { worker } = countingWorker(60 * SECOND);
-    worker.start();
-    try {
-      await waitFor(async () => (await deliveries(webhookId)).every((d) => d.status === 'succeeded'), 20 * SECOND);
-    } finally {
-      await worker.stop();
-    }
+    await drainWith(worker, webhookId);
     expect(new Set(rx.requests.map((r) => r.headers['service-event-id'])).size).toBe(12);
     expect(rx.maxActive).toBeLessThanOrEqual(IN_FLIGHT);
   });
@@ -242,12 +249,7 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
     // More jobs at once than the endpoint has slots, no notification and a poll of a minute: after the first
     // claim (5 send, 35 park) only the hand-overs move the backlog (a wake-up alone would wait for the poll).
     const { worker, attempts } = countingWorker(60 * SECOND, { concurrency: 64, wake: false });
-    worker.start();
-    try {
-      await waitFor(async () => (await deliveries(webhookId)).every((d) => d.status === 'succeeded'), 20 * SECOND);
-    } finally {
-      await worker.stop();
-    }
+    await drainWith(worker, webhookId);
     const ids = rx.requests.map((r) => r.headers['service-event-id']);
     expect(new Set(ids).size).toBe(backlog);
     expect(ids).toHaveLength(backlog);
@@ -271,12 +273,7 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
     // job, so the round trips per attempt do not depend on how the batches fell.
     const tripsBefore = await deliverTrips();
     const { worker } = countingWorker(60 * SECOND, { concurrency: 64, wake: false, maxInFlight: 1 });
-    worker.start();
-    try {
-      await waitFor(async () => (await deliveries(webhookId)).every((d) => d.status === 'succeeded'), 20 * SECOND);
-    } finally {
-      await worker.stop();
-    }
+    await drainWith(worker, webhookId);
     const perDelivery = ((await deliverTrips()) - tripsBefore) / backlog;
     console.log(`${engine}: ${perDelivery.toFixed(2)} round trips per delivery (one slot, handed over)`);
     // 9.05 when a handed job began in a transaction of its own (its BEGIN and COMMIT), 7.15 folded into the finish.
@@ -313,7 +310,7 @@ describe.each(engines)('a webhook backlog on %s', (engine) => {
     for (const worker of workers) worker.start();
     try {
       await waitFor(() => started.count === 1);
-      await waitFor(async () => (await deliveries(webhookId)).every((d) => d.status === 'succeeded'), 20 * SECOND);
+      await allSucceeded(webhookId);
       // The automations' one slot was held all along: its second job never started.
       expect(started.count).toBe(1);
     } finally {
