@@ -6,15 +6,16 @@
 // DATABASE_URL or the local server, in a scratch database the run creates and drops), then
 //   (c) the mock as `npm run mock` serves it (mock/server.ts in front of Prism),
 //   (d) Prism alone (`prism mock generated/openapi.yaml`), the raw baseline,
-//   (f) bare Express (its own child process, measured right after (b)) answering the bodies (b) sent, from memory,
+//   (f) bare Express (its own child process, loaded in turns with (b)) answering the bodies (b) sent, from memory,
 // and the goals of issue 37: (b) ÷ (f) at least 0.6 on GET /v1/me and 0.35 on GET /v1/contacts?limit=50 (an
 // account of 60 contacts), with each target's CPU µs and the server's database round trips per request; and the
 // goal of issue 12: (b) at least twice Prism's requests per second on both routes and engines, with a
 // p99 under 15 ms. Each target runs in its own process; the load comes from autocannon in this one: 10
 // connections; per target a first answer, then 8 s of load to warm it up (the validator compiles the spec at
 // the first request, V8 and PGlite's WebAssembly reach full speed after several seconds of load); then per case
-// 1 s of warm-up and 5 s measured. Change with --connections, --target-warmup, --warmup, --duration; --quick runs
-// only (b) and (f).
+// 1 s of warm-up and 5 s measured. (b) and (f) run side by side and are loaded in turns, --rounds N (3) pairs per
+// route, and the ratio is the median round's. Change with --connections, --target-warmup, --warmup, --duration;
+// --quick runs only (b) and (f).
 //
 // The server cases run the real pipeline (edge guard, request id, logging to /dev/null, auth with the key
 // cache, scope, the account rate limit counted as in production, validation, handler), except that the account
@@ -296,6 +297,7 @@ async function bench(): Promise<void> {
     warmup: argNumber('warmup', 1),
     duration: argNumber('duration', 5),
     connections: argNumber('connections', 10),
+    rounds: argNumber('rounds', 3),
   };
   // --quick: only (b) and bare Express, the figures of issue 37 (for a short run while developing).
   const quick = process.argv.includes('--quick');
@@ -303,6 +305,8 @@ async function bench(): Promise<void> {
   const engines: ('pglite' | 'postgres')[] = engineArg === 'both' ? ['pglite', 'postgres'] : [engineArg];
   const postgresBase = process.env.DATABASE_URL ?? DEFAULT_POSTGRES;
   const results: Measure[] = [];
+  /** Issue 37's rounds of (b) and bare Express, by engine label and route. */
+  const paired = new Map<string, { server: Measure; bare: Measure }[]>();
   const routes: Route[] = [
     { name: 'GET /v1/me', path: '/v1/me', expected: '200' },
     { name: 'GET /v1/contacts', path: '/v1/contacts?limit=50', expected: '200' },
@@ -336,33 +340,46 @@ async function bench(): Promise<void> {
         });
         process.stderr.write(`${target} on ${label}\n`);
         await warmUp(ready.url, ready.apiKey, options.targetWarmup, options.connections);
-        for (const route of routes)
-          results.push(
-            await measure(`${target} · ${label}`, ready.url, ready.apiKey, route, {
-              ...options,
-              counted: true,
-            }),
-          );
-        if (target.startsWith('(b)')) {
-          // Bare Express, right after (b) so both see the machine's load of the same minute: the bodies (b) sent.
-          const bodies: Record<string, unknown> = {};
-          for (const route of routes)
-            bodies[route.path.split('?')[0]!] = await fetch(ready.url + route.path, {
-              headers: { Authorization: `Bearer ${ready.apiKey}` },
-            }).then((r) => r.json());
-          await stopChild(child);
-          const bare = await startServer({}, '--bare', bodies);
-          process.stderr.write(`${BARE} (${label}'s answers)\n`);
-          await warmUp(bare.ready.url, 'none', options.targetWarmup, options.connections);
+        if (!target.startsWith('(b)')) {
           for (const route of routes)
             results.push(
-              await measure(`${BARE} · ${label}`, bare.ready.url, 'none', route, {
-                ...options,
-                counted: true,
-              }),
+              await measure(`${target} · ${label}`, ready.url, ready.apiKey, route, { ...options, counted: true }),
             );
-          await stopChild(bare.child);
-        } else await stopChild(child);
+          await stopChild(child);
+          continue;
+        }
+        // Bare Express beside (b), serving the bodies (b) sends. The two are loaded in turns (b f, f b, …), each
+        // round a pair measured within seconds of each other: this shared machine's speed drifts by a third
+        // over a minute, so one run of each, a minute apart, measured the drift as much as the code.
+        const bodies: Record<string, unknown> = {};
+        for (const route of routes)
+          bodies[route.path.split('?')[0]!] = await fetch(ready.url + route.path, {
+            headers: { Authorization: `Bearer ${ready.apiKey}` },
+          }).then((r) => r.json());
+        const bare = await startServer({}, '--bare', bodies);
+        process.stderr.write(`${BARE} (${label}'s answers), in turns with (b)\n`);
+        await warmUp(bare.ready.url, 'none', options.targetWarmup, options.connections);
+        for (const route of routes) {
+          const rounds: { server: Measure; bare: Measure }[] = [];
+          for (let round = 0; round < options.rounds; round++) {
+            const measureServer = () =>
+              measure(`${target} · ${label}`, ready.url, ready.apiKey, route, { ...options, counted: true });
+            const measureBare = () =>
+              measure(`${BARE} · ${label}`, bare.ready.url, 'none', route, { ...options, counted: true });
+            if (round % 2 === 0) {
+              const server = await measureServer();
+              rounds.push({ server, bare: await measureBare() });
+            } else {
+              const bareFirst = await measureBare();
+              rounds.push({ server: await measureServer(), bare: bareFirst });
+            }
+          }
+          const middle = medianRound(rounds);
+          results.push(middle.server, middle.bare);
+          paired.set(`${label} ${route.name}`, rounds);
+        }
+        await stopChild(bare.child);
+        await stopChild(child);
       }
     }
 
@@ -452,12 +469,14 @@ async function bench(): Promise<void> {
         const server = find(`(b) server, production · ${label}`, route.name)!;
         const bare = find(`${BARE} · ${label}`, route.name)!;
         const goal = BARE_GOALS[route.name]!;
+        const rounds = (paired.get(`${label} ${route.name}`) ?? []).map((r) => fixed(r.server.rps / r.bare.rps));
         return [
           label,
           route.name,
           fixed(server.rps, 0),
           fixed(bare.rps, 0),
           fixed(server.rps / bare.rps),
+          rounds.join(' '),
           `≥ ${goal}`,
           server.rps / bare.rps >= goal ? 'met' : 'NOT met',
           `${fixed(server.cpuMicros ?? 0, 0)} / ${fixed(bare.cpuMicros ?? 0, 0)}`,
@@ -466,7 +485,10 @@ async function bench(): Promise<void> {
         ];
       });
     });
-    console.log('\nIssue 37: the server with production settings (b) ÷ bare Express (f) on the same route.\n');
+    console.log(
+      `\nIssue 37: the server with production settings (b) ÷ bare Express (f) on the same route, in ${options.rounds} ` +
+        'rounds of the two in turns (the median round shown).\n',
+    );
     console.log(
       table([
         [
@@ -474,7 +496,8 @@ async function bench(): Promise<void> {
           'route',
           '(b) req/s',
           '(f) req/s',
-          '(b)/(f)',
+          '(b)/(f), median round',
+          'each round',
           'goal',
           '',
           'CPU µs/req (b) / (f)',
@@ -532,6 +555,14 @@ async function bench(): Promise<void> {
     for (const child of children) await stopChild(child);
     for (const cleanup of cleanups) await cleanup();
   }
+}
+
+/** The round whose (b)/(f) ratio of requests per second is the median of the rounds'. */
+function medianRound<R extends { server: Measure; bare: Measure }>(rounds: readonly R[]): R {
+  const byRatio = [...rounds].sort((a, b) => a.server.rps / a.bare.rps - b.server.rps / b.bare.rps);
+  const middle = byRatio[Math.floor((byRatio.length - 1) / 2)];
+  if (!middle) throw new Error('no round measured');
+  return middle;
 }
 
 /** Prism alone answers limit=0 with the route's own 400 or 422 example: a 4xx is what is expected there. */

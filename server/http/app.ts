@@ -39,9 +39,9 @@ import { specDocument, requestValidatorSpec } from './spec.js';
 import { operationsWithoutInput, validatorOnce } from './validators.js';
 import { descriptionRouter } from './description.js';
 import { refuseNulCharacters } from './nul.js';
-import { canonicalParams, entryRules, headAsGet } from './entry-rules.js';
+import { canonicalParams, entryRules, headAsGet, ownQuery } from './entry-rules.js';
 import { refuseDeepJson } from './json-depth.js';
-import { sendResult } from './respond.js';
+import { sendJsonDirectly, sendResult } from './respond.js';
 import { checkResponse } from './response-check.js';
 import { answerInternalError } from './internal-error.js';
 import { inOrder, type Step } from './pipeline.js';
@@ -65,6 +65,7 @@ export function createApp(ctx: AppContext, routes: AppRoutes): express.Express {
   app.set('etag', false);
   app.set('query parser', 'extended');
   app.set('trust proxy', ctx.config.trustProxy);
+  sendJsonDirectly(app);
 
   // The edge (403 with no body per IP) and the gateway's per-second ceiling (429 with no body): before anything.
   app.use(edgeGuard(ctx));
@@ -158,6 +159,9 @@ function matchOperation(): RequestHandler {
     try {
       const matched = operationOf(req.method, req.path);
       if (matched) {
+        // A query is parsed once here (Express 5 parses it at each read): the entry rules, the validator and
+        // the handler read it after.
+        if (req.url.includes('?')) ownQuery(req);
         res.locals.operation = matched.operation;
         res.locals.params = matched.params;
       }

@@ -41,6 +41,7 @@ export function edgeGuard(ctx: AppContext): RequestHandler {
   const api = new SecondCount();
   const channelWebhooks = new SecondCount();
 
+  const trustsProxy = ctx.config.trustProxy > 0;
   // The key of each address seen this minute: parsing an address each request cost more than counting it.
   const keyOf = new Map<string, string>();
 
@@ -56,7 +57,8 @@ export function edgeGuard(ctx: AppContext): RequestHandler {
       keyOf.clear();
     }
     // req.ip follows Express's `trust proxy`: behind a balancer it must be set, or the balancer is the one IP.
-    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    // With no proxy trusted it is the socket's address, read here without Express parsing X-Forwarded-For.
+    const address = (trustsProxy ? req.ip : req.socket.remoteAddress) ?? 'unknown';
     let client = keyOf.get(address);
     if (client === undefined) {
       client = edgeClientKey(address);

@@ -94,9 +94,9 @@ export function entryRules(spec: Json): (operationId: string, req: Request) => v
 
 /**
  * The parsed query as a property of the request. Express 5 parses `req.query` afresh at each read, so a change
- * would be lost; the validator makes it an own property the same way, and keeps it.
+ * would be lost (and each read costs a parse); the validator makes it an own property the same way, and keeps it.
  */
-function ownQuery(req: Request): Json {
+export function ownQuery(req: Request): Json {
   const query: unknown = req.query;
   const parsed = isObject(query) ? query : {};
   Object.defineProperty(req, 'query', { value: parsed, writable: true, configurable: true, enumerable: true });

@@ -83,21 +83,35 @@ export function createObservability(ctx: ObservabilityContext): Observability {
     registers: [registry],
   });
 
+  // Each series' children, kept: prom-client hashes a label object on every `inc` and `observe`.
+  const series = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
+  const seriesOf = (method: string, route: string, status: string) => {
+    const key = `${method} ${status} ${route}`;
+    let found = series.get(key);
+    if (!found) {
+      const counted = requests.labels(method, route, status);
+      const timed = duration.labels(method, route, status);
+      found = { count: () => counted.inc(), observe: (seconds) => timed.observe(seconds) };
+      // Routes are templates and statuses few, so the map stays small; the bound is a guard all the same.
+      if (series.size > 10_000) series.clear();
+      series.set(key, found);
+    }
+    return found;
+  };
+
   const middleware = (req: Request, res: Response, next: NextFunction) => {
     const start = process.hrtime.bigint();
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
+    // 'close' follows every answer, finished or not (Node emits it after 'finish', or when the client hangs up).
+    res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       // What the pipeline (app.ts, context.ts `Locals`) has left in res.locals by now.
       const locals = res.locals;
       const route = locals.route ?? locals.operation?.path ?? UNMATCHED_ROUTE;
       // A client that hung up before the answer: logged with the status the answer would have had.
       const aborted = !res.writableFinished;
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      requests.inc(labels);
-      duration.observe(labels, seconds);
+      const counted = seriesOf(req.method, route, String(res.statusCode));
+      counted.count();
+      counted.observe(seconds);
       const line = {
         request_id: locals.requestId,
         method: req.method,
@@ -109,9 +123,7 @@ export function createObservability(ctx: ObservabilityContext): Observability {
       };
       if (res.statusCode >= 500) logger.error(line, 'request');
       else logger.info(line, 'request');
-    };
-    res.once('finish', finish);
-    res.once('close', finish);
+    });
     next();
   };
 

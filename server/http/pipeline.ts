@@ -11,21 +11,37 @@ export type Step = (req: Request, res: Response, next: NextFunction) => unknown;
 
 /** The steps run one after the other, as one middleware: past the last one, the app's next middleware. */
 export function inOrder(steps: readonly Step[]): RequestHandler {
-  return (req, res, done) => {
-    let index = 0;
-    const next = (error?: unknown): void => {
-      // Express's router treats any truthy value as an error ('route' and 'router' are not used here).
-      if (error) return done(error);
-      const step = steps[index++];
-      if (step === undefined) return done();
-      try {
-        const returned = step(req, res, next);
-        if (returned instanceof Promise)
-          returned.then(undefined, (error: unknown) => next(error || new Error('Rejected promise')));
-      } catch (thrown) {
-        next(thrown || new Error('a step threw nothing'));
-      }
-    };
-    next();
-  };
+  return (req, res, done) => new StepRun(steps, req, res, done).next();
+}
+
+/**
+ * One request's run through the steps. A class, its `next` bound per request: under tsx (esbuild's keepNames) a
+ * function literal bound to a name is renamed with `Object.defineProperty` each time it is made.
+ */
+class StepRun {
+  private index = 0;
+  readonly next: (error?: unknown) => void;
+
+  constructor(
+    private readonly steps: readonly Step[],
+    private readonly req: Request,
+    private readonly res: Response,
+    private readonly done: NextFunction,
+  ) {
+    this.next = this.step.bind(this);
+  }
+
+  private step(error?: unknown): void {
+    // Express's router treats any truthy value as an error ('route' and 'router' are not used here).
+    if (error) return this.done(error);
+    const step = this.steps[this.index++];
+    if (step === undefined) return this.done();
+    try {
+      const returned = step(this.req, this.res, this.next);
+      if (returned instanceof Promise)
+        returned.then(undefined, (error: unknown) => this.next(error || new Error('Rejected promise')));
+    } catch (thrown) {
+      this.next(thrown || new Error('a step threw nothing'));
+    }
+  }
 }

@@ -347,7 +347,30 @@ describe.each(engines)('request entry on %s', (engine) => {
         expect(head.status, path).toBe(get.status);
         expect(head.headers.get('content-type'), path).toBe(get.headers.get('content-type'));
         expect(head.headers.get('ratelimit-limit'), path).toBe(get.headers.get('ratelimit-limit'));
+        expect(head.headers.get('content-length'), path).toBe(get.headers.get('content-length'));
         expect(await head.text(), path).toBe('');
+      }
+    });
+  });
+
+  describe('JSON answers (respond.ts sendJsonDirectly)', () => {
+    it('carry the JSON type with its charset and the length of the bytes sent', async () => {
+      const contact = await newContact();
+      for (const path of ['/v1/me', `/v1/contacts/${contact.id}`, `/v1/contacts/${randomUUID()}`]) {
+        const answer = await c.call('GET', path);
+        const bytes = Buffer.from(await answer.arrayBuffer());
+        expect(answer.headers.get('content-type'), path).toBe('application/json; charset=utf-8');
+        expect(answer.headers.get('content-length'), path).toBe(String(bytes.length));
+        expect(JSON.parse(bytes.toString('utf8')), path).toBeTypeOf('object');
+      }
+    });
+
+    it('are never a 304: the API sends no validators, so If-None-Match has nothing to match', async () => {
+      for (const value of ['*', '"anything"']) {
+        const answer = await c.call('GET', '/v1/me', { headers: { 'If-None-Match': value } });
+        expect(answer.status, value).toBe(200);
+        expect(answer.headers.get('etag'), value).toBeNull();
+        expect(((await answer.json()) as { account?: { id?: unknown } }).account?.id, value).toBe(c.accountId);
       }
     });
   });

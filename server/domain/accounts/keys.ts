@@ -2,7 +2,7 @@
 // every key expires (30, 60, 90, 180 days or 1 year), at most 25 active keys per account, scopes fixed,
 // revocation irreversible. Keys are created and revoked by the console (the admin API, the console CLI).
 import { isOneOf } from '../../guards.js';
-import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { hash, randomInt, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { components as adminComponents } from '../../../generated/admin-api.js';
 import { ApiError, notFound } from '../../errors.js';
@@ -41,7 +41,8 @@ export function generateKeySecret(): string {
 }
 
 export function hashKey(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  // One call, no Hash object: this runs on every request.
+  return hash('sha256', secret, 'hex');
 }
 
 export interface CreatedKey {
