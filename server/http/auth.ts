@@ -23,14 +23,14 @@ export class KeyResolver {
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
     if (secret === undefined) throw new GatewayError(401, 'Missing API key: send Authorization: Bearer <API_KEY>.');
     if (!KEY_PATTERN.test(secret)) throw new GatewayError(401, 'Invalid API key.');
-    const caller = await this.lookup(hashKey(secret));
-    if (!caller || !isKeyActive(caller.key, this.clock.now())) throw new GatewayError(401, 'Invalid API key.');
+    const now = this.clock.now();
+    const caller = await this.lookup(hashKey(secret), now.getTime());
+    if (!caller || !isKeyActive(caller.key, now)) throw new GatewayError(401, 'Invalid API key.');
     if (caller.account.suspended || !caller.account.api_enabled) throw noApiAccess();
     return caller;
   }
 
-  private async lookup(hash: string): Promise<Caller | undefined> {
-    const nowMs = this.clock.now().getTime();
+  private async lookup(hash: string, nowMs: number): Promise<Caller | undefined> {
     const hit = this.cache.get(hash);
     if (hit && nowMs - hit.at < this.cacheSeconds * 1000) return hit.caller;
     const found = await findKeyByHash(this.db, hash);

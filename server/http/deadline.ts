@@ -21,7 +21,8 @@ export function serveWithDeadline(
     }, deadlineMs);
     next();
   });
-  res.once('close', () => {
+  // Emitted once per answer ('close' follows 'finish', or the client hung up).
+  res.on('close', () => {
     clearTimeout(timer);
     done();
   });

@@ -101,8 +101,9 @@ export function createObservability(ctx: ObservabilityContext): Observability {
 
   const middleware = (req: Request, res: Response, next: NextFunction) => {
     const start = process.hrtime.bigint();
-    // 'close' follows every answer, finished or not (Node emits it after 'finish', or when the client hangs up).
-    res.once('close', () => {
+    // 'close' follows every answer, finished or not (Node emits it after 'finish', or when the client hangs up),
+    // and only once: `on` spares the wrapper `once` makes per request.
+    res.on('close', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       // What the pipeline (app.ts, context.ts `Locals`) has left in res.locals by now.
       const locals = res.locals;
@@ -119,7 +120,7 @@ export function createObservability(ctx: ObservabilityContext): Observability {
         status: res.statusCode,
         duration_ms: Math.round(seconds * 1e6) / 1e3,
         account_id: locals.caller?.account.id ?? null,
-        ...(aborted ? { aborted: true } : {}),
+        aborted: aborted ? true : undefined,
       };
       if (res.statusCode >= 500) logger.error(line, 'request');
       else logger.info(line, 'request');

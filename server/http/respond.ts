@@ -10,8 +10,9 @@ export interface Result {
 export function sendResult(res: Response, result: Result): void {
   res.setHeader('Cache-Control', 'no-store');
   for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-  if (result.body === undefined) res.status(result.status).end();
-  else res.status(result.status).json(result.body);
+  res.statusCode = result.status;
+  if (result.body === undefined) res.end();
+  else res.json(result.body);
 }
 
 /**

@@ -133,7 +133,8 @@ export function keyStatus(
   key: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>,
   now: Date,
 ): adminComponents['schemas']['AdminApiKey']['status'] {
-  return key.revoked_at !== null ? 'revoked' : key.expires_at <= now.toISOString() ? 'expired' : 'active';
+  // Compared as instants: the gateway asks at every request, and printing `now` cost more than reading the date.
+  return key.revoked_at !== null ? 'revoked' : Date.parse(key.expires_at) <= now.getTime() ? 'expired' : 'active';
 }
 
 /** Whether a key opens the API at `now` (the gateway's check, and the admin API's `status`). */
