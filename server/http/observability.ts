@@ -64,6 +64,35 @@ function jobGauges(ctx: ObservabilityContext): Registry {
   return registry;
 }
 
+/** A request's counter and timer in a series. */
+interface RequestSeries {
+  count(): void;
+  observe(seconds: number): void;
+}
+
+/**
+ * The request series of a method, route and status, their children kept: prom-client hashes a label object on
+ * every `inc` and `observe`. Routes are templates and statuses few, so the map stays small; the bound is a guard.
+ */
+function requestSeries(
+  requests: Counter<'method' | 'route' | 'status'>,
+  duration: Histogram<'method' | 'route' | 'status'>,
+): (method: string, route: string, status: string) => RequestSeries {
+  const series = new Map<string, RequestSeries>();
+  return (method, route, status) => {
+    const key = `${method} ${status} ${route}`;
+    let found = series.get(key);
+    if (!found) {
+      const counted = requests.labels(method, route, status);
+      const timed = duration.labels(method, route, status);
+      found = { count: () => counted.inc(), observe: (seconds) => timed.observe(seconds) };
+      if (series.size > 10_000) series.clear();
+      series.set(key, found);
+    }
+    return found;
+  };
+}
+
 export function createObservability(ctx: ObservabilityContext): Observability {
   // The request line's fields are chosen one by one (no header, body or URL): it skips the redaction list.
   const logger = unredacted(ctx.logger);
@@ -83,21 +112,7 @@ export function createObservability(ctx: ObservabilityContext): Observability {
     registers: [registry],
   });
 
-  // Each series' children, kept: prom-client hashes a label object on every `inc` and `observe`.
-  const series = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
-  const seriesOf = (method: string, route: string, status: string) => {
-    const key = `${method} ${status} ${route}`;
-    let found = series.get(key);
-    if (!found) {
-      const counted = requests.labels(method, route, status);
-      const timed = duration.labels(method, route, status);
-      found = { count: () => counted.inc(), observe: (seconds) => timed.observe(seconds) };
-      // Routes are templates and statuses few, so the map stays small; the bound is a guard all the same.
-      if (series.size > 10_000) series.clear();
-      series.set(key, found);
-    }
-    return found;
-  };
+  const seriesOf = requestSeries(requests, duration);
 
   const middleware = (req: Request, res: Response, next: NextFunction) => {
     const start = process.hrtime.bigint();

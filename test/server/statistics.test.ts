@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OffsetClock } from '../../server/clock.js';
 import { loadConfig } from '../../server/config.js';
 import { createServices } from '../../server/services.js';
-import { keepStatistics } from '../../server/start/statistics.js';
+import { keepStatistics, MAX_DEFERRED_CHECKS } from '../../server/start/statistics.js';
+import { inBurst, yieldForBurst } from '../../server/store/priority.js';
 import { startWorkers } from '../../server/start/workers.js';
 import { analyzeTables, growingTables } from '../../server/store/statistics.js';
 import { engines, openTestDatabase, type TestDatabase } from './harness.js';
@@ -73,6 +74,28 @@ describe.each(engines)("the planner's statistics on %s", (engine) => {
     );
     await new Promise((ok) => setTimeout(ok, 100));
     expect(await measuredRows('stats_kept')).toBe(2000); // stopped: measured no more
+  });
+
+  it("waits while Meta's webhooks come in a burst, for a bounded number of checks", async () => {
+    await tableWith('stats_in_burst', 2000);
+    const everyMs = 40;
+    // A burst that outlasts the checks put off for it (the intake renews it every 100 ms while it lasts).
+    yieldForBurst(everyMs * (MAX_DEFERRED_CHECKS + 20));
+    const started = performance.now();
+    const keeper = keepStatistics({ database: t.database, logger: pino({ level: 'silent' }), everyMs });
+    try {
+      // The first checks, the one at the start included, are put off: the table is not measured yet.
+      await new Promise((ok) => setTimeout(ok, everyMs * (MAX_DEFERRED_CHECKS - 3)));
+      expect(inBurst()).toBe(true);
+      expect(await measuredRows('stats_in_burst')).toBe(-1);
+      // Past MAX_DEFERRED_CHECKS in a row, the check runs, burst or not.
+      await expect.poll(() => measuredRows('stats_in_burst'), { timeout: 10_000, interval: 10 }).toBe(2000);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(everyMs * (MAX_DEFERRED_CHECKS - 1));
+    } finally {
+      await keeper.stop();
+      // The burst is the process's: it ends before the next test's keeper starts.
+      await expect.poll(() => inBurst(), { timeout: 5_000, interval: 20 }).toBe(false);
+    }
   });
 
   it("is kept in every process with workers (startWorkers), from the process's start", async () => {
