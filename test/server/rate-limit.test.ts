@@ -297,6 +297,22 @@ describe.each(engines)('edge and gateway ceiling on %s', (engine) => {
     }
   });
 
+  it('counts a caller by its connection when no proxy is trusted, whatever X-Forwarded-For it sends', async () => {
+    // TRUST_PROXY=0 (the default): a client cannot spread its calls over addresses it makes up.
+    const t = await startTestApp(engine, { handlers, env: { EDGE_IP_LIMIT_PER_MINUTE: '5' } });
+    try {
+      intoMinute(t, 0);
+      const from = (address: string) =>
+        call(t.baseUrl, undefined, 'GET', '/v1/me', { headers: { 'X-Forwarded-For': address } });
+      for (let i = 1; i <= 5; i++) expect((await from(`198.51.100.${i}`)).status).toBe(401);
+      const refused = await from('203.0.113.7');
+      expect(refused.status).toBe(403);
+      expect(await refused.text()).toBe('');
+    } finally {
+      await t.close();
+    }
+  });
+
   it('counts an IPv6 caller per /64 and an IPv4-mapped address as its IPv4 address (issue 33)', async () => {
     // TRUST_PROXY=1: the client address is the last X-Forwarded-For entry, as behind one balancer.
     const t = await startTestApp(engine, { handlers, env: { EDGE_IP_LIMIT_PER_MINUTE: '5', TRUST_PROXY: '1' } });

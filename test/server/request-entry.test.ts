@@ -356,7 +356,19 @@ describe.each(engines)('request entry on %s', (engine) => {
   describe('JSON answers (respond.ts sendJsonDirectly)', () => {
     it('carry the JSON type with its charset and the length of the bytes sent', async () => {
       const contact = await newContact();
-      for (const path of ['/v1/me', `/v1/contacts/${contact.id}`, `/v1/contacts/${randomUUID()}`]) {
+      // Not ASCII: the length is the UTF-8 bytes', not the string's.
+      const named = json<SchemaContact>(
+        await c.call('POST', '/v1/contacts', {
+          body: { phone: `+55${(phone += 1)}`, name: 'Conceição 🌵', connection_id: whatsapp, consent: true },
+        }),
+        201,
+      );
+      for (const path of [
+        '/v1/me',
+        `/v1/contacts/${contact.id}`,
+        `/v1/contacts/${randomUUID()}`,
+        `/v1/contacts/${(await named).id}`,
+      ]) {
         const answer = await c.call('GET', path);
         const bytes = Buffer.from(await answer.arrayBuffer());
         expect(answer.headers.get('content-type'), path).toBe('application/json; charset=utf-8');
