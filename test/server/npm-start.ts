@@ -43,7 +43,8 @@ export function startNpmStart(env: Record<string, string>): StartedServer {
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
+  // 'close': after the pipes' last bytes ('exit' may come first).
+  const exited = new Promise<number | null>((ok) => child.on('close', (code) => ok(code)));
   return { child, output: () => out, exited };
 }
 

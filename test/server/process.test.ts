@@ -83,8 +83,9 @@ async function startServer(env: Record<string, string>, imports: string[] = []):
     if (/admin token: .+\n/.test(out)) started();
   });
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  // 'close': after the pipes' last bytes ('exit' may come first).
   const exited = new Promise<number | null>((ok) =>
-    child.on('exit', (code) => {
+    child.on('close', (code) => {
       started();
       ok(code);
     }),

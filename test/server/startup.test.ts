@@ -58,8 +58,9 @@ function start(env: Record<string, string>, whileUp?: (stdout: () => string) => 
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   // Generous: these start side by side on a shared machine, each compiling the server with tsx.
   const killer = setTimeout(() => child.kill('SIGKILL'), 280_000);
+  // 'close', not 'exit': 'exit' may come before the pipes have given up their last bytes (the message of exit 2).
   return new Promise((ok) =>
-    child.on('exit', (code) => {
+    child.on('close', (code) => {
       clearTimeout(killer);
       ok({ code, stdout, stderr });
     }),
