@@ -31,8 +31,8 @@ const PAGE = `with page as materialized (
   select 2, v.contact_id, null, null, null, null, null, null, null, null, null, null, v.field_id, v.value, null
   from contact_values v where v.contact_id = any(array(select id from page))`;
 
-interface PageRow {
-  kind: number;
+/** The view's columns that the row and the view share as they are. */
+interface ContactColumns {
   id: string;
   name: string | null;
   phone: string | null;
@@ -41,6 +41,10 @@ interface PageRow {
   whatsapp_id: string | null;
   language: string | null;
   subscribed: boolean | null;
+}
+
+interface PageRow extends ContactColumns {
+  kind: number;
   created_at: Date | null;
   updated_at: Date | null;
   last_interaction_at: Date | null;
@@ -49,15 +53,7 @@ interface PageRow {
   at: Date | null;
 }
 
-interface ContactView {
-  id: string;
-  name: string | null;
-  phone: string | null;
-  email: string | null;
-  instagram_username: string | null;
-  whatsapp_id: string | null;
-  language: string | null;
-  subscribed: boolean | null;
+interface ContactView extends ContactColumns {
   tags: { id: string | null; name: string | null; tagged_at: string | null }[];
   custom_fields: Record<string, string | null>;
   created_at: string | null;
