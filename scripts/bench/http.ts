@@ -7,6 +7,9 @@
 //   (c) the mock as `npm run mock` serves it (mock/server.ts in front of Prism),
 //   (d) Prism alone (`prism mock generated/openapi.yaml`), the raw baseline,
 //   (f) bare Express (its own child process, loaded in turns with (b)) answering the bodies (b) sent, from memory,
+//   (g) on PostgreSQL, GET /v1/contacts only, the floor: Express and one pg pool reading (b)'s own database for the
+//       same page in one hand-written statement, mapped to the view, res.json; none of Part A's per-call rules (key,
+//       scope, limits, validation, request log), no ORM: what any server of that page pays, in the same rounds,
 // and the goals of issue 37: (b) ÷ (f) at least 0.6 on GET /v1/me and 0.35 on GET /v1/contacts?limit=50 (an
 // account of 60 contacts), with each target's CPU µs and the server's database round trips per request; and the
 // goal of issue 12: (b) at least twice Prism's requests per second on both routes and engines, with a
@@ -28,6 +31,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import type { Express } from 'express';
 import { DEFAULT_POSTGRES, engineOption, openBenchServer, scratchPostgres } from './common.js';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
@@ -36,6 +40,8 @@ const self = fileURLToPath(import.meta.url);
 interface Ready {
   url: string;
   apiKey: string;
+  /** The bench account (--serve only): the floor (g) reads its contacts. */
+  accountId?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -87,7 +93,7 @@ async function serve(): Promise<void> {
       },
       keyActor(key),
     );
-  await server.listen((url): Ready => ({ url, apiKey: secret }));
+  await server.listen((url): Ready => ({ url, apiKey: secret, accountId: account.id }));
 }
 
 /** Contacts seeded in the server's account: more than the page of 50 the bench reads. */
@@ -102,26 +108,128 @@ async function serveBare(): Promise<void> {
   const bodies = await new Promise<Record<string, unknown>>((ok) =>
     process.once('message', (m) => ok(m as Record<string, unknown>)),
   );
+  const app = bareApp(express);
+  for (const [path, body] of Object.entries(bodies)) app.get(path, (_req, res) => void res.json(body));
+  serveForParent(app);
+}
+
+/** An Express app as bare as (f) and (g) are, with the process's CPU time in the server's /metrics form. */
+function bareApp(express: () => Express): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  for (const [path, body] of Object.entries(bodies)) app.get(path, (_req, res) => void res.json(body));
-  // The process's CPU time, in the server's /metrics form, for the bench's CPU per request.
   app.get('/metrics', (_req, res) => {
     const { user, system } = process.cpuUsage();
     res.type('text/plain').send(`process_cpu_seconds_total ${(user + system) / 1e6}\n`);
   });
+  return app;
+}
+
+/** Listens on loopback, tells the parent its URL, stops when the parent goes or says so. */
+function serveForParent(app: Express, stopping: () => Promise<void> = async () => {}): void {
   const listening = app.listen(0, '127.0.0.1', () => {
     const { port } = listening.address() as AddressInfo;
     process.send!({ url: `http://127.0.0.1:${port}`, apiKey: 'none' } satisfies Ready);
   });
   const stop = () => {
     listening.closeAllConnections();
-    listening.close(() => process.exit(0));
+    listening.close(() => void stopping().finally(() => process.exit(0)));
   };
   process.on('disconnect', stop);
   process.on('SIGTERM', stop);
   process.on('SIGINT', () => {});
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Floor mode (g): GET /v1/contacts?limit=50 with the least a server does, on the database of (b) (PostgreSQL).
+// ---------------------------------------------------------------------------------------------------------
+/** The first page of the account's contacts with their tags and values, as selectContactsPage reads them. */
+const FLOOR_PAGE = `
+  with page as materialized (
+    select id, channel, connection_id, instagram_id, instagram_username, phone, name, person_id,
+      last_interaction_at, created_at, updated_at
+    from contacts where account_id = $1 and deleted_at is null order by updated_at, id limit 51)
+  select 0 as kind, p.id as holder, p.updated_at as sort_at, null::text as sort_label, p.id as item_id,
+    p.name as item_name, p.channel, p.connection_id, p.instagram_id, p.instagram_username, p.phone, p.person_id,
+    p.last_interaction_at, p.created_at, null::text as field_type, null::jsonb as value
+  from page p
+  union all
+  select 1, ct.contact_id, ct.tagged_at, null, t.id, t.name, null, null, null, null, null, null, null, null, null,
+    null
+  from contact_tags ct join tags t on t.id = ct.tag_id
+  where ct.account_id = $1 and ct.contact_id = any(array(select id from page)) and t.deleted_at is null
+  union all
+  select 2, v.contact_id, null, f.name collate "C", f.id, f.name, null, null, null, null, null, null, null, null,
+    f.type, v.value
+  from contact_field_values v join custom_fields f on f.id = v.field_id
+  where v.account_id = $1 and v.contact_id = any(array(select id from page))
+  order by kind, sort_at, sort_label, item_id`;
+
+interface FloorRow {
+  kind: number;
+  holder: string;
+  item_id: string;
+  item_name: string | null;
+  sort_at: Date | null;
+  channel: string | null;
+  connection_id: string | null;
+  instagram_id: string | null;
+  instagram_username: string | null;
+  phone: string | null;
+  person_id: string | null;
+  last_interaction_at: Date | null;
+  created_at: Date | null;
+  field_type: string | null;
+  value: unknown;
+}
+
+/** The page's rows as the list's body, shaped as contactView shapes a contact. */
+function floorBody(rows: readonly FloorRow[]) {
+  type View = Record<string, unknown> & { tags: unknown[]; custom_fields: unknown[] };
+  const data: View[] = [];
+  const byId = new Map<string, View>();
+  for (const r of rows) {
+    if (r.kind === 1) byId.get(r.holder)?.tags.push({ id: r.item_id, name: r.item_name });
+    else if (r.kind === 2)
+      byId
+        .get(r.holder)
+        ?.custom_fields.push({ field_id: r.item_id, name: r.item_name, type: r.field_type, value: r.value });
+    else {
+      const view: View = {
+        id: r.item_id,
+        channel: { type: r.channel, connection_id: r.connection_id },
+        instagram:
+          r.channel === 'instagram' ? { id: r.instagram_id ?? '', username: r.instagram_username ?? '' } : null,
+        whatsapp: r.channel === 'whatsapp' ? { phone: r.phone ?? '' } : null,
+        name: r.item_name,
+        person_id: r.person_id,
+        tags: [],
+        custom_fields: [],
+        last_interaction_at: r.last_interaction_at?.toISOString() ?? null,
+        created_at: r.created_at?.toISOString() ?? null,
+        updated_at: r.sort_at?.toISOString() ?? null,
+      };
+      data.push(view);
+      byId.set(r.item_id, view);
+    }
+  }
+  const hasMore = data.length > 50;
+  if (hasMore) data.pop();
+  return { data, has_more: hasMore, next_cursor: hasMore ? data.at(-1)?.id : null };
+}
+
+async function serveFloor(): Promise<void> {
+  const { default: express } = await import('express');
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: 5 });
+  const values = [process.env.FLOOR_ACCOUNT_ID];
+  const app = bareApp(express);
+  app.get('/v1/contacts', (_req, res, next) => {
+    pool
+      .query<FloorRow>({ name: 'page', text: FLOOR_PAGE, values })
+      .then(({ rows }) => void res.json(floorBody(rows)), next);
+  });
+  serveForParent(app, () => pool.end());
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -162,7 +270,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 async function startServer(
   env: Record<string, string>,
-  mode: '--serve' | '--bare' = '--serve',
+  mode: '--serve' | '--bare' | '--floor' = '--serve',
   bodies?: Record<string, unknown>,
 ): Promise<{ ready: Ready; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', self, mode], {
@@ -287,6 +395,46 @@ function table(rows: string[][]): string {
   );
 }
 
+/** One round of issue 37's pairs: (b) and bare Express, and on PostgreSQL's contacts page the floor (g). */
+interface Round {
+  server: Measure;
+  bare: Measure;
+  floor?: Measure;
+}
+
+const FLOOR = '(g) floor: Express + pg';
+const FLOOR_PATH = '/v1/contacts';
+
+/**
+ * Starts the floor (g) on (b)'s database and checks that it answers the page (b) answered: the same contacts in the
+ * same order, with the same tags and values (the timestamps' spelling aside).
+ */
+async function startFloor(
+  databaseUrl: string,
+  server: Ready,
+  bodies: Record<string, unknown>,
+  warmup: { seconds: number; connections: number },
+): Promise<Ready & { child: ChildProcess }> {
+  const floor = await startServer(
+    { FLOOR_DATABASE_URL: databaseUrl, FLOOR_ACCOUNT_ID: server.accountId ?? '' },
+    '--floor',
+  );
+  const answered = await fetch(floor.ready.url + FLOOR_PATH).then((r) => r.json());
+  const sameContacts = (body: unknown) =>
+    JSON.stringify(
+      (body as { data: { id: string; tags: unknown; custom_fields: unknown }[] }).data.map((c) => [
+        c.id,
+        c.tags,
+        c.custom_fields,
+      ]),
+    );
+  if (sameContacts(answered) !== sameContacts(bodies[FLOOR_PATH]))
+    throw new Error('the floor (g) does not answer the page (b) answered: the bench would compare different work');
+  process.stderr.write(`${FLOOR} on (b)'s database, in turns with (b) and (f)\n`);
+  await load(floor.ready.url + FLOOR_PATH, 'none', warmup.seconds, warmup.connections);
+  return { ...floor.ready, child: floor.child };
+}
+
 /** Issue 37's goals: the server with production settings (b) ÷ bare Express on the same route, same run. */
 const BARE_GOALS: Record<string, number> = { 'GET /v1/me': 0.6, 'GET /v1/contacts': 0.35 };
 const BARE = '(f) bare Express';
@@ -306,7 +454,7 @@ async function bench(): Promise<void> {
   const postgresBase = process.env.DATABASE_URL ?? DEFAULT_POSTGRES;
   const results: Measure[] = [];
   /** Issue 37's rounds of (b) and bare Express, by engine label and route. */
-  const paired = new Map<string, { server: Measure; bare: Measure }[]>();
+  const paired = new Map<string, Round[]>();
   const routes: Route[] = [
     { name: 'GET /v1/me', path: '/v1/me', expected: '200' },
     { name: 'GET /v1/contacts', path: '/v1/contacts?limit=50', expected: '200' },
@@ -359,25 +507,34 @@ async function bench(): Promise<void> {
         const bare = await startServer({}, '--bare', bodies);
         process.stderr.write(`${BARE} (${label}'s answers), in turns with (b)\n`);
         await warmUp(bare.ready.url, 'none', options.targetWarmup, options.connections);
+        const floor = scratch
+          ? await startFloor(scratch.url, ready, bodies, {
+              seconds: options.targetWarmup,
+              connections: options.connections,
+            })
+          : undefined;
         for (const route of routes) {
-          const rounds: { server: Measure; bare: Measure }[] = [];
+          const rounds: Round[] = [];
+          const withFloor = floor && route.path.startsWith(FLOOR_PATH) ? floor : undefined;
           for (let round = 0; round < options.rounds; round++) {
-            const measureServer = () =>
-              measure(`${target} · ${label}`, ready.url, ready.apiKey, route, { ...options, counted: true });
-            const measureBare = () =>
-              measure(`${BARE} · ${label}`, bare.ready.url, 'none', route, { ...options, counted: true });
-            if (round % 2 === 0) {
-              const server = await measureServer();
-              rounds.push({ server, bare: await measureBare() });
-            } else {
-              const bareFirst = await measureBare();
-              rounds.push({ server: await measureServer(), bare: bareFirst });
-            }
+            const counted = { ...options, counted: true };
+            const measures = [
+              () => measure(`${target} · ${label}`, ready.url, ready.apiKey, route, counted),
+              () => measure(`${BARE} · ${label}`, bare.ready.url, 'none', route, counted),
+              ...(withFloor ? [() => measure(`${FLOOR} · ${label}`, withFloor.url, 'none', route, counted)] : []),
+            ];
+            // In turns: (b) first in one round, last in the next, so the machine's drift falls on each.
+            const order = round % 2 === 0 ? measures : [...measures].reverse();
+            const measured = new Map<(typeof measures)[number], Measure>();
+            for (const run of order) measured.set(run, await run());
+            const [server, bareMeasure, floorMeasure] = measures.map((run) => measured.get(run)!);
+            rounds.push({ server: server!, bare: bareMeasure!, ...(floorMeasure ? { floor: floorMeasure } : {}) });
           }
           const middle = medianRound(rounds);
-          results.push(middle.server, middle.bare);
+          results.push(middle.server, middle.bare, ...(middle.floor ? [middle.floor] : []));
           paired.set(`${label} ${route.name}`, rounds);
         }
+        if (floor) await stopChild(floor.child);
         await stopChild(bare.child);
         await stopChild(child);
       }
@@ -508,6 +665,34 @@ async function bench(): Promise<void> {
       ]),
     );
 
+    // The floor (g): what Express and pg alone reach on the same page, in the same rounds.
+    const floorRows = [...paired].flatMap(([key, rounds]) => {
+      const middle = medianRound(rounds);
+      if (!middle.floor) return [];
+      const { server, bare, floor } = middle;
+      return [
+        [
+          key,
+          fixed(floor.rps / bare.rps),
+          rounds.map((r) => fixed((r.floor?.rps ?? 0) / r.bare.rps)).join(' '),
+          fixed(server.rps / floor.rps),
+          `${fixed(floor.cpuMicros ?? 0, 0)} / ${fixed(server.cpuMicros ?? 0, 0)} / ${fixed(bare.cpuMicros ?? 0, 0)}`,
+        ],
+      ];
+    });
+    if (floorRows.length > 0) {
+      console.log(
+        `\nThe floor ${FLOOR} (no key, limits, validation, request log or ORM; the same page from (b)'s database) ` +
+          'in the same rounds: what any server of the page pays.\n',
+      );
+      console.log(
+        table([
+          ['route', "(g)/(f), (b)'s median round", 'each round', '(b)/(g)', 'CPU µs/req (g) / (b) / (f)'],
+          ...floorRows,
+        ]),
+      );
+    }
+
     if (!quick) {
       // The goal (issue 12): the server with production settings at least twice as fast as Prism, p99 under 15 ms.
       const goalRows = engines.flatMap((engine) => {
@@ -573,4 +758,5 @@ function expectedFor(r: Measure, routes: Route[]): string {
 
 if (process.argv.includes('--serve')) await serve();
 else if (process.argv.includes('--bare')) await serveBare();
+else if (process.argv.includes('--floor')) await serveFloor();
 else await bench();
